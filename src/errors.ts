@@ -1,0 +1,63 @@
+/**
+ * Contract: every failure git-kb reports on purpose is a KbError with a stable `code`; the exit code is a
+ * function of the code alone (spec/errors.md). Only src/cli/main.ts prints errors and exits.
+ */
+
+/** Stable error codes, grouped by the exit code they map to. */
+export const EXIT_CODES = {
+  INTERNAL: 1,
+  USAGE: 2,
+  UNKNOWN_VERB: 2,
+  UNKNOWN_OPTION: 2,
+  NOT_FOUND: 3,
+  NO_DATA_REPO: 3,
+  CONFLICT: 4,
+  LOCK_TIMEOUT: 4,
+  MERGE_CONFLICT: 4,
+  INVALID_ENTRY: 5,
+  SECRET_DETECTED: 5,
+  LINT_FAILED: 5,
+  FORBIDDEN_HOST: 5,
+  SYNC_FAILED: 6,
+  AUTH_FAILED: 6,
+  NETWORK: 6,
+  PUSH_REJECTED: 6,
+  UNSUPPORTED_REMOTE: 6,
+} as const;
+
+export type ErrorCode = keyof typeof EXIT_CODES;
+
+/** Where a problem sits: a file (relative to the data repo when inside it), and a 1-based line. */
+export interface Place {
+  file?: string;
+  line?: number;
+}
+
+/** An expected failure: a stable code, a message that says what, where and what to do, and extra data. */
+export class KbError extends Error {
+  readonly code: ErrorCode;
+  readonly data: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, data: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'KbError';
+    this.code = code;
+    this.data = data;
+  }
+
+  /** The process exit code for this error (spec/errors.md). */
+  get exitCode(): number {
+    return EXIT_CODES[this.code];
+  }
+}
+
+/** Formats a place as `file:line` (or just `file`) for messages. */
+export function formatPlace(place: Place): string {
+  if (!place.file) return '';
+  return place.line ? `${place.file}:${place.line}` : place.file;
+}
+
+/** True when `err` is a KbError, optionally with the given code. */
+export function isKbError(err: unknown, code?: ErrorCode): err is KbError {
+  return err instanceof KbError && (code === undefined || err.code === code);
+}
