@@ -1,0 +1,133 @@
+/**
+ * Contract: the catalog is every entry's parsed front matter, derived from the files on disk and never stale.
+ * Each call stats every entry file and re-parses only those whose stat data changed since the cached copy in
+ * `.git/git-kb/catalog.v8`, so an entry written by git-kb, a plain-git commit, a pull and an uncommitted hand
+ * edit are all seen by the next command. A corrupt or foreign cache is ignored and rebuilt.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import v8 from 'node:v8';
+import { parseEntry, type Entry, type Problem } from './entry.js';
+import { writeFileAtomic } from './fsutil.js';
+import { listEntryFiles, readEntryText, stateDir, type EntryFile } from './store.js';
+
+/** Bump when the cached shape changes. */
+const CATALOG_VERSION = 3;
+
+/** An entry's fields without its body (bodies are read from the files when needed). */
+export type EntryMeta = Omit<Entry, 'body'> & { bodyLength: number };
+
+/** One file of the catalog: its stat data, its entry when it parses, and its own problems. */
+export interface CatalogItem extends EntryFile {
+  entry?: EntryMeta;
+  problems: Problem[];
+}
+
+export interface Catalog {
+  dir: string;
+  items: CatalogItem[];
+  /** Servable entries by id (for an id claimed twice, the first file by path). */
+  byId: Map<string, EntryMeta>;
+  /** Ids claimed by more than one file, with the files. */
+  duplicates: Map<string, string[]>;
+  /** A hash of every file's path and stat data: equal fingerprints mean equal data. */
+  fingerprint: string;
+  /** Paths re-read on this load (changed since the cache). */
+  reparsed: string[];
+}
+
+interface CacheShape {
+  v: number;
+  items: CatalogItem[];
+}
+
+function cacheFile(dir: string): string {
+  return path.join(stateDir(dir), 'catalog.v8');
+}
+
+function readCache(dir: string): Map<string, CatalogItem> {
+  try {
+    const data = v8.deserialize(fs.readFileSync(cacheFile(dir))) as CacheShape;
+    if (data?.v !== CATALOG_VERSION || !Array.isArray(data.items)) return new Map();
+    return new Map(data.items.map((i) => [i.path, i]));
+  } catch {
+    return new Map(); // missing or corrupt: rebuild
+  }
+}
+
+function sameStat(a: EntryFile, b: EntryFile): boolean {
+  return a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
+}
+
+/** Parses one entry file into a catalog item (never throws for bad content). */
+export function readItem(dir: string, file: EntryFile): CatalogItem {
+  let text: string;
+  try {
+    text = readEntryText(dir, file.path);
+  } catch (err) {
+    const e = err as { message: string; data?: { line?: number } };
+    return { ...file, problems: [{ rule: 'unreadable', message: e.message.replace(/^[^:]+:\d+: /, ''), file: file.path, line: e.data?.line ?? 1 }] };
+  }
+  const { entry, problems } = parseEntry(text, file.path);
+  if (!entry) return { ...file, problems };
+  const { body, ...meta } = entry;
+  return { ...file, entry: { ...meta, bodyLength: body.length }, problems };
+}
+
+/** Loads the catalog, refreshing the cache when anything changed. */
+export function loadCatalog(dir: string, options: { writeCache?: boolean } = {}): Catalog {
+  const files = listEntryFiles(dir);
+  const cached = readCache(dir);
+  const reparsed: string[] = [];
+  const items = files.map((f) => {
+    const c = cached.get(f.path);
+    if (c && sameStat(c, f)) return c;
+    reparsed.push(f.path);
+    return readItem(dir, f);
+  });
+  items.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  if ((reparsed.length > 0 || cached.size !== items.length) && options.writeCache !== false) {
+    try {
+      writeFileAtomic(cacheFile(dir), v8.serialize({ v: CATALOG_VERSION, items } satisfies CacheShape), { fsync: false });
+    } catch {
+      // NOTE: a read-only data repo still serves; it just re-parses next time.
+    }
+  }
+  const byId = new Map<string, EntryMeta>();
+  const claims = new Map<string, string[]>();
+  for (const item of items) {
+    if (!item.entry) continue;
+    const list = claims.get(item.entry.id) ?? [];
+    list.push(item.path);
+    claims.set(item.entry.id, list);
+    if (!byId.has(item.entry.id)) byId.set(item.entry.id, item.entry);
+  }
+  const duplicates = new Map([...claims].filter(([, paths]) => paths.length > 1));
+  const hash = crypto.createHash('sha1');
+  for (const i of items) hash.update(`${i.path}\0${i.mtimeMs}\0${i.size}\0${i.ino}\n`);
+  return { dir, items, byId, duplicates, fingerprint: hash.digest('hex'), reparsed };
+}
+
+/** Every problem in the catalog: each file's own, duplicate ids, and links to ids that do not exist. */
+export function catalogProblems(catalog: Catalog): Problem[] {
+  const problems: Problem[] = [];
+  for (const item of catalog.items) {
+    problems.push(...item.problems);
+    const e = item.entry;
+    if (!e) continue;
+    for (const link of e.links) {
+      if (!catalog.byId.has(link.to)) problems.push({ rule: 'link-dangling', message: `link ${link.rel} → ${link.to}: no entry has that id`, file: item.path, line: 2, id: e.id });
+    }
+  }
+  for (const [id, paths] of catalog.duplicates) {
+    for (const p of paths) problems.push({ rule: 'id-duplicate', message: `id ${id} is claimed by ${paths.length} files: ${paths.join(', ')}`, file: p, line: 2, id });
+  }
+  return problems;
+}
+
+/** Entries newest first (by `updated`, then `created`, then id). */
+export function newestFirst(entries: Iterable<EntryMeta>): EntryMeta[] {
+  const key = (e: EntryMeta): string => e.updated ?? e.created ?? '';
+  return [...entries].sort((a, b) => (key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : a.id < b.id ? 1 : -1));
+}

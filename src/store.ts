@@ -1,0 +1,108 @@
+/**
+ * Contract: the data repo on disk (spec/entry-format.md, "Layout"): where entry files live, how they are
+ * listed, where derived state goes (`.git/git-kb/`, never the tracked tree), and the write lock. Paths handed
+ * out are relative to the data repo with forward slashes, and no path outside the repo is ever accepted.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { KbError } from './errors.js';
+import { acquireLock, type Lock } from './fsutil.js';
+import { idFromFileName } from './entry.js';
+
+/** The top-level folders that hold entries. */
+export const ENTRY_ROOTS = ['entries', 'hosts', 'sessions'] as const;
+
+/** One entry file as found on disk, with the stat data that tells whether it changed. */
+export interface EntryFile {
+  path: string;
+  /** The id the file name claims. */
+  id: string;
+  mtimeMs: number;
+  size: number;
+  ino: number;
+}
+
+/** The directory for derived state (caches, ledgers, the lock) of a data repo. */
+export function stateDir(dir: string): string {
+  return path.join(dir, '.git', 'git-kb');
+}
+
+/** Resolves a repo-relative path, refusing anything that would leave the data repo or enter `.git`. */
+export function safeJoin(dir: string, rel: string): string {
+  const norm = rel.replace(/\\/g, '/');
+  const abs = path.resolve(dir, norm);
+  const relBack = path.relative(dir, abs);
+  if (!relBack || relBack.startsWith('..') || path.isAbsolute(relBack) || relBack.split(path.sep)[0] === '.git' || norm.includes('\0')) {
+    throw new KbError('USAGE', `path "${rel}" is outside the data repo ${dir}`);
+  }
+  return abs;
+}
+
+function readDirents(abs: string): fs.Dirent[] {
+  try {
+    return fs.readdirSync(abs, { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+    throw err;
+  }
+}
+
+/** The directories that hold entry files: entries/, hosts/<key>/, sessions/<yyyy>/<mm>/. */
+export function entryDirs(dir: string): string[] {
+  const out = ['entries'];
+  for (const h of readDirents(path.join(dir, 'hosts'))) if (h.isDirectory()) out.push(`hosts/${h.name}`);
+  for (const y of readDirents(path.join(dir, 'sessions'))) {
+    if (!y.isDirectory()) continue;
+    for (const m of readDirents(path.join(dir, 'sessions', y.name))) if (m.isDirectory()) out.push(`sessions/${y.name}/${m.name}`);
+  }
+  return out;
+}
+
+/** Lists every `.md` file in the entry folders with its stat data. `withStat: false` skips the stat calls. */
+export function listEntryFiles(dir: string, options: { withStat?: boolean } = {}): EntryFile[] {
+  const files: EntryFile[] = [];
+  for (const d of entryDirs(dir)) {
+    for (const f of readDirents(path.join(dir, d))) {
+      if (!f.name.endsWith('.md') || f.name.startsWith('.')) continue;
+      const rel = `${d}/${f.name}`;
+      const id = idFromFileName(f.name) ?? '';
+      if (options.withStat === false) {
+        files.push({ path: rel, id, mtimeMs: 0, size: 0, ino: 0 });
+        continue;
+      }
+      const st = fs.statSync(path.join(dir, rel), { throwIfNoEntry: false });
+      if (st?.isFile()) files.push({ path: rel, id, mtimeMs: st.mtimeMs, size: st.size, ino: st.ino });
+    }
+  }
+  return files;
+}
+
+/** True when the data repo exists (a git work tree). */
+export function dataRepoExists(dir: string): boolean {
+  return fs.existsSync(path.join(dir, '.git'));
+}
+
+/** Fails with NO_DATA_REPO when the data repo is missing, saying how to create one. */
+export function requireDataRepo(dir: string): void {
+  if (!dataRepoExists(dir)) {
+    throw new KbError('NO_DATA_REPO', `no data repo at ${dir}; run "git-kb init" (or "git-kb add ..." to create the default one), or pass --data DIR`, { dir });
+  }
+}
+
+/** Takes the data repo's write lock. */
+export function lockDataRepo(dir: string, timeoutMs?: number): Promise<Lock> {
+  return acquireLock(path.join(stateDir(dir), 'write.lock'), { timeoutMs, what: `the data repo ${dir}` });
+}
+
+/** Reads an entry file as text, failing clearly on binary or non-UTF-8 content. */
+export function readEntryText(dir: string, rel: string): string {
+  const buf = fs.readFileSync(safeJoin(dir, rel));
+  if (buf.includes(0)) throw new KbError('INVALID_ENTRY', `${rel}:1: binary content (NUL byte) is not an entry`, { file: rel, line: 1 });
+  const text = buf.toString('utf8');
+  if (text.includes('\uFFFD') && !Buffer.from(text, 'utf8').equals(buf)) {
+    const bad = buf.indexOf(Buffer.from(text.slice(0, text.indexOf('\uFFFD')), 'utf8').length);
+    const line = buf.subarray(0, Math.max(0, bad)).toString('utf8').split('\n').length;
+    throw new KbError('INVALID_ENTRY', `${rel}:${line}: not valid UTF-8 text`, { file: rel, line });
+  }
+  return text;
+}
