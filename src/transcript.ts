@@ -1,0 +1,495 @@
+/**
+ * Contract: this is the only module that knows the record shapes of Claude Code's transcript JSONL, which are
+ * internal to Claude Code and change between releases. `parseTranscript` is pure (the file's text in, plain facts
+ * out), imports nothing, and never throws on content: unknown record types and fields are tolerated, lines that are
+ * not JSON objects (a truncated last line included) are counted and skipped. When the format changes, only this
+ * file and its fixtures change.
+ */
+
+/** Plain facts read from one session transcript, with no trace of the record shapes they came from. */
+export interface TranscriptFacts {
+  /** The session id (the last one seen: a resumed session's own id comes after any copied history). */
+  sessionId?: string;
+  /** The project directory: the first `cwd` of the main thread. */
+  cwd?: string;
+  /** The git branch: the last non-empty `gitBranch` of the main thread, so a branch made mid-session wins. */
+  branch?: string;
+  /** The earliest record timestamp (ISO, as written). */
+  startedAt?: string;
+  /** The latest record timestamp (ISO, as written). */
+  endedAt?: string;
+  /** The model of most main-thread API messages, `<synthetic>` ignored. */
+  model?: string;
+  /** The latest custom title, else the latest AI title. */
+  title?: string;
+  /** The first real user prompt. */
+  firstPrompt?: string;
+  /** Real user prompts in order; a slash command is kept as its command text (`/review 12`). */
+  prompts: string[];
+  /** Number of real user prompts. */
+  turns: number;
+  /** Compact summaries, in order. */
+  recaps: string[];
+  /** Pull request URLs, unique, in first-seen order. */
+  prLinks: string[];
+  /** Paths written by Write, Edit, MultiEdit and NotebookEdit, unique, in first-seen order. */
+  filesChanged: string[];
+  /** Bash commands, in order. */
+  commands: string[];
+  /** Every tool call, sidechains included, in order. */
+  toolUses: { name: string; input: unknown; id?: string }[];
+  /** Every tool result as text; `filePath` is set when the result is a Read of that file. */
+  toolResults: { toolUseId?: string; text: string; filePath?: string }[];
+  /** Main-thread model text, one entry per API message however many records it was split over. */
+  assistantTexts: string[];
+  /** Record types this module does not know, unique. */
+  unknownTypes: string[];
+  /** Lines that are not JSON objects, a truncated last line included. */
+  malformedLines: number;
+  /** Records written by subagents (`isSidechain`). */
+  sidechainRecords: number;
+  /**
+   * Transcript text that is none of the above (command output, meta records, subagent prompts and replies,
+   * thinking, system notes, attachments, unknown records), kept only so checks can see everything.
+   */
+  otherTexts?: string[];
+}
+
+type Rec = Record<string, unknown>;
+
+/** Tools whose input names a file they write. */
+const WRITE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
+
+/** Record types that are understood, whether or not they carry facts. */
+const KNOWN_TYPES = new Set([
+  'user',
+  'assistant',
+  'system',
+  'summary',
+  'ai-title',
+  'custom-title',
+  'pr-link',
+  'attachment',
+  'file-history-snapshot',
+  'file-history-delta',
+  'progress',
+  'queue-operation',
+  'last-prompt',
+  'agent-name',
+  'mode',
+  'permission-mode',
+  'tag',
+  'cost-state',
+  'teleported-from',
+  'bridge-session',
+]);
+
+const PR_URL = /https?:\/\/(?:www\.)?github\.com\/[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+\/pull\/\d+/g;
+const STRIPPED_SPANS =
+  /<(system-reminder|ide_opened_file|ide_selection|ide_diagnostics)>[\s\S]*?<\/\1>/g;
+const HARNESS_TEXT =
+  /^(?:<(?:local-command-[\w-]+|bash-stdout|bash-stderr|task-notification|command-message|command-args|user-memory-input|system-reminder)\b|\[Request interrupted by user|Caveat: The messages below were generated)/;
+
+function isRec(v: unknown): v is Rec {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** A string with something in it, else undefined. */
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.trim() !== '' ? v : undefined;
+}
+
+function json(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? '';
+  } catch {
+    return '';
+  }
+}
+
+/** Content as a list of blocks: a bare string becomes one text block. */
+function blocksOf(content: unknown): unknown[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return Array.isArray(content) ? content : [];
+}
+
+/** The text of a tool_result's content (a string or text blocks). */
+function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  const parts: string[] = [];
+  for (const b of blocksOf(content)) {
+    if (isRec(b) && typeof b.text === 'string') parts.push(b.text);
+  }
+  return parts.join('\n');
+}
+
+/** The prompt a user typed, from a user text, or undefined when the text is the harness talking. */
+function promptOf(raw: string): string | undefined {
+  const t = raw.replace(STRIPPED_SPANS, '').trim();
+  if (t === '') return undefined;
+  const name = /<command-name>([\s\S]*?)<\/command-name>/.exec(t)?.[1]?.trim();
+  if (name) {
+    const args = /<command-args>([\s\S]*?)<\/command-args>/.exec(t)?.[1]?.trim();
+    const cmd = name.startsWith('/') ? name : `/${name}`;
+    return args ? `${cmd} ${args}` : cmd;
+  }
+  const bash = /^<bash-input>([\s\S]*?)<\/bash-input>$/.exec(t)?.[1]?.trim();
+  if (bash !== undefined) return bash ? `!${bash}` : undefined;
+  if (HARNESS_TEXT.test(t)) return undefined;
+  return t;
+}
+
+/** Mutable state of one parse. */
+class Reader {
+  readonly facts: TranscriptFacts = {
+    prompts: [],
+    turns: 0,
+    recaps: [],
+    prLinks: [],
+    filesChanged: [],
+    commands: [],
+    toolUses: [],
+    toolResults: [],
+    assistantTexts: [],
+    unknownTypes: [],
+    malformedLines: 0,
+    sidechainRecords: 0,
+    otherTexts: [],
+  };
+  private readonly other: string[] = this.facts.otherTexts ?? [];
+  private readonly seenUuids = new Set<string>();
+  private readonly seenPr = new Set<string>();
+  private readonly seenFiles = new Set<string>();
+  private readonly seenUnknown = new Set<string>();
+  private readonly seenRecaps = new Set<string>();
+  private readonly toolUseById = new Map<string, { name: string; input: unknown }>();
+  private readonly seenResults = new Set<string>();
+  private readonly textByMessage = new Map<string, { index: number; parts: Set<string> }>();
+  private readonly modelMessages = new Set<string>();
+  private readonly mainModels = new Map<string, number>();
+  private readonly sideModels = new Map<string, number>();
+  private firstTime = Infinity;
+  private lastTime = -Infinity;
+  private sideCwd?: string;
+  private sideBranch?: string;
+  private customTitle?: string;
+  private aiTitle?: string;
+  private recordNo = 0;
+
+  line(raw: string): void {
+    const t = raw.trim();
+    if (t === '') return;
+    if (t[0] !== '{') {
+      this.facts.malformedLines++;
+      return;
+    }
+    let rec: unknown;
+    try {
+      rec = JSON.parse(t);
+    } catch {
+      this.facts.malformedLines++;
+      return;
+    }
+    if (!isRec(rec)) {
+      this.facts.malformedLines++;
+      return;
+    }
+    try {
+      this.record(rec);
+    } catch {
+      // A record of a shape this code did not foresee: what was read of it stays, the rest is skipped.
+    }
+  }
+
+  private record(rec: Rec): void {
+    this.recordNo++;
+    if (typeof rec.uuid === 'string') {
+      if (this.seenUuids.has(rec.uuid)) return; // the same record written twice (resume copies)
+      this.seenUuids.add(rec.uuid);
+    }
+    const side = rec.isSidechain === true;
+    if (side) this.facts.sidechainRecords++;
+    this.common(rec, side);
+    const type = rec.type;
+    switch (type) {
+      case 'user':
+        this.user(rec, side);
+        break;
+      case 'assistant':
+        this.assistant(rec, side);
+        break;
+      case 'system':
+        this.note(typeof rec.content === 'string' ? rec.content : undefined);
+        break;
+      case 'summary':
+        this.recap(rec.summary);
+        break;
+      case 'ai-title':
+        this.aiTitle = str(rec.aiTitle) ?? str(rec.title) ?? this.aiTitle;
+        break;
+      case 'custom-title':
+        this.customTitle = str(rec.customTitle) ?? str(rec.title) ?? this.customTitle;
+        break;
+      case 'pr-link':
+        this.prLink(rec);
+        break;
+      case 'attachment':
+        this.attachment(rec.attachment, side);
+        break;
+      default:
+        if (typeof type === 'string' && !KNOWN_TYPES.has(type)) {
+          if (!this.seenUnknown.has(type)) {
+            this.seenUnknown.add(type);
+            this.facts.unknownTypes.push(type);
+          }
+          this.note(json(rec));
+        }
+    }
+  }
+
+  /** Fields any record may carry: time, session, directory, branch. */
+  private common(rec: Rec, side: boolean): void {
+    const ts = rec.timestamp;
+    if (typeof ts === 'string') {
+      const ms = Date.parse(ts);
+      if (Number.isFinite(ms)) {
+        if (ms < this.firstTime) {
+          this.firstTime = ms;
+          this.facts.startedAt = ts;
+        }
+        if (ms >= this.lastTime) {
+          this.lastTime = ms;
+          this.facts.endedAt = ts;
+        }
+      }
+    }
+    const sid = str(rec.sessionId);
+    if (sid) this.facts.sessionId = sid;
+    const cwd = str(rec.cwd);
+    const branch = str(rec.gitBranch);
+    if (side) {
+      if (cwd && !this.sideCwd) this.sideCwd = cwd;
+      if (branch) this.sideBranch = branch;
+    } else {
+      if (cwd && !this.facts.cwd) this.facts.cwd = cwd;
+      if (branch) this.facts.branch = branch;
+    }
+  }
+
+  private user(rec: Rec, side: boolean): void {
+    const content = isRec(rec.message) ? rec.message.content : undefined;
+    const texts: string[] = [];
+    const results: Rec[] = [];
+    for (const b of blocksOf(content)) {
+      if (!isRec(b)) continue;
+      if (b.type === 'text' && typeof b.text === 'string') texts.push(b.text);
+      else if (b.type === 'tool_result') results.push(b);
+    }
+    for (const r of results) this.toolResult(r, results.length === 1 ? rec.toolUseResult : undefined);
+    const joined = texts.join('\n');
+    if (rec.isCompactSummary === true) {
+      this.recap(joined);
+      return;
+    }
+    const origin = isRec(rec.origin) ? rec.origin.kind : undefined;
+    const harness =
+      side ||
+      rec.isMeta === true ||
+      rec.isVisibleInTranscriptOnly === true ||
+      results.length > 0 ||
+      'toolUseResult' in rec ||
+      origin === 'task-notification';
+    const prompt = harness ? undefined : promptOf(joined);
+    if (prompt !== undefined) this.prompt(prompt);
+    if (prompt !== joined.trim()) this.note(joined);
+  }
+
+  private prompt(p: string): void {
+    this.facts.prompts.push(p);
+    this.facts.turns = this.facts.prompts.length;
+    this.facts.firstPrompt ??= p;
+  }
+
+  private toolResult(block: Rec, toolUseResult: unknown): void {
+    const id = str(block.tool_use_id);
+    if (id) {
+      if (this.seenResults.has(id)) return;
+      this.seenResults.add(id);
+    }
+    const body = resultText(block.content);
+    const use = id ? this.toolUseById.get(id) : undefined;
+    let filePath: string | undefined;
+    if (use?.name === 'Read' && isRec(use.input)) filePath = str(use.input.file_path);
+    if (!filePath && (!use || use.name === 'Read') && isRec(toolUseResult)) {
+      // Without its tool_use (another file, a lost line), only a Read-shaped result names its file.
+      const file = toolUseResult.file;
+      if (isRec(file)) filePath = str(file.filePath);
+      else if (typeof toolUseResult.content === 'string' && toolUseResult.type !== 'create') {
+        filePath = str(toolUseResult.filePath);
+      }
+    }
+    const out: TranscriptFacts['toolResults'][number] = { text: body };
+    if (id) out.toolUseId = id;
+    if (filePath) out.filePath = filePath;
+    this.facts.toolResults.push(out);
+    this.scanPr(body);
+  }
+
+  private assistant(rec: Rec, side: boolean): void {
+    const msg = isRec(rec.message) ? rec.message : {};
+    const msgId = str(msg.id);
+    const model = str(msg.model);
+    const key = msgId ?? `#${this.recordNo}`;
+    if (model && model !== '<synthetic>' && !this.modelMessages.has(key)) {
+      this.modelMessages.add(key);
+      const counts = side ? this.sideModels : this.mainModels;
+      counts.set(model, (counts.get(model) ?? 0) + 1);
+    }
+    for (const b of blocksOf(msg.content)) {
+      if (!isRec(b)) continue;
+      if (b.type === 'text') {
+        const t = str(b.text);
+        if (!t) continue;
+        // Subagent replies and Claude Code's own messages (API errors) are not the session's assistant text.
+        if (side || model === '<synthetic>') this.note(t);
+        else this.assistantText(msgId, t);
+        this.scanPr(t);
+      } else if (b.type === 'tool_use') {
+        this.toolUse(b);
+      } else if (b.type === 'thinking') {
+        this.note(typeof b.thinking === 'string' ? b.thinking : undefined);
+      } else {
+        this.note(json(b));
+      }
+    }
+  }
+
+  private assistantText(msgId: string | undefined, t: string): void {
+    const texts = this.facts.assistantTexts;
+    const entry = msgId ? this.textByMessage.get(msgId) : undefined;
+    if (!entry) {
+      if (msgId) this.textByMessage.set(msgId, { index: texts.length, parts: new Set([t]) });
+      texts.push(t);
+    } else if (!entry.parts.has(t)) {
+      entry.parts.add(t);
+      texts[entry.index] += `\n\n${t}`;
+    }
+  }
+
+  private toolUse(b: Rec): void {
+    const id = str(b.id);
+    if (id && this.toolUseById.has(id)) return;
+    const name = typeof b.name === 'string' ? b.name : '';
+    const input = b.input;
+    if (id) this.toolUseById.set(id, { name, input });
+    const use: TranscriptFacts['toolUses'][number] = { name, input };
+    if (id) use.id = id;
+    this.facts.toolUses.push(use);
+    if (!isRec(input)) return;
+    if (WRITE_TOOLS.has(name)) {
+      const path = str(input.file_path) ?? str(input.notebook_path);
+      if (path && !this.seenFiles.has(path)) {
+        this.seenFiles.add(path);
+        this.facts.filesChanged.push(path);
+      }
+    } else if (name === 'Bash') {
+      const cmd = str(input.command);
+      if (cmd) this.facts.commands.push(cmd);
+    }
+  }
+
+  private prLink(rec: Rec): void {
+    let url = str(rec.prUrl) ?? str(rec.url);
+    const repo = str(rec.prRepository) ?? str(rec.repository);
+    const num = rec.prNumber;
+    if (!url && repo && (typeof num === 'number' || typeof num === 'string') && /^\d+$/.test(String(num))) {
+      url = `https://github.com/${repo}/pull/${num}`;
+    }
+    if (url) this.addPr(url.trim());
+  }
+
+  private attachment(a: unknown, side: boolean): void {
+    if (!isRec(a)) return;
+    // A prompt typed while Claude was working reaches the transcript as a queued command.
+    if (!side && a.type === 'queued_command' && (a.commandMode ?? 'prompt') === 'prompt' && typeof a.prompt === 'string') {
+      const p = promptOf(a.prompt);
+      if (p !== undefined) {
+        this.prompt(p);
+        return;
+      }
+    }
+    this.note(json(a));
+  }
+
+  private recap(v: unknown): void {
+    const t = str(v)?.trim();
+    if (!t || this.seenRecaps.has(t)) return;
+    this.seenRecaps.add(t);
+    this.facts.recaps.push(t);
+  }
+
+  private note(t: string | undefined): void {
+    if (t && t.trim() !== '') this.other.push(t);
+  }
+
+  private scanPr(t: string): void {
+    if (!t.includes('/pull/')) return;
+    for (const m of t.matchAll(PR_URL)) this.addPr(m[0]);
+  }
+
+  private addPr(url: string): void {
+    if (this.seenPr.has(url)) return;
+    this.seenPr.add(url);
+    this.facts.prLinks.push(url);
+  }
+
+  finish(): TranscriptFacts {
+    const f = this.facts;
+    if (!f.cwd && this.sideCwd) f.cwd = this.sideCwd;
+    if (!f.branch && this.sideBranch) f.branch = this.sideBranch;
+    const model = top(this.mainModels) ?? top(this.sideModels);
+    if (model) f.model = model;
+    const title = this.customTitle ?? this.aiTitle;
+    if (title) f.title = title.trim();
+    return f;
+  }
+}
+
+/** The most counted key; ties go to the first seen. */
+function top(counts: Map<string, number>): string | undefined {
+  let best: string | undefined;
+  let n = 0;
+  for (const [k, c] of counts) {
+    if (c > n) {
+      best = k;
+      n = c;
+    }
+  }
+  return best;
+}
+
+/** Reads a Claude Code transcript's JSONL text into plain facts, never throwing on its content. */
+export function parseTranscript(text: string): TranscriptFacts {
+  const reader = new Reader();
+  if (typeof text !== 'string') return reader.finish();
+  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  let start = 0;
+  while (start <= src.length) {
+    let end = src.indexOf('\n', start);
+    if (end < 0) end = src.length;
+    reader.line(src.slice(start, end));
+    start = end + 1;
+  }
+  return reader.finish();
+}
+
+/** All the text of a session that a forbidden-host or secret check must see, one piece per line. */
+export function allTranscriptText(facts: TranscriptFacts): string {
+  const parts: (string | undefined)[] = [facts.title, facts.cwd, facts.branch, facts.firstPrompt];
+  parts.push(...(facts.prompts ?? []), ...(facts.recaps ?? []), ...(facts.assistantTexts ?? []));
+  for (const u of facts.toolUses ?? []) parts.push(`${u.name} ${json(u.input)}`);
+  for (const r of facts.toolResults ?? []) parts.push(r.filePath, r.text);
+  parts.push(...(facts.commands ?? []), ...(facts.filesChanged ?? []), ...(facts.prLinks ?? []));
+  parts.push(...(facts.otherTexts ?? []));
+  return parts.filter((p): p is string => typeof p === 'string' && p !== '').join('\n');
+}
