@@ -1,0 +1,68 @@
+/**
+ * Contract: `init` makes a data repo usable and records it in the config: it creates a new one, adopts an
+ * existing git clone as it is (nothing converted), or clones one (`--clone URL`), and can set the remote.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { defaultDataDir, readConfigFile, resolveDataDir, writableConfigFile } from '../config.js';
+import { KbError } from '../errors.js';
+import { writeFileAtomic } from '../fsutil.js';
+import { isRepo, setRemote } from '../git.js';
+import { cloneRepo } from '../sync.js';
+import { repoForRead, type RepoOptions } from './repo.js';
+import { ensureDataRepo } from './write.js';
+
+export interface InitOptions extends RepoOptions {
+  clone?: string;
+  remote?: string;
+}
+
+export interface InitResult {
+  data_dir: string;
+  action: 'created' | 'adopted' | 'cloned' | 'existing';
+  config_file?: string;
+  remote?: string;
+  entries: number;
+}
+
+function countEntries(dir: string): number {
+  let n = 0;
+  const walk = (d: string): void => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(path.join(d, e.name));
+      else if (e.name.endsWith('.md')) n++;
+    }
+  };
+  for (const root of ['entries', 'hosts', 'sessions']) if (fs.existsSync(path.join(dir, root))) walk(path.join(dir, root));
+  return n;
+}
+
+/** Initialises (or adopts, or clones) the data repo. */
+export async function initDataRepo(options: InitOptions): Promise<InitResult> {
+  const resolved = resolveDataDir({ data: options.data });
+  const dir = resolved.dir;
+  let action: InitResult['action'];
+  if (options.clone) {
+    if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) {
+      if (isRepo(dir)) throw new KbError('CONFLICT', `${dir} already holds a data repo; pass --data DIR to clone elsewhere`);
+      throw new KbError('CONFLICT', `${dir} is not empty; pass --data DIR to clone into an empty or new directory`);
+    }
+    await cloneRepo({ url: options.clone, dir });
+    action = 'cloned';
+  } else if (isRepo(dir)) {
+    action = resolved.source === 'flag' ? 'adopted' : 'existing';
+  } else {
+    await ensureDataRepo(dir);
+    action = 'created';
+  }
+  repoForRead({ data: dir });
+  if (options.remote) await setRemote(dir, options.remote);
+  let configFile: string | undefined;
+  if (path.resolve(dir) !== path.resolve(defaultDataDir()) && resolved.source !== 'env') {
+    configFile = writableConfigFile();
+    const cfg = readConfigFile(configFile) ?? {};
+    cfg.data_dir = dir;
+    writeFileAtomic(configFile, `${JSON.stringify(cfg, null, 2)}\n`);
+  }
+  return { data_dir: dir, action, config_file: configFile, remote: options.remote ?? options.clone, entries: countEntries(dir) };
+}

@@ -1,0 +1,37 @@
+/**
+ * Contract: `search` runs one or more queries (the model passes the user's words plus synonyms as several) over
+ * a fresh index and returns merged, ranked hits with snippets and 1-hop link neighbours.
+ */
+import { loadCatalog } from '../catalog.js';
+import { KbError } from '../errors.js';
+import { TYPES } from '../entry.js';
+import { loadSearchIndex, searchCatalog, type SearchHit } from '../search.js';
+import { repoForRead, type RepoOptions } from './repo.js';
+
+export interface SearchCommandOptions extends RepoOptions {
+  queries: string[];
+  type?: string;
+  tag?: string;
+  host?: string;
+  since?: string;
+  limit?: number;
+}
+
+export interface SearchResultSet {
+  query: string;
+  queries: string[];
+  results: SearchHit[];
+}
+
+/** Searches the data repo. */
+export function searchEntries(options: SearchCommandOptions): SearchResultSet {
+  const queries = options.queries.map((q) => q.trim()).filter(Boolean);
+  if (queries.length === 0) throw new KbError('USAGE', 'search needs a query, e.g. git-kb search "rebase onto main"');
+  if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw new KbError('USAGE', `unknown type "${options.type}"; one of: ${TYPES.join(', ')}`);
+  if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 1)) throw new KbError('USAGE', '--limit must be a positive integer');
+  const { dir } = repoForRead(options);
+  const catalog = loadCatalog(dir);
+  const { index } = loadSearchIndex(catalog);
+  const results = searchCatalog(catalog, index, { ...options, queries });
+  return { query: queries.join(' | '), queries, results };
+}

@@ -1,0 +1,45 @@
+/**
+ * Contract: `status` describes the data repo: where it is and why, entries by type, the kernel's size against
+ * its budget, problems the catalog knows of, and the remote.
+ */
+import { KERNEL_BUDGET } from '../budget.js';
+import { catalogProblems, loadCatalog } from '../catalog.js';
+import { headOid, remoteUrl } from '../git.js';
+import { repoForRead, type RepoOptions } from './repo.js';
+
+export interface StatusResult {
+  data_dir: string;
+  source: string;
+  entries: number;
+  by_type: Record<string, number>;
+  kernel: { entries: number; chars: number; budget: number };
+  problems: number;
+  head?: string;
+  remote?: string;
+}
+
+/** Reports on the data repo. */
+export async function repoStatus(options: RepoOptions): Promise<StatusResult> {
+  const { dir, source } = repoForRead(options);
+  const catalog = loadCatalog(dir);
+  const byType: Record<string, number> = {};
+  let kernelEntries = 0;
+  let kernelChars = 0;
+  for (const e of catalog.byId.values()) {
+    byType[e.type] = (byType[e.type] ?? 0) + 1;
+    if (e.kernel) {
+      kernelEntries++;
+      kernelChars += e.bodyLength;
+    }
+  }
+  return {
+    data_dir: dir,
+    source,
+    entries: catalog.byId.size,
+    by_type: byType,
+    kernel: { entries: kernelEntries, chars: kernelChars, budget: KERNEL_BUDGET },
+    problems: catalogProblems(catalog).length,
+    head: await headOid(dir),
+    remote: await remoteUrl(dir),
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * Contract: every write to the data repo goes through `writeEntries`: under the cross-process lock, with a
+ * journal naming the paths, files written atomically, then one commit. A process killed at any point leaves
+ * either no trace or a journal that the next writer rolls forward (commits what was fully written), so the repo
+ * is always valid and the next write needs no manual help.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { KbError } from '../errors.js';
+import { writeFileAtomic } from '../fsutil.js';
+import { blobOid, commitChanges, headFiles, initRepo, isRepo } from '../git.js';
+import { updateIndexFile } from '../git-index.js';
+import { findSecrets } from '../secrets.js';
+import { ENTRY_ROOTS, lockDataRepo, safeJoin, stateDir } from '../store.js';
+
+/** One file to write (content) or delete (null), relative to the data repo. */
+export interface PendingFile {
+  path: string;
+  content: string | null;
+}
+
+interface Journal {
+  paths: string[];
+  message: string;
+}
+
+function journalFile(dir: string): string {
+  return path.join(stateDir(dir), 'journal.json');
+}
+
+/** Creates the data repo with its manifest when it does not exist yet (the embedded default, on first write). */
+export async function ensureDataRepo(dir: string): Promise<boolean> {
+  if (isRepo(dir)) return false;
+  if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) {
+    throw new KbError('NO_DATA_REPO', `${dir} exists and is not a git repository; choose another --data directory or run "git -C ${dir} init"`, { dir });
+  }
+  await initRepo(dir);
+  const manifest = `${JSON.stringify({ schema_version: 2, created_by: 'git-kb' }, null, 2)}\n`;
+  writeFileAtomic(path.join(dir, 'kb.json'), manifest);
+  await commitChanges({ dir, changes: [{ path: 'kb.json', content: manifest }], message: 'git-kb: create data repo' });
+  return true;
+}
+
+/** Refuses text that carries secret-shaped content, naming each kind and where (file:line). */
+export function refuseSecrets(text: string, where: string): void {
+  const found = findSecrets(text);
+  if (found.length === 0) return;
+  const list = found.map((f) => `${f.kind} at ${where}:${f.line}:${f.column} (${f.preview})`).join('; ');
+  throw new KbError('SECRET_DETECTED', `refused: secret-shaped content would be committed: ${list}. Remove it (store secrets in a secret manager, not the KB) and try again.`, {
+    findings: found.map((f) => ({ kind: f.kind, file: where, line: f.line, column: f.column })),
+  });
+}
+
+/** Completes a write that a killed process left half done (see the module contract). */
+async function recover(dir: string): Promise<string | undefined> {
+  let journal: Journal;
+  try {
+    journal = JSON.parse(fs.readFileSync(journalFile(dir), 'utf8')) as Journal;
+  } catch {
+    fs.rmSync(journalFile(dir), { force: true });
+    return undefined;
+  }
+  const roots = [...new Set(journal.paths.map((p) => p.split('/')[0]!))];
+  const head = await headFiles(dir, roots.filter((r) => r !== 'kb.json'));
+  const changes: PendingFile[] = [];
+  const same: string[] = [];
+  for (const p of journal.paths) {
+    const abs = safeJoin(dir, p);
+    const content = fs.existsSync(abs) ? fs.readFileSync(abs) : null;
+    const oid = content === null ? null : blobOid(content);
+    if ((head.get(p) ?? null) === oid) same.push(p);
+    else changes.push({ path: p, content: content === null ? null : content.toString('utf8') });
+  }
+  let commit: string | undefined;
+  if (changes.length > 0) {
+    commit = await commitChanges({ dir, changes, message: `git-kb: complete an interrupted write (${journal.message.split('\n')[0]})` });
+  }
+  const present = same.filter((p) => fs.existsSync(safeJoin(dir, p)));
+  if (present.length > 0) updateIndexFile(dir, present.map((p) => ({ path: p, oid: head.get(p)! })));
+  fs.rmSync(journalFile(dir), { force: true });
+  return commit;
+}
+
+/** Holds the write lock around `fn`, finishing any interrupted write first. */
+export async function withWriteLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  const lock = await lockDataRepo(dir);
+  try {
+    if (fs.existsSync(journalFile(dir))) await recover(dir);
+    return await fn();
+  } finally {
+    lock.release();
+  }
+}
+
+/**
+ * Writes files and commits them as one commit (the caller holds the lock via withWriteLock). Paths must sit in
+ * the entry folders or be kb.json/hosts.yaml.
+ */
+export async function writeAndCommit(dir: string, files: PendingFile[], message: string, options: { fsync?: boolean; onProgress?: (done: number) => void } = {}): Promise<string> {
+  for (const f of files) {
+    const top = f.path.split('/')[0]!;
+    if (!(ENTRY_ROOTS as readonly string[]).includes(top) && f.path !== 'kb.json' && f.path !== 'hosts.yaml') {
+      throw new KbError('USAGE', `refusing to write ${f.path}: outside the data repo's entry folders`);
+    }
+    safeJoin(dir, f.path);
+  }
+  fs.mkdirSync(stateDir(dir), { recursive: true });
+  writeFileAtomic(journalFile(dir), JSON.stringify({ paths: files.map((f) => f.path), message } satisfies Journal));
+  let done = 0;
+  for (const f of files) {
+    const abs = safeJoin(dir, f.path);
+    if (f.content === null) fs.rmSync(abs, { force: true });
+    else writeFileAtomic(abs, f.content, { fsync: options.fsync });
+    options.onProgress?.(++done);
+  }
+  const commit = await commitChanges({ dir, changes: files, message });
+  fs.rmSync(journalFile(dir), { force: true });
+  return commit;
+}
