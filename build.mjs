@@ -1,22 +1,24 @@
 // Builds dist/: the CLI and the hook entry as ESM bundles with shared chunks, so a verb loads only its code.
-// Type checking is `tsc --noEmit` (npm run typecheck); esbuild only strips types and bundles.
+// Type checking is `tsc` (npm run typecheck); esbuild only strips types and bundles. The new build is written
+// beside dist/ and swapped in with renames, so a process started during a rebuild never sees half a dist/.
 import { build } from 'esbuild';
 import fs from 'node:fs';
 
-fs.rmSync('dist', { recursive: true, force: true });
-const entryPoints = { cli: 'src/cli/entry.ts' };
-if (fs.existsSync('src/hooks/entry.ts')) entryPoints.hook = 'src/hooks/entry.ts';
+const tmp = `dist.tmp-${process.pid}`;
 await build({
-  entryPoints,
-  outdir: 'dist',
+  entryPoints: { cli: 'src/cli/entry.ts', hook: 'src/hooks/entry.ts' },
+  outdir: tmp,
   bundle: true,
   splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
   minify: true,
-  sourcemap: false,
   chunkNames: 'chunks/[name]-[hash]',
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   logLevel: 'warning',
 });
+const old = `dist.old-${process.pid}`;
+if (fs.existsSync('dist')) fs.renameSync('dist', old);
+fs.renameSync(tmp, 'dist');
+fs.rmSync(old, { recursive: true, force: true });
