@@ -659,6 +659,9 @@ interface ShellCommand {
 }
 
 const META = ' \t\n;&|()<>';
+const ANSI_C_ESCAPES: Readonly<Record<string, string>> = {
+  n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?',
+};
 
 class ShellLexer {
   pos: number;
@@ -893,11 +896,11 @@ class ShellLexer {
         continue;
       }
       const e = s[j + 1] ?? '';
-      const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
       const hex = e === 'x' ? /^[0-9a-fA-F]{1,2}/.exec(s.slice(j + 2, j + 4)) : e === 'u' || e === 'U' ? /^[0-9a-fA-F]{1,8}/.exec(s.slice(j + 2, j + (e === 'u' ? 6 : 10))) : null;
       const oct = /^[0-7]{1,3}/.exec(s.slice(j + 1, j + 4));
-      if (simple[e] !== undefined) {
-        out += simple[e];
+      const simple = ANSI_C_ESCAPES[e];
+      if (simple !== undefined) {
+        out += simple;
         j += 2;
       } else if (hex) {
         const cp = parseInt(hex[0], 16);
