@@ -5,7 +5,8 @@
  * - `redactSecrets` replaces each span with `[REDACTED:<slug>]` (slug: the kind lower-cased, " assignment"
  *   dropped, non-alphanumerics turned into `-`). For assignments, headers and URLs only the value is
  *   replaced, so `password=[REDACTED:password]` keeps its key. Redacting redacted text changes nothing.
- * - `isSecretFilePath` names files whose whole content is secret (.env, key files, credential stores).
+ * - `isSecretFilePath` names files whose whole content is secret (.env, key files, credential stores);
+ *   committed templates (`.env.example`, `.env.sample`, `.env.template`, `.env.dist`) and `*.pub` are not.
  * - Every regex starts on a literal or a boundary and has bounded quantifiers: scanning is linear in the
  *   input (5 MB of adversarial text scans in well under a second).
  * Placeholder policy (not reported): empty values, `<token>`, `${TOKEN}`, `$TOKEN`, `$(cmd)`, `%TOKEN%`,
@@ -14,7 +15,8 @@
  * keys), and stop words such as changeme, password, secret, none, null, true, required, test, dummy.
  * Prose and code are not values: `token: see below` (a `:` or spaced `=` value must end the line),
  * `const token = getToken()`, `password = os.environ[...]`, and keys such as `password_hint`, `token_type`,
- * `max_tokens`, `next_page_token`, `PWD` are ignored.
+ * `max_tokens`, `next_page_token` are ignored, as is the shell's `PWD=/a/path`. A `key: value` password
+ * written as one plain word (`password: hunter`) is taken for prose; quoted or `=` forms are reported.
  */
 
 /** One secret-shaped span: its kind, where it starts (1-based line and column) and a masked preview. */
@@ -123,8 +125,10 @@ function isCode(s: string, spaced: boolean): boolean {
     return true;
   }
   if (/^[A-Za-z_$][\w$]{0,200}(?:(?:\.|::|->)[A-Za-z_$][\w$]{0,200}){0,20}[([]/.test(s)) return true;
-  if (/^[A-Za-z_$][\w$]{0,200}(?:\.[A-Za-z_$][\w$]{0,200}){1,20}$/.test(s)) return true;
-  if (spaced && (/^[a-z]{1,100}(?:_[a-z0-9]{1,100}){1,20}$/.test(s) || /^[a-z]{1,100}(?:[A-Z][a-z0-9]{0,100}){1,20}$/.test(s))) {
+  if ((spaced || !hasDigit(s)) && /^[A-Za-z_$][\w$]{0,200}(?:\.[A-Za-z_$][\w$]{0,200}){1,20}$/.test(s)) {
+    return true; // a member access such as process.env.TOKEN or config.password
+  }
+  if (spaced && (/^[a-z]{1,100}(?:_[a-z]{1,100}){1,20}$/.test(s) || /^[a-z]{1,100}(?:[A-Z][a-z]{1,100}){1,20}$/.test(s))) {
     return true; // a snake_case or camelCase identifier after `x = `: a variable
   }
   return false;
@@ -149,7 +153,7 @@ function classifyKey(key: string): KeyClass | null {
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .toLowerCase()
     .replace(/[-.]/g, '_');
-  if (k === 'pwd' || k === 'pass') return null;
+  if (k === 'pass') return null;
   if (!KEY_END_RE.test(k) || PAGINATION_RE.test(k)) return null;
   if (/(?:password|passwd|passphrase|(?:^|_)(?:pass|pwd))$/.test(k)) return 'password';
   if (/key$/.test(k) || /secret_key_base$/.test(k)) {
@@ -158,7 +162,7 @@ function classifyKey(key: string): KeyClass | null {
     return 'apiKey';
   }
   if (/secret$/.test(k)) return 'secret';
-  if (/credentials?$/.test(k)) return 'credentials';
+  if (/(?:credentials?|(?:^|_)auth)$/.test(k)) return 'credentials';
   return 'token';
 }
 
@@ -191,6 +195,19 @@ function endsStatement(text: string, pos: number): boolean {
   const c = text[i]!;
   if (c === '\n' || c === '\r' || '"\'`)]},;#&|\\'.includes(c)) return true;
   return text.startsWith('//', i);
+}
+
+const NEXT_PAIR_RE = /[;&][ \t]{0,8}[A-Za-z_][A-Za-z0-9_ .\[\]-]{0,64}=/y;
+
+/** Cuts an unquoted value where the next `;key=` or `&key=` pair starts (connection strings, queries). */
+function cutAtNextPair(text: string, start: number, v: string): string {
+  for (let j = 0; j < v.length; j++) {
+    const c = v[j];
+    if (c !== ';' && c !== '&') continue;
+    NEXT_PAIR_RE.lastIndex = start + j;
+    if (j === v.length - 1 || NEXT_PAIR_RE.test(text)) return v.slice(0, j);
+  }
+  return v;
 }
 
 /** Drops trailing punctuation that belongs to the surrounding syntax, not to an unquoted value. */
@@ -287,7 +304,7 @@ const ASSIGN_RE = new RegExp(
   String.raw`(?:(?<![A-Za-z0-9_.$-])|(?<=(?<![A-Za-z0-9_.$-])--))` +
     String.raw`(?=[A-Za-z0-9_.-]{0,60}?(?:pass|pwd|secret|token|key|auth|cred))` +
     String.raw`([A-Za-z_][A-Za-z0-9_.-]{0,79})(\\?["'])?([ \t]{0,16})(:=|=>|=|:)([ \t]{0,16})` +
-    String.raw`(?:\\?"((?:[^"\\\r\n]|\\[^"\r\n]){0,1024})\\?"|'([^'\r\n]{0,1024})'|([^\s"'` + '`' + String.raw`;&]{1,1024}))`,
+    String.raw`(?:\\?"((?:[^"\\\r\n]|\\[^"\r\n]){0,1024})\\?"|'([^'\r\n]{0,1024})'|([^\s"'` + '`' + String.raw`]{1,1024}))`,
   'dgi',
 );
 
@@ -334,15 +351,16 @@ function scanPem(text: string, out: Hit[]): void {
 
 /** End of a private key block that has no END line: the key material that follows the header. */
 function truncatedPemEnd(text: string, headerEnd: number): number {
-  const nl = text.indexOf('\n', headerEnd);
-  const lineEnd = nl === -1 ? text.length : nl;
-  const rest = text.slice(headerEnd, lineEnd).replace(/\r$/, '');
-  if (rest.trim() !== '') {
+  let i = headerEnd;
+  while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\r')) i++;
+  if (i < text.length && text[i] !== '\n') {
     // Single-line form (for example JSON with literal \n): take the key characters that follow.
-    let i = headerEnd;
-    while (i < lineEnd && /[A-Za-z0-9+\/=\\ ]/.test(text[i]!)) i++;
+    i = headerEnd;
+    while (i < text.length && /[A-Za-z0-9+\/=\\ ]/.test(text[i]!)) i++;
     return i;
   }
+  const nl = i < text.length ? i : -1;
+  const lineEnd = nl === -1 ? text.length : nl;
   let end = lineEnd;
   let pos = nl === -1 ? text.length : nl + 1;
   while (pos < text.length) {
@@ -388,7 +406,7 @@ function scanContext(text: string, out: Hit[]): void {
     const [vs] = m.indices![gi]!;
     let v = m[gi]!;
     if (gi === 8) {
-      v = trimValue(v);
+      v = trimValue(cutAtNextPair(text, vs, v));
       if ((sep !== '=' && sep !== ':=') || spaced) {
         if (!endsStatement(text, vs + v.length)) continue;
       }
@@ -398,6 +416,7 @@ function scanContext(text: string, out: Hit[]): void {
     const value = v.trim();
     const ok = cls === 'password' ? passwordLike(value, gi === 8 && sep === ':') : credentialLike(value);
     if (!ok) continue;
+    if (/^pwd$/i.test(key) && /^(?:[\/~]|[A-Za-z]:[\\/])/.test(value)) continue; // the shell's PWD=/path
     const start = vs + lead;
     out.push({
       start,
@@ -485,13 +504,13 @@ export function findSecrets(text: string): SecretFinding[] {
   const findings: SecretFinding[] = [];
   let line = 1;
   let lineStart = 0;
-  let pos = 0;
+  let nextNl = text.indexOf('\n');
   for (const h of hits) {
-    for (let nl = text.indexOf('\n', pos); nl !== -1 && nl < h.start; nl = text.indexOf('\n', nl + 1)) {
+    while (nextNl !== -1 && nextNl < h.start) {
       line++;
-      lineStart = nl + 1;
+      lineStart = nextNl + 1;
+      nextNl = text.indexOf('\n', lineStart);
     }
-    pos = Math.max(pos, h.start);
     findings.push({ kind: h.kind, line, column: h.start - lineStart + 1, preview: h.preview });
   }
   return findings;
