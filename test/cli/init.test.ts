@@ -1,0 +1,128 @@
+/**
+ * `git-kb init`: create a new data repo, adopt an existing clone as it is, and clone one over smart HTTP from a
+ * real git server; the choice is recorded in the config so later commands find it without --data.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { expectCleanRepo, kb, kbJson, makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { startGitServer, type GitServer } from '../helpers/git-server.js';
+import { commitAll, entryText, headOf, jsonError, sgit, snapshot, expectUnchanged, subjects, writeFile } from './support.js';
+
+let sb: Sandbox;
+afterEach(() => sb?.cleanup());
+
+describe('init', () => {
+  it('creates a new data repo, commits the manifest and records it in the config', async () => {
+    sb = makeSandbox();
+    const r = await kbJson(sb, ['init']);
+    const configFile = path.join(sb.home, '.config', 'git-kb', 'config.json');
+    expect(r).toEqual({ data_dir: sb.data, action: 'created', config_file: configFile, entries: 0 });
+    expect(JSON.parse(fs.readFileSync(configFile, 'utf8'))).toEqual({ data_dir: sb.data });
+    expect(JSON.parse(fs.readFileSync(path.join(sb.data, 'kb.json'), 'utf8'))).toMatchObject({ schema_version: 2 });
+    expect(await subjects(sb)).toEqual(['git-kb: create data repo']);
+    expect((await sgit(sb, ['ls-tree', '-r', '--name-only', 'HEAD'])).trim()).toBe('kb.json');
+    expect((await sgit(sb, ['symbolic-ref', 'HEAD'])).trim()).toBe('refs/heads/main');
+    await expectCleanRepo(sb.data);
+    // Derived state stays out of the tracked tree.
+    expect(fs.readdirSync(sb.data).sort()).toEqual(['.git', 'kb.json']);
+
+    // Later commands find the repo through the config, with no --data.
+    const added = JSON.parse((await kb(sb, ['add', '--type', 'decision', '--title', 'Found by config', '--json'])).stdout);
+    expect(fs.existsSync(path.join(sb.data, added.path))).toBe(true);
+    const st = JSON.parse((await kb(sb, ['status', '--json'])).stdout);
+    expect(st).toMatchObject({ data_dir: sb.data, source: 'config', entries: 1 });
+
+    // A second init of the same directory changes nothing.
+    const before = await snapshot(sb);
+    const again = await kbJson(sb, ['init']);
+    expect(again).toMatchObject({ data_dir: sb.data, action: 'adopted', entries: 1 });
+    await expectUnchanged(sb, before);
+  });
+
+  it('adopts an existing clone as it is: nothing converted, nothing committed', async () => {
+    sb = makeSandbox();
+    fs.mkdirSync(sb.data);
+    await sgit(sb, ['init', '-q', '-b', 'main']);
+    writeFile(sb, 'kb.json', '{"next_id": 2}\n');
+    writeFile(sb, 'entries/kb-0001-kept-as-is.md', entryText({ id: 'kb-0001', title: 'Kept as is', type: 'decision', tags: ['adopt'] }, 'A hand-made entry.'));
+    const head = await commitAll(sb, 'my own history');
+    const before = await snapshot(sb);
+    const r = await kbJson(sb, ['init']);
+    expect(r).toMatchObject({ data_dir: sb.data, action: 'adopted', entries: 1 });
+    await expectUnchanged(sb, before);
+    expect(await headOf(sb)).toBe(head);
+    expect(fs.readFileSync(path.join(sb.data, 'kb.json'), 'utf8')).toBe('{"next_id": 2}\n');
+    const found = await kbJson(sb, ['search', 'kept']);
+    expect(found.results.map((h: { id: string }) => h.id)).toEqual(['kb-0001']);
+    await expectCleanRepo(sb.data);
+  });
+
+  it('records nothing when the data repo comes from GIT_KB_DATA', async () => {
+    sb = makeSandbox();
+    const r = await kb(sb, ['init', '--json'], { env: { GIT_KB_DATA: sb.data } });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ data_dir: sb.data, action: 'created' });
+    expect(JSON.parse(r.stdout).config_file).toBeUndefined();
+    expect(fs.existsSync(path.join(sb.home, '.config', 'git-kb', 'config.json'))).toBe(false);
+  });
+
+  it('refuses to create a data repo in a non-empty directory that is not a repo', async () => {
+    sb = makeSandbox();
+    fs.mkdirSync(sb.data);
+    fs.writeFileSync(path.join(sb.data, 'notes.txt'), 'mine');
+    const r = await kb(sb, ['--data', sb.data, 'init', '--json']);
+    expect(r.code).toBe(3);
+    expect(jsonError(r)).toMatchObject({ code: 'NO_DATA_REPO' });
+    expect(jsonError(r).message).toContain(sb.data);
+    expect(fs.readdirSync(sb.data)).toEqual(['notes.txt']);
+  });
+});
+
+describe('init --clone over smart HTTP', () => {
+  let server: GitServer;
+  beforeAll(async () => {
+    server = await startGitServer();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('clones a remote data repo, sets origin, and every read and write works on the clone', async () => {
+    sb = makeSandbox();
+    // A data repo made by git-kb, pushed with the real git to a bare repo behind the HTTP server.
+    const origin = path.join(sb.root, 'origin');
+    const a = await kbJson(sb, ['--data', origin, 'add', '--type', 'decision', '--title', 'Cloned decision', '--tags', 'remote', '--', 'Decided on the first machine.']);
+    server.createBare('kb');
+    const url = server.repoUrl('kb');
+    await sgit(sb, ['push', '-q', url, 'main'], origin);
+
+    const r = await kbJson(sb, ['init', '--clone', url]);
+    expect(r).toMatchObject({ data_dir: sb.data, action: 'cloned', remote: url, entries: 1 });
+    expect((await sgit(sb, ['remote', 'get-url', 'origin'])).trim()).toBe(url);
+    expect(await headOf(sb)).toBe(await headOf(sb, origin));
+    await expectCleanRepo(sb.data);
+
+    const got = await kbJson(sb, ['get', a.id]);
+    expect(got.entries[0].text).toBe(fs.readFileSync(path.join(origin, a.path), 'utf8'));
+    const found = await kbJson(sb, ['search', 'cloned decision']);
+    expect(found.results[0].id).toBe(a.id);
+    const st = await kbJson(sb, ['status']);
+    expect(st.remote).toBe(url);
+
+    const b = await kbJson(sb, ['add', '--type', 'lesson_learned', '--title', 'Written on the clone']);
+    expect((await sgit(sb, ['log', '-1', '--format=%H'])).trim()).toBe(b.commit);
+    await expectCleanRepo(sb.data);
+  });
+
+  it('refuses to clone into a directory that already holds a data repo (exit 4), touching nothing', async () => {
+    sb = makeSandbox();
+    await kbJson(sb, ['init']);
+    const before = await snapshot(sb);
+    server.createBare('other');
+    const r = await kb(sb, ['--data', sb.data, 'init', '--clone', server.repoUrl('other'), '--json']);
+    expect(r.code).toBe(4);
+    expect(jsonError(r)).toMatchObject({ code: 'CONFLICT' });
+    await expectUnchanged(sb, before);
+  });
+});
