@@ -5,9 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { expectCleanRepo, kb, kbJson, makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { expectCleanRepo, kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
-import { commitAll, entryText, headOf, jsonError, sgit, snapshot, expectUnchanged, subjects, writeFile } from './support.js';
+import { commitAll, entryText, headOf, jsonError, sgit, snapshot, expectUnchanged, subjects, writeFile, kbj } from './support.js';
 
 let sb: Sandbox;
 afterEach(() => sb?.cleanup());
@@ -15,7 +15,7 @@ afterEach(() => sb?.cleanup());
 describe('init', () => {
   it('creates a new data repo, commits the manifest and records it in the config', async () => {
     sb = makeSandbox();
-    const r = await kbJson(sb, ['init']);
+    const r = await kbj(sb, ['init']);
     const configFile = path.join(sb.home, '.config', 'git-kb', 'config.json');
     expect(r).toEqual({ data_dir: sb.data, action: 'created', config_file: configFile, entries: 0 });
     expect(JSON.parse(fs.readFileSync(configFile, 'utf8'))).toEqual({ data_dir: sb.data });
@@ -35,7 +35,7 @@ describe('init', () => {
 
     // A second init of the same directory changes nothing.
     const before = await snapshot(sb);
-    const again = await kbJson(sb, ['init']);
+    const again = await kbj(sb, ['init']);
     expect(again).toMatchObject({ data_dir: sb.data, action: 'adopted', entries: 1 });
     await expectUnchanged(sb, before);
   });
@@ -48,12 +48,12 @@ describe('init', () => {
     writeFile(sb, 'entries/kb-0001-kept-as-is.md', entryText({ id: 'kb-0001', title: 'Kept as is', type: 'decision', tags: ['adopt'] }, 'A hand-made entry.'));
     const head = await commitAll(sb, 'my own history');
     const before = await snapshot(sb);
-    const r = await kbJson(sb, ['init']);
+    const r = await kbj(sb, ['init']);
     expect(r).toMatchObject({ data_dir: sb.data, action: 'adopted', entries: 1 });
     await expectUnchanged(sb, before);
     expect(await headOf(sb)).toBe(head);
     expect(fs.readFileSync(path.join(sb.data, 'kb.json'), 'utf8')).toBe('{"next_id": 2}\n');
-    const found = await kbJson(sb, ['search', 'kept']);
+    const found = await kbj(sb, ['search', 'kept']);
     expect(found.results.map((h: { id: string }) => h.id)).toEqual(['kb-0001']);
     await expectCleanRepo(sb.data);
   });
@@ -92,32 +92,32 @@ describe('init --clone over smart HTTP', () => {
     sb = makeSandbox();
     // A data repo made by git-kb, pushed with the real git to a bare repo behind the HTTP server.
     const origin = path.join(sb.root, 'origin');
-    const a = await kbJson(sb, ['--data', origin, 'add', '--type', 'decision', '--title', 'Cloned decision', '--tags', 'remote', '--', 'Decided on the first machine.']);
+    const a = await kbj(sb, ['add', '--type', 'decision', '--title', 'Cloned decision', '--tags', 'remote', '--', 'Decided on the first machine.'], { data: origin });
     server.createBare('kb');
     const url = server.repoUrl('kb');
     await sgit(sb, ['push', '-q', url, 'main'], origin);
 
-    const r = await kbJson(sb, ['init', '--clone', url]);
+    const r = await kbj(sb, ['init', '--clone', url]);
     expect(r).toMatchObject({ data_dir: sb.data, action: 'cloned', remote: url, entries: 1 });
     expect((await sgit(sb, ['remote', 'get-url', 'origin'])).trim()).toBe(url);
     expect(await headOf(sb)).toBe(await headOf(sb, origin));
     await expectCleanRepo(sb.data);
 
-    const got = await kbJson(sb, ['get', a.id]);
+    const got = await kbj(sb, ['get', a.id]);
     expect(got.entries[0].text).toBe(fs.readFileSync(path.join(origin, a.path), 'utf8'));
-    const found = await kbJson(sb, ['search', 'cloned decision']);
+    const found = await kbj(sb, ['search', 'cloned decision']);
     expect(found.results[0].id).toBe(a.id);
-    const st = await kbJson(sb, ['status']);
+    const st = await kbj(sb, ['status']);
     expect(st.remote).toBe(url);
 
-    const b = await kbJson(sb, ['add', '--type', 'lesson_learned', '--title', 'Written on the clone']);
+    const b = await kbj(sb, ['add', '--type', 'lesson_learned', '--title', 'Written on the clone']);
     expect((await sgit(sb, ['log', '-1', '--format=%H'])).trim()).toBe(b.commit);
     await expectCleanRepo(sb.data);
   });
 
   it('refuses to clone into a directory that already holds a data repo (exit 4), touching nothing', async () => {
     sb = makeSandbox();
-    await kbJson(sb, ['init']);
+    await kbj(sb, ['init']);
     const before = await snapshot(sb);
     server.createBare('other');
     const r = await kb(sb, ['--data', sb.data, 'init', '--clone', server.repoUrl('other'), '--json']);

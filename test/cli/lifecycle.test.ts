@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectCleanRepo, kb, kbJson, makeSandbox, type Sandbox } from '../helpers/cli.js';
-import { commitCount, headOf, sgit, subjects } from './support.js';
+import { expectCleanRepo, kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { commitCount, headOf, sgit, subjects, kbj } from './support.js';
 
 let sb: Sandbox;
 beforeAll(() => {
@@ -19,45 +19,45 @@ describe('a whole session of verbs against one data repo', () => {
   const ids: Record<string, string> = {};
 
   it('init, add, edit, get, search, list, lint, import, history, restore, status', async () => {
-    expect((await kbJson(sb, ['init'])).action).toBe('created');
+    expect((await kbj(sb, ['init'])).action).toBe('created');
 
-    const a = await kbJson(sb, ['add', '--type', 'pattern_convention', '--title', 'Rebase feature branches onto main', '--tags', 'git,workflow', '--', 'Run git rebase origin/main before opening a pull request.']);
+    const a = await kbj(sb, ['add', '--type', 'pattern_convention', '--title', 'Rebase feature branches onto main', '--tags', 'git,workflow', '--', 'Run git rebase origin/main before opening a pull request.']);
     ids.a = a.id;
-    const b = await kbJson(sb, ['add', '--type', 'decision', '--title', 'Squash merges only', '--tags', 'git', '--link', `depends_on:${a.id}`, '--', 'We squash every pull request into one commit.']);
+    const b = await kbj(sb, ['add', '--type', 'decision', '--title', 'Squash merges only', '--tags', 'git', '--link', `depends_on:${a.id}`, '--', 'We squash every pull request into one commit.']);
     ids.b = b.id;
-    const c = await kbJson(sb, ['add', '--type', 'bookmark', '--title', 'Pro Git book', '--url', 'https://git-scm.com/book', '--tags', 'reading']);
+    const c = await kbj(sb, ['add', '--type', 'bookmark', '--title', 'Pro Git book', '--url', 'https://git-scm.com/book', '--tags', 'reading']);
     ids.c = c.id;
 
     const edit = await kb(sb, ['--data', sb.data, 'edit', a.id, '--append', 'Resolve conflicts commit by commit.']);
     expect(edit.code).toBe(0);
     expect(edit.stdout).toContain('+Resolve conflicts commit by commit.');
 
-    const got = await kbJson(sb, ['get', b.id, '--links']);
+    const got = await kbj(sb, ['get', b.id, '--links']);
     expect(got.entries[0].links).toEqual([{ id: a.id, title: 'Rebase feature branches onto main', rel: 'depends_on', direction: 'out' }]);
 
-    const found = await kbJson(sb, ['search', 'rebase conflicts']);
+    const found = await kbj(sb, ['search', 'rebase conflicts']);
     expect(found.results[0].id).toBe(a.id);
 
-    const listed = await kbJson(sb, ['list']);
+    const listed = await kbj(sb, ['list']);
     expect(listed.entries.map((e: { id: string }) => e.id)).toHaveLength(3);
 
-    const lint = await kbJson(sb, ['lint']);
+    const lint = await kbj(sb, ['lint']);
     expect(lint).toEqual({ ok: true, files: 3, problems: [] });
 
     const notes = path.join(sb.root, 'notes');
     fs.mkdirSync(path.join(notes, 'shell'), { recursive: true });
     fs.writeFileSync(path.join(notes, 'shell', 'xargs.md'), '# Run a command per line with xargs\n\nUse xargs -n1.\n');
     fs.writeFileSync(path.join(notes, 'jq.md'), '---\ntitle: Pretty-print JSON with jq\n---\n\njq . file.json\n');
-    const imported = await kbJson(sb, ['import', notes, '--tags-from-folders']);
+    const imported = await kbj(sb, ['import', notes, '--tags-from-folders']);
     expect(imported.imported).toBe(2);
 
-    const hist = await kbJson(sb, ['history', a.id]);
+    const hist = await kbj(sb, ['history', a.id]);
     expect(hist.commits).toHaveLength(2);
-    const restored = await kbJson(sb, ['restore', a.id]);
+    const restored = await kbj(sb, ['restore', a.id]);
     expect(restored.changed).toBe(true);
     expect(fs.readFileSync(path.join(sb.data, a.path), 'utf8')).not.toContain('Resolve conflicts');
 
-    const st = await kbJson(sb, ['status']);
+    const st = await kbj(sb, ['status']);
     expect(st).toMatchObject({ entries: 5, problems: 0, head: await headOf(sb) });
   });
 
@@ -92,7 +92,7 @@ describe('a whole session of verbs against one data repo', () => {
     const found = await run(['search', 'squash']);
     expect(found.results[0].id).toBe(ids.b);
     const listed = await run(['list']);
-    const original = await kbJson(sb, ['list']);
+    const original = await kbj(sb, ['list']);
     expect(listed.entries).toEqual(original.entries);
     expect((await run(['lint'])).ok).toBe(true);
     // Reading built caches only under .git/: the clone's work tree is still clean.

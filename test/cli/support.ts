@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { git, kb, kbJson, type RunResult, type Sandbox } from '../helpers/cli.js';
+import { git, kb, type RunResult, type Sandbox } from '../helpers/cli.js';
 
 /** The result of `add --json`. */
 export interface Added {
@@ -16,7 +16,7 @@ export interface Added {
 
 /** Creates the sandbox's data repo with `git-kb init`. */
 export async function initRepo(sb: Sandbox): Promise<void> {
-  await kbJson(sb, ['init']);
+  await kbj(sb, ['init']);
 }
 
 /** Adds an entry through the CLI (flags as given; `body` as the positional argument). */
@@ -30,7 +30,7 @@ export async function addEntry(
   if (o.url) args.push('--url', o.url);
   args.push(...(o.extra ?? []));
   if (o.body !== undefined) args.push('--', o.body);
-  return kbJson<Added>(sb, args);
+  return kbj<Added>(sb, args);
 }
 
 /** The real git in the sandbox's env (identity set, no system config). */
@@ -133,6 +133,13 @@ export function jsonError(r: RunResult): { code: string; message: string; data?:
 /** Runs `git-kb --data <sandbox data> ARGS` (human output). */
 export function kbd(sb: Sandbox, args: string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
   return kb(sb, ['--data', sb.data, ...args], options);
+}
+
+/** Like kbJson, but puts --json before the verb so it never lands after a `--` (where it would be body text). */
+export async function kbj<T = any>(sb: Sandbox, args: string[], options: { input?: string; data?: string } = {}): Promise<T> {
+  const r = await kb(sb, ['--data', options.data ?? sb.data, '--json', ...args], { input: options.input });
+  if (r.code !== 0) throw new Error(`git-kb ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
 }
 
 /** Runs async work over items with at most `n` at a time, keeping the order of results. */

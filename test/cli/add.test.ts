@@ -1,0 +1,162 @@
+/**
+ * `git-kb add`: every field flag, the three body sources, the file and commit it makes, the embedded default
+ * data repo created on first write, and the data repo resolution order.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { afterEach, describe, expect, it } from 'vitest';
+import { expectCleanRepo, kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { addEntry, headOf, initRepo, kbd, sgit, subjects, kbj } from './support.js';
+
+let sb: Sandbox;
+afterEach(() => sb?.cleanup());
+
+function frontMatter(file: string): { data: Record<string, unknown>; body: string } {
+  const text = fs.readFileSync(file, 'utf8');
+  const m = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(text);
+  if (!m) throw new Error(`no front matter in ${file}:\n${text}`);
+  return { data: YAML.parse(m[1]!) as Record<string, unknown>, body: m[2]! };
+}
+
+describe('add', () => {
+  it('writes one entry file with every field and commits it alone', async () => {
+    sb = makeSandbox();
+    await initRepo(sb);
+    const target = await addEntry(sb, { type: 'decision', title: 'Target of links', body: 'x' });
+    const r = await kbj(sb, [
+      'add', '--type', 'pattern_convention', '--title', '  Prefer small, focused commits  ', '--tags', 'git, review,git',
+      '--link', `relates_to:${target.id}`, '--link', `depends_on:${target.id}`, '--applies-to', 'coding,reviewing', '--kernel',
+      '--aliases', 'small-commits', '--url', 'https://example.com/commits', '--', 'One idea per commit.', 'Easier review.',
+    ]);
+    expect(Object.keys(r).sort()).toEqual(['commit', 'id', 'path']);
+    expect(r.id).toMatch(/^kb-[0-9a-z]{10}$/);
+    expect(r.path).toBe(`entries/${r.id}-prefer-small-focused-commits.md`);
+    expect(r.commit).toBe(await headOf(sb));
+    const { data, body } = frontMatter(path.join(sb.data, r.path));
+    expect(data).toMatchObject({
+      id: r.id,
+      title: 'Prefer small, focused commits',
+      type: 'pattern_convention',
+      tags: ['git', 'review'],
+      aliases: ['small-commits'],
+      links: [{ rel: 'relates_to', to: target.id }, { rel: 'depends_on', to: target.id }],
+      url: 'https://example.com/commits',
+      applies_to: ['coding', 'reviewing'],
+      kernel: true,
+    });
+    expect(data.created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(data.updated).toBe(data.created);
+    expect(body).toBe('\nOne idea per commit. Easier review.\n');
+    expect((await subjects(sb))[0]).toBe(`add ${r.id}: Prefer small, focused commits`);
+    expect((await sgit(sb, ['show', '--name-status', '--format=', 'HEAD'])).trim()).toBe(`A\t${r.path}`);
+    await expectCleanRepo(sb.data);
+  });
+
+  it('prints just the id without --json, and reads the body from --file or stdin', async () => {
+    sb = makeSandbox();
+    await initRepo(sb);
+    const plain = await kbd(sb, ['add', '--type', 'lesson_learned', '--title', 'From the argument', 'body', 'words']);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toMatch(/^kb-[0-9a-z]{10}\n$/);
+
+    const file = path.join(sb.root, 'body.md');
+    fs.writeFileSync(file, '# Heading\n\nFrom a file,\nwith lines.\n');
+    const f = await kbj(sb, ['add', '--type', 'lesson_learned', '--title', 'From a file', '--file', file]);
+    expect(frontMatter(path.join(sb.data, f.path)).body).toBe('\n# Heading\n\nFrom a file,\nwith lines.\n');
+
+    const s = await kbj(sb, ['add', '--type', 'lesson_learned', '--title', 'From stdin'], { input: 'Piped\r\nbody\n\n\n' });
+    expect(frontMatter(path.join(sb.data, s.path)).body).toBe('\nPiped\nbody\n');
+
+    const missing = await kbd(sb, ['add', '--type', 'lesson_learned', '--title', 'No file', '--file', path.join(sb.root, 'nope.md')]);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('nope.md');
+    await expectCleanRepo(sb.data);
+  });
+
+  it('stores a host fact under hosts/<key>/ and a bookmark with its url', async () => {
+    sb = makeSandbox();
+    await initRepo(sb);
+    const h = await kbj(sb, ['add', '--type', 'host_fact', '--host', 'build-01', '--title', 'Docker lives on /data']);
+    expect(h.path).toBe(`hosts/build-01/${h.id}-docker-lives-on-data.md`);
+    expect(frontMatter(path.join(sb.data, h.path)).data.host).toBe('build-01');
+    const b = await addEntry(sb, { type: 'bookmark', title: 'MiniSearch docs', url: 'https://lucaong.github.io/minisearch/' });
+    expect(frontMatter(path.join(sb.data, b.path)).data.url).toBe('https://lucaong.github.io/minisearch/');
+    await expectCleanRepo(sb.data);
+  });
+
+  it('mints distinct ids for entries added in the same second', async () => {
+    sb = makeSandbox();
+    await initRepo(sb);
+    const ids = new Set<string>();
+    for (let i = 0; i < 5; i++) ids.add((await addEntry(sb, { title: `Same title ${i % 2}` })).id);
+    expect(ids.size).toBe(5);
+  });
+});
+
+describe('the embedded default data repo', () => {
+  it('is created at ~/.git-kb/data by the first add, with no --data, env or config', async () => {
+    sb = makeSandbox();
+    const home = path.join(sb.home, '.git-kb', 'data');
+    const before = await kb(sb, ['status', '--json']);
+    expect(before.code).toBe(3);
+    expect(JSON.parse(before.stderr).error).toMatchObject({ code: 'NO_DATA_REPO' });
+    expect(JSON.parse(before.stderr).error.message).toContain(home);
+    expect(fs.existsSync(home)).toBe(false);
+
+    const r = await kb(sb, ['add', '--type', 'decision', '--title', 'First note on a fresh machine', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const added = JSON.parse(r.stdout);
+    expect(fs.existsSync(path.join(home, added.path))).toBe(true);
+    expect((await sgit(sb, ['log', '--format=%s'], home)).trim().split('\n')).toEqual([`add ${added.id}: First note on a fresh machine`, 'git-kb: create data repo']);
+    await expectCleanRepo(home);
+    const st = JSON.parse((await kb(sb, ['status', '--json'])).stdout);
+    expect(st).toMatchObject({ data_dir: home, source: 'default', entries: 1 });
+    // No config file was needed or written.
+    expect(fs.existsSync(path.join(sb.home, '.config', 'git-kb'))).toBe(false);
+  });
+});
+
+describe('data repo resolution order', () => {
+  it('--data, then GIT_KB_DATA, then $CLAUDE_PLUGIN_DATA/kb-config.json, ~/.claude/kb-config.json, $XDG_CONFIG_HOME/git-kb/config.json, then the default', async () => {
+    sb = makeSandbox();
+    const dirs: Record<string, string> = {};
+    for (const name of ['flag', 'env', 'plugin', 'claude', 'xdg']) {
+      dirs[name] = path.join(sb.root, `repo-${name}`);
+      await sgit(sb, ['init', '-q', dirs[name]!], sb.root);
+    }
+    const pluginData = path.join(sb.root, 'plugin-data');
+    const configs = {
+      plugin: path.join(pluginData, 'kb-config.json'),
+      claude: path.join(sb.home, '.claude', 'kb-config.json'),
+      xdg: path.join(sb.home, '.config', 'git-kb', 'config.json'),
+    };
+    for (const [name, file] of Object.entries(configs)) {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, JSON.stringify({ data_dir: dirs[name] }));
+    }
+    const status = async (args: string[], env: NodeJS.ProcessEnv) => {
+      const r = await kb(sb, [...args, 'status', '--json'], { env });
+      return r.code === 0 ? JSON.parse(r.stdout) : JSON.parse(r.stderr);
+    };
+    const env = { GIT_KB_DATA: dirs.env, CLAUDE_PLUGIN_DATA: pluginData };
+    expect(await status(['--data', dirs.flag!], env)).toMatchObject({ data_dir: dirs.flag, source: 'flag' });
+    expect(await status([], env)).toMatchObject({ data_dir: dirs.env, source: 'env' });
+    expect(await status([], { CLAUDE_PLUGIN_DATA: pluginData })).toMatchObject({ data_dir: dirs.plugin, source: 'config' });
+    expect(await status([], {})).toMatchObject({ data_dir: dirs.claude, source: 'config' });
+    fs.rmSync(configs.claude);
+    expect(await status([], {})).toMatchObject({ data_dir: dirs.xdg, source: 'config' });
+    // A config file without data_dir is passed over; a relative or ~ data_dir is resolved.
+    fs.writeFileSync(configs.xdg, JSON.stringify({ remote: 'https://example.com/kb.git' }));
+    expect((await status([], {})).error).toMatchObject({ code: 'NO_DATA_REPO' });
+    expect((await status([], {})).error.message).toContain(path.join(sb.home, '.git-kb', 'data'));
+    fs.writeFileSync(configs.claude, JSON.stringify({ data_dir: '~/notes-kb' }));
+    await sgit(sb, ['init', '-q', path.join(sb.home, 'notes-kb')], sb.root);
+    expect(await status([], {})).toMatchObject({ data_dir: path.join(sb.home, 'notes-kb') });
+    // A malformed config file is a usage error that names it.
+    fs.writeFileSync(configs.claude, '{ not json');
+    const bad = await kb(sb, ['status', '--json']);
+    expect(bad.code).toBe(2);
+    expect(JSON.parse(bad.stderr).error.message).toContain(configs.claude);
+  });
+});
