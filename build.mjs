@@ -13,8 +13,9 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  minify: true,
+  minify: process.env.GIT_KB_BUILD_MINIFY !== '0',
   chunkNames: 'chunks/[name]-[hash]',
+  alias: { 'js-yaml': './build-shims/js-yaml.cjs' },
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   logLevel: 'warning',
 });

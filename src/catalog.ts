@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
-import { parseEntry, type Entry, type Problem } from './entry.js';
+import type { Entry, Problem } from './entry.js';
 import { writeFileAtomic } from './fsutil.js';
 import { listEntryFiles, readEntryText, stateDir, type EntryFile } from './store.js';
 
@@ -61,7 +61,7 @@ function sameStat(a: EntryFile, b: EntryFile): boolean {
 }
 
 /** Parses one entry file into a catalog item (never throws for bad content). */
-export function readItem(dir: string, file: EntryFile): CatalogItem {
+export function readItem(dir: string, file: EntryFile, parseEntry: typeof import('./entry.js').parseEntry): CatalogItem {
   let text: string;
   try {
     text = readEntryText(dir, file.path);
@@ -76,15 +76,21 @@ export function readItem(dir: string, file: EntryFile): CatalogItem {
 }
 
 /** Loads the catalog, refreshing the cache when anything changed. */
-export function loadCatalog(dir: string, options: { writeCache?: boolean } = {}): Catalog {
+export async function loadCatalog(dir: string, options: { writeCache?: boolean } = {}): Promise<Catalog> {
   const files = listEntryFiles(dir);
   const cached = readCache(dir);
   const reparsed: string[] = [];
+  const stale = files.filter((f) => {
+    const c = cached.get(f.path);
+    return !(c && sameStat(c, f));
+  });
+  // NOTE: the YAML parser is loaded only when some file changed; an unchanged repo never pays for it.
+  const parse = stale.length > 0 ? (await import('./entry.js')).parseEntry : undefined;
   const items = files.map((f) => {
     const c = cached.get(f.path);
     if (c && sameStat(c, f)) return c;
     reparsed.push(f.path);
-    return readItem(dir, f);
+    return readItem(dir, f, parse!);
   });
   items.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   if ((reparsed.length > 0 || cached.size !== items.length) && options.writeCache !== false) {

@@ -7,23 +7,6 @@ import matter from 'gray-matter';
 import YAML from 'yaml';
 import { KbError, type Place } from './errors.js';
 
-export const TYPES = [
-  'factual_reference',
-  'decision',
-  'pattern_convention',
-  'lesson_learned',
-  'bookmark',
-  'host_fact',
-  'session_summary',
-] as const;
-export type EntryType = (typeof TYPES)[number];
-
-export const RELS = ['relates_to', 'part_of', 'depends_on', 'supersedes', 'mentions'] as const;
-export type Rel = (typeof RELS)[number];
-
-export const ACTIVITIES = ['writing', 'reviewing', 'planning', 'coding'] as const;
-export type Activity = (typeof ACTIVITIES)[number];
-
 export interface Link {
   rel: Rel;
   to: string;
@@ -64,41 +47,9 @@ export interface Problem extends Place {
   id?: string;
 }
 
-export const ID_PATTERN = /^kb-[0-9a-z]+$/;
-const FILE_ID = /^(kb-[0-9a-z]+)(?:-[^/]*)?\.md$/;
-const HOST_KEY = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-const ID_EPOCH = Date.UTC(2020, 0, 1) / 1000;
-
-/** True when `id` has the shape of an entry id (`kb-` then lowercase letters and digits). */
-export function isValidId(id: unknown): id is string {
-  return typeof id === 'string' && ID_PATTERN.test(id) && id.length <= 40;
-}
-
-/** True when `key` is a valid host key (spec: `^[a-z0-9][a-z0-9_-]{0,63}$`). */
-export function isValidHostKey(key: unknown): key is string {
-  return typeof key === 'string' && HOST_KEY.test(key);
-}
-
-/**
- * Mints a new id: six base-36 digits of seconds since 2020 (so ids sort by creation) then four random base-36
- * digits, so two machines minting in the same second collide with odds of one in 1.7 million.
- */
-export function newId(now: Date = new Date(), random: () => number = Math.random): string {
-  const seconds = Math.max(0, Math.floor(now.getTime() / 1000 - ID_EPOCH));
-  const time = seconds.toString(36).padStart(6, '0');
-  let rand = '';
-  for (let i = 0; i < 4; i++) rand += Math.floor(random() * 36).toString(36);
-  return `kb-${time}${rand}`;
-}
-
-/** The id a file name claims (`kb-xxxx-some-slug.md` → `kb-xxxx`), or undefined. */
-export function idFromFileName(name: string): string | undefined {
-  const m = FILE_ID.exec(name);
-  if (!m) return undefined;
-  // NOTE: a legacy id is all digits after `kb-`, and a new one is ten base-36 characters; the slug after the
-  // first hyphen that follows them is not part of the id.
-  return m[1];
-}
+export { ACTIVITIES, ID_PATTERN, idFromFileName, isValidHostKey, isValidId, newId, RELS, TYPES } from './schema.js';
+export type { Activity, EntryType, Rel } from './schema.js';
+import { ACTIVITIES, idFromFileName, isValidHostKey, isValidId, RELS, TYPES, type Activity, type EntryType, type Rel } from './schema.js';
 
 /** A file-name slug from a title: lowercase ASCII words joined by hyphens, at most 50 characters. */
 export function slugify(title: string): string {

@@ -24,6 +24,8 @@ export interface IndexEntry {
   size: number;
   flags: number;
   extFlags?: number;
+  /** The entry's bytes as read, reused verbatim when it is written back unchanged. */
+  raw?: Buffer;
 }
 
 /** Parses an index buffer; throws on a format this module does not write back safely. */
@@ -61,6 +63,7 @@ export function parseIndex(buf: Buffer): IndexEntry[] {
       flags,
       extFlags,
       path: buf.toString('utf8', p, end),
+      raw: buf.subarray(start, start + ((end - start + 8) & ~7)),
     });
     const len = end - start;
     off = start + ((len + 8) & ~7);
@@ -74,8 +77,44 @@ export function parseIndex(buf: Buffer): IndexEntry[] {
   return entries;
 }
 
-function compareBytes(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+/** Orders paths as git does (by UTF-8 bytes); plain string order agrees unless a surrogate pair is involved. */
+export function compareBytes(a: string, b: string): number {
+  if (/[\ud800-\udfff]/.test(a) || /[\ud800-\udfff]/.test(b)) return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A lean view of an index entry: its path and its bytes, enough to write it back unchanged. */
+export interface RawIndexEntry {
+  /** The path's UTF-8 bytes read as latin1: string order on keys is git's byte order. */
+  key: string;
+  raw: Buffer;
+  /** Where the entry starts in the index buffer. */
+  offset: number;
+  extended: boolean;
+}
+
+/** Splits an index into entries without decoding their fields (the fast path for small updates). */
+export function scanIndex(buf: Buffer): RawIndexEntry[] {
+  if (buf.length < 32 || buf.toString('latin1', 0, 4) !== 'DIRC') throw new Error('not a git index (no DIRC header)');
+  const version = buf.readUInt32BE(4);
+  if (version !== 2 && version !== 3) throw new Error(`git index version ${version} is not supported (2 or 3 are)`);
+  const count = buf.readUInt32BE(8);
+  const out: RawIndexEntry[] = [];
+  let off = 12;
+  for (let i = 0; i < count; i++) {
+    const extended = (buf[off + 60]! & 0x40) !== 0;
+    const p = off + 62 + (extended ? 2 : 0);
+    const end = buf.indexOf(0, p);
+    const len = (end - off + 8) & ~7;
+    out.push({ key: buf.toString('latin1', p, end), raw: buf.subarray(off, off + len), offset: off, extended });
+    off += len;
+  }
+  while (off + 8 <= buf.length - 20) {
+    const sig = buf.toString('latin1', off, off + 4);
+    if (!/^[A-Z]/.test(sig)) throw new Error(`git index has the required extension "${sig}", which git-kb cannot rewrite`);
+    off += 8 + buf.readUInt32BE(off + 4);
+  }
+  return out;
 }
 
 /** Serialises index entries (sorted here) as an index file with its checksum. */
@@ -88,24 +127,27 @@ export function serializeIndex(entries: IndexEntry[]): Buffer {
   header.writeUInt32BE(extended ? 3 : 2, 4);
   header.writeUInt32BE(sorted.length, 8);
   parts.push(header);
-  for (const e of sorted) {
-    const name = Buffer.from(e.path);
-    const fixed = 62 + (e.extFlags !== undefined ? 2 : 0);
-    const len = (fixed + name.length + 8) & ~7;
-    const b = Buffer.alloc(len);
-    const u32 = [e.ctimeS, e.ctimeNs, e.mtimeS, e.mtimeNs, e.dev, e.ino, e.mode, e.uid, e.gid, e.size];
-    u32.forEach((v, i) => b.writeUInt32BE(v >>> 0, i * 4));
-    b.write(e.oid, 40, 'hex');
-    let flags = (e.flags & 0xf000) | Math.min(name.length, 0xfff);
-    if (e.extFlags !== undefined) flags |= 0x4000;
-    else flags &= ~0x4000;
-    b.writeUInt16BE(flags, 60);
-    if (e.extFlags !== undefined) b.writeUInt16BE(e.extFlags, 62);
-    name.copy(b, fixed);
-    parts.push(b);
-  }
+  for (const e of sorted) parts.push(e.raw ?? serializeEntry(e));
   const body = Buffer.concat(parts);
   return Buffer.concat([body, crypto.createHash('sha1').update(body).digest()]);
+}
+
+/** The bytes of one index entry (padded to a multiple of eight). */
+function serializeEntry(e: IndexEntry): Buffer {
+  const name = Buffer.from(e.path);
+  const fixed = 62 + (e.extFlags !== undefined ? 2 : 0);
+  const len = (fixed + name.length + 8) & ~7;
+  const b = Buffer.alloc(len);
+  const u32 = [e.ctimeS, e.ctimeNs, e.mtimeS, e.mtimeNs, e.dev, e.ino, e.mode, e.uid, e.gid, e.size];
+  u32.forEach((v, i) => b.writeUInt32BE(v >>> 0, i * 4));
+  b.write(e.oid, 40, 'hex');
+  let flags = (e.flags & 0xf000) | Math.min(name.length, 0xfff);
+  if (e.extFlags !== undefined) flags |= 0x4000;
+  else flags &= ~0x4000;
+  b.writeUInt16BE(flags, 60);
+  if (e.extFlags !== undefined) b.writeUInt16BE(e.extFlags, 62);
+  name.copy(b, fixed);
+  return b;
 }
 
 /** An index entry for a working file that holds the blob `oid`, with its stat data as git records it. */
@@ -130,20 +172,58 @@ export function entryFromStat(filePath: string, oid: string, st: fs.BigIntStats)
 
 /**
  * Applies changes to the index of the repo at `dir`: each path is set to its blob (stat data read from the
- * working file) or removed (oid null). Written atomically.
+ * working file) or removed (oid null). Unchanged entries are copied as runs of raw bytes in one merge walk.
+ * Written atomically.
  */
 export function updateIndexFile(dir: string, changes: { path: string; oid: string | null }[]): void {
   const indexFile = `${dir}/.git/index`;
-  let entries: IndexEntry[] = [];
+  let buf: Buffer | undefined;
   try {
-    entries = parseIndex(fs.readFileSync(indexFile));
+    buf = fs.readFileSync(indexFile);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  const byPath = new Map(entries.map((e) => [e.path, e]));
-  for (const c of changes) {
-    if (c.oid === null) byPath.delete(c.path);
-    else byPath.set(c.path, entryFromStat(c.path, c.oid, fs.statSync(`${dir}/${c.path}`, { bigint: true })));
+  const existing = buf ? scanIndex(buf) : [];
+  const key = (p: string): string => Buffer.from(p).toString('latin1');
+  const pending = [...new Map(changes.map((c) => [c.path, c])).values()]
+    .map((c) => ({ c, key: key(c.path) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const version = buf && existing.some((e) => e.extended) ? 3 : 2;
+  const parts: Buffer[] = [];
+  let count = 0;
+  let runStart = -1;
+  let runEnd = -1;
+  const flush = (): void => {
+    if (runStart !== -1) parts.push(buf!.subarray(runStart, runEnd));
+    runStart = -1;
+  };
+  const emit = (c: { path: string; oid: string | null }): void => {
+    if (c.oid === null) return;
+    parts.push(serializeEntry(entryFromStat(c.path, c.oid, fs.statSync(`${dir}/${c.path}`, { bigint: true }))));
+    count++;
+  };
+  let j = 0;
+  for (const e of existing) {
+    const k = e.key;
+    while (j < pending.length && pending[j]!.key < k) {
+      flush();
+      emit(pending[j++]!.c);
+    }
+    if (j < pending.length && pending[j]!.key === k) {
+      flush();
+      emit(pending[j++]!.c);
+      continue;
+    }
+    if (runStart === -1) runStart = e.offset;
+    runEnd = e.offset + e.raw.length;
+    count++;
   }
-  writeFileAtomic(indexFile, serializeIndex([...byPath.values()]), { fsync: false });
+  flush();
+  while (j < pending.length) emit(pending[j++]!.c);
+  const header = Buffer.alloc(12);
+  header.write('DIRC', 0, 'latin1');
+  header.writeUInt32BE(version, 4);
+  header.writeUInt32BE(count, 8);
+  const body = Buffer.concat([header, ...parts]);
+  writeFileAtomic(indexFile, Buffer.concat([body, crypto.createHash('sha1').update(body).digest()]), { fsync: false });
 }

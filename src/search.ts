@@ -8,9 +8,8 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import MiniSearch, { type SearchResult } from 'minisearch';
 import type { Catalog, CatalogItem, EntryMeta } from './catalog.js';
-import { splitEntry } from './entry.js';
 import { writeFileAtomic } from './fsutil.js';
-import { readEntryText, stateDir } from './store.js';
+import { bodyOf, readEntryText, stateDir } from './store.js';
 
 /** Words too common to carry meaning in a query or a note. */
 export const STOP_WORDS = new Set(
@@ -71,7 +70,7 @@ function sig(item: CatalogItem): string {
 
 function readBody(dir: string, p: string): string {
   try {
-    return splitEntry(readEntryText(dir, p), p).body;
+    return bodyOf(readEntryText(dir, p));
   } catch {
     return '';
   }

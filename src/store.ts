@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { KbError } from './errors.js';
 import { acquireLock, type Lock } from './fsutil.js';
-import { idFromFileName } from './entry.js';
+import { idFromFileName } from './schema.js';
 
 /** The top-level folders that hold entries. */
 export const ENTRY_ROOTS = ['entries', 'hosts', 'sessions'] as const;
@@ -105,4 +105,12 @@ export function readEntryText(dir: string, rel: string): string {
     throw new KbError('INVALID_ENTRY', `${rel}:${line}: not valid UTF-8 text`, { file: rel, line });
   }
   return text;
+}
+
+/** The body of an entry file without parsing its YAML (for snippets and indexing): text after the closing fence. */
+export function bodyOf(text: string): string {
+  const src = text.replace(/\r\n?/g, '\n');
+  if (!src.startsWith('---')) return src;
+  const close = /\n---[ \t]*(\n|$)/.exec(src.slice(3));
+  return close ? src.slice(3 + close.index + close[0].length).replace(/^\n/, '') : src;
 }

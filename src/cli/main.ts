@@ -173,7 +173,7 @@ export function buildProgram(): Command {
     .action(async (ids: string[], o: { links?: boolean }, cmd: Command) => {
       const g = globals(cmd);
       const { getEntries } = await import('../kb/get.js');
-      const r = getEntries({ data: g.data, ids, links: o.links });
+      const r = await getEntries({ data: g.data, ids, links: o.links });
       emit({ entries: r }, () => render.get(r));
     });
 
@@ -187,7 +187,7 @@ export function buildProgram(): Command {
     .action(async (queries: string[], o: Record<string, unknown>, cmd: Command) => {
       const g = globals(cmd);
       const { searchEntries } = await import('../kb/search.js');
-      const r = searchEntries({ data: g.data, queries, ...(o as object) });
+      const r = await searchEntries({ data: g.data, queries, ...(o as object) });
       emit({ query: r.query, queries: r.queries, results: r.results }, () => render.search(r));
     });
 
@@ -200,7 +200,7 @@ export function buildProgram(): Command {
     .action(async (o: Record<string, unknown>, cmd: Command) => {
       const g = globals(cmd);
       const { listEntries } = await import('../kb/list.js');
-      const r = listEntries({ data: g.data, ...(o as object) });
+      const r = await listEntries({ data: g.data, ...(o as object) });
       emit({ entries: r }, () => render.list(r));
     });
 

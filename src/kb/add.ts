@@ -4,7 +4,7 @@
  */
 import { entryPath, formatEntry, newId } from '../entry.js';
 import { KbError } from '../errors.js';
-import { filesById } from './find.js';
+import { idSet } from './find.js';
 import { nowStamp, parseLinks, splitList, validateEntryText } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseSecrets, withWriteLock, writeAndCommit } from './write.js';
@@ -56,12 +56,12 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
   const probe = fieldsFor(newId(now));
   const probeText = formatEntry(probe, body);
   const probePath = safePath(probe);
-  const { dir } = await repoForWrite(options);
-  let ids = filesById(dir);
-  validateEntryText(probeText, probePath, (id) => ids.has(id));
+  // Links are checked against the repo inside the lock; everything else is checked before touching the disk.
+  validateEntryText(probeText, probePath, () => true);
   refuseSecrets(probeText, probePath);
+  const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async () => {
-    ids = filesById(dir);
+    const ids = idSet(dir);
     let id = newId(now);
     while (ids.has(id)) id = newId(now);
     const fields = fieldsFor(id);

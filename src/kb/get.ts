@@ -2,9 +2,7 @@
  * Contract: `get` returns entry files verbatim, by id, without parsing the repo; `links` adds each entry's 1-hop
  * neighbours (both directions) from the catalog. Every unknown id is reported, none silently skipped.
  */
-import { loadCatalog } from '../catalog.js';
 import { KbError } from '../errors.js';
-import { linkNeighbours } from '../search.js';
 import { readEntryText } from '../store.js';
 import { filesById, findEntryFile } from './find.js';
 import { repoForRead, type RepoOptions } from './repo.js';
@@ -22,7 +20,7 @@ export interface GotEntry {
 }
 
 /** Reads entries by id. */
-export function getEntries(options: GetOptions): GotEntry[] {
+export async function getEntries(options: GetOptions): Promise<GotEntry[]> {
   if (options.ids.length === 0) throw new KbError('USAGE', 'get needs at least one id');
   const { dir } = repoForRead(options);
   const index = filesById(dir);
@@ -41,7 +39,9 @@ export function getEntries(options: GetOptions): GotEntry[] {
     throw new KbError('NOT_FOUND', `no entry with id ${missing.join(', ')}; "git-kb search" or "git-kb list" shows what exists`, { ids: missing, found: out.map((e) => e.id) });
   }
   if (options.links) {
-    const catalog = loadCatalog(dir);
+    const { loadCatalog } = await import('../catalog.js');
+    const { linkNeighbours } = await import('../search.js');
+    const catalog = await loadCatalog(dir);
     for (const e of out) {
       e.links = linkNeighbours(catalog, e.id).map((n) => ({ id: n.entry.id, title: n.entry.title, rel: n.rel, direction: n.direction }));
     }

@@ -3,7 +3,7 @@
  */
 import { loadCatalog, newestFirst, type EntryMeta } from '../catalog.js';
 import { KbError } from '../errors.js';
-import { TYPES } from '../entry.js';
+import { TYPES } from '../schema.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 
 export interface ListOptions extends RepoOptions {
@@ -25,11 +25,11 @@ export interface ListItem {
 }
 
 /** Lists entries. */
-export function listEntries(options: ListOptions): ListItem[] {
+export async function listEntries(options: ListOptions): Promise<ListItem[]> {
   if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw new KbError('USAGE', `unknown type "${options.type}"; one of: ${TYPES.join(', ')}`);
   if (options.since && Number.isNaN(Date.parse(options.since))) throw new KbError('USAGE', `--since "${options.since}" is not a date (use YYYY-MM-DD)`);
   const { dir } = repoForRead(options);
-  const catalog = loadCatalog(dir);
+  const catalog = await loadCatalog(dir);
   const keep = (e: EntryMeta): boolean =>
     (!options.type || e.type === options.type) &&
     (!options.tag || e.tags.some((t) => t.toLowerCase() === options.tag!.toLowerCase())) &&

@@ -4,7 +4,6 @@
  */
 import { resolveDataDir, type ResolvedData } from '../config.js';
 import { requireDataRepo } from '../store.js';
-import { ensureDataRepo } from './write.js';
 
 /** Options every use case takes. */
 export interface RepoOptions {
@@ -21,6 +20,7 @@ export function repoForRead(options: RepoOptions): ResolvedData {
 /** Resolves the data repo for writing, creating it when missing. */
 export async function repoForWrite(options: RepoOptions): Promise<ResolvedData & { created: boolean }> {
   const resolved = resolveDataDir({ data: options.data });
+  const { ensureDataRepo } = await import('./write.js');
   const created = await ensureDataRepo(resolved.dir);
   return { ...resolved, created };
 }

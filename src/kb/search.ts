@@ -4,7 +4,7 @@
  */
 import { loadCatalog } from '../catalog.js';
 import { KbError } from '../errors.js';
-import { TYPES } from '../entry.js';
+import { TYPES } from '../schema.js';
 import { loadSearchIndex, searchCatalog, type SearchHit } from '../search.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 
@@ -24,13 +24,13 @@ export interface SearchResultSet {
 }
 
 /** Searches the data repo. */
-export function searchEntries(options: SearchCommandOptions): SearchResultSet {
+export async function searchEntries(options: SearchCommandOptions): Promise<SearchResultSet> {
   const queries = options.queries.map((q) => q.trim()).filter(Boolean);
   if (queries.length === 0) throw new KbError('USAGE', 'search needs a query, e.g. git-kb search "rebase onto main"');
   if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw new KbError('USAGE', `unknown type "${options.type}"; one of: ${TYPES.join(', ')}`);
   if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 1)) throw new KbError('USAGE', '--limit must be a positive integer');
   const { dir } = repoForRead(options);
-  const catalog = loadCatalog(dir);
+  const catalog = await loadCatalog(dir);
   const { index } = loadSearchIndex(catalog);
   const results = searchCatalog(catalog, index, { ...options, queries });
   return { query: queries.join(' | '), queries, results };

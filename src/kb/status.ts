@@ -21,7 +21,7 @@ export interface StatusResult {
 /** Reports on the data repo. */
 export async function repoStatus(options: RepoOptions): Promise<StatusResult> {
   const { dir, source } = repoForRead(options);
-  const catalog = loadCatalog(dir);
+  const catalog = await loadCatalog(dir);
   const byType: Record<string, number> = {};
   let kernelEntries = 0;
   let kernelChars = 0;
