@@ -13,7 +13,7 @@ import { writeFileAtomic } from './fsutil.js';
 import { listEntryFiles, readEntryText, stateDir, type EntryFile } from './store.js';
 
 /** Bump when the cached shape changes. */
-const CATALOG_VERSION = 3;
+const CATALOG_VERSION = 4;
 
 /** An entry's fields without its body (bodies are read from the files when needed). */
 export type EntryMeta = Omit<Entry, 'body'> & { bodyLength: number };
@@ -57,7 +57,7 @@ function readCache(dir: string): Map<string, CatalogItem> {
 }
 
 function sameStat(a: EntryFile, b: EntryFile): boolean {
-  return a.mtimeMs === b.mtimeMs && a.size === b.size && a.ino === b.ino;
+  return a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino;
 }
 
 /** Parses one entry file into a catalog item (never throws for bad content). */
@@ -111,7 +111,7 @@ export async function loadCatalog(dir: string, options: { writeCache?: boolean }
   }
   const duplicates = new Map([...claims].filter(([, paths]) => paths.length > 1));
   const hash = crypto.createHash('sha1');
-  for (const i of items) hash.update(`${i.path}\0${i.mtimeMs}\0${i.size}\0${i.ino}\n`);
+  for (const i of items) hash.update(`${i.path}\0${i.mtimeMs}\0${i.ctimeMs}\0${i.size}\0${i.ino}\n`);
   return { dir, items, byId, duplicates, fingerprint: hash.digest('hex'), reparsed };
 }
 

@@ -65,7 +65,7 @@ interface IndexCache {
 }
 
 function sig(item: CatalogItem): string {
-  return `${item.mtimeMs}:${item.size}:${item.ino}`;
+  return `${item.mtimeMs}:${item.ctimeMs}:${item.size}:${item.ino}`;
 }
 
 function readBody(dir: string, p: string): string {

@@ -18,6 +18,8 @@ export interface EntryFile {
   /** The id the file name claims. */
   id: string;
   mtimeMs: number;
+  /** Status-change time: moves on every write even when a tool puts the mtime back (cp -p, tar, rsync -t). */
+  ctimeMs: number;
   size: number;
   ino: number;
 }
@@ -67,11 +69,11 @@ export function listEntryFiles(dir: string, options: { withStat?: boolean } = {}
       const rel = `${d}/${f.name}`;
       const id = idFromFileName(f.name) ?? '';
       if (options.withStat === false) {
-        files.push({ path: rel, id, mtimeMs: 0, size: 0, ino: 0 });
+        files.push({ path: rel, id, mtimeMs: 0, ctimeMs: 0, size: 0, ino: 0 });
         continue;
       }
       const st = fs.statSync(path.join(dir, rel), { throwIfNoEntry: false });
-      if (st?.isFile()) files.push({ path: rel, id, mtimeMs: st.mtimeMs, size: st.size, ino: st.ino });
+      if (st?.isFile()) files.push({ path: rel, id, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size, ino: st.ino });
     }
   }
   return files;
