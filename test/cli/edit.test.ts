@@ -1,0 +1,114 @@
+/**
+ * `git-kb edit`: changes in place, prints the diff, bumps `updated`, keeps what a person wrote (unknown fields,
+ * comments, key order), commits once per change and not at all when nothing changed.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectCleanRepo, makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { addEntry, commitAll, commitCount, expectUnchanged, initRepo, jsonError, kbd, kbj, snapshot, subjects, writeFile } from './support.js';
+
+let sb: Sandbox;
+let target: string;
+const HAND = 'entries/kb-0042-hand-written-entry.md';
+const handText = [
+  '---',
+  'id: kb-0042',
+  '# a comment the author wrote',
+  'title: Hand written entry',
+  'type: lesson_learned',
+  'tags: [alpha, beta]',
+  'custom_field: keep me',
+  'created: 2024-01-02',
+  'updated: 2024-01-03',
+  '---',
+  '',
+  'First paragraph.',
+  '',
+].join('\n');
+
+beforeAll(async () => {
+  sb = makeSandbox();
+  await initRepo(sb);
+  target = (await addEntry(sb, { type: 'decision', title: 'Link target' })).id;
+  writeFile(sb, HAND, handText);
+  await commitAll(sb, 'hand-written entry');
+});
+afterAll(() => sb.cleanup());
+
+const read = (): string => fs.readFileSync(path.join(sb.data, HAND), 'utf8');
+
+describe('edit', () => {
+  it('prints a unified diff of the change and commits it, keeping comments, unknown fields and key order', async () => {
+    const r = await kbd(sb, ['edit', 'kb-0042', '--title', 'Renamed entry', '--add-tag', 'gamma']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`--- a/${HAND}`);
+    expect(r.stdout).toContain(`+++ b/${HAND}`);
+    expect(r.stdout).toMatch(/^-title: Hand written entry$/m);
+    expect(r.stdout).toMatch(/^\+title: Renamed entry$/m);
+    expect(r.stdout).toMatch(/^-updated: 2024-01-03$/m);
+    expect(r.stdout).toMatch(/^edited kb-0042 \(commit [0-9a-f]{12}\)$/m);
+    const text = read();
+    expect(text).toContain('# a comment the author wrote');
+    expect(text).toContain('custom_field: keep me');
+    expect(text).toContain('created: 2024-01-02');
+    expect(text).toMatch(/updated: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/);
+    expect(text.split('\n').slice(1, 5)).toEqual(['id: kb-0042', '# a comment the author wrote', 'title: Renamed entry', 'type: lesson_learned']);
+    expect(text).toMatch(/tags: \[ alpha, beta, gamma \]|tags:\n {2}- alpha\n {2}- beta\n {2}- gamma|tags: \[alpha, beta, gamma\]/);
+    expect((await subjects(sb))[0]).toBe('edit kb-0042: Renamed entry');
+    await expectCleanRepo(sb.data);
+  });
+
+  it('appends to, replaces, or reads the body from a file; links and unlinks; --json returns the diff', async () => {
+    const appended = await kbj(sb, ['edit', 'kb-0042', '--append', 'Second paragraph.']);
+    expect(Object.keys(appended).sort()).toEqual(['changed', 'commit', 'diff', 'id', 'path']);
+    expect(appended).toMatchObject({ id: 'kb-0042', path: HAND, changed: true });
+    expect(appended.diff).toContain('+Second paragraph.');
+    expect(read()).toMatch(/First paragraph\.\n\nSecond paragraph\.\n$/);
+
+    await kbj(sb, ['edit', 'kb-0042', '--body', 'Replaced body.']);
+    expect(read()).toMatch(/---\n\nReplaced body\.\n$/);
+
+    const file = path.join(sb.root, 'new-body.md');
+    fs.writeFileSync(file, 'Body from a file.\n');
+    await kbj(sb, ['edit', 'kb-0042', '--file', file]);
+    expect(read()).toMatch(/---\n\nBody from a file\.\n$/);
+
+    await kbj(sb, ['edit', 'kb-0042', '--link', `relates_to:${target}`, '--remove-tag', 'alpha']);
+    expect(read()).toContain(`to: ${target}`);
+    expect(read()).not.toMatch(/\balpha\b/);
+    await kbj(sb, ['edit', 'kb-0042', '--unlink', target]);
+    expect(read()).not.toContain(target);
+    await expectCleanRepo(sb.data);
+  });
+
+  it('makes no commit when nothing changes', async () => {
+    const before = await snapshot(sb);
+    const n = await commitCount(sb);
+    const r = await kbd(sb, ['edit', 'kb-0042', '--body', 'Body from a file.']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe('kb-0042: no change');
+    const j = await kbj(sb, ['edit', 'kb-0042', '--tags', read().includes('gamma') ? 'beta,gamma' : 'beta']);
+    expect(j).toEqual({ id: 'kb-0042', path: HAND, changed: false, diff: '' });
+    expect(await commitCount(sb)).toBe(n);
+    await expectUnchanged(sb, before);
+  });
+
+  it('refuses conflicting body flags (2), unknown ids (3) and unlinking a link that is not there (3), writing nothing', async () => {
+    const before = await snapshot(sb);
+    const both = await kbd(sb, ['edit', 'kb-0042', '--body', 'a', '--append', 'b', '--json']);
+    expect(both.code).toBe(2);
+    expect(jsonError(both).message).toMatch(/--body and --append/);
+    const missing = await kbd(sb, ['edit', 'kb-9999', '--title', 'x', '--json']);
+    expect(missing.code).toBe(3);
+    expect(jsonError(missing)).toMatchObject({ code: 'NOT_FOUND' });
+    expect(jsonError(missing).message).toContain('kb-9999');
+    const unlink = await kbd(sb, ['edit', 'kb-0042', '--unlink', 'kb-0001', '--json']);
+    expect(unlink.code).toBe(3);
+    expect(jsonError(unlink).message).toContain('kb-0001');
+    const badLink = await kbd(sb, ['edit', 'kb-0042', '--link', 'relates_to:kb-0001', '--json']);
+    expect(badLink.code).toBe(5);
+    expect(jsonError(badLink).message).toMatch(new RegExp(`${HAND.replace('.', '\\.')}:\\d+: link to missing entry kb-0001`));
+    await expectUnchanged(sb, before);
+  });
+});
