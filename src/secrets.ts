@@ -76,7 +76,9 @@ const STOP_WORDS = new Set(
     'password passwd pass pwd passphrase token tokens key apikey api_key changeme change_me changeit example ' +
     'sample dummy fake placeholder test testing todo tbd tba n/a na foo bar baz qux prompt env vault ' +
     'keychain see below above here ask incorrect invalid wrong expired missing set reset changed updated ' +
-    'ok match mismatch generated rotated stored encrypted same different'
+    'ok match mismatch generated rotated stored encrypted same different ' +
+    // Well-known default credentials of local development servers, as in docker-compose files and tutorials.
+    'postgres mysql mariadb root admin administrator guest user username demo'
   ).split(' '),
 );
 

@@ -217,7 +217,8 @@ export function buildProgram(): Command {
     .option('--type <type>', 'type for every note (default: its own, else factual_reference)')
     .option('--tags-from-folders', 'tag each note with the folders it sits in')
     .option('--skip-invalid', 'import the valid notes and report the rest (never for secrets)')
-    .action(async (source: string, o: { type?: string; tagsFromFolders?: boolean; skipInvalid?: boolean }, cmd: Command) => {
+    .option('--redact', 'replace secret-shaped content with [REDACTED:kind] markers instead of refusing')
+    .action(async (source: string, o: { type?: string; tagsFromFolders?: boolean; skipInvalid?: boolean; redact?: boolean }, cmd: Command) => {
       const g = globals(cmd);
       const { importNotes } = await import('../kb/import.js');
       const progress = render.progressBar('importing');

@@ -62,6 +62,7 @@ export function lint(r: LintResult): string {
 export function importResult(r: ImportResult): string {
   const lines = [`imported ${r.imported} notes${r.commit ? ` (commit ${r.commit.slice(0, 12)})` : ''}`];
   for (const s of r.skipped) lines.push(`skipped ${s.file}: ${s.reason}`);
+  for (const x of r.redacted) lines.push(`redacted ${x.count} secret${x.count === 1 ? '' : 's'} in ${x.file} (${x.kinds.join(', ')})`);
   return lines.join('\n');
 }
 

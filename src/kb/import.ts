@@ -5,9 +5,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { entryPath, formatEntry, isValidId, newId, parseEntry, splitEntry, TYPES, type Problem } from '../entry.js';
+import { entryPath, formatEntry, interpretEntry, isValidId, newId, splitEntry, TYPES, type Problem } from '../entry.js';
 import { KbError } from '../errors.js';
-import { findSecrets } from '../secrets.js';
+import { findSecrets, redactSecrets } from '../secrets.js';
 import { filesById } from './find.js';
 import { formatProblems, nowStamp } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
@@ -18,6 +18,8 @@ export interface ImportOptions extends RepoOptions {
   type?: string;
   tagsFromFolders?: boolean;
   skipInvalid?: boolean;
+  /** Replace secret-shaped content with [REDACTED:kind] markers (and report it) instead of refusing. */
+  redact?: boolean;
   onProgress?: (done: number, total: number) => void;
   now?: Date;
 }
@@ -27,6 +29,7 @@ export interface ImportResult {
   skipped: { file: string; reason: string }[];
   commit?: string;
   ids: string[];
+  redacted: { file: string; kinds: string[]; count: number }[];
 }
 
 function walk(root: string, rel = ''): string[] {
@@ -96,6 +99,7 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
     const notes: (Note & { id: string; path: string; text: string })[] = [];
     const problems: Problem[] = [];
     const skipped: ImportResult['skipped'] = [];
+    const redacted: ImportResult['redacted'] = [];
     for (const file of files) {
       let note: Note;
       try {
@@ -113,11 +117,20 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
       taken.add(id);
       note.fields.id = id;
       const rel = entryPath(note.fields as { id: string; title: string; type: string });
-      const text = formatEntry(note.fields, note.body);
+      let text = formatEntry(note.fields, note.body);
+      if (options.redact) {
+        const r = redactSecrets(text);
+        if (r.count > 0) {
+          text = r.text;
+          redacted.push({ file, kinds: r.kinds, count: r.count });
+        }
+      }
       notes.push({ ...note, id, path: rel, text });
     }
     for (const n of notes) {
-      const found = parseEntry(n.text, n.path, { idExists: (x) => taken.has(x) }).problems.map((p) => ({ ...p, file: n.file, line: undefined }));
+      // The fields are plain values this module built, so they are judged directly (no YAML round trip).
+      const raw = { data: n.fields, body: n.body, frontmatter: '', bodyLine: 1 };
+      const found = interpretEntry(raw, n.path, { idExists: (x) => taken.has(x) }).problems.map((p) => ({ ...p, file: n.file, line: undefined }));
       for (const s of findSecrets(n.text)) found.push({ rule: 'secret', message: `secret-shaped content (${s.kind}, ${s.preview})`, file: n.file, line: undefined });
       problems.push(...found);
     }
@@ -125,18 +138,18 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
     if (problems.length > 0) {
       if (!options.skipInvalid || problems.some((p) => p.rule === 'secret')) {
         const secret = problems.some((p) => p.rule === 'secret');
-        throw new KbError(secret ? 'SECRET_DETECTED' : 'INVALID_ENTRY', `import refused, nothing written (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${formatProblems(problems)}${secret ? '' : '\n(--skip-invalid imports the rest)'}`, { problems });
+        throw new KbError(secret ? 'SECRET_DETECTED' : 'INVALID_ENTRY', `import refused, nothing written (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${formatProblems(problems)}${secret ? '\n(--redact imports them with each secret replaced by a [REDACTED:kind] marker)' : '\n(--skip-invalid imports the rest)'}`, { problems });
       }
       const bad = new Set(problems.map((p) => p.file));
       for (const p of problems) skipped.push({ file: p.file!, reason: p.message });
       keep = notes.filter((n) => !bad.has(n.file));
     }
-    if (keep.length === 0) return { imported: 0, skipped, ids: [] };
+    if (keep.length === 0) return { imported: 0, skipped, ids: [], redacted };
     const pending: PendingFile[] = keep.map((n) => ({ path: n.path, content: n.text }));
     const commit = await writeAndCommit(dir, pending, `import ${keep.length} notes from ${path.basename(root)}`, {
-      fsync: false,
+      bulk: true,
       onProgress: (done) => options.onProgress?.(done, pending.length),
     });
-    return { imported: keep.length, skipped, commit, ids: keep.map((n) => n.id) };
+    return { imported: keep.length, skipped, commit, ids: keep.map((n) => n.id), redacted };
   });
 }
