@@ -10,6 +10,7 @@ import { KbError } from '../errors.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { blobOid, commitChanges, headFiles, initRepo, isRepo, readBlobById } from '../git.js';
 import { updateIndexFile } from '../git-index.js';
+import { noteCommit } from './commit-events.js';
 import { findSecrets } from '../secrets.js';
 import { ENTRY_ROOTS, lockDataRepo, safeJoin, stateDir } from '../store.js';
 
@@ -146,5 +147,7 @@ export async function writeAndCommit(dir: string, files: PendingFile[], message:
   }
   const commit = await commitChanges({ dir, changes: files, message, workingFiles });
   fs.rmSync(journalFile(dir), { force: true });
+  // Auto-sync hook point (spec/sync.md): the CLI pushes after the verb when auto_sync is on; hooks never do.
+  noteCommit(dir);
   return commit;
 }
