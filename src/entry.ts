@@ -137,7 +137,6 @@ export function splitEntry(text: string, file: string): RawEntry {
   if (!close) throw invalid('front matter is not closed by a line "---"', file, 1);
   const fmEnd = 3 + close.index;
   const frontmatter = src.slice(first.length + 1, fmEnd + 1);
-  const bodyLine = frontmatter.split('\n').length + 1;
   let parsed: matter.GrayMatterFile<string>;
   try {
     parsed = matter(src, MATTER_OPTIONS as never);
@@ -148,14 +147,19 @@ export function splitEntry(text: string, file: string): RawEntry {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw invalid('front matter must be a YAML mapping of fields', file, 2);
   }
-  return { data: data as Record<string, unknown>, body: parsed.content.replace(/^\n/, ''), frontmatter, bodyLine };
+  const body = parsed.content.replace(/^\n/, '');
+  // The front matter's lines (it ends with a newline, so split gives one extra), both fences, and the blank
+  // line after the closing fence when there is one (it is not part of the body).
+  const bodyLine = frontmatter.split('\n').length + 2 + (body.length < parsed.content.length ? 1 : 0);
+  return { data: data as Record<string, unknown>, body, frontmatter, bodyLine };
 }
 
 function yamlError(err: unknown, file: string): KbError {
   if (err instanceof KbError) return new KbError(err.code, `${file}:1: ${err.message}`, { file, line: 1 });
   const e = err as { message?: string; linePos?: { line: number; col: number }[] };
-  // NOTE: YAML lines count from the first line after the opening fence, which is line 2 of the file.
-  const line = e.linePos?.[0] ? e.linePos[0].line + 1 : 2;
+  // NOTE: gray-matter hands YAML the text from the end of the opening fence, newline included, so YAML's line
+  // numbers are already the file's.
+  const line = e.linePos?.[0] ? e.linePos[0].line : 2;
   const reason = String(e.message ?? err).split('\n')[0];
   return invalid(`malformed YAML front matter: ${reason}`, file, line);
 }
