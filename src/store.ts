@@ -96,14 +96,35 @@ export function lockDataRepo(dir: string, timeoutMs?: number): Promise<Lock> {
   return acquireLock(path.join(stateDir(dir), 'write.lock'), { timeoutMs, what: `the data repo ${dir}` });
 }
 
+/**
+ * Refuses an entry path that a symbolic link (the file or a folder on the way) leads out of the data repo or into
+ * its `.git`: a cloned repo must never make `get`, search or the hooks read ~/.ssh or anything else outside it.
+ */
+function refuseEscapingLink(dir: string, rel: string, abs: string): void {
+  let real: string;
+  try {
+    real = fs.realpathSync(abs);
+  } catch {
+    return; // missing or unreadable: the read itself reports it
+  }
+  if (real === abs) return;
+  const back = path.relative(fs.realpathSync(dir), real);
+  if (!back || back.startsWith('..') || path.isAbsolute(back) || back.split(path.sep)[0] === '.git') {
+    throw new KbError('INVALID_ENTRY', `${rel}:1: a symbolic link to ${real}, outside the data repo; an entry must be a file inside it`, { file: rel, line: 1 });
+  }
+}
+
 /** Reads an entry file as text, failing clearly on binary or non-UTF-8 content. */
 export function readEntryText(dir: string, rel: string): string {
-  const buf = fs.readFileSync(safeJoin(dir, rel));
+  const abs = safeJoin(dir, rel);
+  refuseEscapingLink(dir, rel, abs);
+  const buf = fs.readFileSync(abs);
   if (buf.includes(0)) throw new KbError('INVALID_ENTRY', `${rel}:1: binary content (NUL byte) is not an entry`, { file: rel, line: 1 });
   const text = buf.toString('utf8');
   if (text.includes('\uFFFD') && !Buffer.from(text, 'utf8').equals(buf)) {
-    const bad = buf.indexOf(Buffer.from(text.slice(0, text.indexOf('\uFFFD')), 'utf8').length);
-    const line = buf.subarray(0, Math.max(0, bad)).toString('utf8').split('\n').length;
+    // The text before the first replacement character is valid UTF-8, so its byte length is the bad byte's offset.
+    const bad = Buffer.byteLength(text.slice(0, text.indexOf('\uFFFD')), 'utf8');
+    const line = buf.subarray(0, bad).toString('utf8').split('\n').length;
     throw new KbError('INVALID_ENTRY', `${rel}:${line}: not valid UTF-8 text`, { file: rel, line });
   }
   return text;
