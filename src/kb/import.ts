@@ -29,6 +29,8 @@ export interface ImportResult {
   skipped: { file: string; reason: string }[];
   commit?: string;
   ids: string[];
+  /** Each imported note: its new id and path, and the file it came from (relative to DIR). */
+  entries: { id: string; path: string; source: string }[];
   redacted: { file: string; kinds: string[]; count: number }[];
 }
 
@@ -144,12 +146,12 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
       for (const p of problems) skipped.push({ file: p.file!, reason: p.message });
       keep = notes.filter((n) => !bad.has(n.file));
     }
-    if (keep.length === 0) return { imported: 0, skipped, ids: [], redacted };
+    if (keep.length === 0) return { imported: 0, skipped, ids: [], entries: [], redacted };
     const pending: PendingFile[] = keep.map((n) => ({ path: n.path, content: n.text }));
     const commit = await writeAndCommit(dir, pending, `import ${keep.length} notes from ${path.basename(root)}`, {
       bulk: true,
       onProgress: (done) => options.onProgress?.(done, pending.length),
     });
-    return { imported: keep.length, skipped, commit, ids: keep.map((n) => n.id), redacted };
+    return { imported: keep.length, skipped, commit, ids: keep.map((n) => n.id), entries: keep.map((n) => ({ id: n.id, path: n.path, source: n.file })), redacted };
   });
 }
