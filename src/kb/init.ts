@@ -7,10 +7,10 @@ import path from 'node:path';
 import { defaultDataDir, readConfigFile, resolveDataDir, writableConfigFile } from '../config.js';
 import { KbError } from '../errors.js';
 import { writeFileAtomic } from '../fsutil.js';
-import { isRepo, setRemote } from '../git.js';
+import { headOid, isRepo, setRemote } from '../git.js';
 import { cloneRepo } from '../sync.js';
 import { repoForRead, type RepoOptions } from './repo.js';
-import { ensureDataRepo } from './write.js';
+import { ensureDataRepo, withWriteLock, writeAndCommit } from './write.js';
 
 export interface InitOptions extends RepoOptions {
   clone?: string;
@@ -23,6 +23,8 @@ export interface InitResult {
   config_file?: string;
   remote?: string;
   entries: number;
+  /** Remarks, e.g. that the system git did the clone. */
+  notes?: string[];
 }
 
 function countEntries(dir: string): number {
@@ -42,12 +44,20 @@ export async function initDataRepo(options: InitOptions): Promise<InitResult> {
   const resolved = resolveDataDir({ data: options.data });
   const dir = resolved.dir;
   let action: InitResult['action'];
+  const notes: string[] = [];
   if (options.clone) {
     if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) {
       if (isRepo(dir)) throw new KbError('CONFLICT', `${dir} already holds a data repo; pass --data DIR to clone elsewhere`);
       throw new KbError('CONFLICT', `${dir} is not empty; pass --data DIR to clone into an empty or new directory`);
     }
-    await cloneRepo({ url: options.clone, dir });
+    const cloned = await cloneRepo({ url: options.clone, dir });
+    if (cloned.note) notes.push(cloned.note);
+    // An empty remote gives an empty clone: give it the manifest, as a new data repo has (pushed by the next sync).
+    if (!(await headOid(dir))) {
+      const manifest = `${JSON.stringify({ schema_version: 2, created_by: 'git-kb' }, null, 2)}\n`;
+      await withWriteLock(dir, () => writeAndCommit(dir, [{ path: 'kb.json', content: manifest }], 'git-kb: create data repo'));
+      notes.push('the remote was empty: created the data repo; "git-kb sync" pushes it');
+    }
     action = 'cloned';
   } else if (isRepo(dir)) {
     action = resolved.source === 'flag' ? 'adopted' : 'existing';
@@ -64,5 +74,5 @@ export async function initDataRepo(options: InitOptions): Promise<InitResult> {
     cfg.data_dir = dir;
     writeFileAtomic(configFile, `${JSON.stringify(cfg, null, 2)}\n`);
   }
-  return { data_dir: dir, action, config_file: configFile, remote: options.remote ?? options.clone, entries: countEntries(dir) };
+  return { data_dir: dir, action, config_file: configFile, remote: options.remote ?? options.clone, entries: countEntries(dir), ...(notes.length ? { notes } : {}) };
 }

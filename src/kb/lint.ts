@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseEntry, type Problem } from '../entry.js';
+import { conflictProblems, isConflictSibling } from '../merge.js';
 import { entryDirs, readEntryText } from '../store.js';
 import { filesById } from './find.js';
 import { repoForRead, type RepoOptions } from './repo.js';
@@ -46,7 +47,12 @@ export function lintRepo(options: RepoOptions): LintResult {
         continue;
       }
       problems.push(...parseEntry(text, rel, { idExists: (id) => ids.has(id) }).problems);
+      problems.push(...conflictProblems(text, rel));
     }
+  }
+  // Sync conflicts in files that are not entries keep theirs beside ours (spec/sync.md).
+  for (const name of fs.readdirSync(dir).sort()) {
+    if (isConflictSibling(name)) problems.push({ rule: 'conflict-unresolved', message: `sync conflict: ${name} holds the other version of ${name.replace(/\.conflict-[0-9a-f]{8}$/, '')}; settle it with "git-kb resolve ${name} --keep ours|theirs"`, file: name, line: 1 });
   }
   for (const [id, list] of ids) {
     if (list.length > 1) for (const f of list) problems.push({ rule: 'id-duplicate', message: `id ${id} is claimed by ${list.length} files: ${list.map((x) => x.path).join(', ')}`, file: f.path, line: 2, id });
