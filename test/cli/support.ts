@@ -109,7 +109,8 @@ function listFiles(root: string): string[] {
 
 /** Takes a snapshot of the data repo. */
 export async function snapshot(sb: Sandbox, dir = sb.data): Promise<Snapshot> {
-  return { head: await headOf(sb, dir), status: await sgit(sb, ['status', '--porcelain'], dir), files: listFiles(dir) };
+  const [head, status] = await Promise.all([headOf(sb, dir), sgit(sb, ['status', '--porcelain'], dir)]);
+  return { head, status, files: listFiles(dir) };
 }
 
 /** Asserts that nothing was written since `before`: same HEAD, same status, same files. */
