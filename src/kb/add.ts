@@ -57,8 +57,10 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
   const probeText = formatEntry(probe, body);
   const probePath = safePath(probe);
   // Links are checked against the repo inside the lock; everything else is checked before touching the disk.
-  validateEntryText(probeText, probePath, () => true);
+  // NOTE: secrets first, so a secret pasted into a field is refused as one and never echoed by a format message
+  // (such as `"url" is not a URL: <the value>`).
   refuseSecrets(probeText, probePath);
+  validateEntryText(probeText, probePath, () => true);
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async () => {
     const ids = idSet(dir);

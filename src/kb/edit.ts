@@ -81,8 +81,9 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     }
     changes.updated = nowStamp(options.now);
     const after = updateEntryText(before, file.path, changes, body);
-    validateEntryText(after, file.path, (x) => ids.has(x));
+    // NOTE: secrets first, so a secret is refused as one and never echoed by a format message.
     refuseSecrets(after, file.path);
+    validateEntryText(after, file.path, (x) => ids.has(x));
     const commit = await writeAndCommit(dir, [{ path: file.path, content: after }], `edit ${e.id}: ${String(changes.title ?? e.title)}`);
     const diff = createTwoFilesPatch(`a/${file.path}`, `b/${file.path}`, before, after, '', '', { context: 2 });
     return { id: e.id, path: file.path, commit, changed: true, diff };
