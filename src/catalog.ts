@@ -13,10 +13,15 @@ import { writeFileAtomic } from './fsutil.js';
 import { listEntryFiles, readEntryText, stateDir, type EntryFile } from './store.js';
 
 /** Bump when the cached shape changes. */
-const CATALOG_VERSION = 4;
+const CATALOG_VERSION = 5;
 
-/** An entry's fields without its body (bodies are read from the files when needed). */
+/**
+ * An entry's fields without its body (bodies are read from the files when needed). `data` keeps only the fields
+ * that have no typed property (session fields, user extras), so the cache stays small.
+ */
 export type EntryMeta = Omit<Entry, 'body'> & { bodyLength: number };
+
+const TYPED_FIELDS = new Set(['id', 'title', 'type', 'tags', 'links', 'created', 'updated', 'url', 'applies_to', 'kernel', 'host', 'aliases', 'rules']);
 
 /** One file of the catalog: its stat data, its entry when it parses, and its own problems. */
 export interface CatalogItem extends EntryFile {
@@ -39,7 +44,29 @@ export interface Catalog {
 
 interface CacheShape {
   v: number;
-  items: CatalogItem[];
+  /** One array per item: [path, id, mtimeMs, ctimeMs, size, ino, entry | 0, problems | 0] (see encodeItem). */
+  items: unknown[][];
+}
+
+// NOTE: the cache is columnar (arrays, not objects): v8.serialize writes every property name of every object, so
+// arrays of values make the file about half the size and twice as quick to read back at 10,000 entries.
+const ENTRY_KEYS = ['id', 'title', 'type', 'tags', 'links', 'created', 'updated', 'url', 'appliesTo', 'kernel', 'host', 'aliases', 'rules', 'path', 'data', 'bodyLength'] as const;
+
+function encodeItem(i: CatalogItem): unknown[] {
+  const e = i.entry as unknown as Record<string, unknown> | undefined;
+  return [i.path, i.id, i.mtimeMs, i.ctimeMs, i.size, i.ino, e ? ENTRY_KEYS.map((k) => e[k]) : 0, i.problems.length ? i.problems : 0];
+}
+
+function decodeItem(a: unknown[]): CatalogItem {
+  let entry: EntryMeta | undefined;
+  if (Array.isArray(a[6])) {
+    const e: Record<string, unknown> = {};
+    ENTRY_KEYS.forEach((k, n) => {
+      if ((a[6] as unknown[])[n] !== undefined) e[k] = (a[6] as unknown[])[n];
+    });
+    entry = e as unknown as EntryMeta;
+  }
+  return { path: a[0] as string, id: a[1] as string, mtimeMs: a[2] as number, ctimeMs: a[3] as number, size: a[4] as number, ino: a[5] as number, entry, problems: Array.isArray(a[7]) ? (a[7] as Problem[]) : [] };
 }
 
 function cacheFile(dir: string): string {
@@ -50,7 +77,7 @@ function readCache(dir: string): Map<string, CatalogItem> {
   try {
     const data = v8.deserialize(fs.readFileSync(cacheFile(dir))) as CacheShape;
     if (data?.v !== CATALOG_VERSION || !Array.isArray(data.items)) return new Map();
-    return new Map(data.items.map((i) => [i.path, i]));
+    return new Map(data.items.map((a) => [a[0] as string, decodeItem(a)]));
   } catch {
     return new Map(); // missing or corrupt: rebuild
   }
@@ -71,8 +98,10 @@ export function readItem(dir: string, file: EntryFile, parseEntry: typeof import
   }
   const { entry, problems } = parseEntry(text, file.path);
   if (!entry) return { ...file, problems };
-  const { body, ...meta } = entry;
-  return { ...file, entry: { ...meta, bodyLength: body.length }, problems };
+  const { body, data, ...meta } = entry;
+  const extra: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(data)) if (!TYPED_FIELDS.has(k)) extra[k] = v;
+  return { ...file, entry: { ...meta, data: extra, bodyLength: body.length }, problems };
 }
 
 /** Loads the catalog, refreshing the cache when anything changed. */
@@ -95,7 +124,7 @@ export async function loadCatalog(dir: string, options: { writeCache?: boolean }
   items.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   if ((reparsed.length > 0 || cached.size !== items.length) && options.writeCache !== false) {
     try {
-      writeFileAtomic(cacheFile(dir), v8.serialize({ v: CATALOG_VERSION, items } satisfies CacheShape), { fsync: false });
+      writeFileAtomic(cacheFile(dir), v8.serialize({ v: CATALOG_VERSION, items: items.map(encodeItem) } satisfies CacheShape), { fsync: false });
     } catch {
       // NOTE: a read-only data repo still serves; it just re-parses next time.
     }
