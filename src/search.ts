@@ -56,7 +56,7 @@ interface IndexDoc {
 }
 
 /** Bump when the index shape or the term processing changes. */
-const INDEX_VERSION = 2;
+const INDEX_VERSION = 3;
 const MINISEARCH_STATE_KEYS = ['_index', '_documentCount', '_documentIds', '_idToShortId', '_fieldIds', '_fieldLength', '_avgFieldLength', '_nextId', '_storedFields', '_dirtCount'] as const;
 
 interface IndexCache {
@@ -82,12 +82,143 @@ function toDoc(dir: string, e: EntryMeta, p: string): IndexDoc {
   return { path: p, title: e.title, tags: e.tags.join(' '), aliases: e.aliases.join(' '), body: readBody(dir, p), host: e.host ?? '', url: e.url ?? '' };
 }
 
+// The term tree of MiniSearch is a radix tree of Maps whose leaf data sits under the key '' as
+// Map<fieldId, Map<docShortId, termFrequency>>. At 10,000 notes that is 600,000 tiny Map entries, and rebuilding
+// them is most of the cost of loading an index. So the cache stores the tree with each leaf replaced by an offset
+// into one Uint32Array of postings, and a loaded leaf becomes a LazyLeaf: a real Map that fills itself from the
+// postings the first time anything touches it. A search touches a few dozen leaves, not 14,000.
+const LEAF = '';
+type Tree = Map<string, unknown>;
+
+/** A leaf of the term tree that decodes its postings on first use; after that it is an ordinary Map. */
+class LazyLeaf extends Map<number, Map<number, number>> {
+  private pending: { postings: Uint32Array; offset: number } | undefined;
+
+  constructor(postings: Uint32Array, offset: number) {
+    super();
+    this.pending = { postings, offset };
+  }
+
+  /** The undecoded postings, while the leaf is untouched (saved back without decoding). */
+  get raw(): { postings: Uint32Array; offset: number } | undefined {
+    return this.pending;
+  }
+
+  private fill(): void {
+    const p = this.pending;
+    if (!p) return;
+    this.pending = undefined;
+    const { postings } = p;
+    let i = p.offset;
+    const fields = postings[i++]!;
+    for (let f = 0; f < fields; f++) {
+      const fieldId = postings[i++]!;
+      const n = postings[i++]!;
+      const docs = new Map<number, number>();
+      for (let d = 0; d < n; d++, i += 2) docs.set(postings[i]!, postings[i + 1]!);
+      super.set(fieldId, docs);
+    }
+  }
+
+  override get size(): number {
+    this.fill();
+    return super.size;
+  }
+  override get(k: number) {
+    this.fill();
+    return super.get(k);
+  }
+  override set(k: number, v: Map<number, number>) {
+    this.fill();
+    return super.set(k, v);
+  }
+  override has(k: number) {
+    this.fill();
+    return super.has(k);
+  }
+  override delete(k: number) {
+    this.fill();
+    return super.delete(k);
+  }
+  override clear() {
+    this.pending = undefined;
+    super.clear();
+  }
+  override forEach(cb: (v: Map<number, number>, k: number, m: Map<number, Map<number, number>>) => void, thisArg?: unknown) {
+    this.fill();
+    super.forEach(cb, thisArg);
+  }
+  override entries() {
+    this.fill();
+    return super.entries();
+  }
+  override keys() {
+    this.fill();
+    return super.keys();
+  }
+  override values() {
+    this.fill();
+    return super.values();
+  }
+  override [Symbol.iterator]() {
+    this.fill();
+    return super[Symbol.iterator]();
+  }
+}
+
+/** Replaces each leaf of the term tree by an offset into one postings array (see LazyLeaf). */
+function packTree(tree: Tree): { tree: Tree; postings: Uint32Array } {
+  const out: number[] = [];
+  const walk = (node: Tree): Tree => {
+    const copy: Tree = new Map();
+    for (const [key, value] of node) {
+      if (key !== LEAF) {
+        copy.set(key, walk(value as Tree));
+        continue;
+      }
+      copy.set(LEAF, out.length);
+      const raw = value instanceof LazyLeaf ? value.raw : undefined;
+      if (raw) {
+        // Untouched since loading: copy its postings as they are.
+        let i = raw.offset;
+        const fields = raw.postings[i++]!;
+        let end = i;
+        for (let f = 0; f < fields; f++) end += 2 + 2 * raw.postings[end + 1]!;
+        for (let j = raw.offset; j < end; j++) out.push(raw.postings[j]!);
+        continue;
+      }
+      const leaf = value as Map<number, Map<number, number>>;
+      out.push(leaf.size);
+      for (const [fieldId, docs] of leaf) {
+        out.push(fieldId, docs.size);
+        for (const [doc, freq] of docs) out.push(doc, freq);
+      }
+    }
+    return copy;
+  };
+  const packed = walk(tree);
+  return { tree: packed, postings: Uint32Array.from(out) };
+}
+
+function unpackTree(tree: Tree, postings: Uint32Array): Tree {
+  const walk = (node: Tree): void => {
+    for (const [key, value] of node) {
+      if (key === LEAF) node.set(LEAF, new LazyLeaf(postings, value as number));
+      else walk(value as Tree);
+    }
+  };
+  walk(tree);
+  return tree;
+}
+
 function restore(state: Record<string, unknown>): MiniSearch<IndexDoc> {
   const ms = new MiniSearch<IndexDoc>(indexOptions());
   const target = ms as unknown as Record<string, unknown>;
   const SearchableMap = (target._index as object).constructor as new (tree: unknown, prefix: string) => unknown;
   for (const k of MINISEARCH_STATE_KEYS) target[k] = state[k];
-  target._index = new SearchableMap((state._index as { _tree: unknown })._tree, '');
+  const { tree, postings } = state._index as { tree: Tree; postings: Uint32Array };
+  if (!(tree instanceof Map) || !(postings instanceof Uint32Array)) throw new Error('search cache: unexpected index shape');
+  target._index = new SearchableMap(unpackTree(tree, postings), '');
   return ms;
 }
 
@@ -147,7 +278,7 @@ export function loadSearchIndex(catalog: Catalog): LoadedIndex {
   const raw = index as unknown as Record<string, unknown>;
   const state: Record<string, unknown> = {};
   for (const k of MINISEARCH_STATE_KEYS) state[k] = raw[k];
-  state._index = { _tree: (raw._index as { _tree: unknown })._tree };
+  state._index = packTree((raw._index as { _tree: Tree })._tree);
   try {
     writeFileAtomic(file, v8.serialize({ v: INDEX_VERSION, fingerprint: catalog.fingerprint, sigs, state } satisfies IndexCache), { fsync: false });
   } catch {

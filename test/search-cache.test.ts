@@ -1,0 +1,71 @@
+// The search index cache (src/search.ts: packTree/LazyLeaf) must give exactly the results of a freshly built
+// index: after a cold build, after a reload from cache, and after incremental updates (add, edit, delete).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadCatalog } from '../src/catalog.js';
+import { loadSearchIndex, searchCatalog } from '../src/search.js';
+import { stateDir } from '../src/store.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gkb-search-cache-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const words = ['rebase', 'postgres', 'index', 'vacuum', 'branch', 'merge', 'commit', 'docker', 'volume', 'network', 'react', 'hooks', 'state', 'cache', 'query', 'planner'];
+function write(i: number, extra = ''): void {
+  const id = `kb-${i.toString(36).padStart(6, '0')}aaaa`;
+  const title = `${words[i % 16]} ${words[(i * 7) % 16]} note ${i}`;
+  const body = `${words[(i * 3) % 16]} and ${words[(i * 5) % 16]} with ${words[(i * 11) % 16]} ${extra}\n`;
+  fs.mkdirSync(path.join(dir, 'entries'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'entries', `${id}-n${i}.md`), `---\nid: ${id}\ntitle: ${title}\ntype: factual_reference\ntags: [${words[(i * 13) % 16]}]\n---\n\n${body}`);
+}
+
+async function results(queries: string[][]): Promise<string[][]> {
+  const catalog = await loadCatalog(dir);
+  const { index } = loadSearchIndex(catalog);
+  // Entries with equal scores may come in either order (document order differs after updates): compare every
+  // hit with its score, sorted.
+  return queries.map((q) =>
+    searchCatalog(catalog, index, { queries: q, limit: 1000, links: false })
+      .map((h) => `${h.id}:${h.score}`)
+      .sort(),
+  );
+}
+
+async function fresh(queries: string[][]): Promise<string[][]> {
+  fs.rmSync(path.join(stateDir(dir), 'search.v8'), { force: true });
+  return results(queries);
+}
+
+describe('search index cache', () => {
+  const queries = [['rebase'], ['postgres vacuum'], ['dock'], ['reac hoks'], ['merge', 'branch'], ['planner query cache']];
+  fs.mkdirSync(path.join(dir, '.git'), { recursive: true });
+  for (let i = 0; i < 300; i++) write(i);
+
+  it('gives the same results from a cold build and from the cache', async () => {
+    const cold = await fresh(queries);
+    const cached = await results(queries);
+    expect(cached).toEqual(cold);
+    expect(cold.every((r) => r.length > 0)).toBe(true);
+  });
+
+  it('stays equal to a fresh build through adds, edits and deletes', async () => {
+    await results(queries); // make sure a cache exists
+    for (let i = 300; i < 310; i++) write(i, 'uniqueword');
+    write(5, 'edited uniqueword');
+    fs.rmSync(path.join(dir, 'entries', `kb-${(7).toString(36).padStart(6, '0')}aaaa-n7.md`));
+    const q = [...queries, ['uniqueword']];
+    const updated = await results(q);
+    const rebuilt = await fresh(q);
+    expect(updated).toEqual(rebuilt);
+    expect(updated.at(-1)!.length).toBe(11);
+    // and once more from the cache written by the update
+    expect(await results(q)).toEqual(rebuilt);
+  });
+
+  it('ignores a corrupt cache file and rebuilds', async () => {
+    const expected = await fresh(queries);
+    fs.writeFileSync(path.join(stateDir(dir), 'search.v8'), Buffer.from('garbage'));
+    expect(await results(queries)).toEqual(expected);
+  });
+});
