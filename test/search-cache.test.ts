@@ -57,9 +57,17 @@ describe('search index cache', () => {
     const q = [...queries, ['uniqueword']];
     const updated = await results(q);
     const rebuilt = await fresh(q);
-    expect(updated).toEqual(rebuilt);
+    // The same hits; scores may differ slightly, since an edited or deleted entry's old terms still count in
+    // the term statistics until the index is rebuilt (spec/search.md, "Freshness").
+    const ids = (r: string[][]) => r.map((l) => l.map((x) => x.split(':')[0]));
+    expect(ids(updated)).toEqual(ids(rebuilt));
+    for (let i = 0; i < q.length; i++) {
+      for (let j = 0; j < updated[i]!.length; j++) {
+        expect(Number(updated[i]![j]!.split(':')[1])).toBeCloseTo(Number(rebuilt[i]![j]!.split(':')[1]), 1);
+      }
+    }
     expect(updated.at(-1)!.length).toBe(11);
-    // and once more from the cache written by the update
+    // and once more from the cache the rebuild wrote
     expect(await results(q)).toEqual(rebuilt);
   });
 
