@@ -5,5 +5,7 @@
 import { runHook, type HookHandler } from './main.js';
 
 const handlers: Record<string, () => Promise<HookHandler>> = {};
+handlers.prompt = () => import('./prompt.js').then((m) => m.handlePrompt);
+handlers.pretool = () => import('./pretool.js').then((m) => m.handlePreToolUse);
 
 await runHook(process.argv[2] ?? '', handlers);

@@ -1,0 +1,350 @@
+/**
+ * Contract: the prompt-side index file (spec/hooks.md, "Prompt index"), `<data>/.git/git-kb/prompt/index.v1`.
+ * One file: a magic, a JSON header (freshness key, kernel and activity lists, stat windows, section offsets),
+ * then binary sections read by offset, so a prompt reads the header and only the keyword buckets of its own
+ * keywords, and the id and title of the entries that hit. Encoding is a pure function of the model; decoding
+ * never trusts the file (a short, foreign or corrupt file reads as "no index").
+ */
+import fs from 'node:fs';
+
+const MAGIC = 'GKBPIX01';
+export const INDEX_VERSION = 1;
+
+/** Field bits of a posting: which part of the entry the keyword came from. */
+export const FIELD_TITLE = 1;
+export const FIELD_TAG = 2;
+export const FIELD_ALIAS = 4;
+
+/** One entry the signals can point to. */
+export interface IndexDoc {
+  id: string;
+  title: string;
+  /** keyword → field bits. */
+  terms: Map<string, number>;
+}
+
+/** A kernel entry with its whole body. */
+export interface IndexKernel {
+  id: string;
+  title: string;
+  path: string;
+  /** Stat signature of the file (see statSig). */
+  sig: string;
+  body: string;
+}
+
+/** Everything an index file holds, before encoding. */
+export interface IndexModel {
+  key: string;
+  generation: string;
+  /** Directories (relative to the data repo) whose stat data is part of the key. */
+  dirs: string[];
+  docs: IndexDoc[];
+  kernel: IndexKernel[];
+  /** activity → [id, title] pairs, newest first. */
+  activity: Record<string, [string, string][]>;
+  /** Every entry file with its stat signature, for the rotating window; the newest few also go in `hot`. */
+  files: [string, string][];
+  hot: [string, string][];
+  /** Data of other signals, computed at build time (src/hooks/prompt-signals.ts). */
+  extras: Record<string, unknown>;
+  built: string;
+}
+
+/** The decoded header. */
+export interface IndexHeader {
+  v: number;
+  key: string;
+  generation: string;
+  built: string;
+  dirs: string[];
+  n: number;
+  nBuckets: number;
+  sections: Record<'buckets' | 'postings' | 'docs' | 'docText' | 'kernel', [number, number]>;
+  kernel: { id: string; title: string; path: string; sig: string; off: number; len: number }[];
+  activity: Record<string, [string, string][]>;
+  hot: [string, string][];
+  /** [offset, length, file count] of each window of the stat list. */
+  windows: [number, number, number][];
+  fileCount: number;
+  extras: Record<string, unknown>;
+}
+
+/** Files checked per prompt by the rotating window (spec/hooks.md, "Freshness"). */
+export const WINDOW_SIZE = 96;
+/** The most recently modified entry files, checked on every prompt. */
+export const HOT_SIZE = 16;
+
+/** FNV-1a over a string's UTF-16 units: the bucket of a keyword. */
+export function hashTerm(term: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < term.length; i++) {
+    h ^= term.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+function bucketCount(terms: number): number {
+  let n = 16;
+  while (n < terms) n *= 2;
+  return n;
+}
+
+/** Encodes an index model into the bytes of an index file. */
+export function encodeIndex(model: IndexModel): Buffer {
+  // Postings: keyword → list of (doc << 3 | fields).
+  const postings = new Map<string, number[]>();
+  model.docs.forEach((doc, i) => {
+    for (const [term, fields] of doc.terms) {
+      const list = postings.get(term);
+      const v = i * 8 + fields;
+      if (list) list.push(v);
+      else postings.set(term, [v]);
+    }
+  });
+  const nBuckets = bucketCount(postings.size);
+  const buckets: Buffer[][] = Array.from({ length: nBuckets }, () => []);
+  for (const [term, list] of postings) {
+    const t = Buffer.from(term, 'utf8');
+    if (t.length > 255) continue;
+    const rec = Buffer.alloc(1 + t.length + 4 + 4 * list.length);
+    rec.writeUInt8(t.length, 0);
+    t.copy(rec, 1);
+    rec.writeUInt32LE(list.length, 1 + t.length);
+    list.forEach((v, j) => rec.writeUInt32LE(v, 1 + t.length + 4 + 4 * j));
+    buckets[hashTerm(term) & (nBuckets - 1)]!.push(rec);
+  }
+  const bucketDir = Buffer.alloc(nBuckets * 8);
+  const bucketBodies: Buffer[] = [];
+  let pos = 0;
+  buckets.forEach((recs, b) => {
+    const body = Buffer.concat(recs);
+    bucketDir.writeUInt32LE(pos, b * 8);
+    bucketDir.writeUInt32LE(body.length, b * 8 + 4);
+    bucketBodies.push(body);
+    pos += body.length;
+  });
+  const postingsBuf = Buffer.concat(bucketBodies);
+
+  const docOffsets = Buffer.alloc((model.docs.length + 1) * 4);
+  const docTexts: Buffer[] = [];
+  let dpos = 0;
+  model.docs.forEach((doc, i) => {
+    const t = Buffer.from(`${doc.id}\t${doc.title.replace(/[\t\n\r]+/g, ' ')}`, 'utf8');
+    docOffsets.writeUInt32LE(dpos, i * 4);
+    docTexts.push(t);
+    dpos += t.length;
+  });
+  docOffsets.writeUInt32LE(dpos, model.docs.length * 4);
+  const docTextBuf = Buffer.concat(docTexts);
+
+  const kernelBodies: Buffer[] = [];
+  const kernelHeader: IndexHeader['kernel'] = [];
+  let kpos = 0;
+  for (const k of model.kernel) {
+    const b = Buffer.from(k.body, 'utf8');
+    kernelHeader.push({ id: k.id, title: k.title, path: k.path, sig: k.sig, off: kpos, len: b.length });
+    kernelBodies.push(b);
+    kpos += b.length;
+  }
+  const kernelBuf = Buffer.concat(kernelBodies);
+
+  const windowBufs: Buffer[] = [];
+  for (let i = 0; i < model.files.length; i += WINDOW_SIZE) {
+    const slice = model.files.slice(i, i + WINDOW_SIZE);
+    windowBufs.push(Buffer.from(slice.map(([p, s]) => `${p}\t${s}\n`).join(''), 'utf8'));
+  }
+
+  const bodies = [bucketDir, postingsBuf, docOffsets, docTextBuf, kernelBuf, ...windowBufs];
+  const headerFor = (base: number): IndexHeader => {
+    let off = base;
+    const at = (len: number): [number, number] => {
+      const r: [number, number] = [off, len];
+      off += len;
+      return r;
+    };
+    const sections = {
+      buckets: at(bucketDir.length),
+      postings: at(postingsBuf.length),
+      docs: at(docOffsets.length),
+      docText: at(docTextBuf.length),
+      kernel: at(kernelBuf.length),
+    };
+    const windows: [number, number, number][] = windowBufs.map((w, i) => [...at(w.length), Math.min(WINDOW_SIZE, model.files.length - i * WINDOW_SIZE)]);
+    return {
+      v: INDEX_VERSION,
+      key: model.key,
+      generation: model.generation,
+      built: model.built,
+      dirs: model.dirs,
+      n: model.docs.length,
+      nBuckets,
+      sections,
+      kernel: kernelHeader,
+      activity: model.activity,
+      hot: model.hot,
+      windows,
+      fileCount: model.files.length,
+      extras: model.extras,
+    };
+  };
+  // The header holds absolute offsets, which depend on its own length: grow a reserved length until the header
+  // fits in it, then pad with spaces (JSON allows trailing white space).
+  let reserved = Buffer.byteLength(JSON.stringify(headerFor(0)), 'utf8');
+  let header = Buffer.from(JSON.stringify(headerFor(12 + reserved)), 'utf8');
+  while (header.length > reserved) {
+    reserved = header.length + 64;
+    header = Buffer.from(JSON.stringify(headerFor(12 + reserved)), 'utf8');
+  }
+  header = Buffer.concat([header, Buffer.alloc(reserved - header.length, 0x20)]);
+  const head = Buffer.alloc(12);
+  head.write(MAGIC, 0, 'latin1');
+  head.writeUInt32LE(header.length, 8);
+  return Buffer.concat([head, header, ...bodies]);
+}
+
+/** Random access to the bytes of an index, from a file or from memory. */
+export interface IndexReader {
+  header: IndexHeader;
+  read(off: number, len: number): Buffer;
+  close(): void;
+}
+
+/** The first read of an index file: enough for the whole header of most indexes. */
+const FIRST_READ = 16 * 1024;
+
+function parseHeader(head: Buffer, readMore: (len: number) => Buffer): IndexHeader | undefined {
+  if (head.length < 12 || head.toString('latin1', 0, 8) !== MAGIC) return undefined;
+  const len = head.readUInt32LE(8);
+  const bytes = 12 + len <= head.length ? head.subarray(12, 12 + len) : readMore(len);
+  if (bytes.length !== len) return undefined;
+  const h = JSON.parse(bytes.toString('utf8')) as IndexHeader;
+  if (!h || h.v !== INDEX_VERSION || typeof h.key !== 'string' || !Array.isArray(h.dirs) || !h.sections) return undefined;
+  return h;
+}
+
+/** Opens an index file; undefined when it is missing, foreign, of another version or corrupt. */
+export function openIndexFile(file: string): IndexReader | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  const read = (off: number, len: number): Buffer => {
+    const buf = Buffer.allocUnsafe(len);
+    let got = 0;
+    while (got < len) {
+      const n = fs.readSync(fd, buf, got, len - got, off + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return got === len ? buf : buf.subarray(0, got);
+  };
+  try {
+    const head = read(0, FIRST_READ);
+    const header = parseHeader(head, (len) => read(12, len));
+    if (!header) {
+      fs.closeSync(fd);
+      return undefined;
+    }
+    return {
+      header,
+      read(off, len) {
+        const b = read(off, len);
+        if (b.length !== len) throw new Error('index file is truncated');
+        return b;
+      },
+      close: () => fs.closeSync(fd),
+    };
+  } catch {
+    try {
+      fs.closeSync(fd);
+    } catch {
+      /* already closed */
+    }
+    return undefined;
+  }
+}
+
+/** An index held in memory (just built). */
+export function readerFromBuffer(buf: Buffer): IndexReader {
+  const header = parseHeader(buf, () => Buffer.alloc(0));
+  if (!header) throw new Error('index buffer is not an index');
+  return {
+    header,
+    read(off, len) {
+      if (off + len > buf.length) throw new Error('index buffer is truncated');
+      return buf.subarray(off, off + len);
+    },
+    close: () => undefined,
+  };
+}
+
+/** The postings (doc << 3 | fields) of each keyword found in the index. */
+export function lookupTerms(reader: IndexReader, terms: string[]): Map<string, Uint32Array> {
+  const h = reader.header;
+  const out = new Map<string, Uint32Array>();
+  if (h.n === 0 || terms.length === 0) return out;
+  const byBucket = new Map<number, string[]>();
+  for (const t of terms) {
+    const b = hashTerm(t) & (h.nBuckets - 1);
+    const list = byBucket.get(b);
+    if (list) list.push(t);
+    else byBucket.set(b, [t]);
+  }
+  const [dirOff] = h.sections.buckets;
+  const [postOff, postLen] = h.sections.postings;
+  for (const [b, wanted] of byBucket) {
+    const entry = reader.read(dirOff + b * 8, 8);
+    const start = entry.readUInt32LE(0);
+    const len = entry.readUInt32LE(4);
+    if (len === 0 || start + len > postLen) continue;
+    const body = reader.read(postOff + start, len);
+    let p = 0;
+    while (p < body.length) {
+      const tlen = body.readUInt8(p);
+      const term = body.toString('utf8', p + 1, p + 1 + tlen);
+      const count = body.readUInt32LE(p + 1 + tlen);
+      const from = p + 1 + tlen + 4;
+      if (wanted.includes(term)) {
+        const list = new Uint32Array(count);
+        for (let j = 0; j < count; j++) list[j] = body.readUInt32LE(from + 4 * j);
+        out.set(term, list);
+      }
+      p = from + 4 * count;
+    }
+  }
+  return out;
+}
+
+/** The id and title of a document by its number. */
+export function readDoc(reader: IndexReader, doc: number): { id: string; title: string } {
+  const h = reader.header;
+  const offs = reader.read(h.sections.docs[0] + doc * 4, 8);
+  const start = offs.readUInt32LE(0);
+  const end = offs.readUInt32LE(4);
+  const text = reader.read(h.sections.docText[0] + start, end - start).toString('utf8');
+  const tab = text.indexOf('\t');
+  return { id: text.slice(0, tab), title: text.slice(tab + 1) };
+}
+
+/** The body of a kernel entry listed in the header. */
+export function readKernelBody(reader: IndexReader, k: IndexHeader['kernel'][number]): string {
+  return reader.read(reader.header.sections.kernel[0] + k.off, k.len).toString('utf8');
+}
+
+/** The [path, stat signature] pairs of one rotating window. */
+export function readWindow(reader: IndexReader, w: number): [string, string][] {
+  const win = reader.header.windows[w];
+  if (!win) return [];
+  const text = reader.read(win[0], win[1]).toString('utf8');
+  const out: [string, string][] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    const tab = line.lastIndexOf('\t');
+    out.push([line.slice(0, tab), line.slice(tab + 1)]);
+  }
+  return out;
+}

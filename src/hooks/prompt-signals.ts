@@ -1,0 +1,171 @@
+/**
+ * Contract: the signals of the prompt hook (spec/hooks.md, "Signals"). A signal looks at one prompt and the
+ * prompt index and proposes pointers (id, title, why); the handler merges them in the order of PROMPT_SIGNALS,
+ * drops what the session's ledger already showed, and applies each signal's limit. A signal that needs data
+ * the index does not carry gives a `collect` function: it runs only when the index is rebuilt (it may import
+ * heavy modules there, dynamically) and its JSON result is stored in the index as `extras[name]`.
+ *
+ * Seams for the next signals: the host signal and the recent-sessions signal are added to PROMPT_SIGNALS below
+ * (their `collect` reads hosts.yaml and the session summaries; `ctx.firstPrompt` tells a session's first prompt).
+ */
+import type { HookInput } from './main.js';
+import { FIELD_ALIAS, FIELD_TITLE, lookupTerms, readDoc, type IndexReader } from './prompt-index.js';
+import type { PromptActivity } from './prompt-text.js';
+
+/** One proposed pointer. */
+export interface Pointer {
+  id: string;
+  title: string;
+  /** The signal that proposed it (`keyword`, `activity:writing`, ...). */
+  signal: string;
+  score?: number;
+  terms?: string[];
+}
+
+/** What a signal sees of one prompt. */
+export interface SignalContext {
+  /** The prompt, trimmed and capped at MAX_PROMPT_CHARS. */
+  prompt: string;
+  /** Its distinct keywords (prompt-text.ts). */
+  keywords: string[];
+  activities: PromptActivity[];
+  reader: IndexReader;
+  input: HookInput;
+  dataDir: string;
+  /** True on the first non-skipped prompt of a session (no ledger yet). */
+  firstPrompt: boolean;
+  /** True when KB_HOOK_DEBUG is on: signals may then spend time on near misses. */
+  debug: boolean;
+}
+
+/** What a signal returns: ranked pointers, and for the debug log anything it wants to say. */
+export interface SignalResult {
+  pointers: Pointer[];
+  debug?: Record<string, unknown>;
+}
+
+/** An entry as the index builder sees it (the catalog's fields, without the body). */
+export interface BuildEntry {
+  id: string;
+  title: string;
+  type: string;
+  tags: string[];
+  aliases: string[];
+  appliesTo: string[];
+  kernel: boolean;
+  host?: string;
+  created?: string;
+  updated?: string;
+  path: string;
+  data: Record<string, unknown>;
+}
+
+/** What `collect` gets at build time. */
+export interface BuildContext {
+  dir: string;
+  /** Every servable entry, newest first. */
+  entries: BuildEntry[];
+}
+
+export interface PromptSignal {
+  name: string;
+  /** The most pointers of this signal per prompt, after dedup. */
+  limit: number;
+  collect?: (build: BuildContext) => unknown | Promise<unknown>;
+  fire: (ctx: SignalContext) => SignalResult;
+}
+
+/** Tuning of the keyword signal (chosen on the benchmark; spec/hooks.md, "Tuning"). */
+export interface KeywordParams {
+  /** Distinct prompt keywords an entry must match. */
+  minHits: number;
+  /** Least summed weight (IDF times field weight) an entry must reach. */
+  minScore: number;
+  /** An entry scoring below this fraction of the best entry is dropped. */
+  relative: number;
+  /** Weight of a keyword that matched only a tag (title and alias matches weigh 1). */
+  tagWeight: number;
+  /** Keywords found in more than this fraction of entries count for nothing (but still count as hits). */
+  maxDfRatio: number;
+  max: number;
+}
+
+export const KEYWORD_PARAMS: KeywordParams = {
+  minHits: 2,
+  minScore: 6,
+  relative: 0.6,
+  tagWeight: 0.5,
+  maxDfRatio: 0.5,
+  max: 5,
+};
+
+/** A scored entry of the keyword signal. */
+export interface KeywordScore {
+  doc: number;
+  score: number;
+  terms: string[];
+}
+
+/** Scores every entry that shares a keyword with the prompt; returns those that fire and the best misses. */
+export function scoreKeywords(reader: IndexReader, keywords: string[], params: KeywordParams = KEYWORD_PARAMS): { fired: KeywordScore[]; near: KeywordScore[] } {
+  const n = reader.header.n;
+  const postings = lookupTerms(reader, keywords);
+  const acc = new Map<number, KeywordScore>();
+  for (const [term, list] of postings) {
+    const df = list.length;
+    const idf = df > n * params.maxDfRatio ? 0 : Math.log(1 + n / df);
+    for (let i = 0; i < list.length; i++) {
+      const v = list[i]!;
+      const doc = v >>> 3;
+      const weight = v & (FIELD_TITLE | FIELD_ALIAS) ? 1 : params.tagWeight;
+      const s = acc.get(doc);
+      if (s) {
+        s.score += idf * weight;
+        s.terms.push(term);
+      } else acc.set(doc, { doc, score: idf * weight, terms: [term] });
+    }
+  }
+  const ranked = [...acc.values()].sort((a, b) => b.score - a.score || a.doc - b.doc);
+  const fired: KeywordScore[] = [];
+  const near: KeywordScore[] = [];
+  const best = ranked.find((s) => s.terms.length >= params.minHits && s.score >= params.minScore)?.score ?? Infinity;
+  for (const s of ranked) {
+    if (s.terms.length >= params.minHits && s.score >= params.minScore && s.score >= best * params.relative) fired.push(s);
+    else if (near.length < 5) near.push(s);
+    if (near.length >= 5 && s.score < best * params.relative) break;
+  }
+  return { fired, near };
+}
+
+/** Keyword signal: enough distinct prompt keywords hit an entry's title, tags or aliases. */
+export const keywordSignal: PromptSignal = {
+  name: 'keyword',
+  limit: KEYWORD_PARAMS.max,
+  fire(ctx) {
+    const { fired, near } = scoreKeywords(ctx.reader, ctx.keywords);
+    // NOTE: a few more than the limit are read, so that entries the ledger drops can be replaced.
+    const pointers = fired.slice(0, KEYWORD_PARAMS.max * 3).map((s) => ({ ...readDoc(ctx.reader, s.doc), signal: 'keyword', score: round(s.score), terms: s.terms }));
+    const debug = ctx.debug ? { nearMisses: near.map((s) => ({ ...readDoc(ctx.reader, s.doc), score: round(s.score), terms: s.terms })) } : undefined;
+    return { pointers, debug };
+  },
+};
+
+/** Activity signal: entries whose `applies_to` names an activity of the prompt, at zero keyword overlap. */
+export const activitySignal: PromptSignal = {
+  name: 'activity',
+  limit: 5,
+  fire(ctx) {
+    const pointers: Pointer[] = [];
+    for (const a of ctx.activities) {
+      for (const [id, title] of ctx.reader.header.activity[a] ?? []) pointers.push({ id, title, signal: `activity:${a}` });
+    }
+    return { pointers };
+  },
+};
+
+function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}
+
+/** The signals, in the order their pointers are listed. Add the host and recent-sessions signals here. */
+export const PROMPT_SIGNALS: PromptSignal[] = [keywordSignal, activitySignal];
