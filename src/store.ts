@@ -63,8 +63,10 @@ export function entryDirs(dir: string): string[] {
 /** Lists every `.md` file in the entry folders with its stat data. `withStat: false` skips the stat calls. */
 export function listEntryFiles(dir: string, options: { withStat?: boolean } = {}): EntryFile[] {
   const files: EntryFile[] = [];
+  // NOTE: plain concatenation, not path.join, in this loop: it runs once per entry on every command.
+  const base = dir.endsWith('/') ? dir : `${dir}/`;
   for (const d of entryDirs(dir)) {
-    for (const f of readDirents(path.join(dir, d))) {
+    for (const f of readDirents(base + d)) {
       if (!f.name.endsWith('.md') || f.name.startsWith('.')) continue;
       const rel = `${d}/${f.name}`;
       const id = idFromFileName(f.name) ?? '';
@@ -72,7 +74,7 @@ export function listEntryFiles(dir: string, options: { withStat?: boolean } = {}
         files.push({ path: rel, id, mtimeMs: 0, ctimeMs: 0, size: 0, ino: 0 });
         continue;
       }
-      const st = fs.statSync(path.join(dir, rel), { throwIfNoEntry: false });
+      const st = fs.statSync(base + rel, { throwIfNoEntry: false });
       if (st?.isFile()) files.push({ path: rel, id, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size, ino: st.ino });
     }
   }
