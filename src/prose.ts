@@ -608,7 +608,8 @@ function editProse(ctx: Ctx, path: string | undefined, edits: Array<{ old?: unkn
     const base = editLineBase(ctx, path, edit.old);
     const kind = classify(path ?? '', next);
     if (kind === 'text') {
-      add(ctx.out, `${shown} (${tag})`, next, (base ?? 0) + 1);
+      // NOTE: without the old text's place in the file, lines count from the start of the new text.
+      add(ctx.out, base === undefined ? `${shown} (${tag}, new text)` : `${shown} (${tag})`, next, (base ?? 0) + 1);
       return;
     }
     const label =

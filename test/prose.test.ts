@@ -141,15 +141,15 @@ describe('file writes', () => {
 
   it('takes a markdown Edit whole and MultiEdit per edit', () => {
     expect(extractProse('Edit', { file_path: '/r/docs/a.md', old_string: 'x', new_string: 'New paragraph.' }, { cwd: '/r', readFile: () => undefined })).toEqual([
-      { source: 'docs/a.md (edit)', text: 'New paragraph.', line: 1 },
+      { source: 'docs/a.md (edit, new text)', text: 'New paragraph.', line: 1 },
     ]);
     const multi = extractProse('MultiEdit', {
       file_path: 'docs/a.md',
       edits: [{ old_string: 'a', new_string: 'First.' }, null, { old_string: 'b' }, { old_string: 'c', new_string: 'Third.' }],
     }, { readFile: () => undefined });
     expect(multi.map((p) => [p.source, p.text])).toEqual([
-      ['docs/a.md (edit 1)', 'First.'],
-      ['docs/a.md (edit 4)', 'Third.'],
+      ['docs/a.md (edit 1, new text)', 'First.'],
+      ['docs/a.md (edit 4, new text)', 'Third.'],
     ]);
   });
 
