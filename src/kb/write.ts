@@ -52,6 +52,21 @@ export function refuseSecrets(text: string, where: string): void {
   });
 }
 
+/**
+ * Removes the `.<name>.<pid>.<random>.tmp` files that writeFileAtomic leaves beside `abs` when killed between
+ * creating and renaming one. Only called under the write lock, when no other writer can be mid-write.
+ */
+function removeTempSiblings(abs: string): void {
+  const prefix = `.${path.basename(abs)}.`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.dirname(abs));
+  } catch {
+    return;
+  }
+  for (const n of names) if (n.startsWith(prefix) && n.endsWith('.tmp')) fs.rmSync(path.join(path.dirname(abs), n), { force: true });
+}
+
 /** Completes a write that a killed process left half done (see the module contract). */
 async function recover(dir: string): Promise<string | undefined> {
   let journal: Journal;
@@ -61,6 +76,7 @@ async function recover(dir: string): Promise<string | undefined> {
     fs.rmSync(journalFile(dir), { force: true });
     return undefined;
   }
+  for (const p of journal.paths) removeTempSiblings(safeJoin(dir, p));
   const roots = [...new Set(journal.paths.map((p) => p.split('/')[0]!))];
   const head = await headFiles(dir, roots.filter((r) => r !== 'kb.json'));
   const changes: PendingFile[] = [];
