@@ -30,7 +30,12 @@ export function catalogCacheFile(dir: string): string {
 
 /** A file's stat signature `mtimeMs:size:ino`, or `-` when it is missing. */
 export function statSig(abs: string): string {
-  const st = fs.statSync(abs, { throwIfNoEntry: false });
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(abs, { throwIfNoEntry: false });
+  } catch {
+    return '!'; // ENOTDIR, EACCES...: not a readable file
+  }
   return st ? `${st.mtimeMs}:${st.size}:${st.ino}` : '-';
 }
 
@@ -40,7 +45,12 @@ export function sigOf(f: { mtimeMs: number; size: number; ino: number }): string
 }
 
 function dirSig(abs: string): string {
-  const st = fs.statSync(abs, { throwIfNoEntry: false });
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(abs, { throwIfNoEntry: false });
+  } catch {
+    return '!';
+  }
   return st ? `${st.mtimeMs}:${st.ino}` : '-';
 }
 

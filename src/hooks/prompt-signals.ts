@@ -79,7 +79,11 @@ export interface PromptSignal {
 export interface KeywordParams {
   /** Distinct prompt keywords an entry must match. */
   minHits: number;
-  /** Least summed weight (IDF times field weight) an entry must reach. */
+  /**
+   * Least summed weight an entry must reach. A keyword weighs its IDF normalised by the largest IDF of the
+   * index, ln(1 + N/df) / ln(1 + N), so 1 for a keyword of one entry whatever the size of the data repo,
+   * times the field weight.
+   */
   minScore: number;
   /** An entry scoring below this fraction of the best entry is dropped. */
   relative: number;
@@ -92,7 +96,7 @@ export interface KeywordParams {
 
 export const KEYWORD_PARAMS: KeywordParams = {
   minHits: 2,
-  minScore: 6,
+  minScore: 1,
   relative: 0.6,
   tagWeight: 0.5,
   maxDfRatio: 0.5,
@@ -113,7 +117,7 @@ export function scoreKeywords(reader: IndexReader, keywords: string[], params: K
   const acc = new Map<number, KeywordScore>();
   for (const [term, list] of postings) {
     const df = list.length;
-    const idf = df > n * params.maxDfRatio ? 0 : Math.log(1 + n / df);
+    const idf = df > n * params.maxDfRatio ? 0 : Math.log(1 + n / df) / Math.log(1 + n);
     for (let i = 0; i < list.length; i++) {
       const v = list[i]!;
       const doc = v >>> 3;
