@@ -1,0 +1,122 @@
+/**
+ * The data repo on disk: paths that cannot leave it, where entry files live and how they are listed, derived
+ * state under .git/, and reading an entry file safely (binary, non-UTF-8, symlinks out of the repo).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { KbError } from '../src/errors.js';
+import { bodyOf, dataRepoExists, entryDirs, listEntryFiles, lockDataRepo, readEntryText, requireDataRepo, safeJoin, stateDir } from '../src/store.js';
+
+let root: string;
+let dir: string;
+const put = (rel: string, content: string | Buffer): void => {
+  fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+  fs.writeFileSync(path.join(dir, rel), content);
+};
+
+beforeEach(() => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'gkb-store-'));
+  dir = path.join(root, 'data');
+  fs.mkdirSync(path.join(dir, '.git'), { recursive: true });
+});
+afterEach(() => fs.rmSync(root, { recursive: true, force: true }));
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (err) {
+    return err instanceof KbError ? err.code : 'not a KbError';
+  }
+  return undefined;
+}
+
+describe('safeJoin', () => {
+  it('accepts paths inside the repo and refuses any that leave it or enter .git', () => {
+    expect(safeJoin(dir, 'entries/kb-1-x.md')).toBe(path.join(dir, 'entries', 'kb-1-x.md'));
+    expect(safeJoin(dir, 'entries\\kb-1-x.md')).toBe(path.join(dir, 'entries', 'kb-1-x.md'));
+    expect(safeJoin(dir, 'entries/../kb.json')).toBe(path.join(dir, 'kb.json'));
+    for (const bad of ['../x', '../../etc/passwd', '/etc/passwd', 'entries/../../x', '', '.', '.git/config', 'entries/../.git/HEAD', 'a\0b', '..\\x']) {
+      expect(codeOf(() => safeJoin(dir, bad)), JSON.stringify(bad)).toBe('USAGE');
+    }
+  });
+});
+
+describe('entry files', () => {
+  it('live in entries/, hosts/<key>/ and sessions/<yyyy>/<mm>/, and only .md files not starting with a dot count', () => {
+    put('entries/kb-1-a.md', 'a');
+    put('entries/.kb-2-b.md.123.abc.tmp', 'temp');
+    put('entries/.hidden.md', 'h');
+    put('entries/notes.txt', 'n');
+    put('entries/kb-3.md', 'c');
+    put('hosts/web-1/kb-4-h.md', 'h');
+    put('sessions/2025/03/kb-5.md', 's');
+    put('elsewhere/kb-6-x.md', 'x');
+    put('kb-7-top.md', 'x');
+    fs.mkdirSync(path.join(dir, 'entries', 'sub.md'));
+    expect(entryDirs(dir).sort()).toEqual(['entries', 'hosts/web-1', 'sessions/2025/03']);
+    const files = listEntryFiles(dir);
+    expect(files.map((f) => [f.path, f.id]).sort()).toEqual([
+      ['entries/kb-1-a.md', 'kb-1'],
+      ['entries/kb-3.md', 'kb-3'],
+      ['hosts/web-1/kb-4-h.md', 'kb-4'],
+      ['sessions/2025/03/kb-5.md', 'kb-5'],
+    ]);
+    const st = fs.statSync(path.join(dir, 'entries/kb-1-a.md'));
+    expect(files.find((f) => f.id === 'kb-1')).toMatchObject({ size: 1, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino });
+    expect(listEntryFiles(dir, { withStat: false }).map((f) => f.path).sort()).toEqual(expect.arrayContaining(['entries/kb-1-a.md', 'entries/kb-3.md']));
+    expect(listEntryFiles(path.join(root, 'nowhere'))).toEqual([]);
+  });
+
+  it('keeps derived state under .git/git-kb, and says clearly when there is no data repo', async () => {
+    expect(stateDir(dir)).toBe(path.join(dir, '.git', 'git-kb'));
+    expect(dataRepoExists(dir)).toBe(true);
+    const missing = path.join(root, 'missing');
+    expect(dataRepoExists(missing)).toBe(false);
+    expect(codeOf(() => requireDataRepo(missing))).toBe('NO_DATA_REPO');
+    expect(() => requireDataRepo(missing)).toThrow(missing);
+    const lock = await lockDataRepo(dir);
+    expect(lock.file).toBe(path.join(dir, '.git', 'git-kb', 'write.lock'));
+    expect(fs.existsSync(lock.file)).toBe(true);
+    lock.release();
+  });
+});
+
+describe('readEntryText', () => {
+  it('reads UTF-8 text, and names file and line for binary or non-UTF-8 content', () => {
+    put('entries/kb-1-ok.md', '---\ntitle: Café\n---\n');
+    expect(readEntryText(dir, 'entries/kb-1-ok.md')).toBe('---\ntitle: Café\n---\n');
+    put('entries/kb-2-bin.md', Buffer.from([0x2d, 0x2d, 0x2d, 0x0a, 0x00]));
+    expect(() => readEntryText(dir, 'entries/kb-2-bin.md')).toThrow(/^entries\/kb-2-bin\.md:1: binary content/);
+    put('entries/kb-3-latin.md', Buffer.concat([Buffer.from('---\nid: kb-3\ntitle: Caf'), Buffer.from([0xe9]), Buffer.from('\n---\n')]));
+    expect(() => readEntryText(dir, 'entries/kb-3-latin.md')).toThrow(/^entries\/kb-3-latin\.md:3: not valid UTF-8/);
+    // A real U+FFFD in valid UTF-8 is text, not an error.
+    put('entries/kb-4-fffd.md', '---\ntitle: \uFFFD\n---\n');
+    expect(readEntryText(dir, 'entries/kb-4-fffd.md')).toContain('\uFFFD');
+    expect(codeOf(() => readEntryText(dir, '../outside.md'))).toBe('USAGE');
+  });
+
+  it('refuses a symlink (to a file or a folder) that leads out of the repo or into .git, and follows one that stays inside', () => {
+    fs.writeFileSync(path.join(root, 'secret.txt'), 'outside');
+    fs.mkdirSync(path.join(dir, 'entries'), { recursive: true });
+    fs.symlinkSync(path.join(root, 'secret.txt'), path.join(dir, 'entries', 'kb-1-out.md'));
+    expect(() => readEntryText(dir, 'entries/kb-1-out.md')).toThrow(/entries\/kb-1-out\.md:1: a symbolic link to .*secret\.txt, outside the data repo/);
+    fs.writeFileSync(path.join(dir, '.git', 'config'), '[core]');
+    fs.symlinkSync('../.git/config', path.join(dir, 'entries', 'kb-2-git.md'));
+    expect(codeOf(() => readEntryText(dir, 'entries/kb-2-git.md'))).toBe('INVALID_ENTRY');
+    fs.mkdirSync(path.join(root, 'elsewhere'));
+    fs.writeFileSync(path.join(root, 'elsewhere', 'kb-3-x.md'), 'outside');
+    fs.symlinkSync(path.join(root, 'elsewhere'), path.join(dir, 'hosts'));
+    expect(codeOf(() => readEntryText(dir, 'hosts/kb-3-x.md'))).toBe('INVALID_ENTRY');
+    put('notes/kb-4-real.md', 'inside');
+    fs.symlinkSync('../notes/kb-4-real.md', path.join(dir, 'entries', 'kb-4-link.md'));
+    expect(readEntryText(dir, 'entries/kb-4-link.md')).toBe('inside');
+  });
+
+  it('bodyOf returns the text after the closing fence without parsing YAML', () => {
+    expect(bodyOf('---\ntitle: [broken\n---\n\nBody here.\n')).toBe('Body here.\n');
+    expect(bodyOf('---\r\na: 1\r\n---\r\nNo blank\r\n')).toBe('No blank\n');
+    expect(bodyOf('no front matter')).toBe('no front matter');
+  });
+});
