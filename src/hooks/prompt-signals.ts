@@ -96,9 +96,9 @@ export interface KeywordParams {
 
 export const KEYWORD_PARAMS: KeywordParams = {
   minHits: 2,
-  minScore: 1,
-  relative: 0.6,
-  tagWeight: 0.5,
+  minScore: 1.4,
+  relative: 0.7,
+  tagWeight: 1,
   maxDfRatio: 0.5,
   max: 5,
 };

@@ -94,7 +94,7 @@ describe('kernel budget', () => {
     for (let i = 0; i < 30; i++) entries.push({ id: tid(200 + i), title: `Postgres index locking migration note ${i}`, tags: ['postgres'] });
     // Unrelated entries, so that the matching keywords are distinctive (as in any real data repo).
     const topics = ['vim', 'tmux', 'css', 'ruby', 'rails', 'bash', 'docker', 'react', 'python', 'go'];
-    for (let i = 0; i < 100; i++) entries.push({ id: tid(400 + i), title: `${topics[i % 10]} tip ${i} about buffers and panes`, tags: [topics[i % 10]!] });
+    for (let i = 0; i < 300; i++) entries.push({ id: tid(400 + i), title: `${topics[i % 10]} tip ${i} about buffers and panes`, tags: [topics[i % 10]!] });
     await makeRepo(sb, entries);
     const r = await runPromptHook(sb, payload('how do I add a postgres index in a migration without locking the table for minutes?'));
     expect(r.stdout.length).toBeLessThan(HOOK_OUTPUT_MAX);
