@@ -296,6 +296,118 @@ export function buildProgram(): Command {
       });
   }
 
+  // Hosts and sessions (spec/hosts.md, spec/sessions.md): `host <sub>` and `session <sub>`.
+  const group = (name: string, description: string): ((sub: string, d: string) => Command) => {
+    const parent = program.command(name).description(description).exitOverride().configureOutput({ writeErr: () => undefined, outputError: () => undefined });
+    return (sub, d) => withCommon(parent.command(sub).description(d)).exitOverride().configureOutput({ writeErr: () => undefined, outputError: () => undefined });
+  };
+  const host = group('host', 'per-host facts: register, add, load, detect, list, status (spec/hosts.md)');
+  host('register', 'add a host to hosts.yaml, or add markers and aliases to one, and commit')
+    .argument('<key>', 'the host key (lowercase letters, digits, _ and -)')
+    .option('--marker <m>', 'a name, IP or /regex/ that identifies the host in text (repeatable)', collect)
+    .option('--alias <a>', 'another name of the host (repeatable)', collect)
+    .option('--forbidden', 'never load, write or surface anything about this host')
+    .option('--no-forbidden', 'clear the forbidden flag')
+    .option('--description <text>', 'a short description')
+    .action(async (key: string, o: { marker?: string[]; alias?: string[]; forbidden?: boolean; description?: string }, cmd: Command) => {
+      const g = globals(cmd);
+      const m = await import('../kb/host.js');
+      const forbidden = cmd.getOptionValueSource('forbidden') === 'cli' ? o.forbidden : undefined;
+      const r = await m.registerHost({ data: g.data, key, markers: o.marker, aliases: o.alias, forbidden, description: o.description });
+      emit(r, () => `${r.changed ? (r.created ? 'registered' : 'updated') : 'unchanged:'} host ${r.key}${r.host.forbidden ? ' (forbidden)' : ''}${r.commit ? ` (commit ${r.commit.slice(0, 12)})` : ''}`);
+    });
+  host('add', "record a fact about a host (body from FACT, --file, or stdin); registers a new key")
+    .argument('<key>', 'host key or alias')
+    .argument('[fact...]', 'the fact (markdown)')
+    .option('--title <title>', 'title (default: the first line of the fact)')
+    .option('--tags <list>', 'comma-separated tags')
+    .option('--file <path>', 'read the fact from a file (- for stdin)')
+    .action(async (key: string, words: string[], o: { title?: string; tags?: string; file?: string }, cmd: Command) => {
+      const g = globals(cmd);
+      const fact = o.file ? readFileArg(o.file) : words.length ? words.join(' ') : ((await readStdinIfPiped()) ?? '');
+      const m = await import('../kb/host.js');
+      const r = await m.addHostFact({ data: g.data, key, fact, title: o.title, tags: o.tags });
+      emit(r, () => `${r.id}${r.registered ? `\n(new host ${r.host} registered with its key as marker; "git-kb host register ${r.host} --marker NAME" adds more)` : ''}`);
+    });
+  host('load', "print a host's facts between sentinel lines (loaded, empty, unknown, forbidden)")
+    .argument('<key>', 'host key or alias')
+    .action(async (key: string, _o: unknown, cmd: Command) => {
+      const g = globals(cmd);
+      const m = await import('../kb/host.js');
+      const r = await m.loadHostFacts({ data: g.data, key });
+      emit(r.status === 'forbidden' ? { status: r.status } : r, () => m.describeLoad(r));
+      if (r.status === 'unknown') process.exitCode = 3;
+      if (r.status === 'forbidden') process.exitCode = 5;
+    });
+  host('detect', 'the known hosts a text names (TEXT, or stdin)')
+    .argument('[text...]', 'the text')
+    .action(async (words: string[], _o: unknown, cmd: Command) => {
+      const g = globals(cmd);
+      const text = words.length ? words.join(' ') : ((await readStdinIfPiped()) ?? '');
+      const m = await import('../kb/host.js');
+      const r = await m.detectHosts({ data: g.data, text });
+      emit(r, () => m.describeDetect(r));
+    });
+  host('list', 'the hosts of hosts.yaml with their fact counts').action(async (_o: unknown, cmd: Command) => {
+    const g = globals(cmd);
+    const m = await import('../kb/host.js');
+    const r = await m.listHosts({ data: g.data });
+    emit({ hosts: r }, () => m.describeList(r));
+  });
+  host('status', "hosts.yaml's health and every host's facts and size").action(async (_o: unknown, cmd: Command) => {
+    const g = globals(cmd);
+    const m = await import('../kb/host.js');
+    const r = await m.hostStatus({ data: g.data });
+    emit(r, () => m.describeStatus(r));
+    if (!r.valid) process.exitCode = 5;
+  });
+  host('forbid', 'add a global forbidden pattern (a word or /regex/): text that matches is never stored')
+    .argument('<pattern>', 'word, name, IP or /regex/flags')
+    .action(async (pattern: string, _o: unknown, cmd: Command) => {
+      const g = globals(cmd);
+      const m = await import('../kb/host.js');
+      const r = await m.forbidPattern({ data: g.data, pattern });
+      emit(r, () => (r.changed ? `added forbidden pattern #${r.count} (commit ${r.commit!.slice(0, 12)})` : 'already forbidden'));
+    });
+  const session = group('session', 'session summaries: list, show, record, catch-up (spec/sessions.md)');
+  session('list', 'session summaries, most recent first')
+    .option('--cwd <dir>', 'only sessions of this project directory')
+    .option('--limit <n>', 'at most N', intArg('--limit'))
+    .action(async (o: { cwd?: string; limit?: number }, cmd: Command) => {
+      const g = globals(cmd);
+      const { listSessions } = await import('../kb/session.js');
+      const r = await listSessions({ data: g.data, ...o });
+      emit({ sessions: r }, () => (r.length ? r.map((s) => `${s.id}  ${(s.ended ?? '').slice(0, 16).replace('T', ' ')}  ${s.project ?? '-'}  ${s.branch ?? '-'}  ${s.turns ?? '?'} prompts  ${s.title}`).join('\n') : 'no session summaries'));
+    });
+  session('show', 'print a session summary (by entry id or session id)')
+    .argument('<id>', 'entry id, or session id (8 characters or more)')
+    .action(async (id: string, _o: unknown, cmd: Command) => {
+      const g = globals(cmd);
+      const { showSession } = await import('../kb/session.js');
+      const r = await showSession({ data: g.data, id });
+      emit(r, () => r.text);
+    });
+  session('record', 'summarise a transcript into its session_summary entry and commit it')
+    .requiredOption('--transcript <path>', 'the Claude Code transcript (JSONL)')
+    .option('--session-id <id>', 'the session id (default: the transcript\'s own)')
+    .action(async (o: { transcript: string; sessionId?: string }, cmd: Command) => {
+      const g = globals(cmd);
+      const { recordSession } = await import('../kb/session.js');
+      const r = await recordSession({ data: g.data, transcript: o.transcript, sessionId: o.sessionId, create: true });
+      emit(r, () => (r.status === 'written' ? `${r.id} written (commit ${r.commit!.slice(0, 12)})` : r.status === 'unchanged' ? `${r.id} unchanged` : `no summary: ${r.reason}`));
+      if (r.status === 'forbidden') process.exitCode = 5;
+    });
+  session('catch-up', 'summarise recent transcripts under ~/.claude/projects that were never summarised')
+    .option('--days <n>', 'transcripts changed in the last N days (default 30)', intArg('--days'))
+    .option('--exclude <session-id>', 'leave this session alone (repeatable)', collect)
+    .option('--projects <dir>', 'the transcripts folder (default ~/.claude/projects)')
+    .action(async (o: { days?: number; exclude?: string[]; projects?: string }, cmd: Command) => {
+      const g = globals(cmd);
+      const { catchUpSessions } = await import('../kb/session.js');
+      const r = await catchUpSessions({ data: g.data, ...o });
+      emit(r, () => `${r.written.length} written, ${r.unchanged} unchanged, ${r.skipped} without prompts, ${r.forbidden} forbidden, ${r.current} already current${r.failed.length ? `, ${r.failed.length} failed` : ''}${r.left ? `, ${r.left} left for next time` : ''}`);
+    });
+
   return program;
 }
 

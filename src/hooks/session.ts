@@ -1,0 +1,163 @@
+/**
+ * Contract: the session hooks of spec/hooks.md, "Session hooks", and spec/sessions.md, "When summaries are
+ * written". Each reads its payload, looks at the small per-session state (src/sessions.ts) and decides before it
+ * loads anything heavy; none prints anything, all are fail-open (runHook turns any error into exit 0).
+ *
+ * - Stop: summarise the session now unless this machine committed its summary less than the debounce window ago
+ *   (KB_SESSION_DEBOUNCE_S, default 300 s), in which case the state is marked pending and the next Stop,
+ *   PreCompact, SessionEnd or catch-up writes it. The transcript is the source, so a skipped Stop loses nothing.
+ * - PreCompact: summarise now, whatever the window.
+ * - SessionEnd: start a detached `git-kb session record` when the state is not current, and return at once
+ *   (Claude Code gives SessionEnd about 1.5 s; nothing depends on the worker finishing).
+ * - SessionStart: at most once per KB_SESSION_CATCHUP_MIN minutes (default 10) across sessions, start a detached
+ *   `git-kb session catch-up` for transcripts that were never summarised, leaving the new session alone.
+ *
+ * Hooks never create the data repo, and `KB_SESSIONS=0` turns all four off.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { resolveDataDir } from '../config.js';
+import { catchUpDue, readSessionState, stateIsCurrent, writeSessionState } from '../sessions.js';
+import { debugLog, type HookContext, type HookInput } from './main.js';
+
+/** Transcripts bigger than this are summarised by a detached worker, never inside a hook's time limit. */
+const INLINE_MAX_BYTES = 16 * 1024 * 1024;
+/** A write lock younger than this means another writer is busy: a Stop leaves the write for later. */
+const BUSY_LOCK_MS = 60_000;
+
+type Event = 'stop' | 'precompact' | 'session-end' | 'session-start';
+
+function envNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const v = Number(env[name]);
+  return Number.isFinite(v) && v >= 0 ? v : fallback;
+}
+
+function disabled(env: NodeJS.ProcessEnv): boolean {
+  return /^(0|false|no|off)$/i.test(env.KB_SESSIONS ?? '');
+}
+
+/** The data repo when it exists (hooks never create one). */
+function dataRepo(env: NodeJS.ProcessEnv): string | undefined {
+  const { dir } = resolveDataDir({ env });
+  return fs.existsSync(path.join(dir, '.git')) ? dir : undefined;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.trim() !== '' ? v : undefined;
+}
+
+/** The git-kb CLI next to the hook entry (bin/git-kb beside bin/git-kb-hook), else found from this bundle. */
+export function cliPath(): string {
+  const beside = process.argv[1] ? path.join(path.dirname(process.argv[1]), 'git-kb') : '';
+  if (beside && fs.existsSync(beside)) return beside;
+  // dist/hook.js or dist/chunks/<chunk>.js → bin/git-kb
+  let d = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 3; i++) {
+    const candidate = path.join(d, 'bin', 'git-kb');
+    if (fs.existsSync(candidate)) return candidate;
+    d = path.dirname(d);
+  }
+  return beside;
+}
+
+/** Starts a detached git-kb process that outlives the hook (its output goes nowhere). */
+function spawnWorker(args: string[], env: NodeJS.ProcessEnv): number | undefined {
+  const child = spawn(process.execPath, [cliPath(), ...args], { detached: true, stdio: 'ignore', env });
+  child.on('error', () => undefined);
+  child.unref();
+  return child.pid;
+}
+
+function lockBusy(dir: string): boolean {
+  const st = fs.statSync(path.join(dir, '.git', 'git-kb', 'write.lock'), { throwIfNoEntry: false });
+  return !!st && Date.now() - st.mtimeMs < BUSY_LOCK_MS;
+}
+
+/** Stop and PreCompact: summarise inline (debounced for Stop). */
+async function summarise(event: Event, input: HookInput, ctx: HookContext): Promise<undefined> {
+  const env = ctx.env;
+  if (disabled(env)) return undefined;
+  const sessionId = str(input.session_id);
+  const transcript = str(input.transcript_path);
+  if (!sessionId || !transcript) return undefined;
+  const dir = dataRepo(env);
+  if (!dir) return undefined;
+  const st = fs.statSync(transcript, { throwIfNoEntry: false });
+  if (!st?.isFile()) return undefined;
+  const state = readSessionState(dir, sessionId);
+  const log = (what: Record<string, unknown>): void => debugLog({ event, session: sessionId, ...what }, env);
+  if (stateIsCurrent(state, st)) return void log({ outcome: 'current' });
+  // NOTE: a transcript only grows, so once it names a forbidden host it always will: no need to read it again.
+  if (state?.outcome === 'forbidden' && event === 'stop') return void log({ outcome: 'forbidden (earlier)' });
+  const windowMs = envNumber(env, 'KB_SESSION_DEBOUNCE_S', 300) * 1000;
+  const recent = state?.committedAt !== undefined && Date.now() - state.committedAt < windowMs;
+  if (event === 'stop' && (recent || lockBusy(dir))) {
+    if (state?.outcome !== 'pending') writeSessionState(dir, { ...(state ?? { sessionId }), sessionId, transcript, outcome: 'pending' });
+    return void log({ outcome: 'pending', reason: recent ? 'debounce' : 'write lock busy' });
+  }
+  if (st.size > INLINE_MAX_BYTES) {
+    const pid = spawnWorker(['session', 'record', '--transcript', transcript, '--session-id', sessionId, '--data', dir, '--json'], env);
+    return void log({ outcome: 'worker', pid, bytes: st.size });
+  }
+  const { recordSession } = await import('../kb/session.js');
+  const r = await recordSession({ transcript, sessionId, dir });
+  log({ outcome: r.status, id: r.id, reason: r.reason });
+  if (r.status === 'written') {
+    // The next prompt should not pay for the index rebuild that this commit makes due.
+    try {
+      const { refreshPromptIndex } = await import('./prompt-build.js');
+      await refreshPromptIndex(dir);
+    } catch {
+      /* the next prompt rebuilds it */
+    }
+  }
+  return undefined;
+}
+
+/** The Stop hook. */
+export function handleStop(input: HookInput, ctx: HookContext): Promise<undefined> {
+  return summarise('stop', input, ctx);
+}
+
+/** The PreCompact hook. */
+export function handlePreCompact(input: HookInput, ctx: HookContext): Promise<undefined> {
+  return summarise('precompact', input, ctx);
+}
+
+/** The SessionEnd hook: hand the last write to a detached worker, if there is one to do. */
+export function handleSessionEnd(input: HookInput, ctx: HookContext): undefined {
+  const env = ctx.env;
+  if (disabled(env)) return undefined;
+  const sessionId = str(input.session_id);
+  const transcript = str(input.transcript_path);
+  if (!sessionId || !transcript) return undefined;
+  const dir = dataRepo(env);
+  if (!dir) return undefined;
+  const st = fs.statSync(transcript, { throwIfNoEntry: false });
+  if (!st?.isFile()) return undefined;
+  const state = readSessionState(dir, sessionId);
+  if (stateIsCurrent(state, st) || state?.outcome === 'forbidden') {
+    debugLog({ event: 'session-end', session: sessionId, outcome: state?.outcome ?? 'current' }, env);
+    return undefined;
+  }
+  const pid = spawnWorker(['session', 'record', '--transcript', transcript, '--session-id', sessionId, '--data', dir, '--json'], env);
+  debugLog({ event: 'session-end', session: sessionId, outcome: 'worker', pid }, env);
+  return undefined;
+}
+
+/** The SessionStart hook: start a catch-up worker when one is due. */
+export function handleSessionStart(input: HookInput, ctx: HookContext): undefined {
+  const env = ctx.env;
+  if (disabled(env)) return undefined;
+  const dir = dataRepo(env);
+  if (!dir) return undefined;
+  if (!catchUpDue(dir, envNumber(env, 'KB_SESSION_CATCHUP_MIN', 10))) return undefined;
+  const args = ['session', 'catch-up', '--data', dir, '--json'];
+  const sessionId = str(input.session_id);
+  if (sessionId) args.push('--exclude', sessionId);
+  const pid = spawnWorker(args, env);
+  debugLog({ event: 'session-start', session: sessionId, outcome: 'catch-up worker', pid }, env);
+  return undefined;
+}
