@@ -153,31 +153,49 @@ function verdictOf(o: Record<string, unknown>): { pass: boolean; violations: Raw
   return undefined;
 }
 
-/** The balanced `{...}` spans of `text` that parse as JSON objects (at most 50 tried). */
+/** The end (exclusive) of the balanced `{...}` that opens at `start`, strings respected; -1 when none. */
+function balancedEnd(text: string, start: number, limit: number): number {
+  let depth = 0;
+  let inString = false;
+  const stop = Math.min(text.length, start + limit);
+  for (let j = start; j < stop; j++) {
+    const c = text[j];
+    if (inString) {
+      if (c === '\\') j++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) return j + 1;
+  }
+  return -1;
+}
+
+/**
+ * The `{...}` spans of `text` that parse as JSON objects: the top-level ones in one linear pass, then (when a
+ * stray brace left the pass unbalanced) up to ten spans opening with a `"pass"` or `"verdict"` key.
+ */
 function* jsonObjects(text: string): Generator<Record<string, unknown>> {
-  let tried = 0;
-  for (let start = text.indexOf('{'); start >= 0 && tried < 50; start = text.indexOf('{', start + 1)) {
-    let depth = 0;
-    let inString = false;
-    for (let j = start; j < text.length; j++) {
-      const c = text[j];
-      if (inString) {
-        if (c === '\\') j++;
-        else if (c === '"') inString = false;
-      } else if (c === '"') inString = true;
-      else if (c === '{') depth++;
-      else if (c === '}' && --depth === 0) {
-        tried++;
-        const v = tryJson(text.slice(start, j + 1));
-        if (v && typeof v === 'object' && !Array.isArray(v)) yield v as Record<string, unknown>;
-        break;
-      }
-    }
+  let pos = text.indexOf('{');
+  while (pos >= 0) {
+    const end = balancedEnd(text, pos, text.length);
+    if (end < 0) break;
+    const v = tryJson(text.slice(pos, end));
+    if (v && typeof v === 'object' && !Array.isArray(v)) yield v as Record<string, unknown>;
+    pos = text.indexOf('{', end);
+  }
+  let anchors = 0;
+  for (const m of text.matchAll(/\{\s*"(?:pass|verdict)"/g)) {
+    if (++anchors > 10) break;
+    const end = balancedEnd(text, m.index, 100_000);
+    const v = end < 0 ? undefined : tryJson(text.slice(m.index, end));
+    if (v && typeof v === 'object' && !Array.isArray(v)) yield v as Record<string, unknown>;
   }
 }
 
 function quotePattern(quote: string): RegExp | undefined {
-  const q = quote.trim().replace(/^["'“”‘’]+|["'“”‘’]+$/g, '').trim();
+  let q = quote.trim();
+  // A quote the model wrapped in quote marks: drop the pair, keep marks that belong to the text.
+  if (q.length > 2 && /^["'“‘]/.test(q) && /["'”’]$/.test(q)) q = q.slice(1, -1).trim();
   if (q.length < 2 || q.length > 400) return undefined;
   let src = '';
   for (const ch of q) {

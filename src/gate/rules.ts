@@ -31,7 +31,7 @@ export interface Violation {
 }
 
 /** Windows of at most this many characters; a match longer than OVERLAP may be missed at a window edge. */
-const WINDOW = 4_000;
+const WINDOW = 2_000;
 const OVERLAP = 300;
 /** Occurrences reported per rule (the rest are counted). */
 const PER_RULE = 3;

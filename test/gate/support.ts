@@ -63,7 +63,7 @@ export async function setRules(sb: Sandbox, rel: string, rules: RuleSpec[], mess
   let text = fs.readFileSync(file, 'utf8');
   text = text.replace(/^rules:\n(?: {2}.*\n)*/m, '');
   const yaml = rules.length === 0 ? '' : `rules:\n${rules.map((r) => `  - pattern: ${yamlString(r.pattern)}\n    message: ${yamlString(r.message)}\n${r.flags !== undefined ? `    flags: ${yamlString(r.flags)}\n` : ''}`).join('')}`;
-  text = text.replace(/^kernel: true\n/m, `kernel: true\n${yaml}`);
+  text = text.replace(/^kernel: true\n/m, () => `kernel: true\n${yaml}`);
   fs.writeFileSync(file, text);
   await git(sb.data, ['add', '-A'], sb.env);
   await git(sb.data, ['commit', '-q', '-m', message], sb.env);
