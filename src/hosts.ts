@@ -125,7 +125,7 @@ export function parseHosts(text: string, yaml: Yaml, file = HOSTS_FILE): { regis
     problems.push({ rule, message, file, line });
   };
 
-  const doc = yaml.parseDocument(src, { uniqueKeys: true, prettyErrors: false });
+  const doc = yaml.parseDocument(src, { uniqueKeys: true });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
     problem('hosts-yaml', `malformed YAML: ${e.message.split('\n')[0]}`, e.linePos?.[0]?.line ?? 1);
@@ -458,8 +458,8 @@ export function applyHostChange(text: string, change: HostChange, yaml: Yaml): s
   }
   if (change.description !== undefined) h.set('description', change.description);
   // NOTE: a host with no settings is written `key:` (not `key: {}`), so fields can be added under it by hand.
-  if (h.items.length === 0) map.set(change.key, null);
-  const out = doc.toString({ lineWidth: 0 });
+  if (h.items.length === 0) map.set(change.key, doc.createNode(null));
+  const out = doc.toString({ lineWidth: 0, nullStr: '' });
   return out.startsWith('#') ? out : `${HEADER}${out}`;
 }
 
@@ -469,6 +469,6 @@ export function applyForbiddenPattern(text: string, pattern: string, yaml: Yaml)
   const root = doc.contents as YAMLNS.YAMLMap;
   const current = stringList((root.get('forbidden_patterns', true) as { toJSON?: () => unknown } | undefined)?.toJSON?.()) ?? [];
   if (!current.includes(pattern)) root.set('forbidden_patterns', doc.createNode([...current, pattern]));
-  const out = doc.toString({ lineWidth: 0 });
+  const out = doc.toString({ lineWidth: 0, nullStr: '' });
   return out.startsWith('#') ? out : `${HEADER}${out}`;
 }

@@ -120,6 +120,8 @@ export function secretFileValues(text: string): string[] {
     if (looksSecret(value)) out.add(value);
     // A line that is all one token (a bare key, a token file) is a value too.
     if (!m && looksSecret(line)) out.add(line);
+    // JSON on one line: every `"key": "value"` pair.
+    for (const j of line.matchAll(/"[^"\n]*"\s*:\s*"([^"\n]*)"/g)) if (looksSecret(j[1]!)) out.add(j[1]!);
   }
   return [...out].sort((a, b) => b.length - a.length);
 }

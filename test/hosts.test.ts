@@ -1,0 +1,206 @@
+import YAML from 'yaml';
+import { describe, expect, it } from 'vitest';
+import {
+  applyForbiddenPattern,
+  applyHostChange,
+  compileMatcher,
+  findHost,
+  forbiddenMatch,
+  hostMatcher,
+  markerProblem,
+  matchHosts,
+  parseHosts,
+  type HostRegistry,
+} from '../src/hosts.js';
+
+function parse(text: string): ReturnType<typeof parseHosts> {
+  return parseHosts(text, YAML);
+}
+
+function registry(text: string): HostRegistry {
+  const { registry, problems } = parse(text);
+  expect(problems).toEqual([]);
+  return registry;
+}
+
+const GOOD = `# my machines
+hosts:
+  pop-os:
+    aliases: [popos, desktop-box]
+    markers:
+      - 192.168.1.20
+      - /pop-?os\\.lan/i
+    description: main desktop
+  dssh:
+    markers: [debian-nas]
+  hssh:
+    forbidden: true
+    markers: [webspace.example.net]
+forbidden_patterns:
+  - whatbox
+  - /seedbox-\\d+/
+`;
+
+describe('parseHosts: a valid registry', () => {
+  it('reads hosts, aliases, markers, flags, description and global patterns', () => {
+    const r = registry(GOOD);
+    expect(r.hosts.map((h) => [h.key, h.aliases, h.markers, h.forbidden, h.line])).toEqual([
+      ['pop-os', ['popos', 'desktop-box'], ['192.168.1.20', '/pop-?os\\.lan/i'], false, 3],
+      ['dssh', [], ['debian-nas'], false, 9],
+      ['hssh', [], ['webspace.example.net'], true, 11],
+    ]);
+    expect(r.hosts[0]!.description).toBe('main desktop');
+    expect(r.forbiddenPatterns).toEqual(['whatbox', '/seedbox-\\d+/']);
+  });
+
+  it('takes an empty file, a file without hosts and a host with no settings', () => {
+    expect(registry('')).toEqual({ hosts: [], forbiddenPatterns: [] });
+    expect(registry('# nothing yet\n')).toEqual({ hosts: [], forbiddenPatterns: [] });
+    expect(registry('hosts:\n  box1:\n').hosts).toEqual([{ key: 'box1', aliases: [], markers: [], forbidden: false, line: 2 }]);
+  });
+
+  it('finds a host by key or alias, case-insensitively', () => {
+    const r = registry(GOOD);
+    expect(findHost(r, 'pop-os')?.key).toBe('pop-os');
+    expect(findHost(r, 'PopOS')?.key).toBe('pop-os');
+    expect(findHost(r, 'nope')).toBeUndefined();
+  });
+});
+
+describe('parseHosts: every problem with its line, nothing silently dropped', () => {
+  const cases: [string, string, string, number][] = [
+    ['a bad key', 'hosts:\n  Pop_OS:\n    markers: [x1]\n', 'host-key', 2],
+    ['a key with a space', 'hosts:\n  "my box":\n', 'host-key', 2],
+    ['a regex that does not compile', 'hosts:\n  box:\n    markers:\n      - /a(b/\n', 'host-marker', 4],
+    ['a regex that matches empty text', 'hosts:\n  box:\n    markers: [/x*/]\n', 'host-marker', 3],
+    ['a regex that could run away', 'hosts:\n  box:\n    markers: ["/(a+)+b/"]\n', 'host-marker', 3],
+    ['a regex with the g flag', 'hosts:\n  box:\n    markers: [/box/g]\n', 'host-marker', 3],
+    ['a one-letter marker', 'hosts:\n  box:\n    markers: [x]\n', 'host-marker', 3],
+    ['an empty marker', 'hosts:\n  box:\n    markers: [""]\n', 'host-marker', 3],
+    ['a typo in a field name (forbiden)', 'hosts:\n  box:\n    forbiden: true\n', 'host-field', 3],
+    ['forbidden that is not a boolean', 'hosts:\n  box:\n    forbidden: "yes"\n', 'host-field', 3],
+    ['markers that are not a list of strings', 'hosts:\n  box:\n    markers: {a: 1}\n', 'host-field', 3],
+    ['a pattern as an alias', 'hosts:\n  box:\n    aliases: [/b.x/]\n', 'host-alias', 3],
+    ['an unknown top-level field', 'hostz:\n  box:\n', 'hosts-field', 1],
+    ['hosts as a list', 'hosts:\n  - box\n', 'hosts-field', 2],
+    ['a bad global pattern', 'forbidden_patterns:\n  - /(/\n', 'forbidden-pattern', 2],
+    ['a key written twice', 'hosts:\n  box:\n  box:\n', 'hosts-yaml', 2],
+    ['malformed YAML', 'hosts:\n  box: [a\n', 'hosts-yaml', 3],
+    ['a document that is not a mapping', '- a\n- b\n', 'hosts-yaml', 1],
+  ];
+  for (const [what, text, rule, line] of cases) {
+    it(`refuses ${what}`, () => {
+      const { problems } = parse(text);
+      expect(problems.length, JSON.stringify(problems)).toBeGreaterThan(0);
+      expect(problems[0]!.rule).toBe(rule);
+      expect(problems[0]!.line).toBe(line);
+      expect(problems[0]!.file).toBe('hosts.yaml');
+    });
+  }
+
+  it('refuses a marker shared by two hosts, naming both and their lines', () => {
+    const { problems } = parse('hosts:\n  alpha:\n    markers: [nas-1]\n  beta:\n    markers: [NAS-1]\n');
+    expect(problems).toHaveLength(1);
+    expect(problems[0]!.rule).toBe('marker-duplicate');
+    expect(problems[0]!.message).toContain('"beta" (line 4)');
+    expect(problems[0]!.message).toContain('"alpha" (line 2)');
+  });
+
+  it("refuses a host's key used as another host's alias", () => {
+    expect(parse('hosts:\n  alpha:\n  beta:\n    aliases: [alpha]\n').problems.map((p) => p.rule)).toEqual(['marker-duplicate']);
+  });
+
+  it('keeps a repeated marker within one host once', () => {
+    expect(registry('hosts:\n  box:\n    markers: [box, BOX, nas]\n').hosts[0]!.markers).toEqual(['box', 'nas']);
+  });
+
+  it('markerProblem explains each refusal', () => {
+    expect(markerProblem('10.0.0.7')).toBeUndefined();
+    expect(markerProblem('/nas-\\d+/i')).toBeUndefined();
+    expect(markerProblem(' box')).toMatch(/white space/);
+    expect(markerProblem('/[/')).toMatch(/does not compile/);
+    expect(markerProblem('/.*/')).toMatch(/empty text/);
+  });
+});
+
+describe('matching: the documented rule', () => {
+  const r = registry(GOOD);
+  const m = hostMatcher(r);
+  const hosts = (text: string): string[] => matchHosts(m, text);
+
+  it('matches keys, aliases and markers as whole words, case-insensitively', () => {
+    expect(hosts('nginx on Pop-OS is down')).toEqual(['pop-os']);
+    expect(hosts('ssh into the desktop-box')).toEqual(['pop-os']);
+    expect(hosts('the debian-nas ran out of space')).toEqual(['dssh']);
+    expect(hosts('compare DSSH with popos')).toEqual(['dssh', 'pop-os']); // order of first mention
+  });
+
+  it('never matches inside a longer word or a longer IP', () => {
+    expect(hosts('pop-os2 is another machine')).toEqual([]);
+    expect(hosts('mypop-os')).toEqual([]);
+    expect(hosts('192.168.1.200 and 10.192.168.1.20x')).toEqual([]);
+    expect(hosts('xdssh_backup')).toEqual([]);
+  });
+
+  it('treats dots, slashes, colons and quotes as word breaks', () => {
+    expect(hosts('dssh.local:22')).toEqual(['dssh']);
+    expect(hosts('curl http://192.168.1.20:8080/api')).toEqual(['pop-os']);
+    expect(hosts('"popos"')).toEqual(['pop-os']);
+    expect(hosts('ping 192.168.1.20.')).toEqual(['pop-os']);
+  });
+
+  it('runs regex markers with their flags', () => {
+    expect(hosts('resolve POPOS.LAN please')).toEqual(['pop-os']);
+    expect(hosts('the host pop-os.lan')).toEqual(['pop-os']);
+  });
+
+  it('matches inside code fences and inline code too', () => {
+    expect(hosts('look at this log:\n```\nupstream 192.168.1.20 timed out\n```')).toEqual(['pop-os']);
+    expect(hosts('run `ssh dssh uptime`')).toEqual(['dssh']);
+  });
+
+  it('leaves forbidden hosts out of the matcher, and finds them with forbiddenMatch', () => {
+    expect(hosts('deploy to hssh via webspace.example.net')).toEqual([]);
+    expect(forbiddenMatch(r, 'deploy to hssh')).toEqual({ kind: 'host', name: 'hssh' });
+    expect(forbiddenMatch(r, 'upload to webspace.example.net')).toEqual({ kind: 'host', name: 'hssh' });
+    expect(forbiddenMatch(r, 'rsync to WhatBox')).toEqual({ kind: 'pattern', name: '1' });
+    expect(forbiddenMatch(r, 'the seedbox-42 box')).toEqual({ kind: 'pattern', name: '2' });
+    expect(forbiddenMatch(r, 'nothing here about pop-os')).toBeUndefined();
+  });
+
+  it('stays quick with 200 hosts on a long prompt', () => {
+    const groups = Array.from({ length: 200 }, (_, i) => ({ label: `host${i}`, terms: [`host${i}`, `10.1.${i >> 8}.${i & 255}`, `/srv-${i}\\.example/`] }));
+    const big = compileMatcher(groups);
+    const text = `${'lorem ipsum dolor sit amet 10.1.0.1x '.repeat(400)} ssh host137 and srv-42.example`;
+    const t = performance.now();
+    for (let i = 0; i < 20; i++) expect(matchHosts(big, text)).toEqual(['host137', 'host42']);
+    expect((performance.now() - t) / 20).toBeLessThan(20);
+  });
+});
+
+describe('editing hosts.yaml', () => {
+  it('adds a host, merges markers and aliases, and keeps comments and order', () => {
+    let text = applyHostChange(GOOD, { key: 'dssh', markers: ['10.0.0.7', 'debian-nas'], aliases: ['nas'] }, YAML);
+    text = applyHostChange(text, { key: 'newbox', markers: ['/newbox-\\d/'] }, YAML);
+    expect(text.startsWith('# my machines\n')).toBe(true);
+    const r = registry(text);
+    expect(r.hosts.map((h) => h.key)).toEqual(['pop-os', 'dssh', 'hssh', 'newbox']);
+    expect(r.hosts[1]).toMatchObject({ aliases: ['nas'], markers: ['debian-nas', '10.0.0.7'] });
+    expect(r.hosts[3]!.markers).toEqual(['/newbox-\\d/']);
+    expect(r.forbiddenPatterns).toEqual(['whatbox', '/seedbox-\\d+/']);
+  });
+
+  it('starts a fresh file with a header, writes a bare host as `key:` and sets and clears forbidden', () => {
+    let text = applyHostChange('', { key: 'box' }, YAML);
+    expect(text).toMatch(/^# git-kb host registry/);
+    expect(text).toContain('\nhosts:\n  box:');
+    expect(text).not.toContain('{}');
+    text = applyHostChange(text, { key: 'box', forbidden: true }, YAML);
+    expect(registry(text).hosts[0]!.forbidden).toBe(true);
+    text = applyHostChange(text, { key: 'box', forbidden: false }, YAML);
+    expect(registry(text).hosts[0]!.forbidden).toBe(false);
+    text = applyForbiddenPattern(text, 'secret-lab', YAML);
+    text = applyForbiddenPattern(text, 'secret-lab', YAML);
+    expect(registry(text).forbiddenPatterns).toEqual(['secret-lab']);
+  });
+});
