@@ -86,10 +86,21 @@ export function dataRepoExists(dir: string): boolean {
   return fs.existsSync(path.join(dir, '.git'));
 }
 
-/** Fails with NO_DATA_REPO when the data repo is missing, saying how to create one. */
+/** True when a git repo looks like a data repo: it has kb.json or one of the entry folders. */
+export function looksLikeDataRepo(dir: string): boolean {
+  return ['kb.json', ...ENTRY_ROOTS].some((f) => fs.existsSync(path.join(dir, f)));
+}
+
+/**
+ * Fails with NO_DATA_REPO when the data repo is missing, saying how to create one, and when the directory is a
+ * git repository that is not a data repo (a code checkout, say), so git-kb never commits entries into it.
+ */
 export function requireDataRepo(dir: string): void {
   if (!dataRepoExists(dir)) {
     throw new KbError('NO_DATA_REPO', `no data repo at ${dir}; run "git-kb init" (or "git-kb add ..." to create the default one), or pass --data DIR`, { dir });
+  }
+  if (!looksLikeDataRepo(dir)) {
+    throw new KbError('NO_DATA_REPO', `${dir} is a git repository but not a git-kb data repo (no kb.json, entries/, hosts/ or sessions/); run "git-kb init --data ${dir}" to make it one, or pass another --data`, { dir });
   }
 }
 

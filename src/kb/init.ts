@@ -9,8 +9,9 @@ import { KbError } from '../errors.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { headOid, isRepo, setRemote } from '../git.js';
 import { cloneRepo } from '../sync.js';
+import { looksLikeDataRepo } from '../store.js';
 import { repoForRead, type RepoOptions } from './repo.js';
-import { ensureDataRepo, withWriteLock, writeAndCommit } from './write.js';
+import { ensureDataRepo, withWriteLock, writeAndCommit, writeManifest } from './write.js';
 
 export interface InitOptions extends RepoOptions {
   clone?: string;
@@ -61,6 +62,9 @@ export async function initDataRepo(options: InitOptions): Promise<InitResult> {
     action = 'cloned';
   } else if (isRepo(dir)) {
     action = resolved.source === 'flag' ? 'adopted' : 'existing';
+    // NOTE: adopting a git repo that has no kb.json and no entry folders marks it as a data repo with one
+    // commit adding kb.json; a v1 repo (kb.json with next_id) is left exactly as it is.
+    if (!looksLikeDataRepo(dir)) await writeManifest(dir, 'git-kb: adopt this repository as a data repo');
   } else {
     await ensureDataRepo(dir);
     action = 'created';

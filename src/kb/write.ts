@@ -12,7 +12,7 @@ import { blobOid, commitChanges, headFiles, initRepo, isRepo, readBlobById } fro
 import { updateIndexFile } from '../git-index.js';
 import { noteCommit } from './commit-events.js';
 import { findSecrets } from '../secrets.js';
-import { ENTRY_ROOTS, lockDataRepo, safeJoin, stateDir } from '../store.js';
+import { ENTRY_ROOTS, lockDataRepo, requireDataRepo, safeJoin, stateDir } from '../store.js';
 
 /** One file to write (content) or delete (null), relative to the data repo. */
 export interface PendingFile {
@@ -31,15 +31,25 @@ function journalFile(dir: string): string {
 
 /** Creates the data repo with its manifest when it does not exist yet (the embedded default, on first write). */
 export async function ensureDataRepo(dir: string): Promise<boolean> {
-  if (isRepo(dir)) return false;
+  if (isRepo(dir)) {
+    requireDataRepo(dir);
+    return false;
+  }
   if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) {
     throw new KbError('NO_DATA_REPO', `${dir} exists and is not a git repository; choose another --data directory or run "git -C ${dir} init"`, { dir });
   }
   await initRepo(dir);
-  const manifest = `${JSON.stringify({ schema_version: 2, created_by: 'git-kb' }, null, 2)}\n`;
-  writeFileAtomic(path.join(dir, 'kb.json'), manifest);
-  await commitChanges({ dir, changes: [{ path: 'kb.json', content: manifest }], message: 'git-kb: create data repo' });
+  await writeManifest(dir, 'git-kb: create data repo');
   return true;
+}
+
+/** Writes and commits kb.json (a new repo, or a git repo adopted by `init`). */
+export async function writeManifest(dir: string, message: string): Promise<void> {
+  const manifest = `${JSON.stringify({ schema_version: 2, created_by: 'git-kb' }, null, 2)}\n`;
+  await withWriteLock(dir, async () => {
+    writeFileAtomic(path.join(dir, 'kb.json'), manifest);
+    await commitChanges({ dir, changes: [{ path: 'kb.json', content: manifest }], message });
+  });
 }
 
 /** Refuses text that carries secret-shaped content, naming each kind and where (file:line). */
