@@ -59,6 +59,7 @@ export async function initDataRepo(options: InitOptions): Promise<InitResult> {
       await withWriteLock(dir, () => writeAndCommit(dir, [{ path: 'kb.json', content: manifest }], 'git-kb: create data repo'));
       notes.push('the remote was empty: created the data repo; "git-kb sync" pushes it');
     }
+    if (!looksLikeDataRepo(dir)) await writeManifest(dir, 'git-kb: create data repo');
     action = 'cloned';
   } else if (isRepo(dir)) {
     action = resolved.source === 'flag' ? 'adopted' : 'existing';
