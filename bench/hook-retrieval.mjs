@@ -74,7 +74,7 @@ function evaluate(fire) {
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 const repo = await tilRepo();
-const { buildPromptIndex } = await importTs('src/hooks/prompt-build.ts');
+const { rebuildPromptIndex } = await importTs('src/hooks/prompt.ts');
 const { scoreKeywords, KEYWORD_PARAMS } = await importTs('src/hooks/prompt-signals.ts');
 const { analyzePrompt } = await importTs('src/hooks/prompt-text.ts');
 const { readDoc } = await importTs('src/hooks/prompt-index.ts');
@@ -93,7 +93,7 @@ for (const e of catalog.byId.values()) {
 const missing = [...PROMPTS.firing.flatMap((f) => f.expect)].filter((p) => ![...pathOf.values()].includes(p));
 if (missing.length) console.warn(`expected paths not in the data repo: ${missing.join(', ')}`);
 
-const { reader } = await buildPromptIndex(repo.dir);
+const { reader } = await rebuildPromptIndex(repo.dir);
 const ours = (params) => (prompt) => {
   const a = analyzePrompt(prompt);
   if (a.skip) return [];

@@ -4,16 +4,17 @@
  * Reads the entries through the catalog (so the hook and the CLI agree on what an entry is), writes the index
  * atomically under `.git/git-kb/prompt/`, and returns it. The key is read before the files are listed, so a
  * change made while the build runs makes the next prompt rebuild again instead of serving a stale index.
+ * The hot-path functions it needs arrive as `kit` (prompt-kit.ts), so that loading this module never drags
+ * them into a chunk of their own.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadCatalog } from '../catalog.js';
 import { bodyOf, entryDirs, readEntryText } from '../store.js';
-import { catalogCacheFile, indexFile, keyDirs, promptStateDir, repoKey, sigOf, statSig } from './prompt-fresh.js';
-import { encodeIndex, FIELD_ALIAS, FIELD_TAG, FIELD_TITLE, HOT_SIZE, readerFromBuffer, type IndexDoc, type IndexKernel, type IndexReader } from './prompt-index.js';
-import { PROMPT_SIGNALS, type BuildEntry } from './prompt-signals.js';
-import { keywords, tagKeywords } from './prompt-text.js';
+import type { IndexDoc, IndexKernel, IndexReader } from './prompt-index.js';
+import type { PromptKit } from './prompt-kit.js';
+import type { BuildEntry } from './prompt-signals.js';
 
 /** Ledger files older than this are removed when the index is rebuilt. */
 const LEDGER_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
@@ -84,19 +85,18 @@ export async function forbiddenHosts(dir: string): Promise<Set<string>> {
   return out;
 }
 
-function docFor(e: BuildEntry): IndexDoc {
+function docFor(kit: PromptKit, e: BuildEntry): IndexDoc {
   const terms = new Map<string, number>();
   const add = (words: string[], field: number): void => {
     for (const w of words) terms.set(w, (terms.get(w) ?? 0) | field);
   };
-  add(keywords(e.title), FIELD_TITLE);
-  for (const t of e.tags) add(tagKeywords(t), FIELD_TAG);
-  for (const a of e.aliases) add(keywords(a), FIELD_ALIAS);
+  add(kit.keywords(e.title), kit.FIELD_TITLE);
+  for (const t of e.tags) add(kit.tagKeywords(t), kit.FIELD_TAG);
+  for (const a of e.aliases) add(kit.keywords(a), kit.FIELD_ALIAS);
   return { id: e.id, title: e.title, terms };
 }
 
-function pruneLedgers(dir: string): void {
-  const ledgers = path.join(promptStateDir(dir), 'ledger');
+function pruneLedgers(dir: string, ledgers: string): void {
   let names: string[];
   try {
     names = fs.readdirSync(ledgers);
@@ -115,13 +115,13 @@ function pruneLedgers(dir: string): void {
 }
 
 /** Rebuilds the prompt index of `dir`, saves it when it can, and returns a reader over it. */
-export async function buildPromptIndex(dir: string): Promise<BuildResult> {
+export async function buildPromptIndex(dir: string, kit: PromptKit): Promise<BuildResult> {
   const started = Date.now();
   // NOTE: the repo part of the key is read before anything is listed (see the module contract).
-  const dirs = keyDirs(entryDirs(dir));
-  const key0 = repoKey(dir, dirs);
+  const dirs = kit.keyDirs(entryDirs(dir));
+  const key0 = kit.repoKey(dir, dirs);
   const catalog = await loadCatalog(dir);
-  const key = `${key0}|catalog=${statSig(catalogCacheFile(dir))}`;
+  const key = `${key0}|catalog=${kit.statSig(kit.catalogCacheFile(dir))}`;
   const forbidden = await forbiddenHosts(dir);
 
   const entries: BuildEntry[] = [];
@@ -145,7 +145,7 @@ export async function buildPromptIndex(dir: string): Promise<BuildResult> {
   entries.sort(byNewest);
 
   const kernel: IndexKernel[] = [];
-  const statOf = new Map(catalog.items.map((i) => [i.path, sigOf(i)]));
+  const statOf = new Map(catalog.items.map((i) => [i.path, kit.sigOf(i)]));
   for (const e of [...entries].filter((x) => x.kernel).sort(byOldest)) {
     let body: string;
     try {
@@ -164,26 +164,26 @@ export async function buildPromptIndex(dir: string): Promise<BuildResult> {
     for (const a of e.appliesTo) (activity[a] ??= []).push([e.id, e.title]);
   }
 
-  const files: [string, string][] = catalog.items.map((i) => [i.path, sigOf(i)]);
+  const files: [string, string][] = catalog.items.map((i) => [i.path, kit.sigOf(i)]);
   const hot = [...catalog.items]
     .sort((a, b) => b.mtimeMs - a.mtimeMs)
-    .slice(0, HOT_SIZE)
-    .map((i): [string, string] => [i.path, sigOf(i)]);
+    .slice(0, kit.HOT_SIZE)
+    .map((i): [string, string] => [i.path, kit.sigOf(i)]);
 
   const extras: Record<string, unknown> = {};
-  for (const s of PROMPT_SIGNALS) if (s.collect) extras[s.name] = await s.collect({ dir, entries });
+  for (const s of kit.signals) if (s.collect) extras[s.name] = await s.collect({ dir, entries });
 
   const generation = crypto
     .createHash('sha1')
-    .update(`${catalog.fingerprint}\n${headCommit(dir) ?? ''}\n${statSig(path.join(dir, 'hosts.yaml'))}`)
+    .update(`${catalog.fingerprint}\n${headCommit(dir) ?? ''}\n${kit.statSig(path.join(dir, 'hosts.yaml'))}`)
     .digest('hex')
     .slice(0, 16);
 
-  const buf = encodeIndex({
+  const buf = kit.encodeIndex({
     key,
     generation,
     dirs,
-    docs: pointable.map(docFor),
+    docs: pointable.map((e) => docFor(kit, e)),
     kernel,
     activity,
     files,
@@ -193,31 +193,27 @@ export async function buildPromptIndex(dir: string): Promise<BuildResult> {
   });
   let saved = false;
   try {
-    const file = indexFile(dir);
+    const file = kit.indexFile(dir);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const tmp = path.join(path.dirname(file), `.index.${process.pid}.${Date.now()}.tmp`);
     fs.writeFileSync(tmp, buf);
     fs.renameSync(tmp, file);
     saved = true;
-    pruneLedgers(dir);
+    pruneLedgers(dir, path.join(kit.promptStateDir(dir), 'ledger'));
   } catch {
     /* read-only data repo: serve from memory */
   }
-  return { reader: readerFromBuffer(buf), saved, entries: pointable.length, ms: Date.now() - started };
+  return { reader: kit.readerFromBuffer(buf), saved, entries: pointable.length, ms: Date.now() - started };
 }
 
 /**
- * Brings the prompt index up to date when it is stale (for git-kb commands that just wrote, so the next prompt
- * does not pay for the rebuild). Never throws.
+ * Brings the prompt index up to date when it is stale (for git-kb commands and hooks that just wrote, so the
+ * next prompt does not pay for the rebuild). Never throws. See refreshPromptIndex in prompt.ts.
  */
 export async function refreshPromptIndex(dir: string): Promise<void> {
   try {
-    const { openIndexFile } = await import('./prompt-index.js');
-    const { checkFreshness } = await import('./prompt-fresh.js');
-    const reader = openIndexFile(indexFile(dir));
-    const fresh = reader ? checkFreshness(dir, reader).fresh : false;
-    reader?.close();
-    if (!fresh) await buildPromptIndex(dir);
+    const { refreshPromptIndex: refresh } = await import('./prompt.js');
+    await refresh(dir);
   } catch {
     /* the next prompt rebuilds */
   }

@@ -211,3 +211,30 @@ describe('freshness', () => {
     expect(ctx).toContain('Stash pop merge conflict filler');
   });
 });
+
+describe('large rebuilds', () => {
+  it('a first build too big for the prompt runs in one background builder; the prompt stays silent until it is done', async () => {
+    const many: TestEntry[] = [];
+    for (let i = 0; i < 4500; i++) many.push({ id: tid(10_000 + i), title: `Filler ${i} on gardening and soil`, tags: ['garden'] });
+    await makeRepo(sb, [...base, ...many]);
+    const debugFile = path.join(sb.root, 'debug.jsonl');
+    const env = { KB_HOOK_DEBUG: '1', KB_HOOK_DEBUG_FILE: debugFile };
+    const first = await runPromptHook(sb, payload(STASH_PROMPT, 'bg'), { env });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toBe('');
+    expect(first.ms).toBeLessThan(1500);
+    const second = await runPromptHook(sb, payload(STASH_PROMPT, 'bg'), { env });
+    expect(second.stdout).toBe('');
+    const records = fs.readFileSync(debugFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(records[0].index).toMatch(/started in the background/);
+    expect(records[1].index).toMatch(/background build is running|started in the background/);
+    let ctx: string | undefined;
+    for (let i = 0; i < 120 && !ctx; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      if (fs.existsSync(path.join(sb.data, '.git', 'git-kb', 'prompt', 'build.lock'))) continue;
+      ctx = contextOf(await runPromptHook(sb, payload(STASH_PROMPT, 'bg2')));
+    }
+    expect(pointerIds(ctx)).toEqual([tid(1)]);
+    expect(ctx).toContain('Write plain sentences.');
+  });
+});

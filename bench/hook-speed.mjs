@@ -1,0 +1,103 @@
+// Whole-process speed of the prompt hook, side by side with a bare `node -e 0` in the same run (alternated, so
+// machine noise hits both alike), at the real corpus (1,871 entries) and replicated corpora of 10,000 and 50,000
+// entries: a prompt that fires nothing, a prompt that fires (a new session each run, so the ledger never
+// silences it), a skipped prompt, and the first prompt after a change (the index rebuild). Peak RSS by
+// /usr/bin/time. Writes the speed part of the "Prompt hook" section of bench/RESULTS.md.
+//
+//   node bench/hook-speed.mjs [--runs 30] [--sizes 1871,10000,50000]
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { benchEnv, HOOK, tilRepo } from './hook-lib.mjs';
+import { replicatedRepo } from './lib/corpus.mjs';
+import { machine, timeSideBySide } from './lib/measure.mjs';
+
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(name);
+  return i === -1 ? dflt : process.argv[i + 1];
+};
+const RUNS = Number(arg('--runs', '30'));
+const SIZES = arg('--sizes', '1871,10000,50000').split(',').map(Number);
+
+const SILENT = 'Explain how the Krebs cycle produces ATP at a high school level, with a simple diagram in text.';
+const FIRING = 'git stash pop gave me merge conflicts and now a bunch of other files are staged, what do I need to do to finish the pop?';
+const SKIPPED = 'yes, commit and push';
+
+const payload = (prompt, session) => JSON.stringify({ session_id: session, hook_event_name: 'UserPromptSubmit', cwd: '/tmp', prompt });
+
+function hookOnce(env, prompt, session = 'warm') {
+  const r = spawnSync(process.execPath, [HOOK, 'prompt'], { env, input: payload(prompt, session), encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`hook failed: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** Peak RSS (KiB) of a command, the median of `runs` runs, by GNU time. */
+function peakRss(cmd, args, { env, input = '' } = {}, runs = 7) {
+  const out = [];
+  for (let i = 0; i < runs; i++) {
+    const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], { env, input, encoding: 'utf8' });
+    const m = /(\d+)\s*$/.exec(r.stderr.trim());
+    if (m) out.push(Number(m[1]));
+  }
+  out.sort((a, b) => a - b);
+  return out[Math.floor(out.length / 2)];
+}
+
+const rows = [];
+for (const size of SIZES) {
+  const dir = size === 1871 ? (await tilRepo()).dir : replicatedRepo(size);
+  const env = benchEnv({ GIT_KB_DATA: dir });
+  // The index is built once (and its cost measured), so the runs below measure the steady state.
+  fs.rmSync(path.join(dir, '.git', 'git-kb', 'prompt'), { recursive: true, force: true });
+  const t0 = process.hrtime.bigint();
+  hookOnce(env, SILENT);
+  const coldMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  // A new file (the way `git-kb add` or a pull changes the data): the next prompt rebuilds from the catalog cache.
+  const extra = path.join(dir, 'entries', 'kb-zzzzzzzzzz-bench-extra.md');
+  fs.writeFileSync(extra, '---\nid: kb-zzzzzzzzzz\ntitle: Bench extra entry\ntype: factual_reference\ntags: []\n---\n\nx\n');
+  const t1 = process.hrtime.bigint();
+  hookOnce(env, SILENT);
+  const rebuildMs = Number(process.hrtime.bigint() - t1) / 1e6;
+  fs.rmSync(extra);
+  hookOnce(env, SILENT);
+  if (!hookOnce(env, FIRING, `check-${size}`).includes('additionalContext')) throw new Error(`the firing prompt did not fire at ${size}`);
+  const indexBytes = fs.statSync(path.join(dir, '.git', 'git-kb', 'prompt', 'index.v1')).size;
+
+  const firing = { cmd: process.execPath, args: [HOOK, 'prompt'], env, input: '' };
+  const t = timeSideBySide(
+    {
+      bare: { cmd: process.execPath, args: ['-e', '0'] },
+      silent: { cmd: process.execPath, args: [HOOK, 'prompt'], env, input: payload(SILENT, 'bench-silent') },
+      firing: { ...firing, before: (i) => (firing.input = payload(FIRING, `bench-fire-${size}-${process.pid}-${i}`)) },
+      skipped: { cmd: process.execPath, args: [HOOK, 'prompt'], env, input: payload(SKIPPED, 'bench-skip') },
+    },
+    { runs: RUNS, warmup: 3 },
+  );
+  const rssBare = peakRss(process.execPath, ['-e', '0']);
+  const rssSilent = peakRss(process.execPath, [HOOK, 'prompt'], { env, input: payload(SILENT, 'rss') });
+  const rssFiring = peakRss(process.execPath, [HOOK, 'prompt'], { env, input: payload(FIRING, `rss-${Date.now()}`) });
+  const row = { size, t, coldMs, rebuildMs, indexBytes, rssBare, rssSilent, rssFiring };
+  rows.push(row);
+  const r = (k) => (t[k].median / t.bare.median).toFixed(2);
+  console.log(`${size}: bare ${t.bare.median.toFixed(1)} ms, silent ${t.silent.median.toFixed(1)} (${r('silent')}x), firing ${t.firing.median.toFixed(1)} (${r('firing')}x), skipped ${t.skipped.median.toFixed(1)} (${r('skipped')}x); cold build ${coldMs.toFixed(0)} ms, rebuild ${rebuildMs.toFixed(0)} ms; index ${(indexBytes / 1024).toFixed(0)} KiB; RSS bare ${rssBare} KiB, silent ${rssSilent}, firing ${rssFiring}`);
+}
+
+const x = (a, b) => `${(a / b).toFixed(2)}x`;
+const lines = [
+  `Speed (\`node bench/hook-speed.mjs\`, ${RUNS} runs each, alternated with a bare \`node -e 0\` in the same run; medians of the whole process,`,
+  'spawn to exit, with the JSON payload on stdin). Index built beforehand; "firing" uses a new session id per run so the ledger never',
+  'silences it. Peak RSS: median of 7 runs by /usr/bin/time.',
+  '',
+  '| entries | bare node | no match | ratio | fires | ratio | skipped | ratio | RSS bare / no match / fires (MiB) | RSS ratio | index | first build | rebuild after a change |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+];
+for (const { size, t, coldMs, rebuildMs, indexBytes, rssBare, rssSilent, rssFiring } of rows) {
+  const ms = (k) => `${t[k].median.toFixed(1)} ms`;
+  lines.push(
+    `| ${size.toLocaleString('en-US')} | ${ms('bare')} | ${ms('silent')} | ${x(t.silent.median, t.bare.median)} | ${ms('firing')} | ${x(t.firing.median, t.bare.median)} | ${ms('skipped')} | ${x(t.skipped.median, t.bare.median)} | ${(rssBare / 1024).toFixed(1)} / ${(rssSilent / 1024).toFixed(1)} / ${(rssFiring / 1024).toFixed(1)} | ${x(Math.max(rssSilent, rssFiring), rssBare)} | ${(indexBytes / 1024).toFixed(0)} KiB | ${coldMs.toFixed(0)} ms | ${rebuildMs.toFixed(0)} ms |`,
+  );
+}
+const text = lines.join('\n');
+console.log(`\n${text}`);
+fs.mkdirSync(path.join(import.meta.dirname, '.work'), { recursive: true });
+fs.writeFileSync(path.join(import.meta.dirname, '.work', 'hook-speed.md'), `${text}\n\nMachine: ${machine()}.\n`);
