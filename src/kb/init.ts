@@ -11,7 +11,7 @@ import { headOid, isRepo, setRemote } from '../git.js';
 import { cloneRepo } from '../sync.js';
 import { looksLikeDataRepo } from '../store.js';
 import { repoForRead, type RepoOptions } from './repo.js';
-import { ensureDataRepo, withWriteLock, writeAndCommit, writeManifest } from './write.js';
+import { ensureDataRepo, writeManifest } from './write.js';
 
 export interface InitOptions extends RepoOptions {
   clone?: string;
@@ -55,11 +55,9 @@ export async function initDataRepo(options: InitOptions): Promise<InitResult> {
     if (cloned.note) notes.push(cloned.note);
     // An empty remote gives an empty clone: give it the manifest, as a new data repo has (pushed by the next sync).
     if (!(await headOid(dir))) {
-      const manifest = `${JSON.stringify({ schema_version: 2, created_by: 'git-kb' }, null, 2)}\n`;
-      await withWriteLock(dir, () => writeAndCommit(dir, [{ path: 'kb.json', content: manifest }], 'git-kb: create data repo'));
+      await writeManifest(dir, 'git-kb: create data repo');
       notes.push('the remote was empty: created the data repo; "git-kb sync" pushes it');
-    }
-    if (!looksLikeDataRepo(dir)) await writeManifest(dir, 'git-kb: create data repo');
+    } else if (!looksLikeDataRepo(dir)) await writeManifest(dir, 'git-kb: adopt this repository as a data repo');
     action = 'cloned';
   } else if (isRepo(dir)) {
     action = resolved.source === 'flag' ? 'adopted' : 'existing';
