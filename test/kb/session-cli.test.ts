@@ -1,0 +1,212 @@
+/**
+ * The session verbs run as processes: record (written, unchanged, forbidden, no prompts), list, show, catch-up;
+ * and the secrets battery spread over a transcript, checked with the real git CLI over every object.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SECRET_BATTERY } from '../fixtures/secrets.js';
+import { expectCleanRepo, git, kb, kbJson, makeSandbox, type Sandbox } from '../helpers/cli.js';
+
+let sb: Sandbox;
+beforeEach(() => {
+  sb = makeSandbox('gkb-sess-');
+});
+afterEach(() => sb.cleanup());
+
+const FIXTURES = path.resolve(import.meta.dirname, '..', 'fixtures', 'transcripts');
+const run = (args: string[], input?: string) => kb(sb, ['--data', sb.data, ...args], { input });
+
+async function commits(): Promise<number> {
+  return Number((await git(sb.data, ['rev-list', '--count', 'HEAD'])).trim());
+}
+
+/** Writes transcript records (each with session, cwd, time, uuid) as a JSONL file and returns its path. */
+export function writeTranscript(file: string, sessionId: string, records: Record<string, unknown>[], options: { cwd?: string; start?: number } = {}): string {
+  const start = options.start ?? Date.UTC(2026, 4, 1, 10, 0, 0);
+  const text = records
+    .map((r, i) => JSON.stringify({ sessionId, cwd: options.cwd ?? '/home/u/proj', gitBranch: 'main', uuid: `${sessionId}-${i}`, timestamp: new Date(start + i * 1000).toISOString(), ...r }))
+    .join('\n');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${text}\n`);
+  return file;
+}
+
+export const prompt = (text: string): Record<string, unknown> => ({ type: 'user', message: { role: 'user', content: text } });
+export const reply = (text: string, id: string): Record<string, unknown> => ({ type: 'assistant', message: { id, role: 'assistant', model: 'claude-test-1', content: [{ type: 'text', text }] } });
+export const toolUse = (id: string, name: string, input: unknown): Record<string, unknown> => ({ type: 'assistant', message: { id: `m-${id}`, role: 'assistant', model: 'claude-test-1', content: [{ type: 'tool_use', id, name, input }] } });
+export const toolResult = (id: string, content: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content }] }, toolUseResult: { stdout: content }, ...extra });
+
+describe('session record', () => {
+  it('writes one summary in one commit, then reports it unchanged, then updates it when the transcript grows', async () => {
+    const t = path.join(sb.root, 'session.jsonl');
+    fs.copyFileSync(path.join(FIXTURES, 'coding-session.jsonl'), t);
+    const a = await kbJson(sb, ['session', 'record', '--transcript', t]);
+    expect(a).toMatchObject({ status: 'written', sessionId: '3f1c9a2e-7b4d-4e8a-9c61-0d2f5b7e8a14' });
+    expect(a.path).toBe(`sessions/2026/03/${a.id}.md`);
+    expect(await git(sb.data, ['log', '-1', '--format=%s'])).toBe(`session ${a.id}: Fix cent rounding in invoice totals\n`);
+    expect((await git(sb.data, ['show', '--name-only', '--format=', 'HEAD'])).trim()).toBe(a.path);
+    const n = await commits();
+    const b = await kbJson(sb, ['session', 'record', '--transcript', t]);
+    expect(b).toMatchObject({ status: 'unchanged', id: a.id });
+    expect(await commits()).toBe(n);
+    fs.appendFileSync(t, `${JSON.stringify({ type: 'user', sessionId: a.sessionId, cwd: '/home/dana/src/invoice-api', uuid: 'extra-1', timestamp: '2026-03-02T09:30:00.000Z', message: { role: 'user', content: 'now add a changelog entry for the rounding fix' } })}\n`);
+    const c = await kbJson(sb, ['session', 'record', '--transcript', t]);
+    expect(c).toMatchObject({ status: 'written', id: a.id, path: a.path });
+    const text = fs.readFileSync(path.join(sb.data, a.path), 'utf8');
+    expect(text).toContain('turns: 4');
+    expect(text).toContain('4. now add a changelog entry for the rounding fix');
+    expect(await commits()).toBe(n + 1);
+    expect((await run(['lint'])).code).toBe(0);
+    await expectCleanRepo(sb.data);
+  });
+
+  it('is found by search, list, show (by entry id or session id) and get', async () => {
+    for (const f of ['coding-session.jsonl', 'slash-commands.jsonl', 'subagent-compact.jsonl']) await kbJson(sb, ['session', 'record', '--transcript', path.join(FIXTURES, f)]);
+    const list = await kbJson(sb, ['session', 'list']);
+    expect(list.sessions.map((s: { title: string }) => s.title)).toEqual(['Review PR 12 (lazy thumbnails)', 'date-tz audit', 'Fix cent rounding in invoice totals']); // by end, newest first
+    const only = await kbJson(sb, ['session', 'list', '--cwd', '/home/dana/src/widgets/']);
+    expect(only.sessions).toHaveLength(1);
+    expect(only.sessions[0]).toMatchObject({ project: 'widgets', branch: 'main', turns: 5, session_id: 'c47e1b09-5d2a-4f3e-b8c1-9a6d0e3f7b25' });
+    const byId = await kbJson(sb, ['session', 'show', only.sessions[0].id]);
+    const bySession = await kbJson(sb, ['session', 'show', 'c47e1b09']);
+    expect(bySession).toEqual(byId);
+    expect(byId.text).toContain('1. /review 12');
+    const found = await kbJson(sb, ['search', 'cent rounding invoice']);
+    expect(found.results[0].type).toBe('session_summary');
+    const typed = await kbJson(sb, ['list', '--type', 'session_summary']);
+    expect(typed.entries).toHaveLength(3);
+    expect((await run(['session', 'show', 'zzzzzzzz'])).code).toBe(3);
+    expect((await run(['session', 'show', 'abc'])).code).toBe(2);
+  });
+
+  it('writes nothing for a transcript that names a forbidden host, wherever it is named', async () => {
+    await kbJson(sb, ['host', 'register', 'hssh', '--forbidden', '--marker', 'webspace.example.net']);
+    await kbJson(sb, ['host', 'forbid', '/seedbox-\\d+/']);
+    const before = await commits();
+    const places: [string, Record<string, unknown>[]][] = [
+      ['a prompt', [prompt('upload the site to hssh tonight')]],
+      ['a tool output', [prompt('check the deploy log'), toolUse('t1', 'Bash', { command: 'tail deploy.log' }), toolResult('t1', 'rsync to webspace.example.net: done')]],
+      ['a subagent', [prompt('find the mirror config'), { type: 'assistant', isSidechain: true, message: { role: 'assistant', model: 'm', content: [{ type: 'text', text: 'it points at seedbox-12' }] } }]],
+    ];
+    for (const [where, records] of places) {
+      const t = writeTranscript(path.join(sb.root, `${where.replace(/ /g, '-')}.jsonl`), `sess-${where.length}`, records);
+      const r = await run(['session', 'record', '--transcript', t, '--json']);
+      expect(r.code, where).toBe(5);
+      expect(JSON.parse(r.stdout)).toMatchObject({ status: 'forbidden' });
+      expect(r.stdout).not.toMatch(/webspace|seedbox-12/);
+    }
+    expect(await commits()).toBe(before);
+    expect(fs.existsSync(path.join(sb.data, 'sessions'))).toBe(false);
+  });
+
+  it('refuses to write while hosts.yaml is invalid (forbidden hosts cannot be told)', async () => {
+    await kbJson(sb, ['host', 'register', 'box']);
+    fs.writeFileSync(path.join(sb.data, 'hosts.yaml'), 'hosts:\n  box:\n    forbiden: true\n');
+    const r = await run(['session', 'record', '--transcript', path.join(FIXTURES, 'coding-session.jsonl')]);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain('hosts.yaml:3:');
+    expect(fs.existsSync(path.join(sb.data, 'sessions'))).toBe(false);
+  });
+
+  it('says why there is no summary for a transcript without prompts, and fails clearly on a missing file', async () => {
+    const t = writeTranscript(path.join(sb.root, 'empty.jsonl'), 'sess-empty', [reply('hello', 'm1')]);
+    const r = await run(['session', 'record', '--transcript', t]);
+    expect([r.code, r.stdout]).toEqual([0, 'no summary: no-prompts\n']);
+    const missing = await run(['session', 'record', '--transcript', path.join(sb.root, 'nope.jsonl')]);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(/cannot read transcript .*nope\.jsonl: ENOENT/);
+  });
+});
+
+describe('session catch-up', () => {
+  it('summarises every recent transcript under ~/.claude/projects once, leaving excluded and subagent files alone', async () => {
+    const projects = path.join(sb.home, '.claude', 'projects');
+    const ids = ['11111111-aaaa-4aaa-8aaa-000000000001', '22222222-bbbb-4bbb-8bbb-000000000002', '33333333-cccc-4ccc-8ccc-000000000003'];
+    ids.forEach((id, i) => writeTranscript(path.join(projects, '-home-u-proj', `${id}.jsonl`), id, [prompt(`question number ${i} about the parser`), reply(`answer ${i}`, `m${i}`)]));
+    writeTranscript(path.join(projects, '-home-u-proj', 'agent-5a5a.jsonl'), 'agent', [prompt('a subagent transcript file')]);
+    writeTranscript(path.join(projects, '-home-u-other', '44444444-dddd-4ddd-8ddd-000000000004.jsonl'), '44444444-dddd-4ddd-8ddd-000000000004', [reply('no prompt here', 'm9')]);
+    await kbJson(sb, ['host', 'register', 'box']); // a data repo
+    const r = await kbJson(sb, ['session', 'catch-up', '--exclude', ids[2]!]);
+    expect(r).toMatchObject({ looked: 3, written: expect.any(Array), unchanged: 0, skipped: 1, forbidden: 0, failed: [], left: 0 });
+    expect(r.written).toHaveLength(2);
+    const list = await kbJson(sb, ['session', 'list']);
+    expect(list.sessions.map((s: { session_id: string }) => s.session_id).sort()).toEqual(ids.slice(0, 2));
+    const again = await kbJson(sb, ['session', 'catch-up']);
+    expect(again).toMatchObject({ looked: 1, current: 3, written: [expect.any(String)] }); // only the one excluded before
+    const third = await kbJson(sb, ['session', 'catch-up']);
+    expect(third).toMatchObject({ looked: 0, current: 4, written: [] });
+  });
+});
+
+describe('secrets battery: nothing survives anywhere in the data repo', () => {
+  it(`${SECRET_BATTERY.length} secrets over prompts, tool inputs, tool outputs, .env reads, recaps and replies leave no trace in any object`, async () => {
+    expect(SECRET_BATTERY.length).toBeGreaterThanOrEqual(25);
+    const records: Record<string, unknown>[] = [];
+    const single = SECRET_BATTERY.filter((b) => !b.secret.includes('\n'));
+    SECRET_BATTERY.forEach((b, i) => {
+      switch (i % 6) {
+        case 0: // a prompt (the first one is also the title and the commit message)
+          records.push(prompt(`${i === 0 ? '' : 'please check this: '}${b.text}`));
+          break;
+        case 1: // a Bash tool input, kept (redacted) in Commands
+          records.push(toolUse(`tb${i}`, 'Bash', { command: b.text }), toolResult(`tb${i}`, 'ok'));
+          break;
+        case 2: // a tool output, never stored
+          records.push(toolUse(`to${i}`, 'Bash', { command: 'cat config.log' }), toolResult(`to${i}`, `log follows\n${b.text}\n`));
+          break;
+        case 3: // Write and Edit inputs
+          records.push(toolUse(`tw${i}`, i % 2 ? 'Write' : 'Edit', { file_path: `/home/u/proj/conf/${i}.conf`, content: b.text, old_string: 'x', new_string: b.text }), toolResult(`tw${i}`, 'File written'));
+          break;
+        case 4: // a compact recap
+          records.push({ type: 'user', isCompactSummary: true, message: { role: 'user', content: `Summary so far: ${b.text}` } });
+          break;
+        default: // the model's reply
+          records.push(reply(`Found it: ${b.text}`, `mr${i}`));
+      }
+    });
+    // .env and key-file reads whose values come back bare, where no pattern could tell them from words.
+    const envLines = single.map((b, i) => `VALUE_${i}=${b.secret}`).join('\n');
+    records.push(toolUse('tenv', 'Read', { file_path: '/home/u/proj/.env' }), toolResult('tenv', envLines, { toolUseResult: { type: 'text', file: { filePath: '/home/u/proj/.env', content: envLines } } }));
+    records.push(toolUse('tcat', 'Bash', { command: 'cat ~/.aws/credentials' }), toolResult('tcat', `[default]\naws_secret_access_key = ${single[3]!.secret}`));
+    for (const [i, b] of single.entries()) records.push(prompt(`is ${b.secret} still valid (${i})?`));
+    records.push(reply(`The values are ${single.slice(0, 5).map((b) => b.secret).join(', ')}.`, 'mlast'));
+    const t = writeTranscript(path.join(sb.root, 'secrets.jsonl'), 'sess-secrets-1', records);
+
+    const r = await kbJson(sb, ['session', 'record', '--transcript', t]);
+    expect(r.status).toBe('written');
+    expect(r.redactions).toBeGreaterThanOrEqual(SECRET_BATTERY.length);
+    await kbJson(sb, ['session', 'record', '--transcript', t]); // and again (unchanged)
+    const text = fs.readFileSync(path.join(sb.data, r.path), 'utf8');
+    expect(text).toContain('[REDACTED:');
+    expect(text).toContain('.env (secret file: contents never stored)');
+
+    // Every object of the repo, every revision's files, every patch and message, and every file on disk.
+    const objects = spawnSync('git', ['cat-file', '--batch-all-objects', '--batch'], { cwd: sb.data, env: sb.env, maxBuffer: 256 * 1024 * 1024 }).stdout.toString('utf8');
+    const patches = await git(sb.data, ['log', '-p', '--all', '--format=%H %s%n%b'], sb.env);
+    expect(objects.length).toBeGreaterThan(1000);
+    expect(patches).toContain('[REDACTED:');
+    const onDisk: string[] = [];
+    const walk = (d: string): void => {
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        const p = path.join(d, e.name);
+        if (e.isDirectory()) walk(p);
+        else if (!p.includes(`${path.sep}objects${path.sep}`)) onDisk.push(fs.readFileSync(p, 'latin1'));
+      }
+    };
+    walk(sb.data);
+    const revs = (await git(sb.data, ['rev-list', '--all'], sb.env)).trim().split('\n');
+    const source = fs.readFileSync(t, 'utf8');
+    for (const b of SECRET_BATTERY) {
+      // The distinctive part of the secret (PEM blocks: a body line).
+      const needle = b.secret.includes('\n') ? b.secret.split('\n')[2]! : b.secret;
+      expect(source.includes(JSON.stringify(needle).slice(1, -1)), `${b.kind} is in the transcript`).toBe(true);
+      expect(objects.includes(needle), `${b.kind} in a git object`).toBe(false);
+      expect(patches.includes(needle), `${b.kind} in git log -p`).toBe(false);
+      expect(onDisk.some((f) => f.includes(needle)), `${b.kind} in a file of the data repo`).toBe(false);
+      const grep = spawnSync('git', ['grep', '-F', '-q', '-e', needle, ...revs], { cwd: sb.data, env: sb.env });
+      expect(grep.status, `${b.kind} found by git grep`).toBe(1);
+    }
+  });
+});
