@@ -1,0 +1,285 @@
+/**
+ * The prompt hook's pure parts: skip rules, keywords and stemming, activities, the index file format, the
+ * output layout under the budgets, the ledger, and the import graph of the hot path.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HOOK_OUTPUT_MAX, KERNEL_BUDGET } from '../../src/budget.js';
+import { ledgerName, readLedger, writeLedger } from '../../src/hooks/ledger.js';
+import { assembleContext } from '../../src/hooks/prompt.js';
+import { keyDirs } from '../../src/hooks/prompt-fresh.js';
+import { encodeIndex, FIELD_TAG, FIELD_TITLE, lookupTerms, openIndexFile, readDoc, readerFromBuffer, readKernelBody, readWindow, WINDOW_SIZE, type IndexModel } from '../../src/hooks/prompt-index.js';
+import { scoreKeywords, type Pointer } from '../../src/hooks/prompt-signals.js';
+import { analyzePrompt, classifyActivities, keywords, skipReason, stemWord, tagKeywords } from '../../src/hooks/prompt-text.js';
+import { ROOT } from '../helpers/cli.js';
+
+describe('skip rules', () => {
+  it.each([
+    ['', 'empty'],
+    ['   ', 'empty'],
+    ['/clear', 'slash-command'],
+    ['/git-kb search postgres locks', 'slash-command'],
+    ['!ls -la', 'shell-command'],
+    ['git status', 'shell-command'],
+    ['npm test', 'shell-command'],
+    ['yes', 'mechanical'],
+    ['continue', 'mechanical'],
+    ['yes, commit and push', 'mechanical'],
+    ['looks good, ship it', 'mechanical'],
+    ['run the tests', 'mechanical'],
+    ['thanks!', 'mechanical'],
+    ['why?', 'mechanical'],
+    ['fix the css', 'short'],
+    ['explain', 'short'],
+    ['no, the other file', 'short'],
+  ])('%j is skipped as %s', (prompt, reason) => {
+    expect(skipReason(prompt)).toBe(reason);
+  });
+
+  it('looks at real questions, including ones that start with a command name', () => {
+    expect(skipReason('git stash pop gave me merge conflicts and now other files are staged, how do I finish?')).toBeUndefined();
+    expect(skipReason('make the ruby code retry the network call a few times when it raises')).toBeUndefined();
+    expect(skipReason('how do I vacuum a postgres table?')).toBeUndefined();
+  });
+
+  it('keeps its work bounded on a huge prompt', () => {
+    const started = Date.now();
+    const a = analyzePrompt(`git ${'merge conflict '.repeat(400_000)}`);
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(a.skip).toBeUndefined();
+  });
+});
+
+describe('keywords', () => {
+  it('stems alike on both sides', () => {
+    for (const [a, b] of [
+      ['commits', 'commit'],
+      ['committed', 'commit'],
+      ['committing', 'commit'],
+      ['rebasing', 'rebase'],
+      ['branches', 'branch'],
+      ['aliases', 'alias'],
+      ['databases', 'database'],
+      ['caching', 'cache'],
+      ['bisecting', 'bisect'],
+      ['settings', 'setting'],
+    ]) {
+      expect(stemWord(a), `${a} ~ ${b}`).toBe(stemWord(b));
+    }
+    expect(stemWord('status')).toBe('status');
+    expect(stemWord('class')).toBe('class');
+    expect(stemWord('vim')).toBe('vim');
+  });
+
+  it('drops stop words, numbers and giant tokens, keeps non-ASCII words', () => {
+    expect(keywords('How do I use the 2 branches of this Repo?')).toEqual(['branch', 'repo']);
+    expect(keywords(`x${'a'.repeat(60)} café Straße`)).toEqual(['café', 'straß']);
+    expect(keywords("don't can't it's")).toEqual([]);
+  });
+
+  it('splits tags into parts', () => {
+    expect(tagKeywords('github-actions')).toEqual(['github', 'action']);
+    expect(tagKeywords('vim')).toEqual(['vim']);
+  });
+
+  it('classifies activities', () => {
+    expect(classifyActivities('Draft a reply to this email thread')).toEqual(['writing']);
+    expect(classifyActivities('Review this PR diff')).toContain('reviewing');
+    expect(classifyActivities('Plan the roadmap for Q3')).toEqual(['planning']);
+    expect(classifyActivities('fix the bug in this function')).toEqual(['coding']);
+    expect(classifyActivities('what a lovely day')).toEqual([]);
+  });
+});
+
+function model(docs: { id: string; title: string; terms: [string, number][] }[], extra: Partial<IndexModel> = {}): IndexModel {
+  return {
+    key: 'k',
+    generation: 'g',
+    dirs: ['.', 'entries'],
+    docs: docs.map((d) => ({ ...d, terms: new Map(d.terms) })),
+    kernel: [],
+    activity: {},
+    files: [],
+    hot: [],
+    extras: {},
+    built: '2026-01-01T00:00:00Z',
+    ...extra,
+  };
+}
+
+describe('index file', () => {
+  it('round-trips documents, postings, kernel bodies and windows', () => {
+    const files: [string, string][] = Array.from({ length: WINDOW_SIZE + 5 }, (_, i) => [`entries/kb-${i}-x.md`, `${i}.5:10:${i}`]);
+    const buf = encodeIndex(
+      model(
+        [
+          { id: 'kb-a', title: 'Stash pop conflicts', terms: [['stash', FIELD_TITLE], ['pop', FIELD_TITLE], ['git', FIELD_TAG]] },
+          { id: 'kb-b', title: 'Tab\there', terms: [['git', FIELD_TAG | FIELD_TITLE], ['ünïcode', FIELD_TITLE]] },
+        ],
+        { kernel: [{ id: 'kb-k', title: 'K', path: 'entries/kb-k-k.md', sig: '1:2:3', body: 'Body with ünïcode ✓' }], files, extras: { x: { y: 1 } } },
+      ),
+    );
+    const r = readerFromBuffer(buf);
+    expect(r.header.n).toBe(2);
+    expect(r.header.extras).toEqual({ x: { y: 1 } });
+    const post = lookupTerms(r, ['git', 'stash', 'ünïcode', 'absent']);
+    expect([...post.get('git')!]).toEqual([0 * 8 + FIELD_TAG, 1 * 8 + (FIELD_TAG | FIELD_TITLE)]);
+    expect([...post.get('stash')!]).toEqual([FIELD_TITLE]);
+    expect([...post.get('ünïcode')!]).toEqual([8 + FIELD_TITLE]);
+    expect(post.has('absent')).toBe(false);
+    expect(readDoc(r, 1)).toEqual({ id: 'kb-b', title: 'Tab here' });
+    expect(readKernelBody(r, r.header.kernel[0]!)).toBe('Body with ünïcode ✓');
+    expect(r.header.windows).toHaveLength(2);
+    expect(readWindow(r, 1)).toEqual(files.slice(WINDOW_SIZE));
+  });
+
+  it('keeps offsets exact however long the header gets', () => {
+    const files: [string, string][] = Array.from({ length: 60_000 }, (_, i) => [`entries/kb-${i}.md`, '1:1:1']);
+    const r = readerFromBuffer(encodeIndex(model([{ id: 'kb-a', title: 'A', terms: [['alpha', 1]] }], { files })));
+    expect(readWindow(r, r.header.windows.length - 1).at(-1)).toEqual(['entries/kb-59999.md', '1:1:1']);
+    expect(readDoc(r, 0).id).toBe('kb-a');
+  });
+
+  it('refuses files that are not indexes', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gkb-idx-'));
+    try {
+      for (const content of ['', 'GKBPIX01', 'GKBPIX01\u00ff\u00ff\u00ff\u00ff{}', 'hello world, not an index at all']) {
+        fs.writeFileSync(path.join(dir, 'i'), content, 'latin1');
+        expect(openIndexFile(path.join(dir, 'i'))).toBeUndefined();
+      }
+      expect(openIndexFile(path.join(dir, 'missing'))).toBeUndefined();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('lists the folders of the key', () => {
+    expect(keyDirs(['entries', 'hosts/web1', 'sessions/2026/05'])).toEqual(['.', 'entries', 'hosts', 'hosts/web1', 'sessions', 'sessions/2026', 'sessions/2026/05']);
+  });
+});
+
+describe('keyword scoring', () => {
+  const docs = [
+    { id: 'kb-1', title: 'Resolve a merge conflict from stash pop', terms: [['resolv', 1], ['merg', 1], ['conflict', 1], ['stash', 1], ['pop', 1], ['git', 2]] as [string, number][] },
+    { id: 'kb-2', title: 'Staging stashes', terms: [['stag', 1], ['stash', 1], ['git', 2]] as [string, number][] },
+    ...Array.from({ length: 50 }, (_, i) => ({ id: `kb-f${i}`, title: `Filler ${i}`, terms: [[`filler${i}`, 1], ['git', 2]] as [string, number][] })),
+  ];
+  const r = readerFromBuffer(encodeIndex(model(docs)));
+
+  it('fires on distinctive shared keywords, best first', () => {
+    const { fired } = scoreKeywords(r, ['git', 'stash', 'pop', 'merg', 'conflict']);
+    expect(fired.map((s) => readDoc(r, s.doc).id)).toEqual(['kb-1']);
+  });
+
+  it('a single keyword never fires, however rare', () => {
+    expect(scoreKeywords(r, ['resolv']).fired).toEqual([]);
+  });
+
+  it('a keyword in more than half of the entries weighs nothing', () => {
+    const { fired, near } = scoreKeywords(r, ['git', 'filler3']);
+    expect(fired).toEqual([]);
+    expect(near[0]!.terms).toContain('git');
+  });
+});
+
+describe('layout', () => {
+  const ptr = (i: number): Pointer => ({ id: `kb-p${i}`, title: `Pointer ${i}`, signal: 'keyword' });
+
+  it('puts whole kernel bodies first within the budget and the rest as pointers', () => {
+    const kernel = Array.from({ length: 10 }, (_, i) => ({ id: `kb-k${i}`, title: `K${i}`, body: `${i}`.repeat(2500) }));
+    const a = assembleContext(kernel, [ptr(1), ptr(2)]);
+    expect(a.kernelBodies).toEqual(['kb-k0', 'kb-k1']);
+    expect(a.kernelPointers).toHaveLength(8);
+    expect(a.text.indexOf('1'.repeat(2500))).toBeLessThan(a.text.indexOf('- kb-k2'));
+    expect(JSON.stringify({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: a.text } }).length).toBeLessThanOrEqual(HOOK_OUTPUT_MAX);
+    expect(a.pointers.map((p) => p.id)).toEqual(['kb-p1', 'kb-p2']);
+  });
+
+  it('fits a later small body when a big one does not', () => {
+    const a = assembleContext(
+      [
+        { id: 'kb-big', title: 'big', body: 'x'.repeat(KERNEL_BUDGET + 1) },
+        { id: 'kb-small', title: 'small', body: 'tiny rule' },
+      ],
+      [],
+    );
+    expect(a.kernelBodies).toEqual(['kb-small']);
+    expect(a.kernelPointers).toEqual(['kb-big']);
+  });
+
+  it('demotes bodies whose escaping would break the output cap, and drops pointers that do not fit', () => {
+    const quotes = '"'.repeat(2900);
+    const kernel = [0, 1].map((i) => ({ id: `kb-q${i}`, title: 'q', body: quotes }));
+    const many = Array.from({ length: 200 }, (_, i) => ptr(i));
+    const a = assembleContext(kernel, many);
+    const out = JSON.stringify({ hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: a.text } });
+    expect(out.length).toBeLessThanOrEqual(HOOK_OUTPUT_MAX);
+    expect(a.kernelBodies.length).toBeLessThan(2);
+    expect(a.dropped.length).toBeGreaterThan(0);
+    expect(a.pointers.length + a.dropped.length).toBe(200);
+  });
+
+  it('says nothing about fetching when there is nothing to fetch', () => {
+    expect(assembleContext([{ id: 'kb-k', title: 'k', body: 'rule' }], []).text).not.toContain('git-kb get');
+    expect(assembleContext([], [ptr(1)]).text).toContain('`git-kb get <id> ...`');
+  });
+});
+
+describe('ledger', () => {
+  it('stores ids per session and generation, resets on a new generation', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gkb-ledger-'));
+    try {
+      expect(readLedger(dir, 's1', 'g1')).toEqual({ generation: 'g1', ids: [], exists: false });
+      writeLedger(dir, 's1', { generation: 'g1', ids: ['kb-a', 'kb-b'] });
+      expect(readLedger(dir, 's1', 'g1').ids).toEqual(['kb-a', 'kb-b']);
+      writeLedger(dir, 's1', { generation: 'g1', ids: ['kb-a'] }); // shorter: no stale tail
+      expect(readLedger(dir, 's1', 'g1').ids).toEqual(['kb-a']);
+      expect(readLedger(dir, 's1', 'g2')).toEqual({ generation: 'g2', ids: [], exists: true });
+      expect(readLedger(dir, 's2', 'g1').exists).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('names files safely', () => {
+    expect(ledgerName('abc-123_x')).toBe('abc-123_x.json');
+    expect(ledgerName('../../etc/passwd')).toMatch(/^etcpasswd-[0-9a-z]+\.json$/);
+    expect(ledgerName('')).toMatch(/^-[0-9a-z]+\.json$/);
+    expect(ledgerName('x'.repeat(500)).length).toBeLessThan(80);
+  });
+});
+
+describe('the prompt path loads little', () => {
+  // Static imports only: `import type` and dynamic `import()` are not followed (the rebuild path is dynamic).
+  function staticGraph(entry: string): Set<string> {
+    const seen = new Set<string>();
+    const visit = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      if (!file.startsWith('/')) return;
+      const src = fs.readFileSync(file, 'utf8');
+      for (const m of src.matchAll(/^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm)) {
+        const spec = m[1]!;
+        if (spec.startsWith('.')) visit(path.resolve(path.dirname(file), spec.replace(/\.js$/, '.ts')));
+        else visit(spec);
+      }
+    };
+    visit(entry);
+    return seen;
+  }
+
+  it('the handler and everything it imports statically use only node built-ins and light modules', () => {
+    const graph = staticGraph(path.join(ROOT, 'src', 'hooks', 'prompt.ts'));
+    const packages = [...graph].filter((f) => !f.startsWith('/'));
+    expect(packages.every((p) => p.startsWith('node:')), packages.join(', ')).toBe(true);
+    const local = [...graph].filter((f) => f.startsWith('/')).map((f) => path.relative(ROOT, f));
+    for (const banned of ['src/catalog.ts', 'src/entry.ts', 'src/search.ts', 'src/git.ts', 'src/hooks/prompt-build.ts']) expect(local).not.toContain(banned);
+  });
+
+  it('the builder imports no hot-path module (so bundling keeps them in one chunk)', () => {
+    const src = fs.readFileSync(path.join(ROOT, 'src', 'hooks', 'prompt-build.ts'), 'utf8');
+    for (const m of src.matchAll(/^import\s+(?!type\b).*from\s+'(\.\/prompt[^']*)'/gm)) throw new Error(`prompt-build.ts imports ${m[1]} at run time`);
+  });
+});
