@@ -103,7 +103,12 @@ const v1idx = v1Index(entries);
 const v1 = (useSkip) => (prompt) => v1Fire(v1idx, prompt, useSkip ? analyzePrompt(prompt).skip : undefined);
 
 const results = {
-  'git-kb (chosen)': evaluate(ours(KEYWORD_PARAMS)),
+  [`git-kb (chosen: score >= ${KEYWORD_PARAMS.minScore})`]: evaluate(ours(KEYWORD_PARAMS)),
+  // Other points of the trade-off, same algorithm: quieter, and louder.
+  'git-kb, score >= 1.8': evaluate(ours({ ...KEYWORD_PARAMS, minScore: 1.8 })),
+  'git-kb, score >= 1.6': evaluate(ours({ ...KEYWORD_PARAMS, minScore: 1.6 })),
+  'git-kb, score >= 1.2, relative 0.5': evaluate(ours({ ...KEYWORD_PARAMS, minScore: 1.2, relative: 0.5 })),
+  'git-kb, score >= 0.8, relative 0.5': evaluate(ours({ ...KEYWORD_PARAMS, minScore: 0.8, relative: 0.5 })),
   'v1: >= 2 distinct hits, titles and tags': evaluate(v1(false)),
   'v1 with git-kb skip rules': evaluate(v1(true)),
 };
@@ -154,3 +159,5 @@ const text = lines.join('\n');
 console.log(text);
 fs.mkdirSync(path.join(import.meta.dirname, '.work'), { recursive: true });
 fs.writeFileSync(path.join(import.meta.dirname, '.work', 'hook-retrieval.md'), `${text}\n`);
+const { writePromptHookSection } = await import('./hook-report.mjs');
+writePromptHookSection();

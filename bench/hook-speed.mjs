@@ -101,3 +101,5 @@ const text = lines.join('\n');
 console.log(`\n${text}`);
 fs.mkdirSync(path.join(import.meta.dirname, '.work'), { recursive: true });
 fs.writeFileSync(path.join(import.meta.dirname, '.work', 'hook-speed.md'), `${text}\n\nMachine: ${machine()}.\n`);
+const { writePromptHookSection } = await import('./hook-report.mjs');
+writePromptHookSection();
