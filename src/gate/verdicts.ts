@@ -1,10 +1,10 @@
 /**
  * Contract: the prose gate's verdict cache, so a retried identical call costs no second model call. A verdict
- * is keyed by a SHA-256 of the judge version, the model, the kernel digest (every kernel body and rule) and the
- * pieces of prose (source, line and text); any change to one of them is a new key. Verdicts live in
- * `.git/git-kb/gate-verdicts.json` of the data repo (the newest MAX_VERDICTS, for at most MAX_AGE_MS). Only
- * real verdicts are kept (pass, or fail with violations); errors and timeouts are not, so they are retried.
- * Reading and writing never throw; a corrupt file is an empty cache.
+ * is keyed by a SHA-256 of the judge version (JUDGE_VERSION of src/gate/verdict.ts, passed in), the model, the
+ * kernel digest (every kernel body and rule) and the pieces of prose (source, line and text); any change to one
+ * of them is a new key. Verdicts live in `.git/git-kb/gate-verdicts.json` of the data repo (the newest
+ * MAX_VERDICTS, for at most MAX_AGE_MS). Only real verdicts are kept (pass, or fail with violations); errors
+ * and timeouts are not, so they are retried. Reading and writing never throw; a corrupt file is an empty cache.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -12,7 +12,6 @@ import path from 'node:path';
 import { writeFileAtomic } from '../fsutil.js';
 import type { ProsePiece } from '../prose.js';
 import { stateDir } from '../store.js';
-import { JUDGE_VERSION } from './judge.js';
 import type { Violation } from './rules.js';
 
 const VERDICTS_VERSION = 1;
@@ -36,9 +35,9 @@ export function verdictFile(dir: string): string {
 }
 
 /** The cache key of a judgement. */
-export function verdictKey(parts: { model: string; digest: string; pieces: ProsePiece[] }): string {
+export function verdictKey(parts: { version: number; model: string; digest: string; pieces: ProsePiece[] }): string {
   const h = crypto.createHash('sha256');
-  h.update(`git-kb gate v${JUDGE_VERSION}\0${parts.model}\0${parts.digest}\0`);
+  h.update(`git-kb gate v${parts.version}\0${parts.model}\0${parts.digest}\0`);
   for (const p of parts.pieces) h.update(JSON.stringify([p.source, p.line ?? null, p.text])).update('\n');
   return h.digest('hex');
 }

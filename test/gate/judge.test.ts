@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildJudgePrompt, findClaude, judgeablePieces, parseVerdict, verifyViolations } from '../../src/gate/judge.js';
+import { buildJudgePrompt, findClaude } from '../../src/gate/judge.js';
+import { judgeablePieces, parseVerdict, verifyViolations } from '../../src/gate/verdict.js';
 import type { KernelEntry } from '../../src/gate/kernel.js';
 
 const envelope = (result: string, extra: Record<string, unknown> = {}): string => JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result, ...extra });
