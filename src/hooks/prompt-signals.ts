@@ -11,6 +11,8 @@
 import type { HookInput } from './main.js';
 import { FIELD_ALIAS, FIELD_TITLE, lookupTerms, readDoc, type IndexReader } from './prompt-index.js';
 import type { PromptActivity } from './prompt-text.js';
+import { hostSignal } from './signals/host.js';
+import { recentSessionsSignal } from './signals/sessions.js';
 
 /** One proposed pointer. */
 export interface Pointer {
@@ -172,4 +174,4 @@ function round(x: number): number {
 }
 
 /** The signals, in the order their pointers are listed. Add the host and recent-sessions signals here. */
-export const PROMPT_SIGNALS: PromptSignal[] = [keywordSignal, activitySignal];
+export const PROMPT_SIGNALS: PromptSignal[] = [keywordSignal, activitySignal, hostSignal, recentSessionsSignal];

@@ -23,7 +23,7 @@ async function commits(): Promise<number> {
 }
 
 /** Writes transcript records (each with session, cwd, time, uuid) as a JSONL file and returns its path. */
-export function writeTranscript(file: string, sessionId: string, records: Record<string, unknown>[], options: { cwd?: string; start?: number } = {}): string {
+function writeTranscript(file: string, sessionId: string, records: Record<string, unknown>[], options: { cwd?: string; start?: number } = {}): string {
   const start = options.start ?? Date.UTC(2026, 4, 1, 10, 0, 0);
   const text = records
     .map((r, i) => JSON.stringify({ sessionId, cwd: options.cwd ?? '/home/u/proj', gitBranch: 'main', uuid: `${sessionId}-${i}`, timestamp: new Date(start + i * 1000).toISOString(), ...r }))
@@ -33,10 +33,10 @@ export function writeTranscript(file: string, sessionId: string, records: Record
   return file;
 }
 
-export const prompt = (text: string): Record<string, unknown> => ({ type: 'user', message: { role: 'user', content: text } });
-export const reply = (text: string, id: string): Record<string, unknown> => ({ type: 'assistant', message: { id, role: 'assistant', model: 'claude-test-1', content: [{ type: 'text', text }] } });
-export const toolUse = (id: string, name: string, input: unknown): Record<string, unknown> => ({ type: 'assistant', message: { id: `m-${id}`, role: 'assistant', model: 'claude-test-1', content: [{ type: 'tool_use', id, name, input }] } });
-export const toolResult = (id: string, content: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content }] }, toolUseResult: { stdout: content }, ...extra });
+const prompt = (text: string): Record<string, unknown> => ({ type: 'user', message: { role: 'user', content: text } });
+const reply = (text: string, id: string): Record<string, unknown> => ({ type: 'assistant', message: { id, role: 'assistant', model: 'claude-test-1', content: [{ type: 'text', text }] } });
+const toolUse = (id: string, name: string, input: unknown): Record<string, unknown> => ({ type: 'assistant', message: { id: `m-${id}`, role: 'assistant', model: 'claude-test-1', content: [{ type: 'tool_use', id, name, input }] } });
+const toolResult = (id: string, content: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content }] }, toolUseResult: { stdout: content }, ...extra });
 
 describe('session record', () => {
   it('writes one summary in one commit, then reports it unchanged, then updates it when the transcript grows', async () => {

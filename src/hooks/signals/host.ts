@@ -38,7 +38,7 @@ export async function collectHosts(build: { dir: string; entries: { type: string
 
 /** The pointer of one host (a pseudo-id `host:<key>`, so the session ledger shows it once). */
 export function hostPointer(key: string, facts: number): Pointer {
-  return { id: `host:${key}`, title: `host ${key}: ${facts} fact${facts === 1 ? '' : 's'}; \`git-kb host load ${key}\` prints them`, signal: 'host' };
+  return { id: `host:${key}`, title: `${facts} fact${facts === 1 ? '' : 's'} about host ${key}; \`git-kb host load ${key}\` prints them`, signal: 'host' };
 }
 
 export const hostSignal: PromptSignal = {
