@@ -121,13 +121,12 @@ export function assembleContext(kernel: { id: string; title: string; body: strin
 
 /** The prompt hook handler. */
 export async function handlePrompt(input: HookInput, ctx: HookContext): Promise<object | undefined> {
-  const tStart = performance.now();
   const started = Date.now();
   const debug = debugEnabled(ctx.env);
   const sessionId = typeof input.session_id === 'string' && input.session_id ? input.session_id : undefined;
   const record: Record<string, unknown> = { event: 'prompt', session: sessionId };
   const done = (extra: Record<string, unknown>): undefined => {
-    if (debug) debugLog({ ...record, ...extra, ms: Date.now() - started, tStart: Math.round(tStart * 10) / 10, tEnd: Math.round(performance.now() * 10) / 10 }, ctx.env);
+    if (debug) debugLog({ ...record, ...extra, ms: Date.now() - started }, ctx.env);
     return undefined;
   };
   if (typeof input.prompt !== 'string') return done({ skipped: 'no prompt string' });

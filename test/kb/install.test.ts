@@ -61,7 +61,7 @@ describe('git-kb install / uninstall', () => {
     // The user's settings and hooks are all still there.
     expect(parsed.model).toBe('opus');
     expect(parsed.env).toEqual({ FOO: 'bar' });
-    expect(parsed.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'say done' }] }]);
+    expect(parsed.hooks.Stop[0]).toEqual({ hooks: [{ type: 'command', command: 'say done' }] });
     expect(parsed.hooks.PreToolUse[0].hooks[0].command).toBe('~/bin/audit-bash.sh');
     // Every event of hooks/hooks.json, with the same matcher, timeout and the absolute hook path.
     for (const [event, groups] of Object.entries(HOOKS_JSON.hooks)) {
