@@ -124,6 +124,7 @@ describe('data repo resolution order', () => {
     for (const name of ['flag', 'env', 'plugin', 'claude', 'xdg']) {
       dirs[name] = path.join(sb.root, `repo-${name}`);
       await sgit(sb, ['init', '-q', dirs[name]!], sb.root);
+      fs.writeFileSync(path.join(dirs[name]!, 'kb.json'), '{"schema_version": 2}\n'); // what makes a git repo a data repo
     }
     const pluginData = path.join(sb.root, 'plugin-data');
     const configs = {
@@ -152,6 +153,7 @@ describe('data repo resolution order', () => {
     expect((await status([], {})).error.message).toContain(path.join(sb.home, '.git-kb', 'data'));
     fs.writeFileSync(configs.claude, JSON.stringify({ data_dir: '~/notes-kb' }));
     await sgit(sb, ['init', '-q', path.join(sb.home, 'notes-kb')], sb.root);
+    fs.writeFileSync(path.join(sb.home, 'notes-kb', 'kb.json'), '{}\n');
     expect(await status([], {})).toMatchObject({ data_dir: path.join(sb.home, 'notes-kb') });
     // A malformed config file is a usage error that names it.
     fs.writeFileSync(configs.claude, '{ not json');

@@ -17,7 +17,7 @@ const WORKERS = 8;
 const EACH = 10;
 
 describe('concurrent adds', () => {
-  it(`${WORKERS} processes each adding ${EACH} entries at once all land, one commit each`, async () => {
+  it(`${WORKERS} processes each adding ${EACH} entries at once all land, one commit each`, { timeout: 240_000 }, async () => {
     const results = await Promise.all(
       Array.from({ length: WORKERS }, async (_, w) => {
         const mine: Added[] = [];

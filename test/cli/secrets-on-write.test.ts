@@ -41,6 +41,8 @@ function expectRefused(r: RunResult, item: BatteryItem, where: RegExp, label: st
 }
 
 const items = SECRET_BATTERY.map((item, i) => ({ item, i }));
+/** Hundreds of processes: generous, since the machine may be shared with other test runs. */
+const SLOW = { timeout: 300_000 };
 const entryPlace = /at entries\/kb-[0-9a-z]+-[a-z0-9-]+\.md:\d+:\d+/;
 const targetPlace = (w: number): RegExp => new RegExp(`at ${repos[w]!.target.path.replace(/[.]/g, '\\.')}:\\d+:\\d+`);
 /** Every item, with the worker (data repo) it runs on. */
@@ -55,7 +57,7 @@ describe('secrets are refused on every write', () => {
     expect(new Set(SECRET_BATTERY.map((s) => s.kind)).size).toBeGreaterThanOrEqual(20);
   });
 
-  it('add refuses each one in the body (stdin, and an argument), title, tags and url', async () => {
+  it('add refuses each one in the body (stdin, and an argument), title, tags and url', SLOW, async () => {
     await work(async ({ item, i, w }) => {
       const base = ['add', '--type', 'factual_reference'];
       expectRefused(await kbw(w, [...base, '--title', `Body note ${i}`], item.text), item, entryPlace, `#${i} add body (stdin)`);
@@ -66,7 +68,7 @@ describe('secrets are refused on every write', () => {
     });
   });
 
-  it('edit refuses each one in --body, --append and --title', async () => {
+  it('edit refuses each one in --body, --append and --title', SLOW, async () => {
     await work(async ({ item, i, w }) => {
       for (const flag of ['--body', '--append', '--title']) {
         expectRefused(await kbw(w, ['edit', repos[w]!.target.id, flag, item.text]), item, targetPlace(w), `#${i} edit ${flag}`);
@@ -74,7 +76,7 @@ describe('secrets are refused on every write', () => {
     });
   });
 
-  it('import refuses a folder holding any one of them, naming the note and the kind', async () => {
+  it('import refuses a folder holding any one of them, naming the note and the kind', SLOW, async () => {
     // A folder per item (every fourth: each is also in the folder of all below), beside a harmless note.
     await work(async ({ item, i, w }) => {
       if (i % 4 !== 0) return;
