@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { kb, makeSandbox, run, type Sandbox } from '../helpers/cli.js';
 import { addKernel, parseDeny, pathWith, payload, preToolUseEntry, runGate } from '../gate/support.js';
 
 let sb: Sandbox;
@@ -64,6 +64,19 @@ describe('hooks.json wiring', () => {
       expect(re.test(name), name).toBe(true);
     }
     for (const name of ['Read', 'Grep', 'Glob', 'WebFetch', 'WebSearch', 'Task', 'LS']) expect(re.test(name), name).toBe(false);
+  });
+});
+
+describe('git-kb install', () => {
+  it('wires the same PreToolUse entry into ~/.claude/settings.json, and its command denies like the plugin\'s', async () => {
+    const r = await kb(sb, ['install', '--json']);
+    expect(r.code).toBe(0);
+    const settings = JSON.parse(fs.readFileSync(path.join(sb.home, '.claude', 'settings.json'), 'utf8')) as { hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ command: string }> }>> };
+    const entry = settings.hooks.PreToolUse!.find((g) => g.hooks.some((h) => / pretool$/.test(h.command)))!;
+    expect(entry.matcher).toBe(preToolUseEntry().matcher);
+    const input = JSON.stringify(payload('Write', { file_path: path.join(project, 'README.md'), content: 'We leverage it.' }, project));
+    const out = await run('sh', ['-c', entry.hooks[0]!.command], { env: { ...sb.env, ...env, GIT_KB_DATA: sb.data }, input });
+    expect(parseDeny(out).hookSpecificOutput.permissionDecisionReason).toContain('"leverage"');
   });
 });
 
