@@ -30,14 +30,16 @@ export async function rebuildPromptIndex(dir: string): Promise<BuildResult> {
 }
 
 /**
- * Brings the prompt index of `dir` up to date when it is stale: for git-kb commands that just wrote, so that the
- * next prompt does not pay for the rebuild. Never throws.
+ * Brings the prompt index of `dir` up to date when it exists and is stale: for git-kb commands that just wrote,
+ * so that the next prompt does not pay for the rebuild (a repo whose prompt hook never ran gets no index).
+ * Never throws.
  */
 export async function refreshPromptIndex(dir: string): Promise<void> {
   try {
     const reader = openIndexFile(indexFile(dir));
-    const fresh = reader ? checkFreshness(dir, reader).fresh : false;
-    reader?.close();
+    if (!reader) return;
+    const fresh = checkFreshness(dir, reader).fresh;
+    reader.close();
     if (!fresh) await rebuildPromptIndex(dir);
   } catch {
     /* the next prompt rebuilds */

@@ -7,6 +7,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HOOK_OUTPUT_MAX, KERNEL_BUDGET } from '../../src/budget.js';
+import { checkFreshness, indexFile } from '../../src/hooks/prompt-fresh.js';
+import { openIndexFile } from '../../src/hooks/prompt-index.js';
+import { refreshPromptIndex } from '../../src/hooks/prompt.js';
 import { kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { commitAll, contextOf, entryRel, entryText, makeRepo, payload, pointerIds, runPromptHook, tid, writeEntries, type TestEntry } from './prompt-support.js';
 
@@ -236,5 +239,24 @@ describe('large rebuilds', () => {
     }
     expect(pointerIds(ctx)).toEqual([tid(1)]);
     expect(ctx).toContain('Write plain sentences.');
+  });
+});
+
+describe('refreshPromptIndex', () => {
+  it('brings an existing index up to date after a write, and builds none where the hook never ran', async () => {
+    await makeRepo(sb, base);
+    await refreshPromptIndex(sb.data);
+    expect(fs.existsSync(indexFile(sb.data))).toBe(false);
+    contextOf(await runPromptHook(sb, payload(STASH_PROMPT, 'r0')));
+    writeEntries(sb.data, [{ id: tid(60), title: 'Stash pop with untracked files', tags: ['git'] }]);
+    await commitAll(sb, 'by hand');
+    const stale = openIndexFile(indexFile(sb.data))!;
+    expect(checkFreshness(sb.data, stale).fresh).toBe(false);
+    stale.close();
+    await refreshPromptIndex(sb.data);
+    const fresh = openIndexFile(indexFile(sb.data))!;
+    expect(checkFreshness(sb.data, fresh).fresh).toBe(true);
+    fresh.close();
+    expect(pointerIds(contextOf(await runPromptHook(sb, payload(STASH_PROMPT, 'r1'))))).toContain(tid(60));
   });
 });
