@@ -435,6 +435,20 @@ function cleanLineComment(body: string, marker: string): string {
   return body.slice(k).trim();
 }
 
+function cleanBlockLine(l: string): string {
+  return l.replace(/^\s*\*+ ?/, '').replace(/^[ \t]*[|!]/, '').trim();
+}
+
+/** Offset in `body` of the first line with text once cleaned (0 when none), so a comment's line is its text's. */
+function firstTextOffset(body: string, clean: (line: string) => string): number {
+  let off = 0;
+  for (const line of body.split('\n')) {
+    if (clean(line) !== '') return off;
+    off += line.length + 1;
+  }
+  return 0;
+}
+
 function cleanBlockComment(body: string): string {
   return body
     .split('\n')
@@ -479,7 +493,8 @@ function scanComments(src: string, syn: Syntax, emit: Emit): void {
       if (src.startsWith(open, i)) {
         const at = src.indexOf(close, i + open.length);
         const bodyEnd = at < 0 ? n : at;
-        if (!emit(i, cleanBlockComment(src.slice(i + open.length, bodyEnd)), 'comment', false)) return;
+        const body = src.slice(i + open.length, bodyEnd);
+        if (!emit(i + open.length + firstTextOffset(body, cleanBlockLine), cleanBlockComment(body), 'comment', false)) return;
         i = at < 0 ? n : at + close.length;
         continue scan;
       }
@@ -502,7 +517,8 @@ function scanComments(src: string, syn: Syntax, emit: Emit): void {
       let p = i;
       while (p > 0 && i - p < 2 && /[rRbBuUfF]/.test(src[p - 1] as string)) p--;
       const statement = depth === 0 && !contLine && (firstCode < 0 || firstCode === p) && restOfLineBlank(src, end);
-      if (statement && !emit(i, cleanDocstring(src.slice(i + 3, Math.min(j, n))), 'docstring', true)) return;
+      const doc = src.slice(i + 3, Math.min(j, n));
+      if (statement && !emit(i + 3 + firstTextOffset(doc, (l) => l.trim()), cleanDocstring(doc), 'docstring', true)) return;
       if (firstCode < 0) firstCode = i;
       lastCode = end - 1;
       i = end;

@@ -43,7 +43,7 @@ describe('file writes', () => {
     ].join('\n');
     const pieces = extractProse('Write', { file_path: '/repo/src/a.ts', content }, { cwd: '/repo' });
     expect(pieces).toEqual([
-      { source: 'comment in src/a.ts:3', text: 'Computes a robust total.', line: 3 },
+      { source: 'comment in src/a.ts:4', text: 'Computes a robust total.', line: 4 },
       { source: 'comment in src/a.ts:7', text: 'a trailing note about synergy', line: 7 },
       { source: 'comment in src/a.ts:10', text: 'first line of a run\nsecond line of the run', line: 10 },
     ]);
@@ -394,5 +394,15 @@ describe('malformed input never throws', () => {
     const dir = mkdtempSync(join(tmpdir(), 'prose-'));
     writeFileSync(join(dir, 'msg.txt'), 'On disk.\n');
     expect(texts(extractProse('Bash', { command: 'git commit -F msg.txt' }, { cwd: dir }))).toEqual(['On disk.\n']);
+  });
+});
+
+describe('comment lines', () => {
+  it('places a block comment or docstring at the line of its first text, not of its opening marker', () => {
+    const ts = 'let a = 1;\n/**\n *\n * First text.\n * Second.\n */\n';
+    expect(extractProse('Write', { file_path: 'a.ts', content: ts })).toEqual([{ source: 'comment in a.ts:4', text: 'First text.\nSecond.', line: 4 }]);
+    const py = 'def f():\n    """\n    Summary here.\n    """\n';
+    expect(extractProse('Write', { file_path: 'a.py', content: py })).toEqual([{ source: 'docstring in a.py:3', text: 'Summary here.', line: 3 }]);
+    expect(extractProse('Write', { file_path: 'b.ts', content: '/* inline */ x;' })).toEqual([{ source: 'comment in b.ts:1', text: 'inline', line: 1 }]);
   });
 });
