@@ -117,6 +117,8 @@ describe('two machines through a loopback git server', () => {
     }
     const last = reports.slice(-2);
     expect(last.map((r) => r.status)).toEqual(['up-to-date', 'up-to-date']);
+    // Every push and fetch went through git-kb's own packs (never the isomorphic-git fallback).
+    for (const r of reports) expect(r.notes.join('\n')).not.toMatch(/isomorphic-git's own (push|fetch)/);
     expect(reports.length).toBeLessThanOrEqual(6);
 
     // Identical commits and trees on both machines and on the server.
@@ -344,7 +346,7 @@ describe('sync failures: clear errors, sync exit codes, local commits intact', (
     const r = await run(a, ['sync', '--json']);
     expect(r.code).toBe(6);
     expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'PUSH_REJECTED' });
-    expect(JSON.parse(r.stderr).error.message).toMatch(/refused the update.*local commits are kept/);
+    expect(JSON.parse(r.stderr).error.message).toMatch(/refused the update.*the server said: .*read-only for maintenance.*local commits are kept/);
     expect(await gitIn(a, ['rev-parse', 'HEAD'])).toBe(head);
     fs.rmSync(hook);
     expect((await sync(a)).pushed).toBe(true);

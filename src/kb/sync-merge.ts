@@ -11,19 +11,13 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import crypto from 'node:crypto';
 import { blobOid, gfs, headRef, isogit as git, resolveAuthor } from '../git.js';
+import { diffTreeEntries, ObjectReader, type TreeEntry } from './sync-objects.js';
 import { updateIndexFile } from '../git-index.js';
 import { KbError } from '../errors.js';
 import { writeFileAtomic } from '../fsutil.js';
 import { conflictOpenLine, findConflicts, mergeDataFile, mergeEntryText } from '../merge.js';
 import { ENTRY_ROOTS, safeJoin, stateDir } from '../store.js';
 import { idFromFileName } from '../entry.js';
-
-interface TreeEntry {
-  mode: string;
-  path: string;
-  oid: string;
-  type: 'blob' | 'tree' | 'commit';
-}
 
 /** A path whose content changes: the new blob (and mode), or null for a deletion. */
 export interface PathChange {
@@ -51,24 +45,7 @@ export interface TreeMerge {
   merged: string[];
 }
 
-type Cache = Record<string, unknown>;
-
-async function readTree(dir: string, oid: string | undefined, cache: Cache): Promise<Map<string, TreeEntry>> {
-  if (!oid) return new Map();
-  const memo = (cache['gkb:trees'] ??= new Map()) as Map<string, Map<string, TreeEntry>>;
-  const hit = memo.get(oid);
-  if (hit) return hit;
-  const map = new Map<string, TreeEntry>();
-  const { tree } = await git.readTree({ fs: gfs, dir, oid, cache });
-  for (const e of tree) map.set(e.path, e as TreeEntry);
-  memo.set(oid, map);
-  return map;
-}
-
-async function readBlobText(dir: string, oid: string, cache: Cache): Promise<Buffer> {
-  const { blob } = await git.readBlob({ fs: gfs, dir, oid, cache });
-  return Buffer.from(blob);
-}
+export { ObjectReader };
 
 async function writeObject(dir: string, type: 'blob' | 'tree', body: Buffer): Promise<string> {
   const wrapped = Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]);
@@ -104,15 +81,14 @@ export interface MergeLabels {
  * Three-way merge of trees. `bases` are the trees of the merge bases (empty for unrelated histories). Returns
  * the merged tree with the conflicts and notes. Writes blob and tree objects, never refs or working files.
  */
-export async function mergeTrees(dir: string, bases: string[], ours: string, theirs: string, labels: MergeLabels): Promise<TreeMerge> {
-  const cache: Cache = {};
+export async function mergeTrees(dir: string, bases: string[], ours: string, theirs: string, labels: MergeLabels, reader = new ObjectReader(dir)): Promise<TreeMerge> {
   const result: TreeMerge = { tree: '', conflicts: [], notes: [], merged: [] };
 
   const mergeBlob = async (p: string, baseEntries: (TreeEntry | undefined)[], o: TreeEntry, t: TreeEntry): Promise<{ entry: TreeEntry; extra?: TreeEntry }> => {
-    const ot = (await readBlobText(dir, o.oid, cache)).toString('utf8');
-    const tt = (await readBlobText(dir, t.oid, cache)).toString('utf8');
+    const ot = (await reader.blob(o.oid)).toString('utf8');
+    const tt = (await reader.blob(t.oid)).toString('utf8');
     const baseTexts: (string | undefined)[] = [];
-    for (const b of baseEntries) baseTexts.push(b && b.type === 'blob' ? (await readBlobText(dir, b.oid, cache)).toString('utf8') : undefined);
+    for (const b of baseEntries) baseTexts.push(b && b.type === 'blob' ? (await reader.blob(b.oid)).toString('utf8') : undefined);
     const candidates = baseTexts.length ? baseTexts : [undefined];
     const id = isEntryPath(p) ? idFromFileName(p.split('/').pop()!) : undefined;
     // Each side equal to some base (criss-cross): both kept a different resolution; keep both.
@@ -142,7 +118,9 @@ export async function mergeTrees(dir: string, bases: string[], ours: string, the
   };
 
   const walk = async (baseTrees: (string | undefined)[], oTree: string | undefined, tTree: string | undefined, prefix: string): Promise<string | undefined> => {
-    const [o, t, ...bs] = await Promise.all([readTree(dir, oTree, cache), readTree(dir, tTree, cache), ...baseTrees.map((b) => readTree(dir, b, cache))]);
+    const o = await reader.tree(oTree);
+    const t = await reader.tree(tTree);
+    const bs = await Promise.all(baseTrees.map((b) => reader.tree(b)));
     const out: TreeEntry[] = [];
     const names = new Set([...o.keys(), ...t.keys()]);
     for (const b of bs) for (const k of b.keys()) names.add(k);
@@ -207,49 +185,25 @@ export async function mergeTrees(dir: string, bases: string[], ours: string, the
   return result;
 }
 
-/** The blob changes that turn tree `a` into tree `b` (subtrees with equal ids are skipped). */
-export async function diffTrees(dir: string, a: string | undefined, b: string | undefined, prefix = '', cache: Cache = {}, out: PathChange[] = []): Promise<PathChange[]> {
-  if (a === b) return out;
-  const [ta, tb] = await Promise.all([readTree(dir, a, cache), readTree(dir, b, cache)]);
-  for (const name of new Set([...ta.keys(), ...tb.keys()])) {
-    const ea = ta.get(name);
-    const eb = tb.get(name);
-    if (same(ea, eb)) continue;
+/** The blob changes that turn tree `a` into tree `b` (unchanged entries and subtrees are skipped). */
+export async function diffTrees(reader: ObjectReader, a: string | undefined, b: string | undefined, prefix = '', out: PathChange[] = []): Promise<PathChange[]> {
+  await diffTreeEntries(reader, a, b, async (name, ea, eb) => {
     const p = prefix ? `${prefix}/${name}` : name;
     const treeA = ea?.type === 'tree' ? ea.oid : undefined;
     const treeB = eb?.type === 'tree' ? eb.oid : undefined;
-    if (treeA || treeB) await diffTrees(dir, treeA, treeB, p, cache, out);
+    if (treeA || treeB) await diffTrees(reader, treeA, treeB, p, out);
     if (ea?.type === 'blob' && eb?.type !== 'blob') out.push({ path: p, oid: null, old: ea.oid });
     if (eb?.type === 'blob') out.push({ path: p, oid: eb.oid, mode: eb.mode, old: ea?.type === 'blob' ? ea.oid : null });
-  }
+  });
   return out;
-}
-
-interface CommitInfo {
-  parents: string[];
-  time: number;
-  tree: string;
-}
-
-/** Reads commits with a cache (merge-base walks read each commit once). */
-export function commitReader(dir: string): (oid: string) => Promise<CommitInfo> {
-  const cache: Cache = {};
-  const seen = new Map<string, CommitInfo>();
-  return async (oid) => {
-    const hit = seen.get(oid);
-    if (hit) return hit;
-    const { commit } = await git.readCommit({ fs: gfs, dir, oid, cache });
-    const info = { parents: commit.parent, time: commit.committer.timestamp, tree: commit.tree };
-    seen.set(oid, info);
-    return info;
-  };
 }
 
 /**
  * The best common ancestors of two commits, found as git does (walk both histories newest first, stop when only
  * commits already known to be common remain), so the walk costs the divergence, not the whole history.
  */
-export async function mergeBases(dir: string, a: string, b: string, read = commitReader(dir)): Promise<string[]> {
+export async function mergeBases(dir: string, a: string, b: string, reader = new ObjectReader(dir)): Promise<string[]> {
+  const read = (oid: string) => reader.commit(oid);
   if (a === b) return [a];
   const P1 = 1;
   const P2 = 2;
@@ -307,17 +261,17 @@ interface CheckoutJournal {
   paths: string[];
 }
 
-async function treeOfCommit(dir: string, oid: string | null | undefined): Promise<string | undefined> {
+async function treeOfCommit(reader: ObjectReader, oid: string | null | undefined): Promise<string | undefined> {
   if (!oid) return undefined;
-  return (await git.readCommit({ fs: gfs, dir, oid, cache: {} })).commit.tree;
+  return (await reader.commit(oid)).tree;
 }
 
-async function blobAt(dir: string, tree: string | undefined, p: string, cache: Cache): Promise<TreeEntry | undefined> {
+async function blobAt(reader: ObjectReader, tree: string | undefined, p: string): Promise<TreeEntry | undefined> {
   let current = tree;
   const parts = p.split('/');
   for (let i = 0; i < parts.length; i++) {
     if (!current) return undefined;
-    const e = (await readTree(dir, current, cache)).get(parts[i]!);
+    const e = (await reader.tree(current)).get(parts[i]!);
     if (!e) return undefined;
     if (i === parts.length - 1) return e.type === 'blob' ? e : undefined;
     current = e.type === 'tree' ? e.oid : undefined;
@@ -350,8 +304,7 @@ function removeEmptyParents(dir: string, p: string): void {
   }
 }
 
-async function writeWorkingFiles(dir: string, changes: PathChange[]): Promise<void> {
-  const cache: Cache = {};
+async function writeWorkingFiles(dir: string, changes: PathChange[], reader: ObjectReader): Promise<void> {
   for (const c of changes) {
     const abs = safeJoin(dir, c.path);
     if (c.oid === null) {
@@ -359,7 +312,7 @@ async function writeWorkingFiles(dir: string, changes: PathChange[]): Promise<vo
       removeEmptyParents(dir, c.path);
       continue;
     }
-    const content = await readBlobText(dir, c.oid, cache);
+    const content = await reader.blob(c.oid);
     // NOTE: a symlink in the data repo is written as a plain file holding its target; entries never are links.
     writeFileAtomic(abs, content, { fsync: false, mode: c.mode === '100755' ? 0o755 : 0o644 });
   }
@@ -371,12 +324,12 @@ async function writeWorkingFiles(dir: string, changes: PathChange[]): Promise<vo
  * differ). Refuses, before changing anything, when a file it must rewrite has uncommitted changes.
  * The caller holds the write lock.
  */
-export async function checkoutCommit(dir: string, from: string | undefined, to: string): Promise<PathChange[]> {
+export async function checkoutCommit(dir: string, from: string | undefined, to: string, reader = new ObjectReader(dir)): Promise<PathChange[]> {
   const ref = headRef(dir);
   if (!ref) throw new KbError('CONFLICT', `${dir} has a detached HEAD; check out a branch (git checkout main) before syncing`);
-  const fromTree = await treeOfCommit(dir, from);
-  const toTree = await treeOfCommit(dir, to);
-  const changes = await diffTrees(dir, fromTree, toTree);
+  const fromTree = await treeOfCommit(reader, from);
+  const toTree = await treeOfCommit(reader, to);
+  const changes = await diffTrees(reader, fromTree, toTree);
   const dirty: string[] = [];
   for (const c of changes) {
     const now = workingOid(dir, c.path);
@@ -392,7 +345,7 @@ export async function checkoutCommit(dir: string, from: string | undefined, to: 
   fs.mkdirSync(stateDir(dir), { recursive: true });
   writeFileAtomic(checkoutJournal(dir), JSON.stringify({ from: from ?? null, to, paths: changes.map((c) => c.path) } satisfies CheckoutJournal));
   await git.writeRef({ fs: gfs, dir, ref, value: to, force: true });
-  await writeWorkingFiles(dir, changes);
+  await writeWorkingFiles(dir, changes, reader);
   fs.rmSync(checkoutJournal(dir), { force: true });
   return changes;
 }
@@ -409,18 +362,18 @@ export async function recoverCheckout(dir: string): Promise<string[]> {
     fs.rmSync(checkoutJournal(dir), { force: true });
     return [];
   }
-  const cache: Cache = {};
+  const reader = new ObjectReader(dir);
   const head = await git.resolveRef({ fs: gfs, dir, ref: 'HEAD' }).catch(() => undefined);
-  const headTree = await treeOfCommit(dir, head);
-  const fromTree = await treeOfCommit(dir, journal.from);
+  const headTree = await treeOfCommit(reader, head);
+  const fromTree = await treeOfCommit(reader, journal.from);
   const fixes: PathChange[] = [];
   for (const p of journal.paths) {
-    const was = (await blobAt(dir, fromTree, p, cache))?.oid ?? null;
-    const want = await blobAt(dir, headTree, p, cache);
+    const was = (await blobAt(reader, fromTree, p))?.oid ?? null;
+    const want = await blobAt(reader, headTree, p);
     const now = workingOid(dir, p);
     if (now === was && (want?.oid ?? null) !== was) fixes.push({ path: p, oid: want?.oid ?? null, mode: want?.mode });
   }
-  if (fixes.length) await writeWorkingFiles(dir, fixes);
+  if (fixes.length) await writeWorkingFiles(dir, fixes, reader);
   fs.rmSync(checkoutJournal(dir), { force: true });
   return fixes.map((f) => f.path);
 }
@@ -440,11 +393,13 @@ export async function writeMergeCommit(dir: string, tree: string, parents: strin
 
 /** True when the object exists locally. */
 export async function hasCommit(dir: string, oid: string): Promise<boolean> {
+  const reader = new ObjectReader(dir);
   try {
-    await git.readCommit({ fs: gfs, dir, oid, cache: {} });
-    return true;
+    return (await reader.read(oid)).type === 'commit';
   } catch {
     return false;
+  } finally {
+    reader.close();
   }
 }
 

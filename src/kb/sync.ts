@@ -14,13 +14,13 @@ import { writeFileAtomic } from '../fsutil.js';
 import { commitChanges, gfs, headOid, headRef, isogit as git, remoteUrl, setRemote } from '../git.js';
 import { resolveConflictText, type Keep } from '../merge.js';
 import { entryDirs, readEntryText, safeJoin, stateDir } from '../store.js';
-import { fetchBranch, machineName, pushBranch, redactUrl, remoteTip, transportFor, transportNote, type RemoteTarget, type Transport } from '../sync.js';
+import { fetchBranch, fetchPack, machineName, PackUnavailable, pushBranch, pushPack, redactUrl, remoteTip, transportFor, transportNote, type RemoteTarget, type Transport } from '../sync.js';
 import { nowStamp } from './fields.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import {
   checkoutCommit,
   checkoutPending,
-  commitReader,
+  ObjectReader,
   conflictMarksIn,
   hasCommit,
   mergeBases,
@@ -30,6 +30,7 @@ import {
   type MergeConflict,
   type PathChange,
 } from './sync-merge.js';
+import { buildPack, newCommits, objectsToSend, storePack } from './sync-objects.js';
 import { withWriteLock, writeAndCommit } from './write.js';
 import { idFromFileName } from '../entry.js';
 
@@ -172,18 +173,27 @@ function conflictInfos(dir: string, list: MergeConflict[]): ConflictInfo[] {
 async function integrate(dir: string, t: RemoteTarget, tip: string, result: SyncResult): Promise<void> {
   await withWriteLock(dir, async () => {
     if (checkoutPending(dir)) await recoverCheckout(dir);
+    const reader = new ObjectReader(dir);
+    try {
+      await pull(reader);
+    } finally {
+      reader.close();
+    }
+  });
+
+  async function pull(reader: ObjectReader): Promise<void> {
     const head = await headOid(dir);
     if (head === tip) return;
-    const read = commitReader(dir);
+    const read = (oid: string) => reader.commit(oid);
     let target = tip;
     let made: MergeConflict[] = [];
     if (head) {
-      const bases = await mergeBases(dir, head, tip, read);
+      const bases = await mergeBases(dir, head, tip, reader);
       if (bases.includes(tip)) return; // we are ahead: nothing to pull
       if (!bases.includes(head)) {
         const label = `${t.remote}/${t.branch} at ${tip.slice(0, 8)}`;
         const baseTrees = await Promise.all(bases.map(async (b) => (await read(b)).tree));
-        const m = await mergeTrees(dir, baseTrees, (await read(head)).tree, (await read(tip)).tree, { theirs: label });
+        const m = await mergeTrees(dir, baseTrees, (await read(head)).tree, (await read(tip)).tree, { theirs: label }, reader);
         if (bases.length > 1) result.notes.push(`histories crossed (${bases.length} merge bases): merged file by file against each base`);
         if (bases.length === 0) result.notes.push('the remote history is unrelated to this one: merged with no common base');
         result.notes.push(...m.notes);
@@ -199,11 +209,49 @@ async function integrate(dir: string, t: RemoteTarget, tip: string, result: Sync
         result.merge_commit = target;
       } else result.merge = 'fast-forward';
     } else result.merge = 'fast-forward';
-    const changes = await checkoutCommit(dir, head, target);
+    const changes = await checkoutCommit(dir, head, target, reader);
     countChanges(changes, result.changed);
     result.conflicts.push(...conflictInfos(dir, made));
     trackConflicts(dir, changes.filter((c) => c.oid !== null).map((c) => c.path));
-  });
+  }
+}
+
+/** Fetches the remote tip: one pack over HTTP stored as loose objects, the system git otherwise (spec/sync.md). */
+async function fetchTip(t: RemoteTarget, tip: string, result: SyncResult): Promise<void> {
+  if (t.transport === 'system-git') return fetchBranch(t);
+  const haves: string[] = [];
+  for (const ref of ['HEAD', `refs/remotes/${t.remote}/${t.branch}`]) {
+    const oid = await git.resolveRef({ fs: gfs, dir: t.dir, ref }).catch(() => undefined);
+    if (oid && (await hasCommit(t.dir, oid))) haves.push(oid);
+  }
+  const pack = await fetchPack(t, tip, haves);
+  const reader = new ObjectReader(t.dir);
+  try {
+    await storePack(t.dir, pack, reader);
+    if (await hasCommit(t.dir, tip)) return;
+    throw new Error(`the pack did not hold ${tip.slice(0, 8)}`);
+  } catch (err) {
+    if (err instanceof KbError) throw err;
+    result.notes.push(`fetched again with isomorphic-git's own fetch (${(err as Error).message})`);
+    await fetchBranch(t);
+  } finally {
+    reader.close();
+  }
+}
+
+/** Pushes HEAD: a pack of just the missing objects over HTTP, the system git otherwise (spec/sync.md). */
+async function pushHead(t: RemoteTarget, head: string, tip: string | undefined, result: SyncResult): Promise<void> {
+  if (t.transport === 'system-git') return pushBranch(t, head);
+  const reader = new ObjectReader(t.dir);
+  try {
+    await pushPack(t, head, tip, async () => buildPack(reader, await objectsToSend(reader, await newCommits(reader, head, tip))));
+  } catch (err) {
+    if (!(err instanceof PackUnavailable)) throw err;
+    result.notes.push(`pushed with isomorphic-git's own push (${err.message})`);
+    await pushBranch(t, head);
+  } finally {
+    reader.close();
+  }
 }
 
 /** Runs `git-kb sync`. */
@@ -247,7 +295,7 @@ export async function syncRepo(options: SyncOptions): Promise<SyncResult> {
     if (attempt === 1) result.remote_before = tip ?? null;
     if (tip) {
       if (!(await hasCommit(dir, tip))) {
-        await fetchBranch(t);
+        await fetchTip(t, tip, result);
         result.fetched = true;
       }
       await git.writeRef({ fs: gfs, dir, ref: `refs/remotes/${t.remote}/${t.branch}`, value: tip, force: true });
@@ -258,7 +306,7 @@ export async function syncRepo(options: SyncOptions): Promise<SyncResult> {
     if (options.push === false || !head || head === tip) break;
     try {
       await options.beforePush?.(attempt);
-      await pushBranch(t, head);
+      await pushHead(t, head, tip, result);
       result.pushed = true;
       result.remote_after = head;
       break;
