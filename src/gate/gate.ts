@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { resolveDataDir } from '../config.js';
 import { extractProse } from '../prose.js';
+import { findClaude } from './claude.js';
 import { denyOutput, denyReason } from './deny.js';
 import { kernelRules, loadKernel } from './kernel.js';
 import { checkRules } from './rules.js';
@@ -78,6 +79,12 @@ export async function gateCall(c: GateCall): Promise<object | undefined> {
     log({ decision: 'allow', why: judged.length === 0 ? 'rules pass; no prose long enough for the judge' : 'rules pass; kernel has no text', partial: l1.partial });
     return undefined;
   }
+  // NOTE: no judge, no layer 2: a verdict cached while one was installed is not used either.
+  const claude = findClaude(env, c.cwd);
+  if (!claude) {
+    log({ decision: 'allow', why: 'rules pass; no claude executable for the judge' });
+    return undefined;
+  }
   const model = env.KB_PROSE_LINT_MODEL?.trim() || DEFAULT_MODEL;
   const { readVerdict, saveVerdict, verdictKey } = await import('./verdicts.js');
   const key = verdictKey({ version: JUDGE_VERSION, model, digest: kernel.digest, pieces: judged });
@@ -86,18 +93,13 @@ export async function gateCall(c: GateCall): Promise<object | undefined> {
     log({ decision: cached.pass ? 'allow' : 'deny', layer: 'judge', cache: 'hit' });
     return cached.pass ? undefined : denyOutput(denyReason({ tool, layer: 'judge', violations: cached.violations, model }));
   }
-  const judge = await import('./judge.js');
-  const claude = judge.findClaude(env, c.cwd);
-  if (!claude) {
-    log({ decision: 'allow', why: 'rules pass; no claude executable for the judge' });
-    return undefined;
-  }
   const timeoutMs = Math.min(timeoutFrom(env), c.deadline - Date.now() - DEADLINE_MARGIN_MS);
   if (timeoutMs < 1_000) {
     log({ decision: 'allow', why: 'rules pass; no time left for the judge' });
     return undefined;
   }
-  const outcome = judgeOutcome(await judge.runJudge({ claude, model, timeoutMs, pieces: judged, kernel: kernel.entries, env }), judged);
+  const { runJudge } = await import('./judge.js');
+  const outcome = judgeOutcome(await runJudge({ claude, model, timeoutMs, pieces: judged, kernel: kernel.entries, env }), judged);
   if (outcome.kind === 'error') {
     log({ decision: 'allow', layer: 'judge', why: outcome.reason, stderr: outcome.stderr });
     return undefined;

@@ -7,9 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import type { ProsePiece } from '../prose.js';
 import type { KernelEntry } from './kernel.js';
 import type { JudgeRun } from './verdict.js';
@@ -28,29 +26,6 @@ export interface JudgeOptions {
   pieces: ProsePiece[];
   kernel: KernelEntry[];
   env: NodeJS.ProcessEnv;
-}
-
-/** Finds the claude executable: KB_PROSE_LINT_CLAUDE (a path, or a name looked up on PATH), else `claude` on PATH. */
-export function findClaude(env: NodeJS.ProcessEnv, cwd = process.cwd()): string | undefined {
-  const wanted = env.KB_PROSE_LINT_CLAUDE?.trim() || 'claude';
-  const executable = (p: string): boolean => {
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      return fs.statSync(p).isFile();
-    } catch {
-      return false;
-    }
-  };
-  if (wanted.includes('/') || wanted.includes(path.sep)) {
-    const abs = path.resolve(cwd, wanted);
-    return executable(abs) ? abs : undefined;
-  }
-  for (const d of (env.PATH ?? '').split(path.delimiter)) {
-    if (!d) continue;
-    const p = path.join(d, wanted);
-    if (executable(p)) return p;
-  }
-  return undefined;
 }
 
 /** The prompt the judge reads on stdin. */

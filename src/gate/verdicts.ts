@@ -9,9 +9,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../fsutil.js';
 import type { ProsePiece } from '../prose.js';
-import { stateDir } from '../store.js';
 import type { Violation } from './rules.js';
 
 const VERDICTS_VERSION = 1;
@@ -31,7 +29,7 @@ interface CacheShape {
 
 /** The verdict cache file of a data repo. */
 export function verdictFile(dir: string): string {
-  return path.join(stateDir(dir), 'gate-verdicts.json');
+  return path.join(dir, '.git', 'git-kb', 'gate-verdicts.json');
 }
 
 /** The cache key of a judgement. */
@@ -68,7 +66,18 @@ export function saveVerdict(dir: string, key: string, verdict: Omit<CachedVerdic
       .filter(([, v]) => v && now - v.at < MAX_AGE_MS)
       .sort((a, b) => b[1].at - a[1].at)
       .slice(0, MAX_VERDICTS);
-    writeFileAtomic(verdictFile(dir), JSON.stringify({ v: VERDICTS_VERSION, items: Object.fromEntries(keep) }), { fsync: false });
+    // NOTE: a temporary sibling and a rename, so a reader never sees half a file; two writers racing lose at
+    // most one verdict, which is judged again.
+    const file = verdictFile(dir);
+    const tmp = `${file}.${process.pid}.${now}.tmp`;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(tmp, JSON.stringify({ v: VERDICTS_VERSION, items: Object.fromEntries(keep) }));
+    try {
+      fs.renameSync(tmp, file);
+    } catch (err) {
+      fs.rmSync(tmp, { force: true });
+      throw err;
+    }
   } catch {
     /* a read-only repo just judges again next time */
   }

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildJudgePrompt, findClaude } from '../../src/gate/judge.js';
+import { findClaude } from '../../src/gate/claude.js';
+import { buildJudgePrompt } from '../../src/gate/judge.js';
 import { judgeablePieces, parseVerdict, verifyViolations } from '../../src/gate/verdict.js';
 import type { KernelEntry } from '../../src/gate/kernel.js';
 
