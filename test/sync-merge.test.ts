@@ -328,8 +328,13 @@ describe('merges against real repositories', () => {
     expect((err as Error).message).toMatch(/lost the race 3 times.*kept/);
     for (const e of [mine, mine2]) expect(fs.existsSync(path.join(a.data, e.path))).toBe(true);
     expect((await g(a, ['log', '--format=%s'])).includes(`add ${mine2.id}`)).toBe(true);
+    const { syncStatus } = await import('../src/kb/sync.js');
+    const before = await syncStatus({ data: a.data });
+    expect(before).toMatchObject({ remote: 'origin', branch: 'main', unresolved: 0, auto_sync: false });
+    expect(before.ahead).toBeGreaterThanOrEqual(1);
     const done = await json(a, ['sync']);
     expect(done.pushed).toBe(true);
+    expect(await syncStatus({ data: a.data })).toMatchObject({ ahead: 0, behind: 0 });
     await expectCleanRepo(a.data);
   });
 });

@@ -122,22 +122,25 @@ export function scanConflicts(dir: string): ConflictInfo[] {
  * repo (no list yet) scans every file once.
  */
 export function trackConflicts(dir: string, touched: string[] = []): ConflictInfo[] {
-  let paths: string[];
+  let paths: string[] | undefined;
   try {
-    paths = JSON.parse(fs.readFileSync(conflictsFile(dir), 'utf8')) as string[];
-    if (!Array.isArray(paths)) throw new Error('bad');
+    const parsed = JSON.parse(fs.readFileSync(conflictsFile(dir), 'utf8')) as unknown;
+    if (Array.isArray(parsed) && parsed.every((p) => typeof p === 'string')) paths = parsed;
   } catch {
-    const all = scanConflicts(dir);
-    paths = [...new Set(all.map((c) => c.path))];
+    // missing or unreadable: scan below
   }
+  const listed = paths;
+  if (!paths) paths = [...new Set(scanConflicts(dir).map((c) => c.path))];
   const candidates = [...new Set([...paths, ...touched])];
   const infos = candidates.flatMap((p) => infoFor(dir, p));
   const now = [...new Set(infos.map((c) => c.path))].sort();
-  try {
-    fs.mkdirSync(stateDir(dir), { recursive: true });
-    writeFileAtomic(conflictsFile(dir), JSON.stringify(now), { fsync: false });
-  } catch {
-    // NOTE: a read-only repo still reports; it just re-checks next time.
+  if (!listed || JSON.stringify(now) !== JSON.stringify([...listed].sort())) {
+    try {
+      fs.mkdirSync(stateDir(dir), { recursive: true });
+      writeFileAtomic(conflictsFile(dir), JSON.stringify(now), { fsync: false });
+    } catch {
+      // NOTE: a read-only repo still reports; it just re-checks next time.
+    }
   }
   return infos.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
 }
@@ -298,7 +301,8 @@ export async function syncRepo(options: SyncOptions): Promise<SyncResult> {
         await fetchTip(t, tip, result);
         result.fetched = true;
       }
-      await git.writeRef({ fs: gfs, dir, ref: `refs/remotes/${t.remote}/${t.branch}`, value: tip, force: true });
+      const tracking = `refs/remotes/${t.remote}/${t.branch}`;
+      if ((await git.resolveRef({ fs: gfs, dir, ref: tracking }).catch(() => undefined)) !== tip) await git.writeRef({ fs: gfs, dir, ref: tracking, value: tip, force: true });
       await integrate(dir, t, tip, result);
     }
     result.remote_after = tip ?? null;
@@ -326,6 +330,44 @@ export async function syncRepo(options: SyncOptions): Promise<SyncResult> {
   if (result.fetched || result.pushed || result.merge !== 'none') result.status = 'synced';
   result.ms = Date.now() - started;
   return result;
+}
+
+/** Where the data repo stands against its remote, from what the last sync saw (no network). */
+export interface SyncStatus {
+  remote?: string;
+  url?: string;
+  branch?: string;
+  /** Commits here that the remote lacked when last seen, and the reverse; undefined before the first sync. */
+  ahead?: number;
+  behind?: number;
+  unresolved: number;
+  auto_sync: boolean;
+}
+
+/** Reports the sync state for `status` (spec/sync.md): no network, a short walk of recent commits. */
+export async function syncStatus(options: RepoOptions): Promise<SyncStatus> {
+  const { dir } = repoForRead(options);
+  const url = await remoteUrl(dir);
+  const cfg = readConfig();
+  const env = process.env.GIT_KB_AUTO_SYNC;
+  const out: SyncStatus = { unresolved: trackConflicts(dir).length, auto_sync: env === '1' || env === 'true' ? true : env === '0' || env === 'false' ? false : cfg.auto_sync === true };
+  if (!url) return out;
+  out.remote = 'origin';
+  out.url = redactUrl(url);
+  const ref = headRef(dir);
+  if (!ref?.startsWith('refs/heads/')) return out;
+  out.branch = ref.slice('refs/heads/'.length);
+  const head = await headOid(dir);
+  const tracking = await git.resolveRef({ fs: gfs, dir, ref: `refs/remotes/origin/${out.branch}` }).catch(() => undefined);
+  if (!head || !tracking) return out;
+  const reader = new ObjectReader(dir);
+  try {
+    out.ahead = (await newCommits(reader, head, tracking)).length;
+    out.behind = (await newCommits(reader, tracking, head)).length;
+  } finally {
+    reader.close();
+  }
+  return out;
 }
 
 /** Human-readable summary of a sync. */
