@@ -16,6 +16,7 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveDataDir } from '../config.js';
@@ -70,9 +71,27 @@ function spawnWorker(args: string[], env: NodeJS.ProcessEnv): number | undefined
   return child.pid;
 }
 
+/**
+ * True when another live writer holds the write lock. A lock whose holder died on this machine is not busy: the
+ * write goes ahead, and taking the lock breaks it and completes the dead writer's journal.
+ */
 function lockBusy(dir: string): boolean {
-  const st = fs.statSync(path.join(dir, '.git', 'git-kb', 'write.lock'), { throwIfNoEntry: false });
-  return !!st && Date.now() - st.mtimeMs < BUSY_LOCK_MS;
+  const file = path.join(dir, '.git', 'git-kb', 'write.lock');
+  const st = fs.statSync(file, { throwIfNoEntry: false });
+  if (!st || Date.now() - st.mtimeMs >= BUSY_LOCK_MS) return false;
+  try {
+    const [pid, host] = fs.readFileSync(file, 'utf8').split('\n');
+    if (host === os.hostname() && Number(pid) > 0) {
+      try {
+        process.kill(Number(pid), 0);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
+      }
+    }
+  } catch {
+    /* unreadable: treat as busy */
+  }
+  return true;
 }
 
 /** Stop and PreCompact: summarise inline (debounced for Stop). */
@@ -107,7 +126,7 @@ async function summarise(event: Event, input: HookInput, ctx: HookContext): Prom
   if (r.status === 'written') {
     // The next prompt should not pay for the index rebuild that this commit makes due.
     try {
-      const { refreshPromptIndex } = await import('./prompt-build.js');
+      const { refreshPromptIndex } = await import('./prompt-rebuild.js');
       await refreshPromptIndex(dir);
     } catch {
       /* the next prompt rebuilds it */
