@@ -179,6 +179,11 @@ async function integrate(dir: string, t: RemoteTarget, tip: string, result: Sync
     const reader = new ObjectReader(dir);
     try {
       await pull(reader);
+    } catch (err) {
+      if (err instanceof KbError) throw err;
+      // NOTE: a merge that fails unexpectedly has changed nothing (the branch moves last, after a journal).
+      const msg = String((err as Error)?.message ?? err).split('\n')[0];
+      throw new KbError('SYNC_FAILED', `could not merge ${t.remote}/${t.branch} (${tip.slice(0, 8)}) into ${t.branch}: ${msg}; nothing was changed and local commits are kept; please report this`, { tip });
     } finally {
       reader.close();
     }
