@@ -345,7 +345,12 @@ export async function checkoutCommit(dir: string, from: string | undefined, to: 
   fs.mkdirSync(stateDir(dir), { recursive: true });
   writeFileAtomic(checkoutJournal(dir), JSON.stringify({ from: from ?? null, to, paths: changes.map((c) => c.path) } satisfies CheckoutJournal));
   await git.writeRef({ fs: gfs, dir, ref, value: to, force: true });
-  await writeWorkingFiles(dir, changes, reader);
+  try {
+    await writeWorkingFiles(dir, changes, reader);
+  } catch (err) {
+    const msg = String((err as Error)?.message ?? err).split('\n')[0];
+    throw new KbError('SYNC_FAILED', `the branch moved to ${to.slice(0, 8)} but updating the files stopped (${msg}); fix the cause and run "git-kb sync" again, which finishes the update`, { journal: checkoutJournal(dir) });
+  }
   fs.rmSync(checkoutJournal(dir), { force: true });
   return changes;
 }
