@@ -171,7 +171,10 @@ export async function buildPromptIndex(dir: string, kit: PromptKit): Promise<Bui
     .map((i): [string, string] => [i.path, kit.sigOf(i)]);
 
   const extras: Record<string, unknown> = {};
-  for (const s of kit.signals) if (s.collect) extras[s.name] = await s.collect({ dir, entries });
+  for (const slot of kit.signals) {
+    const s = 'load' in slot ? await slot.load() : slot;
+    if (s.collect) extras[s.name] = await s.collect({ dir, entries });
+  }
 
   const generation = crypto
     .createHash('sha1')

@@ -67,13 +67,15 @@ function readSmall(abs: string): string {
  * directory in `dirs` (relative to the data repo; "." is the repo itself).
  */
 export function repoKey(dir: string, dirs: string[]): string {
-  const git = path.join(dir, '.git');
-  const head = readSmall(path.join(git, 'HEAD'));
+  // NOTE: plain concatenation, not path.join: it runs for every path of every prompt, and path.join's
+  // normalisation cost more than the stat calls themselves. `dir` is absolute and the parts are our own.
+  const git = `${dir}/.git/`;
+  const head = readSmall(`${git}HEAD`);
   const parts = [head];
   const ref = /^ref:\s*(refs\/\S+)$/.exec(head)?.[1];
-  if (ref && !ref.includes('..')) parts.push(statSig(path.join(git, ref)));
-  parts.push(statSig(path.join(git, 'packed-refs')), statSig(path.join(git, 'index')), statSig(path.join(dir, 'hosts.yaml')));
-  for (const d of dirs) parts.push(`${d}=${dirSig(path.join(dir, d))}`);
+  if (ref && !ref.includes('..')) parts.push(statSig(git + ref));
+  parts.push(statSig(`${git}packed-refs`), statSig(`${git}index`), statSig(`${dir}/hosts.yaml`));
+  for (const d of dirs) parts.push(`${d}=${dirSig(`${dir}/${d}`)}`);
   return parts.join('|');
 }
 
@@ -131,10 +133,11 @@ function nextWindow(dir: string, count: number): number {
 export function checkFreshness(dir: string, reader: IndexReader): Freshness {
   const h = reader.header;
   if (freshnessKey(dir, h.dirs) !== h.key) return { fresh: false, reason: 'key' };
-  for (const k of h.kernel) if (statSig(path.join(dir, k.path)) !== k.sig) return { fresh: false, reason: `kernel ${k.path}` };
-  for (const [p, sig] of h.hot) if (statSig(path.join(dir, p)) !== sig) return { fresh: false, reason: `hot ${p}` };
+  const base = `${dir}/`;
+  for (const k of h.kernel) if (statSig(base + k.path) !== k.sig) return { fresh: false, reason: `kernel ${k.path}` };
+  for (const [p, sig] of h.hot) if (statSig(base + p) !== sig) return { fresh: false, reason: `hot ${p}` };
   if (h.windows.length === 0) return { fresh: true };
   const w = nextWindow(dir, h.windows.length);
-  for (const [p, sig] of readWindow(reader, w)) if (statSig(path.join(dir, p)) !== sig) return { fresh: false, reason: `window ${w}: ${p}`, window: w };
+  for (const [p, sig] of readWindow(reader, w)) if (statSig(base + p) !== sig) return { fresh: false, reason: `window ${w}: ${p}`, window: w };
   return { fresh: true, window: w };
 }

@@ -11,8 +11,6 @@
 import type { HookInput } from './main.js';
 import { FIELD_ALIAS, FIELD_TITLE, lookupTerms, readDoc, type IndexReader } from './prompt-index.js';
 import type { PromptActivity } from './prompt-text.js';
-import { hostSignal } from './signals/host.js';
-import { recentSessionsSignal } from './signals/sessions.js';
 
 /** One proposed pointer. */
 export interface Pointer {
@@ -173,5 +171,47 @@ function round(x: number): number {
   return Math.round(x * 100) / 100;
 }
 
-/** The signals, in the order their pointers are listed. Add the host and recent-sessions signals here. */
-export const PROMPT_SIGNALS: PromptSignal[] = [keywordSignal, activitySignal, hostSignal, recentSessionsSignal];
+/**
+ * A signal whose module is loaded only when a prompt can use it. `wanted` is a cheap test on the prompt and the
+ * index header (the signal's own extras); false means the signal cannot fire, and its module (with whatever it
+ * imports) is not loaded. NOTE: each module a cold process loads costs about a millisecond, so a signal that
+ * most prompts of most users do not need is lazy.
+ */
+export interface LazySignal {
+  name: string;
+  wanted(ctx: SignalContext): boolean;
+  load(): Promise<PromptSignal>;
+}
+
+/** A slot of PROMPT_SIGNALS. */
+export type SignalSlot = PromptSignal | LazySignal;
+
+/** The signal of a slot, loaded if lazy. */
+export async function loadSignal(slot: SignalSlot): Promise<PromptSignal> {
+  return 'load' in slot ? slot.load() : slot;
+}
+
+function extras(ctx: SignalContext, name: string): Record<string, unknown> | undefined {
+  const x = ctx.reader.header.extras?.[name];
+  return x && typeof x === 'object' ? (x as Record<string, unknown>) : undefined;
+}
+
+/** Host signal (signals/host.ts): only when the index holds a matcher with at least one host. */
+const hostSlot: LazySignal = {
+  name: 'host',
+  wanted: (ctx) => {
+    const m = extras(ctx, 'host')?.matcher as { labels?: unknown[] } | undefined;
+    return Array.isArray(m?.labels) && m.labels.length > 0;
+  },
+  load: () => import('./signals/host.js').then((m) => m.hostSignal),
+};
+
+/** Recent-sessions signal (signals/sessions.ts): only on a session's first prompt, when summaries exist. */
+const sessionsSlot: LazySignal = {
+  name: 'sessions',
+  wanted: (ctx) => ctx.firstPrompt && typeof extras(ctx, 'sessions')?.file === 'string',
+  load: () => import('./signals/sessions.js').then((m) => m.recentSessionsSignal),
+};
+
+/** The signals, in the order their pointers are listed. */
+export const PROMPT_SIGNALS: SignalSlot[] = [keywordSignal, activitySignal, hostSlot, sessionsSlot];
