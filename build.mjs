@@ -19,6 +19,11 @@ await build({
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   logLevel: 'warning',
 });
+// Chunks of the previous build are kept beside the new ones (their names are content hashes, so nothing clashes):
+// a process started before the swap may still load one lazily.
+if (fs.existsSync('dist/chunks')) {
+  for (const f of fs.readdirSync('dist/chunks')) if (!fs.existsSync(`${tmp}/chunks/${f}`)) fs.copyFileSync(`dist/chunks/${f}`, `${tmp}/chunks/${f}`);
+}
 const old = `dist.old-${process.pid}`;
 if (fs.existsSync('dist')) fs.renameSync('dist', old);
 fs.renameSync(tmp, 'dist');

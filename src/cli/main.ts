@@ -14,7 +14,9 @@ interface Globals {
   data?: string;
 }
 
-let jsonMode = process.argv.includes('--json');
+// Known before parsing, so even a usage error is reported as JSON; arguments after `--` are not flags.
+const dashdash = process.argv.indexOf('--');
+let jsonMode = process.argv.slice(0, dashdash === -1 ? undefined : dashdash).includes('--json');
 
 function out(text: string): void {
   if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
