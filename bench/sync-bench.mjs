@@ -123,7 +123,10 @@ ${table.join('\n')}
 
 Nothing to do costs git-kb one request (the remote's refs): when this repo already has the remote's tip it
 fetches nothing, and a push is skipped when the remote has HEAD. The push walks only the new commits' trees;
-the pull fetches one small pack and rewrites only the changed files and their index entries.`;
+the pull fetches one small pack and rewrites only the changed files and their index entries. For scale: with
+isomorphic-git's own push and fetch (before git-kb built its packs), the last two cases took 543 ms and 488 ms on
+this machine. The machine is shared with other test runs, so single figures move by tens of ms; the pairs are
+interleaved, so the ratios hold better.`;
   console.log(body);
   if (!process.argv.includes('--no-write')) writeSection(path.join(ROOT, 'bench', 'RESULTS.md'), 'Sync', body);
 } finally {
