@@ -9,6 +9,7 @@
 //   node bench/gate-speed.mjs [--runs 30] [--sizes 0,10000]
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { benchEnv, CLI, HOOK } from './hook-lib.mjs';
 import { replicatedRepo, WORK } from './lib/corpus.mjs';
@@ -76,6 +77,7 @@ function gateOnce(env, input) {
 // NOTE: PATH without any `claude`, so "no claude" really finds none and nothing here calls a model.
 const PATH = (process.env.PATH ?? '').split(path.delimiter).filter((d) => d && !fs.existsSync(path.join(d, 'claude'))).join(path.delimiter);
 
+const loadStart = os.loadavg()[0];
 const rows = [];
 const rebuilds = [];
 for (const size of SIZES) {
@@ -112,13 +114,14 @@ const table = [
   ...rows.map((r) => `| ${label(r.size)} | ${r.name} | ${r.median.toFixed(1)} | ${r.p90.toFixed(1)} | ${r.bare.toFixed(1)} | ${r.ratio.toFixed(2)} |`),
 ].join('\n');
 const worst = Math.max(...rows.map((r) => r.ratio));
+const load = `load average ${loadStart.toFixed(1)} at the start and ${os.loadavg()[0].toFixed(1)} at the end (other work shared the machine; the alternation keeps the ratios fair)`;
 const body = `Written by \`node bench/gate-speed.mjs --runs ${RUNS} --sizes ${SIZES.join(',')}\` on ${new Date().toISOString().slice(0, 10)}, ${machine()}.
 
 Whole-process time of \`node bin/git-kb-hook pretool\` (layer 1 of the prose gate) with a PreToolUse payload on
 stdin, medians of ${RUNS} runs alternated with a bare \`node -e 0\` (3 warm-up rounds). The data repo has one
 kernel entry carrying ten rules; the kernel cache is warm. "no claude" is both layers on with no \`claude\`
 executable on PATH, so the judge is skipped. The target is a ratio under 1.5; the worst here is
-${worst.toFixed(2)}.
+${worst.toFixed(2)}. Machine: ${load}.
 
 ${table}
 
