@@ -71,7 +71,7 @@ export interface IndexHeader {
 }
 
 /** Files checked per prompt by the rotating window (spec/hooks.md, "Freshness"). */
-export const WINDOW_SIZE = 96;
+export const WINDOW_SIZE = 64;
 /** The most recently modified entry files, checked on every prompt. */
 export const HOT_SIZE = 16;
 

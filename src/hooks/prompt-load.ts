@@ -13,7 +13,7 @@ import { openIndexFile, type IndexReader } from './prompt-index.js';
 import { PROMPT_KIT } from './prompt-kit.js';
 
 /** A rebuild expected to take longer than this runs in the background. */
-export const SYNC_BUILD_BUDGET_MS = 1500;
+export const SYNC_BUILD_BUDGET_MS = 2500;
 /** Estimated rebuild cost per entry file: with the catalog cache warm, and parsing every file. */
 const MS_PER_FILE_WARM = 0.03;
 const MS_PER_FILE_COLD = 0.4;
