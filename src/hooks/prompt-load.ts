@@ -16,7 +16,7 @@ import { PROMPT_KIT } from './prompt-kit.js';
 export const SYNC_BUILD_BUDGET_MS = 2500;
 /** Estimated rebuild cost per entry file: with the catalog cache warm, and parsing every file. */
 const MS_PER_FILE_WARM = 0.03;
-const MS_PER_FILE_COLD = 0.4;
+export const MS_PER_FILE_COLD = 0.4;
 /** Catalog cache bytes per entry, to tell a warm cache from one that predates most of the files. */
 const CACHE_BYTES_PER_FILE = 300;
 /** A build lock older than this is taken to be dead whatever its pid says. */

@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HOOK_OUTPUT_MAX, KERNEL_BUDGET } from '../../src/budget.js';
 import { checkFreshness, indexFile } from '../../src/hooks/prompt-fresh.js';
 import { openIndexFile } from '../../src/hooks/prompt-index.js';
+import { MS_PER_FILE_COLD, SYNC_BUILD_BUDGET_MS } from '../../src/hooks/prompt-load.js';
 import { refreshPromptIndex } from '../../src/hooks/prompt.js';
 import { kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { commitAll, contextOf, entryRel, entryText, makeRepo, payload, pointerIds, runPromptHook, tid, writeEntries, type TestEntry } from './prompt-support.js';
@@ -218,7 +219,8 @@ describe('freshness', () => {
 describe('large rebuilds', () => {
   it('a first build too big for the prompt runs in one background builder; the prompt stays silent until it is done', async () => {
     const many: TestEntry[] = [];
-    for (let i = 0; i < 4500; i++) many.push({ id: tid(10_000 + i), title: `Filler ${i} on gardening and soil`, tags: ['garden'] });
+    const count = Math.ceil(SYNC_BUILD_BUDGET_MS / MS_PER_FILE_COLD) + 500;
+    for (let i = 0; i < count; i++) many.push({ id: tid(10_000 + i), title: `Filler ${i} on gardening and soil`, tags: ['garden'] });
     await makeRepo(sb, [...base, ...many]);
     const debugFile = path.join(sb.root, 'debug.jsonl');
     const env = { KB_HOOK_DEBUG: '1', KB_HOOK_DEBUG_FILE: debugFile };
