@@ -12,4 +12,17 @@ handlers.stop = () => import('./session.js').then((m) => m.handleStop);
 handlers.precompact = () => import('./session.js').then((m) => m.handlePreCompact);
 handlers['session-end'] = () => import('./session.js').then((m) => m.handleSessionEnd);
 
-await runHook(process.argv[2] ?? '', handlers);
+// Each event gives up silently (exit 0) a little before Claude Code's own timeout in hooks/hooks.json would kill
+// it. The prose gate waits for its model judge (KB_PROSE_LINT_TIMEOUT_MS, default 45 s) within its 60 s.
+const judgeMs = Number(process.env.KB_PROSE_LINT_TIMEOUT_MS);
+const deadlines: Record<string, number> = {
+  prompt: 8_000,
+  pretool: Math.min(58_000, (Number.isFinite(judgeMs) && judgeMs > 0 ? judgeMs : 45_000) + 5_000),
+  'session-start': 8_000,
+  stop: 13_000,
+  precompact: 13_000,
+  'session-end': 1_500,
+};
+
+const event = process.argv[2] ?? '';
+await runHook(event, handlers, { timeoutMs: deadlines[event] });
