@@ -133,7 +133,7 @@ async function run(sb: Sandbox, args: string[]): Promise<RunResult> {
 }
 
 async function json<T = any>(sb: Sandbox, args: string[]): Promise<T> {
-  const r = await run(sb, [...args, '--json']);
+  const r = await run(sb, ['--json', ...args]); // before the verb's arguments: a body after -- may follow
   if (r.code !== 0 && !(args[0] === 'sync' && r.code === 4)) throw new Error(`git-kb ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
   return JSON.parse(r.stdout) as T;
 }

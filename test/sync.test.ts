@@ -40,7 +40,7 @@ async function run(sb: Sandbox, args: string[], env?: NodeJS.ProcessEnv): Promis
 }
 
 async function json<T = any>(sb: Sandbox, args: string[], env?: NodeJS.ProcessEnv): Promise<T> {
-  const r = await run(sb, [...args, '--json'], env);
+  const r = await run(sb, ['--json', ...args], env); // before the verb's arguments: a body after -- may follow
   if (r.code !== 0) throw new Error(`git-kb ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
   return JSON.parse(r.stdout) as T;
 }
