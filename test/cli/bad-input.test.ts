@@ -26,7 +26,7 @@ afterAll(() => sb.cleanup());
 /** Runs a command that must fail: checks exit code, JSON error code, message, and that nothing was written. */
 async function refuse(args: string[], code: keyof typeof EXIT_CODES, message: RegExp, options: { input?: string } = {}): Promise<RunResult> {
   const before = await snapshot(sb);
-  const [r, human] = await Promise.all([kbd(sb, [...args, '--json'], options), kbd(sb, args, options)]);
+  const [r, human] = await Promise.all([kbd(sb, ['--json', ...args], options), kbd(sb, args, options)]);
   expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(EXIT_CODES[code]);
   const e = jsonError(r);
   expect(e.code, args.join(' ')).toBe(code);
