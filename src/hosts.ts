@@ -4,18 +4,32 @@
  * load and reports each problem with its line, so a typo can never silently drop a `forbidden: true`. Markers
  * are compiled once into a JSON-safe matcher (`compileMatcher`) that the prompt hook keeps in its index and runs
  * with `matchHosts`; `forbiddenMatch` is the one check every write path runs over the text it would store.
- * Nothing here loads at import time beyond the regex-risk analyser: YAML is handed in (or imported lazily by
- * `loadHosts`), so the prompt path can use the matcher without the YAML parser.
+ * This module imports only node built-ins: what validation needs (the YAML parser, the regex-risk analyser, the
+ * key check) is handed in as `HostLibs` (`hostLibs()` loads them), so the prompt hook's host signal loads the
+ * matcher as one small module. NOTE: every module a cold hook process loads costs about a millisecond.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type * as YAMLNS from 'yaml';
-import { KbError } from './errors.js';
-import { regexRisk } from './gate/regex-risk.js';
-import { isValidHostKey } from './schema.js';
 
-/** The parts of the `yaml` package used here (passed in, so this module never loads it at import). */
+/** The parts of the `yaml` package used here. */
 export type Yaml = Pick<typeof YAMLNS, 'parseDocument' | 'isMap' | 'isScalar'>;
+
+/** What validating hosts.yaml needs besides its text, handed in (dependencies in, no loads at import). */
+export interface HostLibs {
+  yaml: Yaml;
+  /** src/gate/regex-risk.ts: why a pattern could run slowly, or undefined. */
+  regexRisk: (pattern: string, flags?: string) => string | undefined;
+  /** src/schema.ts: the host key shape. */
+  isValidHostKey: (key: unknown) => boolean;
+}
+
+/** Loads the libraries of HostLibs. */
+export async function hostLibs(): Promise<HostLibs> {
+  const [yaml, risk, schema] = await Promise.all([import('yaml'), import('./gate/regex-risk.js'), import('./schema.js')]);
+  const y = yaml as unknown as Yaml & { default?: Yaml };
+  return { yaml: y.default ?? y, regexRisk: risk.regexRisk, isValidHostKey: schema.isValidHostKey };
+}
 
 /** The registry file, at the top of the data repo. */
 export const HOSTS_FILE = 'hosts.yaml';
@@ -68,9 +82,10 @@ export function isRegexMarker(marker: string): boolean {
  * Checks one marker or forbidden pattern; returns why it is refused, or undefined. A regex must compile, use only
  * the flags i, m, s, u, never match empty text, and pass the run-time risk analysis of the prose rules.
  */
-export function markerProblem(marker: string): string | undefined {
+export function markerProblem(marker: string, regexRisk: HostLibs['regexRisk']): string | undefined {
   if (typeof marker !== 'string' || marker.trim() === '') return 'is empty';
   if (marker !== marker.trim()) return 'has leading or trailing white space';
+  if (/[\u0000-\u001f\u007f]/.test(marker)) return 'contains a control character (a tab or a line break)';
   if (marker.length > 300) return 'is longer than 300 characters';
   const m = REGEX_MARKER.exec(marker);
   if (!m) {
@@ -114,7 +129,8 @@ function stringList(v: unknown): string[] | undefined {
  * Parses and validates the text of hosts.yaml. Returns the registry (hosts with problems left out) and every
  * problem with its line; `loadHosts` turns problems into one error.
  */
-export function parseHosts(text: string, yaml: Yaml, file = HOSTS_FILE): { registry: HostRegistry; problems: HostProblem[] } {
+export function parseHosts(text: string, libs: HostLibs, file = HOSTS_FILE): { registry: HostRegistry; problems: HostProblem[] } {
+  const { yaml, regexRisk, isValidHostKey } = libs;
   const problems: HostProblem[] = [];
   const registry = emptyRegistry();
   const src = text.replace(/\r\n?/g, '\n').replace(/^\uFEFF/, '');
@@ -193,7 +209,7 @@ export function parseHosts(text: string, yaml: Yaml, file = HOSTS_FILE): { regis
             problem('host-alias', `host "${key}": alias "${a}" is a pattern; put patterns under "markers"`, fieldLine('aliases'));
             ok = false;
           } else {
-            const why = markerProblem(a);
+            const why = markerProblem(a, regexRisk);
             if (why) {
               problem('host-alias', `host "${key}": alias "${a}" ${why}`, fieldLine('aliases'));
               ok = false;
@@ -201,7 +217,7 @@ export function parseHosts(text: string, yaml: Yaml, file = HOSTS_FILE): { regis
           }
         }
         for (const m of markers ?? []) {
-          const why = markerProblem(m);
+          const why = markerProblem(m, regexRisk);
           if (why) {
             problem('host-marker', `host "${key}": marker ${JSON.stringify(m)} ${why}`, fieldLine('markers'));
             ok = false;
@@ -233,7 +249,7 @@ export function parseHosts(text: string, yaml: Yaml, file = HOSTS_FILE): { regis
   if (!fp) problem('forbidden-patterns', '"forbidden_patterns" must be a list of words or /regex/ patterns', at(fpNode));
   else {
     for (const p of fp) {
-      const why = markerProblem(p);
+      const why = markerProblem(p, regexRisk);
       if (why) problem('forbidden-pattern', `forbidden pattern ${JSON.stringify(p)} ${why}`, at(fpNode));
       else registry.forbiddenPatterns.push(p);
     }
@@ -280,11 +296,12 @@ export async function loadHosts(dir: string): Promise<HostRegistry> {
     text = fs.readFileSync(hostsFile(dir), 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyRegistry();
+    const { KbError } = await import('./errors.js');
     throw new KbError('INVALID_ENTRY', `${HOSTS_FILE}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { file: HOSTS_FILE });
   }
-  const lib = (await import('yaml')) as unknown as Yaml & { default?: Yaml };
-  const { registry, problems } = parseHosts(text, lib.default ?? lib);
+  const { registry, problems } = parseHosts(text, await hostLibs());
   if (problems.length > 0) {
+    const { KbError } = await import('./errors.js');
     throw new KbError('INVALID_ENTRY', `${HOSTS_FILE} is invalid; fix it (spec/hosts.md) and try again:\n${formatHostProblems(problems)}`, { file: HOSTS_FILE, line: problems[0]!.line, problems });
   }
   return registry;
@@ -303,24 +320,30 @@ export function findHost(registry: HostRegistry, name: string): HostDef | undefi
 // Markers are matched over the whole text, inside code fences and inline code too: an IP in a pasted log names a
 // host as surely as one in prose.
 
-/** A compiled, JSON-safe matcher: plain markers (lower-cased) and regex markers, each with the index of its label. */
+/**
+ * A compiled, JSON-safe matcher. `plain` packs the plain markers (lower-cased) as `<label index>\t<marker>` lines,
+ * one string: the prompt hook parses it on every prompt, and one string parses far faster than hundreds of small
+ * arrays. `regex` holds [source, flags, label index] triples.
+ */
 export interface HostMatcher {
   labels: string[];
-  plain: [string, number][];
+  plain: string;
   regex: [string, string, number][];
 }
 
 /** Compiles labelled term lists into a matcher. */
 export function compileMatcher(groups: { label: string; terms: string[] }[]): HostMatcher {
-  const m: HostMatcher = { labels: [], plain: [], regex: [] };
+  const m: HostMatcher = { labels: [], plain: '', regex: [] };
+  const plain: string[] = [];
   groups.forEach((g, i) => {
     m.labels.push(g.label);
     for (const t of g.terms) {
       const r = REGEX_MARKER.exec(t);
       if (r) m.regex.push([r[1]!, r[2]!, i]);
-      else if (t.length >= MIN_MARKER_CHARS) m.plain.push([t.toLowerCase(), i]);
+      else if (t.length >= MIN_MARKER_CHARS && !/[\t\n\r]/.test(t)) plain.push(`${i}\t${t.toLowerCase()}`);
     }
   });
+  m.plain = plain.join('\n');
   return m;
 }
 
@@ -357,12 +380,14 @@ export function matchHosts(matcher: HostMatcher, text: string): string[] {
     const prev = first.get(label);
     if (prev === undefined || at < prev) first.set(label, at);
   };
-  for (const [marker, label] of matcher.plain) {
+  for (const rec of matcher.plain ? matcher.plain.split('\n') : []) {
+    const tab = rec.indexOf('\t');
+    const marker = rec.slice(tab + 1);
     // The marker's first word must be one of the text's words (a cheap test that skips most markers).
     const lead = /^[a-z0-9_-]+/.exec(marker)?.[0];
     if (lead !== undefined && !words.has(lead)) continue;
     const at = wordIndex(lower, marker);
-    if (at >= 0) hit(label, at);
+    if (at >= 0) hit(Number(rec.slice(0, tab)), at);
   }
   for (const [source, flags, label] of matcher.regex) {
     let re: RegExp;

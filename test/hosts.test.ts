@@ -1,5 +1,7 @@
 import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { regexRisk } from '../src/gate/regex-risk.js';
+import { isValidHostKey } from '../src/schema.js';
 import {
   applyForbiddenPattern,
   applyHostChange,
@@ -13,8 +15,10 @@ import {
   type HostRegistry,
 } from '../src/hosts.js';
 
+const LIBS = { yaml: YAML, regexRisk, isValidHostKey };
+
 function parse(text: string): ReturnType<typeof parseHosts> {
-  return parseHosts(text, YAML);
+  return parseHosts(text, LIBS);
 }
 
 function registry(text: string): HostRegistry {
@@ -115,11 +119,11 @@ describe('parseHosts: every problem with its line, nothing silently dropped', ()
   });
 
   it('markerProblem explains each refusal', () => {
-    expect(markerProblem('10.0.0.7')).toBeUndefined();
-    expect(markerProblem('/nas-\\d+/i')).toBeUndefined();
-    expect(markerProblem(' box')).toMatch(/white space/);
-    expect(markerProblem('/[/')).toMatch(/does not compile/);
-    expect(markerProblem('/.*/')).toMatch(/empty text/);
+    expect(markerProblem('10.0.0.7', regexRisk)).toBeUndefined();
+    expect(markerProblem('/nas-\\d+/i', regexRisk)).toBeUndefined();
+    expect(markerProblem(' box', regexRisk)).toMatch(/white space/);
+    expect(markerProblem('/[/', regexRisk)).toMatch(/does not compile/);
+    expect(markerProblem('/.*/', regexRisk)).toMatch(/empty text/);
   });
 });
 

@@ -26,7 +26,8 @@ import {
   parseHosts,
   type HostDef,
   type HostRegistry,
-  type Yaml,
+  hostLibs,
+  type HostLibs,
 } from '../hosts.js';
 import { isValidHostKey, newId } from '../schema.js';
 import { readEntryText } from '../store.js';
@@ -44,10 +45,6 @@ export const SENTINELS = {
   forbidden: '---HOST_FORBIDDEN---',
 } as const;
 
-async function yamlLib(): Promise<Yaml> {
-  const m = (await import('yaml')) as unknown as { default?: Yaml };
-  return (m.default ?? m) as Yaml;
-}
 
 function readHostsText(dir: string): string {
   try {
@@ -59,8 +56,8 @@ function readHostsText(dir: string): string {
 }
 
 /** Validates new hosts.yaml text; INVALID_ENTRY listing every problem (nothing is written). */
-function checkHostsText(text: string, yaml: Yaml): HostRegistry {
-  const { registry, problems } = parseHosts(text, yaml);
+function checkHostsText(text: string, libs: HostLibs): HostRegistry {
+  const { registry, problems } = parseHosts(text, libs);
   if (problems.length > 0) throw new KbError('INVALID_ENTRY', `hosts.yaml would be invalid, nothing written:\n${formatHostProblems(problems)}`, { file: HOSTS_FILE, problems });
   return registry;
 }
@@ -110,18 +107,18 @@ export async function registerHost(options: RegisterOptions): Promise<RegisterRe
   requireKey(options.key);
   const markers = splitMarkers(options.markers);
   const aliases = splitList(options.aliases);
+  const libs = await hostLibs();
   for (const m of [...markers, ...aliases]) {
-    const why = markerProblem(m);
+    const why = markerProblem(m, libs.regexRisk);
     if (why) throw new KbError('USAGE', `marker ${JSON.stringify(m)} ${why}`);
   }
-  const yaml = await yamlLib();
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async () => {
     const before = readHostsText(dir);
-    if (before) checkHostsText(before, yaml);
-    const existed = before ? parseHosts(before, yaml).registry.hosts.some((h) => h.key === options.key) : false;
-    const after = applyHostChange(before, { key: options.key, markers, aliases, forbidden: options.forbidden, description: options.description }, yaml);
-    const registry = checkHostsText(after, yaml);
+    if (before) checkHostsText(before, libs);
+    const existed = before ? parseHosts(before, libs).registry.hosts.some((h) => h.key === options.key) : false;
+    const after = applyHostChange(before, { key: options.key, markers, aliases, forbidden: options.forbidden, description: options.description }, libs.yaml);
+    const registry = checkHostsText(after, libs);
     const host = registry.hosts.find((h) => h.key === options.key)!;
     if (after === before) return { key: options.key, created: false, changed: false, host };
     refuseSecrets(after, HOSTS_FILE);
@@ -144,15 +141,15 @@ function splitMarkers(values: string[] | undefined): string[] {
 
 /** Adds a global forbidden pattern to hosts.yaml and commits. */
 export async function forbidPattern(options: RepoOptions & { pattern: string }): Promise<{ changed: boolean; commit?: string; count: number }> {
-  const why = markerProblem(options.pattern);
+  const libs = await hostLibs();
+  const why = markerProblem(options.pattern, libs.regexRisk);
   if (why) throw new KbError('USAGE', `forbidden pattern ${why}`);
-  const yaml = await yamlLib();
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async () => {
     const before = readHostsText(dir);
-    if (before) checkHostsText(before, yaml);
-    const after = applyForbiddenPattern(before, options.pattern, yaml);
-    const registry = checkHostsText(after, yaml);
+    if (before) checkHostsText(before, libs);
+    const after = applyForbiddenPattern(before, options.pattern, libs.yaml);
+    const registry = checkHostsText(after, libs);
     if (after === before) return { changed: false, count: registry.forbiddenPatterns.length };
     // NOTE: the commit message never quotes the pattern (it may itself be the name to keep out of the log).
     const commit = await writeAndCommit(dir, [{ path: HOSTS_FILE, content: after }], `hosts: add forbidden pattern #${registry.forbiddenPatterns.length}`);
@@ -196,7 +193,7 @@ export async function addHostFact(options: AddFactOptions): Promise<AddFactResul
   const title = (options.title ?? factTitle(body)).trim();
   if (!title) throw new KbError('INVALID_ENTRY', 'a host fact needs a title (--title)');
   const tags = splitList(options.tags);
-  const yaml = await yamlLib();
+  const libs = await hostLibs();
   const { formatEntry, entryPath } = await import('../entry.js');
   const { validateEntryText } = await import('./fields.js');
   const now = options.now ?? new Date();
@@ -208,7 +205,7 @@ export async function addHostFact(options: AddFactOptions): Promise<AddFactResul
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async () => {
     const before = readHostsText(dir);
-    const registry = before ? checkHostsText(before, yaml) : { hosts: [], forbiddenPatterns: [] };
+    const registry = before ? checkHostsText(before, libs) : { hosts: [], forbiddenPatterns: [] };
     const known = findHost(registry, options.key);
     const key = known?.key ?? options.key;
     requireKey(key);
@@ -218,8 +215,8 @@ export async function addHostFact(options: AddFactOptions): Promise<AddFactResul
     const files: PendingFile[] = [];
     let registered = false;
     if (!known) {
-      const after = applyHostChange(before, { key }, yaml);
-      checkHostsText(after, yaml);
+      const after = applyHostChange(before, { key }, libs.yaml);
+      checkHostsText(after, libs);
       files.push({ path: HOSTS_FILE, content: after });
       registered = true;
     }
@@ -392,8 +389,8 @@ export interface HostStatusResult {
 export async function hostStatus(options: RepoOptions): Promise<HostStatusResult> {
   const { dir } = repoForRead(options);
   const text = readHostsText(dir);
-  const yaml = await yamlLib();
-  const { registry, problems } = text ? parseHosts(text, yaml) : { registry: { hosts: [], forbiddenPatterns: [] }, problems: [] };
+  const libs = await hostLibs();
+  const { registry, problems } = text ? parseHosts(text, libs) : { registry: { hosts: [], forbiddenPatterns: [] }, problems: [] };
   const hosts = hostInfos(dir, registry);
   return {
     file: HOSTS_FILE,

@@ -3,8 +3,9 @@
  * "Recall"). On a session's first looked-at prompt, it points to the latest few session summaries of the same
  * project directory (the payload's `cwd`, matched exactly), the current session left out. At index time
  * (`collect`) the newest summaries of every directory are written to a side file named by a fresh token, and
- * the index keeps only the token: the header every prompt parses stays small however many sessions and
- * directories there are, and the side file is read on first prompts only. A missing or unreadable side file
+ * the index keeps only its name: the header every prompt parses stays small however many sessions and
+ * directories there are. The side file is hashed by directory into BUCKETS parts behind a table of offsets, so a
+ * first prompt reads the table and one small part, not the whole list. A missing, unreadable or foreign side file
  * gives no pointers.
  */
 import fs from 'node:fs';
@@ -28,6 +29,64 @@ export interface SessionExtras {
 
 /** One row of the side file: [entry id, pointer title, session id]. */
 type Row = [string, string, string];
+
+/** Parts of the side file; a directory's rows are all in part fnv1a(dir) % BUCKETS. */
+export const BUCKETS = 64;
+const MAGIC = 'GKBRS001';
+const TABLE = 8 + BUCKETS * 8;
+const SIDE_FILE = /^recent-[0-9a-f]+\.bin$/;
+
+/** FNV-1a over a string's UTF-16 units. */
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** Encodes the side file: a magic, a table of [offset, length] per part, then each part as JSON {dir: rows}. */
+export function encodeSide(byDir: Record<string, Row[]>): Buffer {
+  const parts: Record<string, Row[]>[] = Array.from({ length: BUCKETS }, () => ({}));
+  for (const [dir, rows] of Object.entries(byDir)) parts[fnv1a(dir) % BUCKETS]![dir] = rows;
+  const bodies = parts.map((p) => Buffer.from(Object.keys(p).length ? JSON.stringify(p) : '', 'utf8'));
+  const table = Buffer.alloc(TABLE);
+  table.write(MAGIC, 0, 'latin1');
+  let off = TABLE;
+  bodies.forEach((b, i) => {
+    table.writeUInt32LE(off, 8 + i * 8);
+    table.writeUInt32LE(b.length, 12 + i * 8);
+    off += b.length;
+  });
+  return Buffer.concat([table, ...bodies]);
+}
+
+/** The rows of one directory from a side file (undefined when the file is missing or foreign). */
+export function readSideRows(file: string, dir: string): Row[] | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const table = Buffer.alloc(TABLE);
+    if (fs.readSync(fd, table, 0, TABLE, 0) !== TABLE || table.toString('latin1', 0, 8) !== MAGIC) return undefined;
+    const b = fnv1a(dir) % BUCKETS;
+    const off = table.readUInt32LE(8 + b * 8);
+    const len = table.readUInt32LE(12 + b * 8);
+    if (len === 0) return [];
+    const part = Buffer.alloc(len);
+    if (fs.readSync(fd, part, 0, len, off) !== len) return undefined;
+    const all = JSON.parse(part.toString('utf8')) as Record<string, Row[]>;
+    return Object.prototype.hasOwnProperty.call(all, dir) ? all[dir] : [];
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' && v ? v : v instanceof Date ? v.toISOString() : undefined;
@@ -77,14 +136,14 @@ export async function collectSessions(build: {
   if (count === 0) return { v: 1, sessions: 0, dirs: 0 };
   const crypto = await import('node:crypto');
   const state = promptStateDir(build.dir);
-  const name = `recent-${crypto.randomBytes(6).toString('hex')}.json`;
+  const name = `recent-${crypto.randomBytes(6).toString('hex')}.bin`;
   fs.mkdirSync(state, { recursive: true });
   const tmp = path.join(state, `.${name}.${process.pid}.tmp`);
-  fs.writeFileSync(tmp, JSON.stringify(out));
+  fs.writeFileSync(tmp, encodeSide(out));
   fs.renameSync(tmp, path.join(state, name));
   // Side files of earlier builds: removed once old enough that no running prompt can still be reading one.
   for (const f of fs.readdirSync(state)) {
-    if (!/^recent-[0-9a-f]+\.json$/.test(f) || f === name) continue;
+    if (!/^recent-[0-9a-f]+\.(?:bin|json)$/.test(f) || f === name) continue;
     const p = path.join(state, f);
     try {
       if (Date.now() - fs.statSync(p).mtimeMs > 60_000) fs.rmSync(p, { force: true });
@@ -103,14 +162,9 @@ export const recentSessionsSignal: PromptSignal = {
     if (!ctx.firstPrompt) return { pointers: [] };
     const x = ctx.reader.header.extras?.sessions as SessionExtras | undefined;
     const cwd = typeof ctx.input.cwd === 'string' && ctx.input.cwd ? normDir(ctx.input.cwd) : undefined;
-    if (!x?.file || !cwd || !/^recent-[0-9a-f]+\.json$/.test(x.file)) return { pointers: [] };
-    let rows: Row[] | undefined;
-    try {
-      const all = JSON.parse(fs.readFileSync(path.join(promptStateDir(ctx.dataDir), x.file), 'utf8')) as Record<string, Row[]>;
-      rows = Object.prototype.hasOwnProperty.call(all, cwd) ? all[cwd] : undefined;
-    } catch {
-      return { pointers: [], ...(ctx.debug ? { debug: { error: 'side file unreadable' } } : {}) };
-    }
+    if (!x?.file || !cwd || !SIDE_FILE.test(x.file)) return { pointers: [] };
+    const rows = readSideRows(path.join(promptStateDir(ctx.dataDir), x.file), cwd);
+    if (!rows) return { pointers: [], ...(ctx.debug ? { debug: { error: 'side file unreadable' } } : {}) };
     const self = typeof ctx.input.session_id === 'string' ? ctx.input.session_id : undefined;
     const pointers: Pointer[] = (rows ?? [])
       .filter((r) => Array.isArray(r) && typeof r[0] === 'string' && r[2] !== self)
