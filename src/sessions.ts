@@ -32,7 +32,13 @@ export const LIMITS = {
 } as const;
 
 /** Why a transcript gives no summary. */
-export type SkipReason = 'no-prompts' | 'no-session-id' | 'no-timestamps';
+export type SkipReason = 'no-prompts' | 'no-session-id' | 'no-timestamps' | 'git-kb-child';
+
+/**
+ * The first words of prompts that git-kb itself sends to a child `claude -p` (the prose gate's model judge,
+ * src/gate/judge.ts): such a child's transcript is git-kb's own plumbing, not a session of the user's.
+ */
+export const OWN_PROMPT_PREFIXES = ["You are a copy editor checking text against a writer's house rules"];
 
 /** A rendered summary: its id, path, front matter fields (in order, without id/created/updated) and body. */
 export interface SessionSummary {
@@ -220,6 +226,7 @@ export function summarizeSession(facts: TranscriptFacts, options: SummaryOptions
   const sessionId = (options.sessionId ?? facts.sessionId ?? '').trim();
   if (!sessionId) return { skip: 'no-session-id' };
   if (!facts.prompts || facts.prompts.length === 0) return { skip: 'no-prompts' };
+  if (OWN_PROMPT_PREFIXES.some((p) => (facts.firstPrompt ?? facts.prompts[0] ?? '').startsWith(p))) return { skip: 'git-kb-child' };
   const started = facts.startedAt;
   if (!started || !Number.isFinite(Date.parse(started))) return { skip: 'no-timestamps' };
 

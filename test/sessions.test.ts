@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { formatEntry, parseEntry } from '../src/entry.js';
+import { buildJudgePrompt } from '../src/gate/judge.js';
 import { findSecrets } from '../src/secrets.js';
 import { LIMITS, secretFileValues, sessionEntryId, sessionPath, summarizeSession, type SessionSummary } from '../src/sessions.js';
 import { parseTranscript, type TranscriptFacts } from '../src/transcript.js';
@@ -164,6 +165,11 @@ describe('summarizeSession: rules', () => {
     expect(summarizeSession(parseTranscript(transcript([prompt('a question about the build')], '')))).toEqual({ skip: 'no-session-id' });
     expect(summarizeSession(parseTranscript(JSON.stringify({ type: 'user', sessionId: 's1', message: { role: 'user', content: 'hi there friend' } })))).toEqual({ skip: 'no-timestamps' });
     expect(summarizeSession(parseTranscript(''))).toEqual({ skip: 'no-session-id' });
+  });
+
+  it("gives no summary for git-kb's own `claude -p` children (the prose gate's model judge)", () => {
+    const judge = buildJudgePrompt([{ source: 'Write README.md', text: 'Some prose that is about to be published somewhere.' } as never], []);
+    expect(summarizeSession(parseTranscript(transcript([prompt(judge), reply('{"pass": true}')])))).toEqual({ skip: 'git-kb-child' });
   });
 
   it("uses the hook's session id over the transcript's, and moves the id with a salt", () => {
