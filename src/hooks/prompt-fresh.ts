@@ -12,12 +12,12 @@ import { readWindow, type IndexReader } from './prompt-index.js';
 
 /** The directory of the prompt hook's derived state inside a data repo. */
 export function promptStateDir(dir: string): string {
-  return path.join(dir, '.git', 'git-kb', 'prompt');
+  return `${dir}/.git/git-kb/prompt`;
 }
 
 /** The index file of a data repo. */
 export function indexFile(dir: string): string {
-  return path.join(promptStateDir(dir), 'index.v1');
+  return `${promptStateDir(dir)}/index.v1`;
 }
 
 /**
@@ -25,7 +25,7 @@ export function indexFile(dir: string): string {
  * finds a changed file, so its stat data carries "a full check saw a change" into the key.
  */
 export function catalogCacheFile(dir: string): string {
-  return path.join(dir, '.git', 'git-kb', 'catalog.v8');
+  return `${dir}/.git/git-kb/catalog.v8`;
 }
 
 /** A file's stat signature `mtimeMs:size:ino`, or `-` when it is missing. */
@@ -118,7 +118,7 @@ export function writeInPlace(file: string, text: string): void {
 }
 
 function nextWindow(dir: string, count: number): number {
-  const file = path.join(promptStateDir(dir), 'cursor');
+  const file = `${promptStateDir(dir)}/cursor`;
   let n = Number.parseInt(readSmall(file), 10);
   if (!Number.isFinite(n) || n < 0) n = 0;
   try {

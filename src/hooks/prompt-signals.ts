@@ -110,14 +110,23 @@ export interface KeywordScore {
   terms: string[];
 }
 
-/** Scores every entry that shares a keyword with the prompt; returns those that fire and the best misses. */
-export function scoreKeywords(reader: IndexReader, keywords: string[], params: KeywordParams = KEYWORD_PARAMS): { fired: KeywordScore[]; near: KeywordScore[] } {
+/**
+ * Scores every entry that shares a keyword with the prompt; returns those that fire (best first) and, when
+ * `near` is asked for, the best entries that did not.
+ */
+export function scoreKeywords(
+  reader: IndexReader,
+  keywords: string[],
+  params: KeywordParams = KEYWORD_PARAMS,
+  options: { near?: number } = {},
+): { fired: KeywordScore[]; near: KeywordScore[] } {
   const n = reader.header.n;
   const postings = lookupTerms(reader, keywords);
   const acc = new Map<number, KeywordScore>();
+  const norm = Math.log(1 + n);
   for (const [term, list] of postings) {
     const df = list.length;
-    const idf = df > n * params.maxDfRatio ? 0 : Math.log(1 + n / df) / Math.log(1 + n);
+    const idf = df > n * params.maxDfRatio ? 0 : Math.log(1 + n / df) / norm;
     for (let i = 0; i < list.length; i++) {
       const v = list[i]!;
       const doc = v >>> 3;
@@ -129,14 +138,21 @@ export function scoreKeywords(reader: IndexReader, keywords: string[], params: K
       } else acc.set(doc, { doc, score: idf * weight, terms: [term] });
     }
   }
-  const ranked = [...acc.values()].sort((a, b) => b.score - a.score || a.doc - b.doc);
-  const fired: KeywordScore[] = [];
-  const near: KeywordScore[] = [];
-  const best = ranked.find((s) => s.terms.length >= params.minHits && s.score >= params.minScore)?.score ?? Infinity;
-  for (const s of ranked) {
-    if (s.terms.length >= params.minHits && s.score >= params.minScore && s.score >= best * params.relative) fired.push(s);
-    else if (near.length < 5) near.push(s);
-    if (near.length >= 5 && s.score < best * params.relative) break;
+  const byScore = (a: KeywordScore, b: KeywordScore): number => b.score - a.score || a.doc - b.doc;
+  // NOTE: only the entries over the absolute bars are sorted; a prompt with common words can touch hundreds.
+  const passing: KeywordScore[] = [];
+  let best = 0;
+  for (const s of acc.values()) {
+    if (s.terms.length >= params.minHits && s.score >= params.minScore) {
+      passing.push(s);
+      if (s.score > best) best = s.score;
+    }
+  }
+  const fired = passing.filter((s) => s.score >= best * params.relative).sort(byScore);
+  let near: KeywordScore[] = [];
+  if (options.near) {
+    const firedSet = new Set(fired);
+    near = [...acc.values()].filter((s) => !firedSet.has(s)).sort(byScore).slice(0, options.near);
   }
   return { fired, near };
 }
@@ -146,7 +162,7 @@ export const keywordSignal: PromptSignal = {
   name: 'keyword',
   limit: KEYWORD_PARAMS.max,
   fire(ctx) {
-    const { fired, near } = scoreKeywords(ctx.reader, ctx.keywords);
+    const { fired, near } = scoreKeywords(ctx.reader, ctx.keywords, KEYWORD_PARAMS, { near: ctx.debug ? 5 : 0 });
     // NOTE: a few more than the limit are read, so that entries the ledger drops can be replaced.
     const pointers = fired.slice(0, KEYWORD_PARAMS.max * 3).map((s) => ({ ...readDoc(ctx.reader, s.doc), signal: 'keyword', score: round(s.score), terms: s.terms }));
     const debug = ctx.debug ? { nearMisses: near.map((s) => ({ ...readDoc(ctx.reader, s.doc), score: round(s.score), terms: s.terms })) } : undefined;

@@ -116,25 +116,27 @@ export function tagKeywords(tag: string): string[] {
 export interface PromptAnalysis {
   skip?: SkipReason;
   keywords: string[];
+  /** The prompt's word tokens (for classifyActivities). */
+  words: string[];
 }
 
 /** Applies the skip rules of spec/hooks.md ("Skip rules") and extracts the keywords of a prompt. */
 export function analyzePrompt(prompt: string): PromptAnalysis {
   const p = prompt.slice(0, MAX_PROMPT_CHARS).trim();
-  if (!p) return { skip: 'empty', keywords: [] };
-  if (p.startsWith('/')) return { skip: 'slash-command', keywords: [] };
-  if (p.startsWith('!') || (p.length < 120 && SHELL_START.test(p))) return { skip: 'shell-command', keywords: [] };
+  if (!p) return { skip: 'empty', keywords: [], words: [] };
+  if (p.startsWith('/')) return { skip: 'slash-command', keywords: [], words: [] };
+  if (p.startsWith('!') || (p.length < 120 && SHELL_START.test(p))) return { skip: 'shell-command', keywords: [], words: [] };
   const words = tokens(p);
-  if (words.length > 0 && words.every((w) => MECHANICAL.has(w) || STOP.has(w))) return { skip: 'mechanical', keywords: [] };
-  if (p.length < MIN_PROMPT_CHARS) return { skip: 'short', keywords: [] };
+  if (words.length > 0 && words.every((w) => MECHANICAL.has(w) || STOP.has(w))) return { skip: 'mechanical', keywords: [], words };
+  if (p.length < MIN_PROMPT_CHARS) return { skip: 'short', keywords: [], words };
   const kws = new Set<string>();
   for (const w of words) {
     if (STOP.has(w)) continue;
     const stem = stemWord(w);
     if (stem.length >= 2 && !STOP.has(stem)) kws.add(stem);
   }
-  if (kws.size < MIN_PROMPT_KEYWORDS) return { skip: 'short', keywords: [...kws] };
-  return { keywords: [...kws] };
+  if (kws.size < MIN_PROMPT_KEYWORDS) return { skip: 'short', keywords: [...kws], words };
+  return { keywords: [...kws], words };
 }
 
 /** Why a prompt should be skipped, or undefined to look at it. */
@@ -170,9 +172,9 @@ const ACTIVITY_STEMS: [PromptActivity, Set<string>][] = (Object.entries(ACTIVITY
   new Set(words.map(stemWord)),
 ]);
 
-/** The activities a prompt is about, from its words (none, one or several). */
-export function classifyActivities(prompt: string): PromptActivity[] {
-  const stems = new Set(tokens(prompt.slice(0, MAX_PROMPT_CHARS)).map(stemWord));
+/** The activities a prompt is about, from its words (none, one or several); `words` are its tokens if known. */
+export function classifyActivities(prompt: string, words?: string[]): PromptActivity[] {
+  const stems = new Set((words ?? tokens(prompt.slice(0, MAX_PROMPT_CHARS))).map(stemWord));
   const out: PromptActivity[] = [];
   for (const [activity, words] of ACTIVITY_STEMS) {
     for (const s of stems) {

@@ -131,7 +131,7 @@ export async function handlePrompt(input: HookInput, ctx: HookContext): Promise<
   };
   if (typeof input.prompt !== 'string') return done({ skipped: 'no prompt string' });
   const prompt = input.prompt.length > MAX_PROMPT_CHARS ? input.prompt.slice(0, MAX_PROMPT_CHARS) : input.prompt;
-  const { skip, keywords } = analyzePrompt(prompt);
+  const { skip, keywords, words } = analyzePrompt(prompt);
   if (skip) return done({ skipped: skip });
 
   let dir: string;
@@ -149,7 +149,7 @@ export async function handlePrompt(input: HookInput, ctx: HookContext): Promise<
   try {
     const h: IndexHeader = reader.header;
     record.index = state;
-    const activities = classifyActivities(prompt);
+    const activities = classifyActivities(prompt, words);
     const ledger = sessionId ? readLedger(dir, sessionId, h.generation) : { generation: h.generation, ids: [], exists: false };
     const seen = new Set(ledger.ids);
     const kernelIds = new Set(h.kernel.map((k) => k.id));

@@ -178,7 +178,7 @@ describe('keyword scoring', () => {
   });
 
   it('a keyword in more than half of the entries weighs nothing', () => {
-    const { fired, near } = scoreKeywords(r, ['git', 'filler3']);
+    const { fired, near } = scoreKeywords(r, ['git', 'filler3'], undefined, { near: 5 });
     expect(fired).toEqual([]);
     expect(near[0]!.terms).toContain('git');
   });
