@@ -290,6 +290,8 @@ export function loadSearchIndex(catalog: Catalog): LoadedIndex {
 /** Search filters and limits. */
 export interface SearchOptions {
   queries: string[];
+  /** Host keys whose facts are never surfaced (forbidden hosts). */
+  hideHosts?: Set<string>;
   type?: string;
   tag?: string;
   host?: string;
@@ -354,6 +356,7 @@ export function makeSnippet(body: string, terms: string[], width = 160): string 
 }
 
 function matchesFilters(e: EntryMeta, o: SearchOptions): boolean {
+  if (e.host && o.hideHosts?.has(e.host)) return false;
   if (o.type && e.type !== o.type) return false;
   if (o.tag && !e.tags.some((t) => t.toLowerCase() === o.tag!.toLowerCase())) return false;
   if (o.host && e.host !== o.host) return false;

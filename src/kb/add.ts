@@ -7,6 +7,7 @@ import { KbError } from '../errors.js';
 import { idSet } from './find.js';
 import { nowStamp, parseLinks, splitList, validateEntryText } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
+import { refuseForbidden } from './guard.js';
 import { refuseSecrets, withWriteLock, writeAndCommit } from './write.js';
 
 export interface AddOptions extends RepoOptions {
@@ -70,6 +71,7 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
     const text = formatEntry(fields, body);
     const rel = entryPath(fields as { id: string; title: string; type: string; host?: string; created?: string });
     validateEntryText(text, rel, (x) => ids.has(x));
+    await refuseForbidden(dir, [{ text, where: rel, host: options.host }]);
     const commit = await writeAndCommit(dir, [{ path: rel, content: text }], `add ${id}: ${options.title.trim()}`);
     return { id, path: rel, commit };
   });

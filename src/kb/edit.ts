@@ -11,6 +11,7 @@ import { readEntryText } from '../store.js';
 import { filesById, findEntryFile } from './find.js';
 import { nowStamp, parseLinks, splitList, validateEntryText } from './fields.js';
 import { repoForRead, type RepoOptions } from './repo.js';
+import { refuseForbidden } from './guard.js';
 import { refuseSecrets, withWriteLock, writeAndCommit } from './write.js';
 
 export interface EditOptions extends RepoOptions {
@@ -84,6 +85,7 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     // NOTE: secrets first, so a secret is refused as one and never echoed by a format message.
     refuseSecrets(after, file.path);
     validateEntryText(after, file.path, (x) => ids.has(x));
+    await refuseForbidden(dir, [{ text: after, where: file.path, host: e.host }]);
     const commit = await writeAndCommit(dir, [{ path: file.path, content: after }], `edit ${e.id}: ${String(changes.title ?? e.title)}`);
     const diff = createTwoFilesPatch(`a/${file.path}`, `b/${file.path}`, before, after, '', '', { context: 2 });
     return { id: e.id, path: file.path, commit, changed: true, diff };

@@ -5,6 +5,7 @@
 import { KbError } from '../errors.js';
 import { readEntryText } from '../store.js';
 import { filesById, findEntryFile } from './find.js';
+import { forbiddenHostKeys } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 
 export interface GetOptions extends RepoOptions {
@@ -24,11 +25,14 @@ export async function getEntries(options: GetOptions): Promise<GotEntry[]> {
   if (options.ids.length === 0) throw new KbError('USAGE', 'get needs at least one id');
   const { dir } = repoForRead(options);
   const index = filesById(dir);
+  const hidden = await forbiddenHostKeys(dir);
   const missing: string[] = [];
   const out: GotEntry[] = [];
   for (const id of options.ids) {
     try {
       const f = findEntryFile(dir, id, index);
+      const host = /^hosts\/([^/]+)\//.exec(f.path)?.[1];
+      if (host && hidden.has(host)) throw new KbError('FORBIDDEN_HOST', `${id} is a fact about the forbidden host "${host}": never loaded`, { id, host });
       out.push({ id, path: f.path, text: readEntryText(dir, f.path) });
     } catch (err) {
       if (err instanceof KbError && err.code === 'NOT_FOUND') missing.push(id);

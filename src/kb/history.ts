@@ -8,6 +8,7 @@ import { readEntryText } from '../store.js';
 import { filesById, findEntryFile } from './find.js';
 import { validateEntryText } from './fields.js';
 import { repoForRead, type RepoOptions } from './repo.js';
+import { refuseForbidden } from './guard.js';
 import { refuseSecrets, withWriteLock, writeAndCommit } from './write.js';
 
 /** The commits of one entry, newest first. */
@@ -43,6 +44,7 @@ export async function restoreEntry(options: RepoOptions & { id: string; to?: str
     if (text === readEntryText(dir, f.path)) return { id: options.id, path: f.path, from: rev, changed: false };
     validateEntryText(text, f.path, (x) => ids.has(x));
     refuseSecrets(text, f.path);
+    await refuseForbidden(dir, [{ text, where: f.path }]);
     const commit = await writeAndCommit(dir, [{ path: f.path, content: text }], `restore ${options.id} to ${rev.slice(0, 12)}`);
     return { id: options.id, path: f.path, from: rev, commit, changed: true };
   });

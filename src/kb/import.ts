@@ -11,6 +11,7 @@ import { findSecrets, redactSecrets } from '../secrets.js';
 import { filesById } from './find.js';
 import { formatProblems, nowStamp } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
+import { refuseForbidden } from './guard.js';
 import { withWriteLock, writeAndCommit, type PendingFile } from './write.js';
 
 export interface ImportOptions extends RepoOptions {
@@ -147,6 +148,7 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
       keep = notes.filter((n) => !bad.has(n.file));
     }
     if (keep.length === 0) return { imported: 0, skipped, ids: [], entries: [], redacted };
+    await refuseForbidden(dir, keep.map((n) => ({ text: n.text, where: n.file, host: typeof n.fields.host === 'string' ? n.fields.host : undefined })));
     const pending: PendingFile[] = keep.map((n) => ({ path: n.path, content: n.text }));
     const commit = await writeAndCommit(dir, pending, `import ${keep.length} notes from ${path.basename(root)}`, {
       bulk: true,

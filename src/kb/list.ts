@@ -4,6 +4,7 @@
 import { loadCatalog, newestFirst, type EntryMeta } from '../catalog.js';
 import { KbError } from '../errors.js';
 import { TYPES } from '../schema.js';
+import { forbiddenHostKeys } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 
 export interface ListOptions extends RepoOptions {
@@ -30,7 +31,9 @@ export async function listEntries(options: ListOptions): Promise<ListItem[]> {
   if (options.since && Number.isNaN(Date.parse(options.since))) throw new KbError('USAGE', `--since "${options.since}" is not a date (use YYYY-MM-DD)`);
   const { dir } = repoForRead(options);
   const catalog = await loadCatalog(dir);
+  const hidden = await forbiddenHostKeys(dir);
   const keep = (e: EntryMeta): boolean =>
+    !(e.host && hidden.has(e.host)) &&
     (!options.type || e.type === options.type) &&
     (!options.tag || e.tags.some((t) => t.toLowerCase() === options.tag!.toLowerCase())) &&
     (!options.host || e.host === options.host) &&

@@ -6,6 +6,7 @@ import { loadCatalog } from '../catalog.js';
 import { KbError } from '../errors.js';
 import { TYPES } from '../schema.js';
 import { loadSearchIndex, searchCatalog, type SearchHit } from '../search.js';
+import { forbiddenHostKeys } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 
 export interface SearchCommandOptions extends RepoOptions {
@@ -32,6 +33,6 @@ export async function searchEntries(options: SearchCommandOptions): Promise<Sear
   const { dir } = repoForRead(options);
   const catalog = await loadCatalog(dir);
   const { index } = loadSearchIndex(catalog);
-  const results = searchCatalog(catalog, index, { ...options, queries });
+  const results = searchCatalog(catalog, index, { ...options, queries, hideHosts: await forbiddenHostKeys(dir) });
   return { query: queries.join(' | '), queries, results };
 }
