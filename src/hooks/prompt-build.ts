@@ -176,11 +176,12 @@ export async function buildPromptIndex(dir: string, kit: PromptKit): Promise<Bui
     if (s.collect) extras[s.name] = await s.collect({ dir, entries });
   }
 
-  const generation = crypto
-    .createHash('sha1')
-    .update(`${catalog.fingerprint}\n${headCommit(dir) ?? ''}\n${kit.statSig(path.join(dir, 'hosts.yaml'))}`)
-    .digest('hex')
-    .slice(0, 16);
+  // NOTE: the ledger resets when the generation changes, so it covers what the hook points to (entries, host
+  // facts, hosts.yaml) and not session summaries: the Stop hook rewrites those every few minutes, and that must
+  // not make every pointer of the session come back.
+  const gen = crypto.createHash('sha1');
+  for (const i of catalog.items) if (!i.path.startsWith('sessions/')) gen.update(`${i.path}\0${kit.sigOf(i)}\n`);
+  const generation = gen.update(kit.statSig(path.join(dir, 'hosts.yaml'))).digest('hex').slice(0, 16);
 
   const buf = kit.encodeIndex({
     key,

@@ -148,6 +148,16 @@ describe('dedup ledger', () => {
     expect(pointerIds(contextOf(await runPromptHook(sb, payload(STASH_PROMPT, 'session-b'))))).toEqual([]);
   });
 
+  it('does not point again because a session summary was written (the Stop hook commits those often)', async () => {
+    await makeRepo(sb, base);
+    expect(pointerIds(contextOf(await runPromptHook(sb, payload(STASH_PROMPT))))).toEqual([tid(1)]);
+    const summary = path.join(sb.data, 'sessions', '2026', '11', `${tid(60)}.md`);
+    fs.mkdirSync(path.dirname(summary), { recursive: true });
+    fs.writeFileSync(summary, `---\nid: ${tid(60)}\ntitle: A session about baking\ntype: session_summary\ncreated: 2026-11-29T10:00:00Z\n---\n\nTurns.\n`);
+    await commitAll(sb, 'session summary');
+    expect(pointerIds(contextOf(await runPromptHook(sb, payload(STASH_PROMPT))))).toEqual([]);
+  });
+
   it('without a session id every prompt points afresh', async () => {
     await makeRepo(sb, base);
     for (let i = 0; i < 2; i++) expect(pointerIds(contextOf(await runPromptHook(sb, payload(STASH_PROMPT, null))))).toEqual([tid(1)]);
