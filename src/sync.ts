@@ -253,7 +253,7 @@ function readPktLines(buf: Buffer): (Buffer | null)[] {
 
 /**
  * Pushes `head` to the remote branch with a pack the caller builds (only the objects the remote lacks; see
- * kb/sync-objects.ts), speaking git's receive-pack protocol over smart HTTP directly. isomorphic-git's push walks
+ * git-objects.ts), speaking git's receive-pack protocol over smart HTTP directly. isomorphic-git's push walks
  * every tree of the repo three times and re-hashes what it reads; this is the same protocol for a fraction of the
  * cost. `expected` is the remote tip the caller merged: a remote that moved since is a lost race (PUSH_REJECTED,
  * reason not-fast-forward), so nothing is ever overwritten.

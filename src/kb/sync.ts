@@ -29,8 +29,8 @@ import {
   writeMergeCommit,
   type MergeConflict,
   type PathChange,
-} from './sync-merge.js';
-import { buildPack, newCommits, objectsToSend, storePack } from './sync-objects.js';
+} from '../git-merge.js';
+import { buildPack, newCommits, objectsToSend, storePack } from '../git-objects.js';
 import { withWriteLock, writeAndCommit } from './write.js';
 import { idFromFileName } from '../entry.js';
 

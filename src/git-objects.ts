@@ -9,8 +9,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { writeFileAtomic } from '../fsutil.js';
-import { gfs, isogit as git } from '../git.js';
+import { writeFileAtomic } from './fsutil.js';
+import { gfs, isogit as git } from './git.js';
 
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 

@@ -10,14 +10,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import crypto from 'node:crypto';
-import { blobOid, gfs, headRef, isogit as git, resolveAuthor } from '../git.js';
-import { diffTreeEntries, ObjectReader, type TreeEntry } from './sync-objects.js';
-import { updateIndexFile } from '../git-index.js';
-import { KbError } from '../errors.js';
-import { writeFileAtomic } from '../fsutil.js';
-import { conflictOpenLine, findConflicts, mergeDataFile, mergeEntryText } from '../merge.js';
-import { ENTRY_ROOTS, safeJoin, stateDir } from '../store.js';
-import { idFromFileName } from '../entry.js';
+import { blobOid, gfs, headRef, isogit as git, resolveAuthor } from './git.js';
+import { diffTreeEntries, ObjectReader, type TreeEntry } from './git-objects.js';
+import { updateIndexFile } from './git-index.js';
+import { KbError } from './errors.js';
+import { writeFileAtomic } from './fsutil.js';
+import { conflictOpenLine, findConflicts, mergeDataFile, mergeEntryText } from './merge.js';
+import { ENTRY_ROOTS, safeJoin, stateDir } from './store.js';
+import { idFromFileName } from './entry.js';
 
 /** A path whose content changes: the new blob (and mode), or null for a deletion. */
 export interface PathChange {
