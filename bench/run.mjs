@@ -1,16 +1,11 @@
-// Runs every benchmark in bench/ one after another (each writes its own section of bench/RESULTS.md).
-// Run on a quiet machine: the figures are whole-process times.
+// Runs every benchmark, one after another (each writes its own section of bench/RESULTS.md). Run it on a quiet
+// machine: the figures are whole-process times. Extra arguments are passed to every script.
 import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 
-const dir = import.meta.dirname;
-const scripts = fs
-  .readdirSync(dir)
-  .filter((f) => f.endsWith('.mjs') && f !== 'run.mjs')
-  .sort();
+const scripts = ['core.mjs', 'search-quality.mjs', 'hook-speed.mjs', 'hook-retrieval.mjs', 'gate-speed.mjs', 'hosts-sessions-speed.mjs', 'sync-bench.mjs'];
 for (const s of scripts) {
   console.log(`\n=== ${s}`);
-  const r = spawnSync(process.execPath, [path.join(dir, s), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, [path.join(import.meta.dirname, s), ...process.argv.slice(2)], { stdio: 'inherit' });
   if (r.status !== 0) process.exitCode = 1;
 }
