@@ -10,8 +10,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import crypto from 'node:crypto';
-import { blobOid, gfs, headRef, isogit as git, resolveAuthor } from './git.js';
-import { diffTreeEntries, ObjectReader, type TreeEntry } from './git-objects.js';
+import * as git from 'isomorphic-git';
+import { blobOid, gfs, headRef, resolveAuthor, writeObjectBody } from './git.js';
+import { diffTreeEntries, ObjectReader, queueByTime, type TreeEntry } from './git-objects.js';
 import { updateIndexFile } from './git-index.js';
 import { KbError } from './errors.js';
 import { writeFileAtomic } from './fsutil.js';
@@ -47,19 +48,12 @@ export interface TreeMerge {
 
 export { ObjectReader };
 
-async function writeObject(dir: string, type: 'blob' | 'tree', body: Buffer): Promise<string> {
-  const wrapped = Buffer.concat([Buffer.from(`${type} ${body.length}\0`), body]);
-  const oid = crypto.createHash('sha1').update(wrapped).digest('hex');
-  await git.writeObject({ fs: gfs, dir, type, format: 'deflated', object: zlib.deflateSync(wrapped, { level: 1 }), oid });
-  return oid;
-}
-
 async function writeTree(dir: string, entries: TreeEntry[]): Promise<string> {
   const key = (e: TreeEntry): string => (e.type === 'tree' ? `${e.path}/` : e.path);
   const sorted = [...entries].sort((a, b) => Buffer.compare(Buffer.from(key(a)), Buffer.from(key(b))));
   const parts: Buffer[] = [];
   for (const e of sorted) parts.push(Buffer.from(`${e.mode === '040000' ? '40000' : e.mode} ${e.path}\0`), Buffer.from(e.oid, 'hex'));
-  return writeObject(dir, 'tree', Buffer.concat(parts));
+  return writeObjectBody(dir, 'tree', Buffer.concat(parts));
 }
 
 function same(a: TreeEntry | undefined, b: TreeEntry | undefined): boolean {
@@ -101,7 +95,7 @@ export async function mergeTrees(dir: string, bases: string[], ours: string, the
       if (!m.conflict) break;
     }
     const m = best!;
-    const oid = m.text === ot ? o.oid : m.text === tt ? t.oid : await writeObject(dir, 'blob', Buffer.from(m.text));
+    const oid = m.text === ot ? o.oid : m.text === tt ? t.oid : await writeObjectBody(dir, 'blob', Buffer.from(m.text));
     const entry: TreeEntry = { ...o, oid };
     if (!m.conflict) {
       result.merged.push(p);
@@ -213,14 +207,7 @@ export async function mergeBases(dir: string, a: string, b: string, reader = new
   const queue: { oid: string; time: number }[] = [];
   const push = async (oid: string): Promise<void> => {
     const time = (await read(oid)).time;
-    let lo = 0;
-    let hi = queue.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (queue[mid]!.time >= time) lo = mid + 1;
-      else hi = mid;
-    }
-    queue.splice(lo, 0, { oid, time });
+    queueByTime(queue, oid, time);
   };
   flags.set(a, P1);
   flags.set(b, P2);

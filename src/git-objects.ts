@@ -10,7 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { writeFileAtomic } from './fsutil.js';
-import { gfs, isogit as git } from './git.js';
+import * as git from 'isomorphic-git';
+import { gfs } from './git.js';
 
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 
@@ -399,6 +400,18 @@ export async function diffTreeEntries(reader: ObjectReader, a: string | undefine
   }
 }
 
+/** Inserts a commit into a queue kept newest first (by committer time), as git's history walks do. */
+export function queueByTime(queue: { oid: string; time: number }[], oid: string, time: number): void {
+  let lo = 0;
+  let hi = queue.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (queue[mid]!.time >= time) lo = mid + 1;
+    else hi = mid;
+  }
+  queue.splice(lo, 0, { oid, time });
+}
+
 /**
  * The commits reachable from `head` and not from `known` (the remote's tip, which the caller has merged), newest
  * first: the walk stops as soon as only commits the remote has are left (as `git rev-list head --not known`).
@@ -414,14 +427,7 @@ export async function newCommits(reader: ObjectReader, head: string, known: stri
     flags.set(oid, prev | f | SEEN);
     if (prev & SEEN) return; // already queued: the new flag rides along
     const time = (await reader.commit(oid)).time;
-    let lo = 0;
-    let hi = queue.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (queue[mid]!.time >= time) lo = mid + 1;
-      else hi = mid;
-    }
-    queue.splice(lo, 0, { oid, time });
+    queueByTime(queue, oid, time);
   };
   await push(head, 0);
   if (known) await push(known, OLD);

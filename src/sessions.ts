@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isSecretFilePath, redactSecrets } from './secrets.js';
 import type { TranscriptFacts } from './transcript.js';
+import { fnv1a } from './fnv.js';
 
 /** Bump when the rendering changes, so catch-up knows older summaries may be re-rendered. */
 export const SUMMARY_VERSION = 1;
@@ -65,15 +66,6 @@ export interface SummaryOptions {
 
 const ID_EPOCH = Date.UTC(2020, 0, 1) / 1000;
 
-/** FNV-1a over a string's UTF-16 units. */
-function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
 
 /**
  * The entry id of a session: the id format of src/schema.ts (six base-36 digits of the start second, then four),

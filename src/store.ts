@@ -60,6 +60,19 @@ export function entryDirs(dir: string): string[] {
   return out;
 }
 
+/** The names in each entry folder, sorted, without stat calls (a missing folder has none). */
+export function entryFolderNames(dir: string): { folder: string; names: string[] }[] {
+  const out: { folder: string; names: string[] }[] = [];
+  for (const folder of entryDirs(dir)) {
+    try {
+      out.push({ folder, names: fs.readdirSync(path.join(dir, folder)).sort() });
+    } catch {
+      // vanished between the listing and now
+    }
+  }
+  return out;
+}
+
 /** Lists every `.md` file in the entry folders with its stat data. `withStat: false` skips the stat calls. */
 export function listEntryFiles(dir: string, options: { withStat?: boolean } = {}): EntryFile[] {
   const files: EntryFile[] = [];

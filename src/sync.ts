@@ -11,7 +11,8 @@ import os from 'node:os';
 import http from 'isomorphic-git/http/node';
 import { readConfig } from './config.js';
 import { KbError } from './errors.js';
-import { gfs, isogit as git } from './git.js';
+import * as git from 'isomorphic-git';
+import { gfs } from './git.js';
 
 /** How a remote is reached. */
 export type Transport = 'isomorphic-git' | 'system-git';

@@ -8,6 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { fnv1a } from '../fnv.js';
 import { promptStateDir, writeInPlace } from './prompt-fresh.js';
 
 export interface Ledger {
@@ -21,12 +22,7 @@ export interface Ledger {
 export function ledgerName(sessionId: string): string {
   const safe = sessionId.replace(/[^A-Za-z0-9_-]/g, '');
   if (safe === sessionId && safe.length > 0 && safe.length <= 100) return `${safe}.json`;
-  let h = 0x811c9dc5;
-  for (let i = 0; i < sessionId.length; i++) {
-    h ^= sessionId.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return `${safe.slice(0, 60)}-${(h >>> 0).toString(36)}.json`;
+  return `${safe.slice(0, 60)}-${fnv1a(sessionId).toString(36)}.json`;
 }
 
 function ledgerPath(dir: string, sessionId: string): string {

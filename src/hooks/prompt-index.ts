@@ -6,6 +6,7 @@
  * never trusts the file (a short, foreign or corrupt file reads as "no index").
  */
 import fs from 'node:fs';
+import { fnv1a } from '../fnv.js';
 
 const MAGIC = 'GKBPIX01';
 export const INDEX_VERSION = 1;
@@ -77,12 +78,7 @@ export const HOT_SIZE = 16;
 
 /** FNV-1a over a string's UTF-16 units: the bucket of a keyword. */
 export function hashTerm(term: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < term.length; i++) {
-    h ^= term.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
+  return fnv1a(term);
 }
 
 function bucketCount(terms: number): number {

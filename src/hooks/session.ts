@@ -94,9 +94,8 @@ function lockBusy(dir: string): boolean {
   return true;
 }
 
-/** Stop and PreCompact: summarise inline (debounced for Stop). */
-async function summarise(event: Event, input: HookInput, ctx: HookContext): Promise<undefined> {
-  const env = ctx.env;
+/** What Stop, PreCompact and SessionEnd need: the session, its transcript file and the data repo; else nothing. */
+function sessionAtHand(input: HookInput, env: NodeJS.ProcessEnv) {
   if (disabled(env)) return undefined;
   const sessionId = str(input.session_id);
   const transcript = str(input.transcript_path);
@@ -105,7 +104,15 @@ async function summarise(event: Event, input: HookInput, ctx: HookContext): Prom
   if (!dir) return undefined;
   const st = fs.statSync(transcript, { throwIfNoEntry: false });
   if (!st?.isFile()) return undefined;
-  const state = readSessionState(dir, sessionId);
+  return { sessionId, transcript, dir, st, state: readSessionState(dir, sessionId) };
+}
+
+/** Stop and PreCompact: summarise inline (debounced for Stop). */
+async function summarise(event: Event, input: HookInput, ctx: HookContext): Promise<undefined> {
+  const env = ctx.env;
+  const at = sessionAtHand(input, env);
+  if (!at) return undefined;
+  const { sessionId, transcript, dir, st, state } = at;
   const log = (what: Record<string, unknown>): void => debugLog({ event, session: sessionId, ...what }, env);
   if (stateIsCurrent(state, st)) return void log({ outcome: 'current' });
   // NOTE: a transcript only grows, so once it names a forbidden host it always will: no need to read it again.
@@ -148,15 +155,9 @@ export function handlePreCompact(input: HookInput, ctx: HookContext): Promise<un
 /** The SessionEnd hook: hand the last write to a detached worker, if there is one to do. */
 export function handleSessionEnd(input: HookInput, ctx: HookContext): undefined {
   const env = ctx.env;
-  if (disabled(env)) return undefined;
-  const sessionId = str(input.session_id);
-  const transcript = str(input.transcript_path);
-  if (!sessionId || !transcript) return undefined;
-  const dir = dataRepo(env);
-  if (!dir) return undefined;
-  const st = fs.statSync(transcript, { throwIfNoEntry: false });
-  if (!st?.isFile()) return undefined;
-  const state = readSessionState(dir, sessionId);
+  const at = sessionAtHand(input, env);
+  if (!at) return undefined;
+  const { sessionId, transcript, dir, st, state } = at;
   if (stateIsCurrent(state, st) || state?.outcome === 'forbidden') {
     debugLog({ event: 'session-end', session: sessionId, outcome: state?.outcome ?? 'current' }, env);
     return undefined;

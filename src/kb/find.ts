@@ -3,10 +3,8 @@
  * listing answers "which file is kb-x" and "does kb-x exist". Two files claiming one id is an error here.
  */
 import { KbError } from '../errors.js';
-import fs from 'node:fs';
-import path from 'node:path';
 import { idFromFileName, isValidId } from '../schema.js';
-import { entryDirs, listEntryFiles, type EntryFile } from '../store.js';
+import { entryFolderNames, listEntryFiles, type EntryFile } from '../store.js';
 
 /** Every entry file by the id its name claims. */
 export function filesById(dir: string): Map<string, EntryFile[]> {
@@ -34,13 +32,7 @@ export function findEntryFile(dir: string, id: string, index: Map<string, EntryF
 /** The ids claimed by file names in the entry folders (names only: no stat, no parsing). */
 export function idSet(dir: string): Set<string> {
   const ids = new Set<string>();
-  for (const d of entryDirs(dir)) {
-    let names: string[];
-    try {
-      names = fs.readdirSync(path.join(dir, d));
-    } catch {
-      continue;
-    }
+  for (const { names } of entryFolderNames(dir)) {
     for (const n of names) {
       const id = idFromFileName(n);
       if (id) ids.add(id);

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseEntry, type Problem } from '../entry.js';
 import { conflictProblems, isConflictSibling } from '../merge.js';
-import { entryDirs, readEntryText } from '../store.js';
+import { entryFolderNames, readEntryText } from '../store.js';
 import { filesById } from './find.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 
@@ -22,14 +22,8 @@ export function lintRepo(options: RepoOptions): LintResult {
   const ids = filesById(dir);
   const problems: Problem[] = [];
   let files = 0;
-  for (const d of entryDirs(dir)) {
-    let names: string[];
-    try {
-      names = fs.readdirSync(path.join(dir, d));
-    } catch {
-      continue;
-    }
-    for (const name of names.sort()) {
+  for (const { folder: d, names } of entryFolderNames(dir)) {
+    for (const name of names) {
       const rel = `${d}/${name}`;
       if (name.startsWith('.')) continue;
       if (fs.statSync(path.join(dir, rel)).isDirectory()) continue;

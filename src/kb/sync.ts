@@ -11,9 +11,9 @@ import { readConfig } from '../config.js';
 import { findEntryFile } from './find.js';
 import { KbError, isKbError } from '../errors.js';
 import { writeFileAtomic } from '../fsutil.js';
-import { commitChanges, gfs, headOid, headRef, isogit as git, remoteUrl, setRemote } from '../git.js';
+import { commitChanges, headOid, headRef, refOid, remoteUrl, setRef, setRemote } from '../git.js';
 import { resolveConflictText, type Keep } from '../merge.js';
-import { entryDirs, readEntryText, safeJoin, stateDir } from '../store.js';
+import { entryFolderNames, readEntryText, safeJoin, stateDir } from '../store.js';
 import { fetchBranch, fetchPack, machineName, PackUnavailable, pushBranch, pushPack, redactUrl, remoteTip, transportFor, transportNote, type RemoteTarget, type Transport } from '../sync.js';
 import { nowStamp } from './fields.js';
 import { repoForRead, type RepoOptions } from './repo.js';
@@ -102,14 +102,8 @@ function infoFor(dir: string, p: string): ConflictInfo[] {
 export function scanConflicts(dir: string): ConflictInfo[] {
   const out: ConflictInfo[] = [];
   for (const name of fs.readdirSync(dir)) if (SIBLING.test(name)) out.push(...infoFor(dir, name));
-  for (const d of entryDirs(dir)) {
-    let names: string[];
-    try {
-      names = fs.readdirSync(path.join(dir, d));
-    } catch {
-      continue;
-    }
-    for (const name of names.sort()) {
+  for (const { folder: d, names } of entryFolderNames(dir)) {
+    for (const name of names) {
       if (name.endsWith('.md') || SIBLING.test(name)) out.push(...infoFor(dir, `${d}/${name}`));
     }
   }
@@ -229,7 +223,7 @@ async function fetchTip(t: RemoteTarget, tip: string, result: SyncResult): Promi
   if (t.transport === 'system-git') return fetchBranch(t);
   const haves: string[] = [];
   for (const ref of ['HEAD', `refs/remotes/${t.remote}/${t.branch}`]) {
-    const oid = await git.resolveRef({ fs: gfs, dir: t.dir, ref }).catch(() => undefined);
+    const oid = await refOid(t.dir, ref);
     if (oid && (await hasCommit(t.dir, oid))) haves.push(oid);
   }
   const pack = await fetchPack(t, tip, haves);
@@ -307,7 +301,7 @@ export async function syncRepo(options: SyncOptions): Promise<SyncResult> {
         result.fetched = true;
       }
       const tracking = `refs/remotes/${t.remote}/${t.branch}`;
-      if ((await git.resolveRef({ fs: gfs, dir, ref: tracking }).catch(() => undefined)) !== tip) await git.writeRef({ fs: gfs, dir, ref: tracking, value: tip, force: true });
+      if ((await refOid(dir, tracking)) !== tip) await setRef(dir, tracking, tip);
       await integrate(dir, t, tip, result);
     }
     result.remote_after = tip ?? null;
@@ -363,7 +357,7 @@ export async function syncStatus(options: RepoOptions): Promise<SyncStatus> {
   if (!ref?.startsWith('refs/heads/')) return out;
   out.branch = ref.slice('refs/heads/'.length);
   const head = await headOid(dir);
-  const tracking = await git.resolveRef({ fs: gfs, dir, ref: `refs/remotes/origin/${out.branch}` }).catch(() => undefined);
+  const tracking = await refOid(dir, `refs/remotes/origin/${out.branch}`);
   if (!head || !tracking) return out;
   const reader = new ObjectReader(dir);
   try {

@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promptStateDir } from '../prompt-fresh.js';
 import type { Pointer, PromptSignal } from '../prompt-signals.js';
+import { fnv1a } from '../../fnv.js';
 
 /** Summaries kept per directory (one more than shown, so the current session can be left out). */
 export const RECENT_KEPT = 4;
@@ -36,15 +37,6 @@ const MAGIC = 'GKBRS001';
 const TABLE = 8 + BUCKETS * 8;
 const SIDE_FILE = /^recent-[0-9a-f]+\.bin$/;
 
-/** FNV-1a over a string's UTF-16 units. */
-function fnv1a(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
 
 /** Encodes the side file: a magic, a table of [offset, length] per part, then each part as JSON {dir: rows}. */
 export function encodeSide(byDir: Record<string, Row[]>): Buffer {
