@@ -16,6 +16,7 @@ export function init(r: InitResult): string {
   const lines = [`${r.action} data repo ${r.data_dir} (${r.entries} entries)`];
   if (r.remote) lines.push(`remote: ${r.remote}`);
   if (r.config_file) lines.push(`recorded in ${r.config_file}`);
+  for (const n of r.notes ?? []) lines.push(`note: ${n}`);
   return lines.join('\n');
 }
 
@@ -81,7 +82,9 @@ export function status(r: StatusResult): string {
     `kernel: ${r.kernel.entries} entries, ${r.kernel.chars} of ${r.kernel.budget} characters`,
     `problems: ${r.problems}${r.problems ? ' (run git-kb lint)' : ''}`,
     `head: ${r.head ?? '(no commits)'}`,
-    `remote: ${r.remote ?? '(none)'}`,
+    `remote: ${r.remote ?? '(none)'}${r.sync.auto_sync ? ' (auto-sync on)' : ''}`,
+    ...(r.remote && r.sync.ahead !== undefined ? [`sync: ${r.sync.ahead} commit(s) to push, ${r.sync.behind ?? 0} to pull, as last seen`] : r.remote ? ['sync: never synced'] : []),
+    ...(r.sync.unresolved ? [`conflicts: ${r.sync.unresolved} unresolved (git-kb lint lists them; git-kb resolve settles them)`] : []),
   ].join('\n');
 }
 

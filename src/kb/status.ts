@@ -1,10 +1,11 @@
 /**
  * Contract: `status` describes the data repo: where it is and why, entries by type, the kernel's size against
- * its budget, problems the catalog knows of, and the remote.
+ * its budget, problems the catalog knows of, and the remote with the sync state (no network: as last seen).
  */
 import { KERNEL_BUDGET } from '../budget.js';
 import { catalogProblems, loadCatalog } from '../catalog.js';
-import { headOid, remoteUrl } from '../git.js';
+import { headOid } from '../git.js';
+import { syncStatus, type SyncStatus } from './sync.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 
 export interface StatusResult {
@@ -16,12 +17,14 @@ export interface StatusResult {
   problems: number;
   head?: string;
   remote?: string;
+  sync: SyncStatus;
 }
 
 /** Reports on the data repo. */
 export async function repoStatus(options: RepoOptions): Promise<StatusResult> {
   const { dir, source } = repoForRead(options);
   const catalog = await loadCatalog(dir);
+  const sync = await syncStatus({ data: dir });
   const byType: Record<string, number> = {};
   let kernelEntries = 0;
   let kernelChars = 0;
@@ -40,6 +43,7 @@ export async function repoStatus(options: RepoOptions): Promise<StatusResult> {
     kernel: { entries: kernelEntries, chars: kernelChars, budget: KERNEL_BUDGET },
     problems: catalogProblems(catalog).length,
     head: await headOid(dir),
-    remote: await remoteUrl(dir),
+    remote: sync.url,
+    sync,
   };
 }

@@ -4,6 +4,7 @@
  * either no trace or a journal that the next writer rolls forward (commits what was fully written), so the repo
  * is always valid and the next write needs no manual help.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { KbError } from '../errors.js';
@@ -48,7 +49,9 @@ export async function writeManifest(dir: string, message: string): Promise<void>
   const manifest = `${JSON.stringify({ schema_version: 2, created_by: 'git-kb' }, null, 2)}\n`;
   await withWriteLock(dir, async () => {
     writeFileAtomic(path.join(dir, 'kb.json'), manifest);
-    await commitChanges({ dir, changes: [{ path: 'kb.json', content: manifest }], message });
+    // NOTE: a random tag in the message, so two data repos created apart never share a root commit, even in
+    // the same second (their kb.json stays identical, so merging them later cannot conflict on it).
+    await commitChanges({ dir, changes: [{ path: 'kb.json', content: manifest }], message: `${message}\n\nrepo ${crypto.randomBytes(6).toString('hex')}` });
   });
 }
 

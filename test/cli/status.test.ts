@@ -31,6 +31,7 @@ describe('status', () => {
       problems: 0,
       head: await headOf(sb),
       ...(s.remote === undefined ? {} : { remote: s.remote }),
+      sync: { auto_sync: false, unresolved: 0 },
     });
     expect(s.remote).toBeUndefined();
     expect(s.kernel.budget).toBeGreaterThan(0);

@@ -128,6 +128,8 @@ describe('host load: sentinels', () => {
   it('loaded: the sentinel, the facts oldest first, the end sentinel', async () => {
     await setup();
     const a = await kbJson(sb, ['host', 'add', 'pop-os', 'first fact: sudo needs -S']);
+    // Stamps have one-second resolution: the second fact must be stamped later to be "newer".
+    await new Promise((r) => setTimeout(r, 1100));
     const b = await kbJson(sb, ['host', 'add', 'pop-os', '--title', 'Ports'], { input: 'nginx listens on 8080\nthe api on 9090\n' });
     const r = await run(['host', 'load', 'popos']);
     expect(r.code).toBe(0);
