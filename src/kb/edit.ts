@@ -3,7 +3,6 @@
  * key order survive), validates and secret-scans the result, bumps `updated`, commits, and returns the diff.
  * No change means no commit.
  */
-import fs from 'node:fs';
 import { createTwoFilesPatch } from 'diff';
 import { parseEntry, splitEntry, updateEntryText } from '../entry.js';
 import { KbError } from '../errors.js';
@@ -90,9 +89,4 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     const diff = createTwoFilesPatch(`a/${file.path}`, `b/${file.path}`, before, after, '', '', { context: 2 });
     return { id: e.id, path: file.path, commit, changed: true, diff };
   });
-}
-
-/** Reads a body from a file argument (`-` for stdin). */
-export function readBodyFile(file: string): string {
-  return fs.readFileSync(file === '-' ? 0 : file, 'utf8');
 }

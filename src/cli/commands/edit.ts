@@ -1,0 +1,52 @@
+/** `edit`: change an entry in place (spec/cli.md). */
+import type { Command } from 'commander';
+import { KbError } from '../../errors.js';
+import * as render from '../render.js';
+import { type Cli, collect, emit, globals, readFileArg } from '../io.js';
+
+/** Registers the verb on the program. */
+export function register(ctx: Cli): void {
+  const { verb } = ctx;
+  verb('edit', 'change an entry in place, print the diff, and commit')
+    .argument('<id>', 'entry id')
+    .option('--title <title>', 'new title')
+    .option('--type <type>', 'new type')
+    .option('--tags <list>', 'replace the tags')
+    .option('--add-tag <tag>', 'add a tag (repeatable)', collect)
+    .option('--remove-tag <tag>', 'remove a tag (repeatable)', collect)
+    .option('--link <rel:id>', 'add a link (repeatable)', collect)
+    .option('--unlink <id>', 'remove links to this id (repeatable)', collect)
+    .option('--url <url>', 'set the URL')
+    .option('--applies-to <list>', 'set the activities')
+    .option('--kernel', 'make it a kernel entry')
+    .option('--no-kernel', 'make it an ordinary entry')
+    .option('--aliases <list>', 'replace the aliases')
+    .option('--body <text>', 'replace the body')
+    .option('--append <text>', 'append a paragraph to the body')
+    .option('--file <path>', 'replace the body with a file (- for stdin)')
+    .action(async (id: string, o: Record<string, unknown>, cmd: Command) => {
+      const g = globals(cmd);
+      const bodies = ['body', 'append', 'file'].filter((k) => o[k] !== undefined);
+      if (bodies.length > 1) throw new KbError('USAGE', `--${bodies.join(' and --')} cannot be combined; use one`);
+      const kernelSet = cmd.getOptionValueSource('kernel') === 'cli';
+      const { editEntry } = await import('../../kb/edit.js');
+      const r = await editEntry({
+        data: g.data,
+        id,
+        title: o.title as string | undefined,
+        type: o.type as string | undefined,
+        tags: o.tags as string | undefined,
+        addTags: o.addTag as string[] | undefined,
+        removeTags: o.removeTag as string[] | undefined,
+        links: o.link as string[] | undefined,
+        unlink: o.unlink as string[] | undefined,
+        url: o.url as string | undefined,
+        appliesTo: o.appliesTo as string | undefined,
+        kernel: kernelSet ? (o.kernel as boolean) : undefined,
+        aliases: o.aliases as string | undefined,
+        body: o.file !== undefined ? readFileArg(o.file as string) : (o.body as string | undefined),
+        append: o.append as string | undefined,
+      });
+      emit(r, () => render.edit(r));
+    });
+}

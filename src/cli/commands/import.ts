@@ -1,0 +1,23 @@
+/** `import`: a folder of notes in one commit (spec/cli.md). */
+import type { Command } from 'commander';
+import * as render from '../render.js';
+import { type Cli, emit, globals } from '../io.js';
+
+/** Registers the verb on the program. */
+export function register(ctx: Cli): void {
+  const { verb } = ctx;
+  verb('import', 'import a folder of markdown notes in one commit')
+    .argument('<dir>', 'folder of .md notes')
+    .option('--type <type>', 'type for every note (default: its own, else factual_reference)')
+    .option('--tags-from-folders', 'tag each note with the folders it sits in')
+    .option('--skip-invalid', 'import the valid notes and report the rest (never for secrets)')
+    .option('--redact', 'replace secret-shaped content with [REDACTED:kind] markers instead of refusing')
+    .action(async (source: string, o: { type?: string; tagsFromFolders?: boolean; skipInvalid?: boolean; redact?: boolean }, cmd: Command) => {
+      const g = globals(cmd);
+      const { importNotes } = await import('../../kb/import.js');
+      const progress = render.progressBar('importing');
+      const r = await importNotes({ data: g.data, source, ...o, onProgress: progress.update });
+      progress.done();
+      emit(r, () => render.importResult(r));
+    });
+}

@@ -1,0 +1,18 @@
+/** `init`: create, adopt or clone a data repo (spec/cli.md). */
+import type { Command } from 'commander';
+import * as render from '../render.js';
+import { type Cli, emit, globals } from '../io.js';
+
+/** Registers the verb on the program. */
+export function register(ctx: Cli): void {
+  const { verb } = ctx;
+  verb('init', 'create a data repo, adopt an existing clone, or clone one; record it in the config')
+    .option('--clone <url>', 'clone this remote into the data repo directory')
+    .option('--remote <url>', 'set the remote (origin) used by sync')
+    .action(async (o: { clone?: string; remote?: string }, cmd: Command) => {
+      const g = globals(cmd);
+      const { initDataRepo } = await import('../../kb/init.js');
+      const r = await initDataRepo({ ...o, data: g.data });
+      emit(r, () => render.init(r));
+    });
+}

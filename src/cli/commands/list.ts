@@ -1,0 +1,21 @@
+/** `list`: entries, newest first (spec/cli.md). */
+import type { Command } from 'commander';
+import * as render from '../render.js';
+import { type Cli, emit, globals, intArg } from '../io.js';
+
+/** Registers the verb on the program. */
+export function register(ctx: Cli): void {
+  const { verb } = ctx;
+  verb('list', 'entries, newest first')
+    .option('--type <type>', 'only this type')
+    .option('--tag <tag>', 'only entries with this tag')
+    .option('--host <key>', 'only facts of this host')
+    .option('--since <date>', 'only entries updated since (YYYY-MM-DD)')
+    .option('--limit <n>', 'at most N entries', intArg('--limit'))
+    .action(async (o: Record<string, unknown>, cmd: Command) => {
+      const g = globals(cmd);
+      const { listEntries } = await import('../../kb/list.js');
+      const r = await listEntries({ data: g.data, ...(o as object) });
+      emit({ entries: r }, () => render.list(r));
+    });
+}

@@ -1,0 +1,22 @@
+/** `search`: ranked full-text search (spec/search.md). */
+import type { Command } from 'commander';
+import * as render from '../render.js';
+import { type Cli, emit, globals, intArg } from '../io.js';
+
+/** Registers the verb on the program. */
+export function register(ctx: Cli): void {
+  const { verb } = ctx;
+  verb('search', 'ranked full-text search; several queries are merged')
+    .argument('<queries...>', 'one or more queries (quote multi-word queries to keep them together)')
+    .option('--type <type>', 'only this type')
+    .option('--tag <tag>', 'only entries with this tag')
+    .option('--host <key>', 'only facts of this host')
+    .option('--since <date>', 'only entries updated since (YYYY-MM-DD)')
+    .option('--limit <n>', 'at most N results (default 10)', intArg('--limit'))
+    .action(async (queries: string[], o: Record<string, unknown>, cmd: Command) => {
+      const g = globals(cmd);
+      const { searchEntries } = await import('../../kb/search.js');
+      const r = await searchEntries({ data: g.data, queries, ...(o as object) });
+      emit({ query: r.query, queries: r.queries, results: r.results }, () => render.search(r));
+    });
+}

@@ -1,0 +1,88 @@
+/**
+ * Contract: what every command file shares: the --json switch and the one way results are printed (emit), the
+ * global flags, how a verb is declared (errors are never printed by commander: src/cli/main.ts reports them),
+ * and reading bodies from files or stdin.
+ */
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { KbError } from '../errors.js';
+
+/** The flags every verb takes. */
+export interface Globals {
+  json?: boolean;
+  data?: string;
+}
+
+/** What a command file gets to declare its verbs: the program, and factories for verbs and verb groups. */
+export interface Cli {
+  program: Command;
+  verb: (name: string, description: string) => Command;
+  group: (name: string, description: string) => (sub: string, description: string) => Command;
+}
+
+// Known before parsing, so even a usage error is reported as JSON; arguments after `--` are not flags.
+const dashdash = process.argv.indexOf('--');
+let jsonMode = process.argv.slice(0, dashdash === -1 ? undefined : dashdash).includes('--json');
+
+/** True when output is JSON (--json anywhere before `--`, or seen while parsing). */
+export function isJson(): boolean {
+  return jsonMode;
+}
+
+/** Writes a line (or lines) to stdout. */
+export function out(text: string): void {
+  if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/** Prints a result: as JSON with --json, else as the text `text()` renders. */
+export function emit(result: unknown, text: () => string): void {
+  if (jsonMode) out(JSON.stringify(result, null, 2));
+  else out(text());
+}
+
+/** The global flags as seen by a command (and notes --json). */
+export function globals(cmd: Command): Globals {
+  const o = cmd.optsWithGlobals() as Globals;
+  if (o.json) jsonMode = true;
+  return o;
+}
+
+const quiet = { writeErr: () => undefined, outputError: () => undefined };
+
+/** Makes a command report through main's error handler, and take --json and --data. */
+export function declare(cmd: Command, common = true): Command {
+  const c = cmd.exitOverride().configureOutput(quiet);
+  return common ? c.option('--json', 'machine-readable output on stdout').option('--data <dir>', 'the data repo (default: see "Data repo" in the README)') : c;
+}
+
+/** Accumulates a repeatable option. */
+export function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** Parses a positive integer option, with a usage error naming the flag. */
+export function intArg(name: string) {
+  return (v: string): number => {
+    if (!/^\d+$/.test(v)) throw new KbError('USAGE', `${name} must be a positive integer, got "${v}"`);
+    return Number(v);
+  };
+}
+
+/** Stdin as text when it is a pipe or a file (never waits on a terminal). */
+export async function readStdinIfPiped(): Promise<string | undefined> {
+  if (process.stdin.isTTY) return undefined;
+  const st = fs.fstatSync(0);
+  if (!st.isFIFO() && !st.isFile() && !st.isSocket()) return undefined;
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Reads a --file argument (`-` for stdin), with a clear error. */
+export function readFileArg(file: string): string {
+  try {
+    return fs.readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (err) {
+    throw new KbError('NOT_FOUND', `cannot read --file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
