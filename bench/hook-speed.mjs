@@ -67,12 +67,14 @@ for (const size of SIZES) {
   if (!hookOnce(env, FIRING, `check-${size}-${Date.now()}`).includes('additionalContext')) throw new Error(`the firing prompt did not fire at ${size}`);
   const indexBytes = fs.statSync(path.join(dir, '.git', 'git-kb', 'prompt', 'index.v1')).size;
 
+  // NOTE: `before` must set the input of the very object timeSideBySide runs (a spread copy would keep '').
   const firing = { cmd: process.execPath, args: [HOOK, 'prompt'], env, input: '' };
+  firing.before = (i) => (firing.input = payload(FIRING, `bench-fire-${size}-${process.pid}-${i}`));
   const t = timeSideBySide(
     {
       bare: { cmd: process.execPath, args: ['-e', '0'] },
       silent: { cmd: process.execPath, args: [HOOK, 'prompt'], env, input: payload(SILENT, 'bench-silent') },
-      firing: { ...firing, before: (i) => (firing.input = payload(FIRING, `bench-fire-${size}-${process.pid}-${i}`)) },
+      firing,
       skipped: { cmd: process.execPath, args: [HOOK, 'prompt'], env, input: payload(SKIPPED, 'bench-skip') },
     },
     { runs: RUNS, warmup: 3 },
