@@ -12,6 +12,7 @@ import zlib from 'node:zlib';
 import { writeFileAtomic } from './fsutil.js';
 import * as git from 'isomorphic-git';
 import { gfs } from './git.js';
+import { encodePack, type PackInput } from './git-pack.js';
 
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 
@@ -480,32 +481,12 @@ export async function objectsToSend(reader: ObjectReader, commits: string[]): Pr
   return [...out];
 }
 
-const TYPE_CODES: Record<ObjectType, number> = { commit: 1, tree: 2, blob: 3, tag: 4 };
 
 /** A version-2 packfile of the given objects, whole (no deltas), compressed with native zlib. */
 export async function buildPack(reader: ObjectReader, oids: string[]): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  const header = Buffer.alloc(12);
-  header.write('PACK', 0, 'latin1');
-  header.writeUInt32BE(2, 4);
-  header.writeUInt32BE(oids.length, 8);
-  parts.push(header);
-  for (const oid of oids) {
-    const { type, data } = await reader.read(oid);
-    const bytes: number[] = [];
-    let size = data.length;
-    let c = (TYPE_CODES[type] << 4) | (size & 15);
-    size = Math.floor(size / 16);
-    while (size > 0) {
-      bytes.push(c | 0x80);
-      c = size & 0x7f;
-      size = Math.floor(size / 128);
-    }
-    bytes.push(c);
-    parts.push(Buffer.from(bytes), zlib.deflateSync(data, { level: 1 }));
-  }
-  const body = Buffer.concat(parts);
-  return Buffer.concat([body, crypto.createHash('sha1').update(body).digest()]);
+  const objects: PackInput[] = [];
+  for (const oid of oids) objects.push((await reader.read(oid)) as PackInput);
+  return encodePack(objects).pack;
 }
 
 /**

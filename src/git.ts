@@ -12,6 +12,7 @@ import * as git from 'isomorphic-git';
 import { KbError } from './errors.js';
 import { atomicFs, writeFileAtomic } from './fsutil.js';
 import { updateIndexFile } from './git-index.js';
+import { encodePack, encodePackIndex } from './git-pack.js';
 
 const gfs = atomicFs;
 
@@ -220,74 +221,18 @@ async function applyToTree(dir: string, treeOid: string | undefined, changes: Ma
 /** Past this many new blobs in one commit, they go into one packfile instead of one loose file each. */
 const PACK_THRESHOLD = 64;
 
-const PACK_TYPES = { commit: 1, tree: 2, blob: 3 } as const;
-
 /**
- * Writes blobs as one packfile with its index (pack format 2, index format 2), the way `git` stores objects it
- * receives: one file instead of thousands. The .idx is renamed in last, so a pack without an index is never
- * visible; `git fsck` and isomorphic-git read the result like any pack. Returns the blob ids in input order.
+ * Writes blobs as one packfile with its index, the way `git` stores objects it receives: one file instead of
+ * thousands. The .idx is renamed in last, so a pack without an index is never visible; `git fsck` and
+ * isomorphic-git read the result like any pack. Returns the blob ids in input order.
  */
 export function writePackedBlobs(dir: string, contents: Buffer[]): string[] {
-  const entries: { oid: Buffer; offset: number; crc: number }[] = [];
-  const chunks: Buffer[] = [];
-  const header = Buffer.alloc(12);
-  header.write('PACK', 0, 'latin1');
-  header.writeUInt32BE(2, 4);
-  header.writeUInt32BE(contents.length, 8);
-  chunks.push(header);
-  let offset = 12;
-  const oids: string[] = [];
-  for (const content of contents) {
-    const oid = crypto.createHash('sha1').update(`blob ${content.length}\0`).update(content).digest();
-    oids.push(oid.toString('hex'));
-    // Object header: type in bits 4-6 of the first byte, size as a little-endian base-128 varint.
-    const head: number[] = [];
-    let size = content.length;
-    let byte = (PACK_TYPES.blob << 4) | (size & 0x0f);
-    size >>>= 4;
-    while (size > 0) {
-      head.push(byte | 0x80);
-      byte = size & 0x7f;
-      size >>>= 7;
-    }
-    head.push(byte);
-    // NOTE: a small window and memory level make zlib's per-call set-up cheap; any inflater reads the result.
-    const deflated = content.length < 4096 ? zlib.deflateSync(content, { level: 1, windowBits: 12, memLevel: 5 }) : zlib.deflateSync(content, { level: 1 });
-    const packed = Buffer.concat([Buffer.from(head), deflated]);
-    entries.push({ oid, offset, crc: zlib.crc32(packed) });
-    chunks.push(packed);
-    offset += packed.length;
-  }
-  const body = Buffer.concat(chunks);
-  const packSum = crypto.createHash('sha1').update(body).digest();
-  const pack = Buffer.concat([body, packSum]);
-  const sorted = [...entries].sort((a, b) => Buffer.compare(a.oid, b.oid));
-  const fanout = Buffer.alloc(256 * 4);
-  let k = 0;
-  for (let b = 0; b < 256; b++) {
-    while (k < sorted.length && sorted[k]!.oid[0]! <= b) k++;
-    fanout.writeUInt32BE(k, b * 4);
-  }
-  const crcs = Buffer.alloc(sorted.length * 4);
-  const offs = Buffer.alloc(sorted.length * 4);
-  const large: Buffer[] = [];
-  sorted.forEach((e, i) => {
-    crcs.writeUInt32BE(e.crc >>> 0, i * 4);
-    if (e.offset < 0x80000000) offs.writeUInt32BE(e.offset, i * 4);
-    else {
-      offs.writeUInt32BE((0x80000000 | large.length) >>> 0, i * 4);
-      const big = Buffer.alloc(8);
-      big.writeBigUInt64BE(BigInt(e.offset));
-      large.push(big);
-    }
-  });
-  const idxBody = Buffer.concat([Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]), fanout, ...sorted.map((e) => e.oid), crcs, offs, ...large, packSum]);
-  const idx = Buffer.concat([idxBody, crypto.createHash('sha1').update(idxBody).digest()]);
-  const base = path.join(dir, '.git', 'objects', 'pack', `pack-${packSum.toString('hex')}`);
+  const { pack, entries } = encodePack(contents.map((data) => ({ type: 'blob' as const, data })));
+  const base = path.join(dir, '.git', 'objects', 'pack', `pack-${pack.subarray(pack.length - 20).toString('hex')}`);
   fs.mkdirSync(path.dirname(base), { recursive: true });
   writeFileAtomic(`${base}.pack`, pack, { mode: 0o444 });
-  writeFileAtomic(`${base}.idx`, idx, { mode: 0o444 });
-  return oids;
+  writeFileAtomic(`${base}.idx`, encodePackIndex(entries, pack), { mode: 0o444 });
+  return entries.map((e) => e.oid.toString('hex'));
 }
 
 /**
