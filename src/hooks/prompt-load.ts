@@ -116,12 +116,17 @@ export async function startBackgroundBuild(dir: string, env: NodeJS.ProcessEnv =
     return false; // another prompt won the race, or nothing can be written
   }
   try {
-    // NOTE: the builder imports this very module (the prompt handler's chunk) and runs runBackgroundBuild.
+    // NOTE: the builder imports the prompt handler's module and runs runBackgroundBuild: from a build, the stable
+    // dist/hooks/prompt.js (the hook entry bundles this code too, but importing the entry would run a hook); from
+    // the sources (tests), this very module.
+    const here = import.meta.url;
+    const dist = here.lastIndexOf('/dist/');
+    const builder = dist === -1 ? here : `${here.slice(0, dist)}/dist/hooks/prompt.js`;
     const code = 'const [u, d] = process.argv.slice(1); const m = await import(u); await m.runBackgroundBuild(d);';
     // NOTE: loaded here, not at the top: node:child_process pulls in net and dgram, milliseconds a prompt
     // that needs no builder should not pay.
     const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, ['--input-type=module', '-e', code, import.meta.url, dir], { detached: true, stdio: 'ignore', env });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code, builder, dir], { detached: true, stdio: 'ignore', env });
     child.on('error', () => undefined);
     if (child.pid) fs.writeFileSync(lock, String(child.pid));
     child.unref();
