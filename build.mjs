@@ -2,8 +2,9 @@
 // - the CLI, split into chunks so a verb loads only its code, plus the hook handlers that load on demand under
 //   stable names (dist/hooks/*.js);
 // - the hook entry dist/hook.js as ONE file holding the prompt handler: the prompt hook runs on every prompt, and
-//   each module Node loads costs about half a millisecond. Its on-demand imports (the other events, the index
-//   builder, the host and session signals) point at the stable files of the first build.
+//   each module Node loads costs about half a millisecond. The host signal's matcher is in it too (it runs on
+//   every prompt of a repo with hosts). Its on-demand imports (the other events, the index builder, the
+//   recent-sessions signal, the hosts.yaml loader) point at the stable files of the first build.
 // The new build is written beside dist/ and swapped in with renames, so a process started during a rebuild never
 // sees half a dist/; chunks of the previous build are kept for processes that started before the swap.
 import { build } from 'esbuild';
@@ -24,8 +25,8 @@ const lazyHooks = {
   './pretool.js': { name: 'pretool', src: 'src/hooks/pretool.ts' },
   './session.js': { name: 'session', src: 'src/hooks/session.ts' },
   './prompt-build.js': { name: 'prompt-build', src: 'src/hooks/prompt-build.ts' },
-  './signals/host.js': { name: 'signals-host', src: 'src/hooks/signals/host.ts' },
   './signals/sessions.js': { name: 'signals-sessions', src: 'src/hooks/signals/sessions.ts' },
+  '../../hosts.js': { name: 'hosts', src: 'src/hosts.ts' },
 };
 const stable = { cli: 'src/cli/entry.ts', 'hooks/prompt': 'src/hooks/prompt.ts' };
 for (const h of Object.values(lazyHooks)) stable[`hooks/${h.name}`] = h.src;

@@ -5,7 +5,7 @@
  * the index: forbidden hosts are never in it, hosts without facts are left out, and a hosts.yaml that does not
  * validate gives no host pointers at all (fail closed). Loads no YAML on the prompt path.
  */
-import { compileMatcher, hostTerms, matchHosts, type HostMatcher } from '../../hosts.js';
+import { compileMatcher, matchHosts, type HostMatcher } from '../../host-matcher.js';
 import type { Pointer, PromptSignal } from '../prompt-signals.js';
 
 /** How much of a prompt is searched for markers (a pasted log may name the host far down). */
@@ -23,7 +23,7 @@ export interface HostExtras {
 
 /** Builds the signal's index data from hosts.yaml and the entries. */
 export async function collectHosts(build: { dir: string; entries: { type: string; host?: string }[] }): Promise<HostExtras> {
-  const { loadHosts } = await import('../../hosts.js');
+  const { hostTerms, loadHosts } = await import('../../hosts.js');
   let registry;
   try {
     registry = await loadHosts(build.dir);
