@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { benchEnv, HOOK, importTs, tilRepo } from './hook-lib.mjs';
 import { replicatedRepo } from './lib/corpus.mjs';
-import { machine, timeSideBySide } from './lib/measure.mjs';
+import { machine, peakRss, timeSideBySide } from './lib/measure.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
@@ -29,18 +29,6 @@ function hookOnce(env, prompt, session = 'warm') {
   const r = spawnSync(process.execPath, [HOOK, 'prompt'], { env, input: payload(prompt, session), encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`hook failed: ${r.stderr}`);
   return r.stdout;
-}
-
-/** Peak RSS (KiB) of a command, the median of `runs` runs, by GNU time. */
-function peakRss(cmd, args, { env, input = '' } = {}, runs = 7) {
-  const out = [];
-  for (let i = 0; i < runs; i++) {
-    const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], { env, input, encoding: 'utf8' });
-    const m = /(\d+)\s*$/.exec(r.stderr.trim());
-    if (m) out.push(Number(m[1]));
-  }
-  out.sort((a, b) => a - b);
-  return out[Math.floor(out.length / 2)];
 }
 
 const { rebuildPromptIndex, refreshPromptIndex } = await importTs('src/hooks/prompt.ts');

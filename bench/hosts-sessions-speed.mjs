@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { benchEnv, HOOK, importTs } from './hook-lib.mjs';
 import { copyRepo, readCorpus, replicatedRepo, WORK } from './lib/corpus.mjs';
-import { machine, timeSideBySide, writeSection } from './lib/measure.mjs';
+import { machine, peakRss, timeSideBySide, writeSection } from './lib/measure.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
@@ -86,17 +86,6 @@ const ms = async (fn) => {
   await fn();
   return Number(process.hrtime.bigint() - t) / 1e6;
 };
-
-function peakRss(cmd, args, { env, input = '' } = {}, runs = 7) {
-  const out = [];
-  for (let i = 0; i < runs; i++) {
-    const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], { env, input, encoding: 'utf8' });
-    const m = /(\d+)\s*$/.exec(r.stderr.trim());
-    if (m) out.push(Number(m[1]));
-  }
-  out.sort((a, b) => a - b);
-  return out[Math.floor(out.length / 2)];
-}
 
 const payload = (prompt, session, cwd = '/tmp') => JSON.stringify({ session_id: session, hook_event_name: 'UserPromptSubmit', cwd, prompt });
 function hookOnce(env, prompt, session, cwd) {

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { KbError } from './errors.js';
+import { processAlive } from './pid.js';
 
 function tempSibling(file: string): string {
   return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
@@ -67,15 +68,6 @@ function parseLock(text: string): LockInfo | undefined {
   const [pid, host, time] = text.split('\n');
   const info = { pid: Number(pid), host: host ?? '', time: Number(time) };
   return Number.isInteger(info.pid) && info.pid > 0 && Number.isFinite(info.time) ? info : undefined;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Locks older than this are broken whatever their holder, since no write takes so long. */

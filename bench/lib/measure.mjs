@@ -25,6 +25,18 @@ export function timeSideBySide(commands, { runs = 21, warmup = 2, env = process.
   return out;
 }
 
+/** Peak RSS (KiB) of a command, the median of `runs` runs, by GNU time. */
+export function peakRss(cmd, args, { env, input = '' } = {}, runs = 7) {
+  const out = [];
+  for (let i = 0; i < runs; i++) {
+    const r = spawnSync('/usr/bin/time', ['-f', '%M', cmd, ...args], { env, input, encoding: 'utf8' });
+    const m = /(\d+)\s*$/.exec(r.stderr.trim());
+    if (m) out.push(Number(m[1]));
+  }
+  out.sort((a, b) => a - b);
+  return out[Math.floor(out.length / 2)];
+}
+
 /** One line describing the machine, for RESULTS.md. */
 export function machine() {
   const cpu = (fs.readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.+)/) ?? [])[1] ?? os.cpus()[0]?.model ?? 'unknown cpu';

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { processAlive } from '../pid.js';
 import type { BuildResult } from './prompt-build.js';
 import { catalogCacheFile, checkFreshness, indexFile, promptStateDir } from './prompt-fresh.js';
 import { openIndexFile, type IndexReader } from './prompt-index.js';
@@ -83,21 +84,12 @@ function buildLock(dir: string): string {
   return path.join(promptStateDir(dir), 'build.lock');
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** True while a background builder holds the lock. */
 export function buildRunning(dir: string): boolean {
   try {
     const st = fs.statSync(buildLock(dir));
     const pid = Number.parseInt(fs.readFileSync(buildLock(dir), 'utf8'), 10);
-    return Date.now() - st.mtimeMs < BUILD_LOCK_MAX_AGE_MS && (!Number.isInteger(pid) || pid <= 0 ? Date.now() - st.mtimeMs < 5000 : alive(pid));
+    return Date.now() - st.mtimeMs < BUILD_LOCK_MAX_AGE_MS && (!Number.isInteger(pid) || pid <= 0 ? Date.now() - st.mtimeMs < 5000 : processAlive(pid));
   } catch {
     return false;
   }
