@@ -9,6 +9,7 @@
 // sees half a dist/; chunks of the previous build are kept for processes that started before the swap.
 import { build } from 'esbuild';
 import fs from 'node:fs';
+import path from 'node:path';
 
 const tmp = `dist.tmp-${process.pid}`;
 const common = {
@@ -21,15 +22,17 @@ const common = {
   banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   logLevel: 'warning',
 };
+// The on-demand modules of the hook entry, by source file: each is built once as a stable file, and the hook
+// entry's dynamic imports of it point there.
 const lazyHooks = {
-  './pretool.js': { name: 'pretool', src: 'src/hooks/pretool.ts' },
-  './session.js': { name: 'session', src: 'src/hooks/session.ts' },
-  './prompt-build.js': { name: 'prompt-build', src: 'src/hooks/prompt-build.ts' },
-  './signals/sessions.js': { name: 'signals-sessions', src: 'src/hooks/signals/sessions.ts' },
-  '../../hosts.js': { name: 'hosts', src: 'src/hosts.ts' },
+  'src/hooks/pretool.ts': 'pretool',
+  'src/hooks/session.ts': 'session',
+  'src/adapters/index/prompt/build.ts': 'prompt-build',
+  'src/hooks/prompt/signals/sessions.ts': 'signals-sessions',
+  'src/core/hosts/hosts.ts': 'hosts',
 };
-const stable = { cli: 'src/cli/entry.ts', 'hooks/prompt': 'src/hooks/prompt.ts' };
-for (const h of Object.values(lazyHooks)) stable[`hooks/${h.name}`] = h.src;
+const stable = { cli: 'src/cli/entry.ts', 'hooks/prompt': 'src/hooks/prompt/prompt.ts' };
+for (const [src, name] of Object.entries(lazyHooks)) stable[`hooks/${name}`] = src;
 await build({ ...common, entryPoints: stable, outdir: tmp, splitting: true, chunkNames: 'chunks/[name]-[hash]' });
 await build({
   ...common,
@@ -41,8 +44,10 @@ await build({
       name: 'lazy-hooks',
       setup(b) {
         b.onResolve({ filter: /^\.\.?\// }, (args) => {
-          const h = args.kind === 'dynamic-import' ? lazyHooks[args.path] : undefined;
-          return h ? { path: `./hooks/${h.name}.js`, external: true } : undefined;
+          if (args.kind !== 'dynamic-import') return undefined;
+          const src = path.relative(process.cwd(), path.resolve(args.resolveDir, args.path.replace(/\.js$/, '.ts'))).split(path.sep).join('/');
+          const name = lazyHooks[src];
+          return name ? { path: `./hooks/${name}.js`, external: true } : undefined;
         });
       },
     },

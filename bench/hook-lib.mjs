@@ -52,7 +52,7 @@ export async function tilRepo({ fresh = false } = {}) {
   let removed = [];
   let r = spawnSync(process.execPath, [CLI, '--data', dir, 'import', source, '--tags-from-folders', '--json'], { env, encoding: 'utf8' });
   if (r.status !== 0 && /SECRET_DETECTED/.test(r.stderr)) {
-    const { findSecrets } = await importTs('src/secrets.ts');
+    const { findSecrets } = await importTs('src/core/secrets/scan.ts');
     source = path.join(WORK, 'til-src');
     fs.rmSync(source, { recursive: true, force: true });
     execFileSync('cp', ['-a', CORPUS, source]);

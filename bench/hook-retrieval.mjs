@@ -74,11 +74,11 @@ function evaluate(fire) {
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 const repo = await tilRepo();
-const { rebuildPromptIndex } = await importTs('src/hooks/prompt.ts');
-const { scoreKeywords, KEYWORD_PARAMS } = await importTs('src/hooks/prompt-signals.ts');
-const { analyzePrompt } = await importTs('src/hooks/prompt-text.ts');
-const { readDoc } = await importTs('src/hooks/prompt-index.ts');
-const { loadCatalog } = await importTs('src/catalog.ts');
+const { rebuildPromptIndex } = await importTs('src/hooks/prompt/prompt.ts');
+const { scoreKeywords, KEYWORD_PARAMS } = await importTs('src/hooks/prompt/signals.ts');
+const { analyzePrompt } = await importTs('src/core/text/prompt-text.ts');
+const { readDoc } = await importTs('src/adapters/index/prompt/format.ts');
+const { loadCatalog } = await importTs('src/adapters/index/catalog.ts');
 
 // Entry id → corpus path (folder/file), through the folder tag and the title the import took from the heading.
 const corpusByKey = new Map(readCorpus().map((n) => [`${n.folder}\0${n.title}`, `${n.folder}/${n.file}`]));

@@ -31,7 +31,7 @@ function hookOnce(env, prompt, session = 'warm') {
   return r.stdout;
 }
 
-const { rebuildPromptIndex, refreshPromptIndex } = await importTs('src/hooks/prompt.ts');
+const { rebuildPromptIndex, refreshPromptIndex } = await importTs('src/hooks/prompt/prompt.ts');
 const ms = async (fn) => {
   const t = process.hrtime.bigint();
   await fn();

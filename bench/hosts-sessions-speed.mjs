@@ -32,10 +32,10 @@ const HOSTED = 'the nginx upstream on srv-137.lan keeps returning 502 since the 
 const FIRST = 'pick up where we left off on the thumbnail cache and finish the eviction policy';
 const projectDir = (i) => `/home/dev/src/project-${String(i).padStart(3, '0')}`;
 
-const { summarizeSession } = await importTs('src/sessions.ts');
-const { parseTranscript } = await importTs('src/transcript.ts');
-const { formatEntry } = await importTs('src/entry.ts');
-const { rebuildPromptIndex, refreshPromptIndex } = await importTs('src/hooks/prompt-rebuild.ts');
+const { summarizeSession } = await importTs('src/core/sessions/summary.ts');
+const { parseTranscript } = await importTs('src/core/sessions/transcript.ts');
+const { formatEntry } = await importTs('src/core/format/entry.ts');
+const { rebuildPromptIndex, refreshPromptIndex } = await importTs('src/adapters/index/prompt/rebuild.ts');
 
 function gitEnv() {
   return { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { catalogProblems, loadCatalog, newestFirst } from '../src/catalog.js';
+import { catalogProblems, loadCatalog, newestFirst } from '../src/adapters/index/catalog.js';
 
 let dir: string;
 const put = (rel: string, content: string | Buffer): void => {

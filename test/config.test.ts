@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configFiles, defaultDataDir, readConfig, readConfigFile, resolveDataDir, writableConfigFile } from '../src/config.js';
-import { KbError } from '../src/errors.js';
+import { configFiles, defaultDataDir, readConfig, readConfigFile, resolveDataDir, writableConfigFile } from '../src/adapters/config/config.js';
+import { KbError } from '../src/core/errors.js';
 
 let root: string;
 let env: NodeJS.ProcessEnv;

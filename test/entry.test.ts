@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { KbError } from '../src/errors.js';
+import { KbError } from '../src/core/errors.js';
 import {
   entryPath,
   formatEntry,
@@ -20,7 +20,7 @@ import {
   splitEntry,
   updateEntryText,
   wikiLinks,
-} from '../src/entry.js';
+} from '../src/core/format/entry.js';
 
 const FILE = 'entries/kb-0001-x.md';
 const ok = (fields: string, body = 'Body.\n'): string => `---\n${fields}\n---\n\n${body}`;

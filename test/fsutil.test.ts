@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KbError } from '../src/errors.js';
-import { acquireLock, atomicFs, writeFileAtomic, writeFileAtomicAsync } from '../src/fsutil.js';
+import { KbError } from '../src/core/errors.js';
+import { acquireLock, atomicFs, writeFileAtomic, writeFileAtomicAsync } from '../src/adapters/store/fsutil.js';
 
 let dir: string;
 beforeEach(() => {

@@ -10,8 +10,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildPack, newCommits, ObjectReader, objectsToSend, storePack } from '../src/git-objects.js';
-import { diffTrees } from '../src/git-merge.js';
+import { buildPack, newCommits, ObjectReader, objectsToSend, storePack } from '../src/adapters/git/objects.js';
+import { diffTrees } from '../src/adapters/git/merge-trees.js';
 import { cleanGitEnv } from './helpers/git-server.js';
 
 const run = promisify(execFile);

@@ -1,7 +1,7 @@
 import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { regexRisk } from '../src/gate/regex-risk.js';
-import { isValidHostKey } from '../src/schema.js';
+import { regexRisk } from '../src/core/format/regex-risk.js';
+import { isValidHostKey } from '../src/core/format/schema.js';
 import {
   applyForbiddenPattern,
   applyHostChange,
@@ -13,7 +13,7 @@ import {
   matchHosts,
   parseHosts,
   type HostRegistry,
-} from '../src/hosts.js';
+} from '../src/core/hosts/hosts.js';
 
 const LIBS = { yaml: YAML, regexRisk, isValidHostKey };
 

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { extractProse, looksLikeProse, MAX_PROSE_CHARS, NEVER_PROSE_TOOLS, type ProsePiece } from '../src/prose.js';
+import { extractProse, looksLikeProse, MAX_PROSE_CHARS, NEVER_PROSE_TOOLS, type ProsePiece } from '../src/core/prose/extract.js';
 
 const texts = (pieces: ProsePiece[]): string[] => pieces.map((p) => p.text);
 const all = (pieces: ProsePiece[]): string => texts(pieces).join('\n---\n');

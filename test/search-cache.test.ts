@@ -4,9 +4,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadCatalog } from '../src/catalog.js';
-import { loadSearchIndex, searchCatalog } from '../src/search.js';
-import { stateDir } from '../src/store.js';
+import { loadCatalog } from '../src/adapters/index/catalog.js';
+import { loadSearchIndex, searchCatalog } from '../src/adapters/index/search.js';
+import { stateDir } from '../src/adapters/store/layout.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gkb-search-cache-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

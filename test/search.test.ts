@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadCatalog } from '../src/catalog.js';
-import { linkNeighbours, loadSearchIndex, makeSnippet, processTerm, queryTerms, searchCatalog, stem } from '../src/search.js';
+import { loadCatalog } from '../src/adapters/index/catalog.js';
+import { linkNeighbours, loadSearchIndex, makeSnippet, processTerm, queryTerms, searchCatalog, stem } from '../src/adapters/index/search.js';
 
 let dir: string;
 const put = (rel: string, fields: Record<string, string>, body: string, raw = ''): void => {

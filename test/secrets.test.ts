@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { findSecrets, redactSecrets, isSecretFilePath } from '../src/secrets.js';
+import { findSecrets, redactSecrets, isSecretFilePath } from '../src/core/secrets/scan.js';
 import { SECRET_BATTERY, SAFE_TEXTS } from './fixtures/secrets.js';
 
 /** 1-based line and column of `index` in `text`. */
@@ -151,7 +151,7 @@ describe('isSecretFilePath', () => {
     '.env.sample',
     'README.md',
     'entries/kb-0001-passwords.md',
-    'src/secrets.ts',
+    'src/core/secrets/scan.ts',
     'environment.ts',
     'config.json',
     '.ssh/known_hosts',

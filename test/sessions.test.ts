@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { formatEntry, parseEntry } from '../src/entry.js';
-import { buildJudgePrompt } from '../src/gate/judge.js';
-import { findSecrets } from '../src/secrets.js';
-import { LIMITS, secretFileValues, sessionEntryId, sessionPath, summarizeSession, type SessionSummary } from '../src/sessions.js';
-import { parseTranscript, type TranscriptFacts } from '../src/transcript.js';
+import { formatEntry, parseEntry } from '../src/core/format/entry.js';
+import { buildJudgePrompt } from '../src/adapters/claude/judge.js';
+import { findSecrets } from '../src/core/secrets/scan.js';
+import { LIMITS, secretFileValues, sessionEntryId, sessionPath, summarizeSession, type SessionSummary } from '../src/core/sessions/summary.js';
+import { parseTranscript, type TranscriptFacts } from '../src/core/sessions/transcript.js';
 
 const FIXTURES = new URL('./fixtures/transcripts/', import.meta.url);
 

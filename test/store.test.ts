@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KbError } from '../src/errors.js';
-import { bodyOf, dataRepoExists, entryDirs, listEntryFiles, lockDataRepo, readEntryText, requireDataRepo, safeJoin, stateDir } from '../src/store.js';
+import { KbError } from '../src/core/errors.js';
+import { bodyOf, dataRepoExists, entryDirs, listEntryFiles, lockDataRepo, readEntryText, requireDataRepo, safeJoin, stateDir } from '../src/adapters/store/layout.js';
 
 let root: string;
 let dir: string;

@@ -16,7 +16,7 @@ import {
   mergeValues,
   resolveConflictText,
   splitConflict,
-} from '../src/merge.js';
+} from '../src/core/merge/merge.js';
 import { expectCleanRepo, git, kb, makeSandbox, type RunResult, type Sandbox } from './helpers/cli.js';
 import { cleanGitEnv, startGitServer, type GitServer } from './helpers/git-server.js';
 
@@ -293,8 +293,8 @@ describe('merges against real repositories', () => {
   it('a push that keeps losing its race: retried, then PUSH_REJECTED (exit 6) with local commits kept', async () => {
     const { a, b } = await twoMachines(0);
     for (const [k, v] of Object.entries(a.env)) if (k === 'HOME' || k === 'XDG_CONFIG_HOME' || k.startsWith('GIT_')) vi.stubEnv(k, v!);
-    const { syncRepo } = await import('../src/kb/sync.js');
-    const { KbError } = await import('../src/errors.js');
+    const { syncRepo } = await import('../src/app/sync.js');
+    const { KbError } = await import('../src/core/errors.js');
     const mine = await add(a, 'Pushed after losing once', 'one');
     // B wins the first race only: A fetches, merges again and lands.
     let landed = 0;
@@ -328,7 +328,7 @@ describe('merges against real repositories', () => {
     expect((err as Error).message).toMatch(/lost the race 3 times.*kept/);
     for (const e of [mine, mine2]) expect(fs.existsSync(path.join(a.data, e.path))).toBe(true);
     expect((await g(a, ['log', '--format=%s'])).includes(`add ${mine2.id}`)).toBe(true);
-    const { syncStatus } = await import('../src/kb/sync.js');
+    const { syncStatus } = await import('../src/app/sync.js');
     const before = await syncStatus({ data: a.data });
     expect(before).toMatchObject({ remote: 'origin', branch: 'main', unresolved: 0, auto_sync: false });
     expect(before.ahead).toBeGreaterThanOrEqual(1);

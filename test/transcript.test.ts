@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { allTranscriptText, parseTranscript, type TranscriptFacts } from '../src/transcript.js';
+import { allTranscriptText, parseTranscript, type TranscriptFacts } from '../src/core/sessions/transcript.js';
 
 const FIXTURES = new URL('./fixtures/transcripts/', import.meta.url);
 

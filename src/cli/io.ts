@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { KbError } from '../errors.js';
+import { KbError } from '../core/errors.js';
 
 /** The flags every verb takes. */
 export interface Globals {

@@ -5,7 +5,7 @@
  * Each verb's module is loaded only when that verb runs.
  */
 import { Command, CommanderError } from 'commander';
-import { KbError } from '../errors.js';
+import { KbError } from '../core/errors.js';
 import * as add from './commands/add.js';
 import * as edit from './commands/edit.js';
 import * as get from './commands/get.js';

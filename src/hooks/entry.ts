@@ -2,10 +2,10 @@
  * The light hook entry (bin/git-kb-hook EVENT): loads only the handler of the event it runs.
  * Events: prompt (UserPromptSubmit), pretool (PreToolUse), session-start, stop, precompact, session-end.
  */
-import { runHook, type HookHandler } from './main.js';
+import { runHook, type HookHandler } from './protocol.js';
 
 const handlers: Record<string, () => Promise<HookHandler>> = {};
-handlers.prompt = () => import('./prompt.js').then((m) => m.handlePrompt);
+handlers.prompt = () => import('./prompt/prompt.js').then((m) => m.handlePrompt);
 handlers.pretool = () => import('./pretool.js').then((m) => m.handlePreToolUse);
 handlers['session-start'] = () => import('./session.js').then((m) => m.handleSessionStart);
 handlers.stop = () => import('./session.js').then((m) => m.handleStop);

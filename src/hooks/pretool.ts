@@ -5,7 +5,7 @@
  * itself (gate off, a tool or Bash command that cannot publish prose) and loads the rest (src/gate/gate.ts)
  * only for calls that may publish prose.
  */
-import { debugLog, type HookContext, type HookInput } from './main.js';
+import { debugLog, type HookContext, type HookInput } from './protocol.js';
 
 /**
  * Tools a usual matcher sends that never publish prose (`Write` matches `TodoWrite`, `Bash` matches
@@ -40,7 +40,7 @@ export async function handlePreToolUse(input: HookInput, ctx: HookContext): Prom
   if (mode === 'off' || !mayPublish(tool, input.tool_input)) return undefined;
   const log = (record: Record<string, unknown>): void =>
     debugLog({ event: 'pretool', tool, ms: Math.round(performance.now() - started), sinceStart: Math.round(performance.now()), ...record }, env);
-  const { gateCall } = await import('../gate/gate.js');
+  const { gateCall } = await import('../app/gate.js');
   const cwd = typeof input.cwd === 'string' && input.cwd ? input.cwd : undefined;
   return gateCall({ tool, input: input.tool_input, cwd, rulesOnly: mode === 'rules', deadline: ctx.deadline, env, log });
 }

@@ -19,9 +19,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { resolveDataDir } from '../config.js';
-import { catchUpDue, readSessionState, stateIsCurrent, writeSessionState } from '../sessions.js';
-import { debugLog, type HookContext, type HookInput } from './main.js';
+import { resolveDataDir } from '../adapters/config/config.js';
+import { catchUpDue, readSessionState, stateIsCurrent, writeSessionState } from '../core/sessions/summary.js';
+import { debugLog, type HookContext, type HookInput } from './protocol.js';
 
 /** Transcripts bigger than this are summarised by a detached worker, never inside a hook's time limit. */
 const INLINE_MAX_BYTES = 16 * 1024 * 1024;
@@ -127,13 +127,13 @@ async function summarise(event: Event, input: HookInput, ctx: HookContext): Prom
     const pid = spawnWorker(['session', 'record', '--transcript', transcript, '--session-id', sessionId, '--data', dir, '--json'], env);
     return void log({ outcome: 'worker', pid, bytes: st.size });
   }
-  const { recordSession } = await import('../kb/session.js');
+  const { recordSession } = await import('../app/session.js');
   const r = await recordSession({ transcript, sessionId, dir });
   log({ outcome: r.status, id: r.id, reason: r.reason });
   if (r.status === 'written') {
     // The next prompt should not pay for the index rebuild that this commit makes due.
     try {
-      const { refreshPromptIndex } = await import('./prompt-rebuild.js');
+      const { refreshPromptIndex } = await import('../adapters/index/prompt/rebuild.js');
       await refreshPromptIndex(dir);
     } catch {
       /* the next prompt rebuilds it */

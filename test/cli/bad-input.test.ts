@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXIT_CODES } from '../../src/errors.js';
+import { EXIT_CODES } from '../../src/core/errors.js';
 import { expectCleanRepo, kb, makeSandbox, type RunResult, type Sandbox } from '../helpers/cli.js';
 import { addEntry, commitAll, entryText, expectUnchanged, initRepo, jsonError, kbd, kbj, snapshot, writeFile, type Added } from './support.js';
 

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findClaude } from '../../src/gate/claude.js';
-import { buildJudgePrompt } from '../../src/gate/judge.js';
-import { judgeablePieces, parseVerdict, verifyViolations } from '../../src/gate/verdict.js';
-import type { KernelEntry } from '../../src/gate/kernel.js';
+import { findClaude } from '../../src/adapters/claude/find-claude.js';
+import { buildJudgePrompt } from '../../src/adapters/claude/judge.js';
+import { judgeablePieces, parseVerdict, verifyViolations } from '../../src/core/gate/verdict.js';
+import type { KernelEntry } from '../../src/adapters/index/kernel.js';
 
 const envelope = (result: string, extra: Record<string, unknown> = {}): string => JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result, ...extra });
 

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kernelCacheFile, kernelRules, loadKernel } from '../../src/gate/kernel.js';
+import { kernelCacheFile, kernelRules, loadKernel } from '../../src/adapters/index/kernel.js';
 import { git, kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { addKernel, setRules } from './support.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ruleRisk } from '../../src/entry.js';
-import { regexRisk } from '../../src/gate/regex-risk.js';
+import { ruleRisk } from '../../src/core/format/entry.js';
+import { regexRisk } from '../../src/core/format/regex-risk.js';
 
 /** Runs a pattern over adversarial text and returns the milliseconds it took. */
 function timeOn(pattern: string, flags: string, text: string): number {

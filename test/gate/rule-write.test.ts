@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addEntry } from '../../src/kb/add.js';
-import { isKbError } from '../../src/errors.js';
+import { addEntry } from '../../src/app/add.js';
+import { isKbError } from '../../src/core/errors.js';
 import { kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { addKernel, setRules } from './support.js';
 

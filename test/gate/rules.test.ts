@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { denyReason, MAX_REASON } from '../../src/gate/deny.js';
-import { checkRules, compileRule, locate, maskNonProse, type GateRule } from '../../src/gate/rules.js';
+import { denyReason, MAX_REASON } from '../../src/core/gate/deny.js';
+import { checkRules, compileRule, locate, maskNonProse, type GateRule } from '../../src/core/gate/rules.js';
 
 const rule = (pattern: string, extra: Partial<GateRule> = {}): GateRule => ({ id: 'kb-x', title: 'Style', index: 1, pattern, message: 'msg', ...extra });
 

@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HOOK_OUTPUT_MAX } from '../../src/budget.js';
+import { HOOK_OUTPUT_MAX } from '../../src/core/budget.js';
 import { makeSandbox, type RunResult, type Sandbox } from '../helpers/cli.js';
 import { entryRel, makeRepo, payload, runPromptHook, tid, writeEntries, type TestEntry } from './prompt-support.js';
 

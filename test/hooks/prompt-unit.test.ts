@@ -6,13 +6,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HOOK_OUTPUT_MAX, KERNEL_BUDGET } from '../../src/budget.js';
-import { ledgerName, readLedger, writeLedger } from '../../src/hooks/ledger.js';
-import { assembleContext } from '../../src/hooks/prompt.js';
-import { keyDirs } from '../../src/hooks/prompt-fresh.js';
-import { encodeIndex, FIELD_TAG, FIELD_TITLE, lookupTerms, openIndexFile, readDoc, readerFromBuffer, readKernelBody, readWindow, WINDOW_SIZE, type IndexModel } from '../../src/hooks/prompt-index.js';
-import { scoreKeywords, type Pointer } from '../../src/hooks/prompt-signals.js';
-import { analyzePrompt, classifyActivities, keywords, skipReason, stemWord, tagKeywords } from '../../src/hooks/prompt-text.js';
+import { HOOK_OUTPUT_MAX, KERNEL_BUDGET } from '../../src/core/budget.js';
+import { ledgerName, readLedger, writeLedger } from '../../src/adapters/index/ledger.js';
+import { assembleContext } from '../../src/hooks/prompt/prompt.js';
+import { keyDirs } from '../../src/adapters/index/fresh.js';
+import { encodeIndex, FIELD_TAG, FIELD_TITLE, lookupTerms, openIndexFile, readDoc, readerFromBuffer, readKernelBody, readWindow, WINDOW_SIZE, type IndexModel } from '../../src/adapters/index/prompt/format.js';
+import { scoreKeywords, type Pointer } from '../../src/hooks/prompt/signals.js';
+import { analyzePrompt, classifyActivities, keywords, skipReason, stemWord, tagKeywords } from '../../src/core/text/prompt-text.js';
 import { ROOT } from '../helpers/cli.js';
 
 describe('skip rules', () => {
@@ -275,7 +275,7 @@ describe('the prompt path loads little', () => {
     const packages = [...graph].filter((f) => !f.startsWith('/'));
     expect(packages.every((p) => p.startsWith('node:')), packages.join(', ')).toBe(true);
     const local = [...graph].filter((f) => f.startsWith('/')).map((f) => path.relative(ROOT, f));
-    for (const banned of ['src/catalog.ts', 'src/entry.ts', 'src/search.ts', 'src/git.ts', 'src/hooks/prompt-build.ts']) expect(local).not.toContain(banned);
+    for (const banned of ['src/adapters/index/catalog.ts', 'src/core/format/entry.ts', 'src/adapters/index/search.ts', 'src/adapters/git/git.ts', 'src/adapters/index/prompt/build.ts']) expect(local).not.toContain(banned);
   });
 
   it('the builder imports no hot-path module (so bundling keeps them in one chunk)', () => {

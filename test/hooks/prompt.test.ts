@@ -6,11 +6,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HOOK_OUTPUT_MAX, KERNEL_BUDGET } from '../../src/budget.js';
-import { checkFreshness, indexFile } from '../../src/hooks/prompt-fresh.js';
-import { openIndexFile } from '../../src/hooks/prompt-index.js';
-import { MS_PER_FILE_COLD, SYNC_BUILD_BUDGET_MS } from '../../src/hooks/prompt-load.js';
-import { refreshPromptIndex } from '../../src/hooks/prompt.js';
+import { HOOK_OUTPUT_MAX, KERNEL_BUDGET } from '../../src/core/budget.js';
+import { checkFreshness, indexFile } from '../../src/adapters/index/fresh.js';
+import { openIndexFile } from '../../src/adapters/index/prompt/format.js';
+import { MS_PER_FILE_COLD, SYNC_BUILD_BUDGET_MS } from '../../src/adapters/index/prompt/load.js';
+import { refreshPromptIndex } from '../../src/hooks/prompt/prompt.js';
 import { kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { commitAll, contextOf, entryRel, entryText, makeRepo, payload, pointerIds, runPromptHook, tid, writeEntries, type TestEntry } from './prompt-support.js';
 

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { editSettings, isOurCommand } from '../../src/kb/install.js';
+import { editSettings, isOurCommand } from '../../src/app/install.js';
 import { kb, makeSandbox, ROOT, run, type Sandbox } from '../helpers/cli.js';
 
 const HOOKS_JSON = JSON.parse(fs.readFileSync(path.join(ROOT, 'hooks', 'hooks.json'), 'utf8')) as { hooks: Record<string, { matcher?: string; hooks: { command: string }[] }[]> };

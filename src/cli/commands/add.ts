@@ -1,6 +1,6 @@
 /** `add`: a new entry (spec/cli.md). */
 import { type Command, Option } from 'commander';
-import { KbError } from '../../errors.js';
+import { KbError } from '../../core/errors.js';
 import { type Cli, collect, emit, globals, readFileArg, readStdinIfPiped } from '../io.js';
 
 /** Registers the verb on the program. */
@@ -24,7 +24,7 @@ export function register(ctx: Cli): void {
       let body = bodyWords.length ? bodyWords.join(' ') : undefined;
       if (o.file) body = readFileArg(o.file as string);
       else if (body === undefined) body = (await readStdinIfPiped()) ?? '';
-      const { addEntry } = await import('../../kb/add.js');
+      const { addEntry } = await import('../../app/add.js');
       const r = await addEntry({
         data: g.data,
         type: o.type as string,

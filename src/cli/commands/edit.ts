@@ -1,7 +1,7 @@
 /** `edit`: change an entry in place (spec/cli.md). */
 import type { Command } from 'commander';
-import { KbError } from '../../errors.js';
-import * as render from '../render.js';
+import { KbError } from '../../core/errors.js';
+import * as render from '../render/render.js';
 import { type Cli, collect, emit, globals, readFileArg } from '../io.js';
 
 /** Registers the verb on the program. */
@@ -29,7 +29,7 @@ export function register(ctx: Cli): void {
       const bodies = ['body', 'append', 'file'].filter((k) => o[k] !== undefined);
       if (bodies.length > 1) throw new KbError('USAGE', `--${bodies.join(' and --')} cannot be combined; use one`);
       const kernelSet = cmd.getOptionValueSource('kernel') === 'cli';
-      const { editEntry } = await import('../../kb/edit.js');
+      const { editEntry } = await import('../../app/edit.js');
       const r = await editEntry({
         data: g.data,
         id,

@@ -1,6 +1,6 @@
 /** `get`: entries verbatim (spec/cli.md). */
 import type { Command } from 'commander';
-import * as render from '../render.js';
+import * as render from '../render/render.js';
 import { type Cli, emit, globals } from '../io.js';
 
 /** Registers the verb on the program. */
@@ -11,7 +11,7 @@ export function register(ctx: Cli): void {
     .option('--links', "also list each entry's 1-hop neighbours")
     .action(async (ids: string[], o: { links?: boolean }, cmd: Command) => {
       const g = globals(cmd);
-      const { getEntries } = await import('../../kb/get.js');
+      const { getEntries } = await import('../../app/get.js');
       const r = await getEntries({ data: g.data, ids, links: o.links });
       emit({ entries: r }, () => render.get(r));
     });

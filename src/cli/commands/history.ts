@@ -1,6 +1,6 @@
 /** `history` and `restore`: an entry's commits, and bringing one back (spec/cli.md). */
 import type { Command } from 'commander';
-import * as render from '../render.js';
+import * as render from '../render/render.js';
 import { type Cli, emit, globals } from '../io.js';
 
 /** Registers the verb on the program. */
@@ -10,7 +10,7 @@ export function register(ctx: Cli): void {
     .argument('<id>', 'entry id')
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const g = globals(cmd);
-      const { entryHistory } = await import('../../kb/history.js');
+      const { entryHistory } = await import('../../app/history.js');
       const r = await entryHistory({ data: g.data, id });
       emit(r, () => render.history(r));
     });
@@ -20,7 +20,7 @@ export function register(ctx: Cli): void {
     .option('--to <rev>', 'the commit to restore from (default: the version before the last change)')
     .action(async (id: string, o: { to?: string }, cmd: Command) => {
       const g = globals(cmd);
-      const { restoreEntry } = await import('../../kb/history.js');
+      const { restoreEntry } = await import('../../app/history.js');
       const r = await restoreEntry({ data: g.data, id, to: o.to });
       emit(r, () => (r.changed ? `restored ${r.id} from ${r.from.slice(0, 12)} (commit ${r.commit!.slice(0, 12)})` : `${r.id} already matches ${r.from.slice(0, 12)}; nothing to do`));
     });

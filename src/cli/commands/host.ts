@@ -15,7 +15,7 @@ export function register(ctx: Cli): void {
     .option('--description <text>', 'a short description')
     .action(async (key: string, o: { marker?: string[]; alias?: string[]; forbidden?: boolean; description?: string }, cmd: Command) => {
       const g = globals(cmd);
-      const m = await import('../../kb/host.js');
+      const m = await import('../../app/host.js');
       const forbidden = cmd.getOptionValueSource('forbidden') === 'cli' ? o.forbidden : undefined;
       const r = await m.registerHost({ data: g.data, key, markers: o.marker, aliases: o.alias, forbidden, description: o.description });
       emit(r, () => `${r.changed ? (r.created ? 'registered' : 'updated') : 'unchanged:'} host ${r.key}${r.host.forbidden ? ' (forbidden)' : ''}${r.commit ? ` (commit ${r.commit.slice(0, 12)})` : ''}`);
@@ -29,7 +29,7 @@ export function register(ctx: Cli): void {
     .action(async (key: string, words: string[], o: { title?: string; tags?: string; file?: string }, cmd: Command) => {
       const g = globals(cmd);
       const fact = o.file ? readFileArg(o.file) : words.length ? words.join(' ') : ((await readStdinIfPiped()) ?? '');
-      const m = await import('../../kb/host.js');
+      const m = await import('../../app/host.js');
       const r = await m.addHostFact({ data: g.data, key, fact, title: o.title, tags: o.tags });
       emit(r, () => `${r.id}${r.registered ? `\n(new host ${r.host} registered with its key as marker; "git-kb host register ${r.host} --marker NAME" adds more)` : ''}`);
     });
@@ -37,7 +37,7 @@ export function register(ctx: Cli): void {
     .argument('<key>', 'host key or alias')
     .action(async (key: string, _o: unknown, cmd: Command) => {
       const g = globals(cmd);
-      const m = await import('../../kb/host.js');
+      const m = await import('../../app/host.js');
       const r = await m.loadHostFacts({ data: g.data, key });
       emit(r.status === 'forbidden' ? { status: r.status } : r, () => m.describeLoad(r));
       if (r.status === 'unknown') process.exitCode = 3;
@@ -48,19 +48,19 @@ export function register(ctx: Cli): void {
     .action(async (words: string[], _o: unknown, cmd: Command) => {
       const g = globals(cmd);
       const text = words.length ? words.join(' ') : ((await readStdinIfPiped()) ?? '');
-      const m = await import('../../kb/host.js');
+      const m = await import('../../app/host.js');
       const r = await m.detectHosts({ data: g.data, text });
       emit(r, () => m.describeDetect(r));
     });
   host('list', 'the hosts of hosts.yaml with their fact counts').action(async (_o: unknown, cmd: Command) => {
     const g = globals(cmd);
-    const m = await import('../../kb/host.js');
+    const m = await import('../../app/host.js');
     const r = await m.listHosts({ data: g.data });
     emit({ hosts: r }, () => m.describeList(r));
   });
   host('status', "hosts.yaml's health and every host's facts and size").action(async (_o: unknown, cmd: Command) => {
     const g = globals(cmd);
-    const m = await import('../../kb/host.js');
+    const m = await import('../../app/host.js');
     const r = await m.hostStatus({ data: g.data });
     emit(r, () => m.describeStatus(r));
     if (!r.valid) process.exitCode = 5;
@@ -69,7 +69,7 @@ export function register(ctx: Cli): void {
     .argument('<pattern>', 'word, name, IP or /regex/flags')
     .action(async (pattern: string, _o: unknown, cmd: Command) => {
       const g = globals(cmd);
-      const m = await import('../../kb/host.js');
+      const m = await import('../../app/host.js');
       const r = await m.forbidPattern({ data: g.data, pattern });
       emit(r, () => (r.changed ? `added forbidden pattern #${r.count} (commit ${r.commit!.slice(0, 12)})` : 'already forbidden'));
     });

@@ -1,6 +1,6 @@
 /** `import`: a folder of notes in one commit (spec/cli.md). */
 import type { Command } from 'commander';
-import * as render from '../render.js';
+import * as render from '../render/render.js';
 import { type Cli, emit, globals } from '../io.js';
 
 /** Registers the verb on the program. */
@@ -14,7 +14,7 @@ export function register(ctx: Cli): void {
     .option('--redact', 'replace secret-shaped content with [REDACTED:kind] markers instead of refusing')
     .action(async (source: string, o: { type?: string; tagsFromFolders?: boolean; skipInvalid?: boolean; redact?: boolean }, cmd: Command) => {
       const g = globals(cmd);
-      const { importNotes } = await import('../../kb/import.js');
+      const { importNotes } = await import('../../app/import.js');
       const progress = render.progressBar('importing');
       const r = await importNotes({ data: g.data, source, ...o, onProgress: progress.update });
       progress.done();

@@ -1,6 +1,6 @@
 /** `init`: create, adopt or clone a data repo (spec/cli.md). */
 import type { Command } from 'commander';
-import * as render from '../render.js';
+import * as render from '../render/render.js';
 import { type Cli, emit, globals } from '../io.js';
 
 /** Registers the verb on the program. */
@@ -11,7 +11,7 @@ export function register(ctx: Cli): void {
     .option('--remote <url>', 'set the remote (origin) used by sync')
     .action(async (o: { clone?: string; remote?: string }, cmd: Command) => {
       const g = globals(cmd);
-      const { initDataRepo } = await import('../../kb/init.js');
+      const { initDataRepo } = await import('../../app/init.js');
       const r = await initDataRepo({ ...o, data: g.data });
       emit(r, () => render.init(r));
     });

@@ -12,7 +12,7 @@ export function register(ctx: Cli): void {
       .option('--settings <file>', 'the settings file (default ~/.claude/settings.json)')
       .action(async (o: { dryRun?: boolean; settings?: string }, cmd: Command) => {
         globals(cmd);
-        const m = await import('../../kb/install.js');
+        const m = await import('../../app/install.js');
         const r = await (action === 'install' ? m.installHooks : m.uninstallHooks)({ dryRun: o.dryRun, settings: o.settings });
         emit(r, () => m.describeInstall(r));
       });

@@ -1,6 +1,6 @@
 /** `list`: entries, newest first (spec/cli.md). */
 import type { Command } from 'commander';
-import * as render from '../render.js';
+import * as render from '../render/render.js';
 import { type Cli, emit, globals, intArg } from '../io.js';
 
 /** Registers the verb on the program. */
@@ -14,7 +14,7 @@ export function register(ctx: Cli): void {
     .option('--limit <n>', 'at most N entries', intArg('--limit'))
     .action(async (o: Record<string, unknown>, cmd: Command) => {
       const g = globals(cmd);
-      const { listEntries } = await import('../../kb/list.js');
+      const { listEntries } = await import('../../app/list.js');
       const r = await listEntries({ data: g.data, ...(o as object) });
       emit({ entries: r }, () => render.list(r));
     });

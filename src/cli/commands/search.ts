@@ -1,6 +1,6 @@
 /** `search`: ranked full-text search (spec/search.md). */
 import type { Command } from 'commander';
-import * as render from '../render.js';
+import * as render from '../render/render.js';
 import { type Cli, emit, globals, intArg } from '../io.js';
 
 /** Registers the verb on the program. */
@@ -15,7 +15,7 @@ export function register(ctx: Cli): void {
     .option('--limit <n>', 'at most N results (default 10)', intArg('--limit'))
     .action(async (queries: string[], o: Record<string, unknown>, cmd: Command) => {
       const g = globals(cmd);
-      const { searchEntries } = await import('../../kb/search.js');
+      const { searchEntries } = await import('../../app/search.js');
       const r = await searchEntries({ data: g.data, queries, ...(o as object) });
       emit({ query: r.query, queries: r.queries, results: r.results }, () => render.search(r));
     });

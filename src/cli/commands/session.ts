@@ -11,7 +11,7 @@ export function register(ctx: Cli): void {
     .option('--limit <n>', 'at most N', intArg('--limit'))
     .action(async (o: { cwd?: string; limit?: number }, cmd: Command) => {
       const g = globals(cmd);
-      const { listSessions } = await import('../../kb/session.js');
+      const { listSessions } = await import('../../app/session.js');
       const r = await listSessions({ data: g.data, ...o });
       emit({ sessions: r }, () => (r.length ? r.map((s) => `${s.id}  ${(s.ended ?? '').slice(0, 16).replace('T', ' ')}  ${s.project ?? '-'}  ${s.branch ?? '-'}  ${s.turns ?? '?'} prompts  ${s.title}`).join('\n') : 'no session summaries'));
     });
@@ -19,7 +19,7 @@ export function register(ctx: Cli): void {
     .argument('<id>', 'entry id, or session id (8 characters or more)')
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const g = globals(cmd);
-      const { showSession } = await import('../../kb/session.js');
+      const { showSession } = await import('../../app/session.js');
       const r = await showSession({ data: g.data, id });
       emit(r, () => r.text);
     });
@@ -28,7 +28,7 @@ export function register(ctx: Cli): void {
     .option('--session-id <id>', 'the session id (default: the transcript\'s own)')
     .action(async (o: { transcript: string; sessionId?: string }, cmd: Command) => {
       const g = globals(cmd);
-      const { recordSession } = await import('../../kb/session.js');
+      const { recordSession } = await import('../../app/session.js');
       const r = await recordSession({ data: g.data, transcript: o.transcript, sessionId: o.sessionId, create: true });
       emit(r, () => (r.status === 'written' ? `${r.id} written (commit ${r.commit!.slice(0, 12)})` : r.status === 'unchanged' ? `${r.id} unchanged` : `no summary: ${r.reason}`));
       if (r.status === 'forbidden') process.exitCode = 5;
@@ -39,7 +39,7 @@ export function register(ctx: Cli): void {
     .option('--projects <dir>', 'the transcripts folder (default ~/.claude/projects)')
     .action(async (o: { days?: number; exclude?: string[]; projects?: string }, cmd: Command) => {
       const g = globals(cmd);
-      const { catchUpSessions } = await import('../../kb/session.js');
+      const { catchUpSessions } = await import('../../app/session.js');
       const r = await catchUpSessions({ data: g.data, ...o });
       emit(r, () => `${r.written.length} written, ${r.unchanged} unchanged, ${r.skipped} without prompts, ${r.forbidden} forbidden, ${r.current} already current${r.failed.length ? `, ${r.failed.length} failed` : ''}${r.left ? `, ${r.left} left for next time` : ''}`);
     });

@@ -11,7 +11,7 @@ export function register(ctx: Cli): void {
     .option('--timeout <seconds>', 'give up on the network after this many seconds', intArg('--timeout'))
     .action(async (o: { push?: boolean; timeout?: number }, cmd: Command) => {
       const g = globals(cmd);
-      const { syncRepo, describeSync } = await import('../../kb/sync.js');
+      const { syncRepo, describeSync } = await import('../../app/sync.js');
       const r = await syncRepo({ data: g.data, push: o.push, timeoutMs: o.timeout ? o.timeout * 1000 : undefined });
       emit(r, () => describeSync(r));
       if (r.unresolved.length > 0) process.exitCode = 4;
@@ -22,16 +22,16 @@ export function register(ctx: Cli): void {
     .option('--all', 'every unresolved conflict')
     .action(async (targets: string[], o: { keep?: string; all?: boolean }, cmd: Command) => {
       const g = globals(cmd);
-      const { resolveConflicts, describeResolve } = await import('../../kb/sync.js');
+      const { resolveConflicts, describeResolve } = await import('../../app/sync.js');
       const r = await resolveConflicts({ data: g.data, targets, keep: o.keep, all: o.all });
       emit(r, () => describeResolve(r));
     });
   ctx.program.hook('postAction', async (_p: Command, action: Command) => {
     if (action.name() === 'sync' || action.name() === 'hook') return;
-    const { committedDirs } = await import('../../kb/commit-events.js');
+    const { committedDirs } = await import('../../adapters/store/commit-events.js');
     const dirs = committedDirs();
     if (dirs.length === 0) return;
-    const { autoSyncAfterWrite } = await import('../../kb/sync.js');
+    const { autoSyncAfterWrite } = await import('../../app/sync.js');
     for (const line of await autoSyncAfterWrite(dirs)) process.stderr.write(`git-kb: ${line}\n`);
   });
 }

@@ -1,0 +1,99 @@
+/**
+ * Contract: every environment variable git-kb reads, parsed in one place into a typed Settings (README,
+ * "Configuration"). Only the composition roots (the CLI's main, the hook entry, the MCP server) call
+ * readSettings; everything below them gets the fields it needs as arguments. One boolean parser serves every
+ * switch, so `yes`, `on`, `true` and `1` mean the same to all of them.
+ */
+import os from 'node:os';
+import path from 'node:path';
+
+/** True for 1/true/yes/on, false for 0/false/no/off (any case, spaces ignored), undefined otherwise. */
+export function parseBool(value: string | undefined): boolean | undefined {
+  const v = (value ?? '').trim().toLowerCase();
+  if (/^(1|true|yes|on)$/.test(v)) return true;
+  if (/^(0|false|no|off)$/.test(v)) return false;
+  return undefined;
+}
+
+/** A number of at least `min` from a variable, or the default when unset or not such a number. */
+export function parseNumber(value: string | undefined, fallback: number, min = 0): number {
+  const n = Number(value);
+  return value !== undefined && value.trim() !== '' && Number.isFinite(n) && n >= min ? n : fallback;
+}
+
+/** The prose gate's mode: off, layer 1 only (rules), or both layers. */
+export type ProseLintMode = 'off' | 'rules' | 'on';
+
+export interface Settings {
+  /** The user's home (HOME, else the OS's idea of it). */
+  home: string;
+  /** XDG_CONFIG_HOME, else ~/.config. */
+  xdgConfigHome: string;
+  /** CLAUDE_PLUGIN_DATA: the plugin's own data folder, when run by Claude Code as a plugin. */
+  pluginData?: string;
+  /** CLAUDE_PLUGIN_ROOT: the installed plugin's folder, when run by Claude Code as a plugin. */
+  pluginRoot?: string;
+  /** GIT_KB_DATA. */
+  dataDir?: string;
+  /** CLAUDE_CONFIG_DIR, else ~/.claude. */
+  claudeConfigDir: string;
+  /** KB_HOOK_DEBUG, and where the log goes (KB_HOOK_DEBUG_FILE, else <tmp>/git-kb-hooks/debug.jsonl). */
+  hookDebug: boolean;
+  hookDebugFile: string;
+  /** KB_PROSE_LINT (0/false/no/off: off; rules: layer 1 only; anything else: on). */
+  proseLint: ProseLintMode;
+  /** KB_PROSE_LINT_MODEL, KB_PROSE_LINT_TIMEOUT_MS (default 45 s), KB_PROSE_LINT_CLAUDE (the judge's executable). */
+  proseLintModel?: string;
+  proseLintTimeoutMs: number;
+  proseLintClaude?: string;
+  /** KB_SESSIONS=0 turns the session hooks off. */
+  sessions: boolean;
+  /** KB_SESSION_DEBOUNCE_S (default 300) and KB_SESSION_CATCHUP_MIN (default 10). */
+  sessionDebounceS: number;
+  sessionCatchupMin: number;
+  /** GIT_KB_AUTO_SYNC: on, off, or undefined (the config file decides). */
+  autoSync?: boolean;
+  /** GIT_KB_TOKEN and GIT_KB_USERNAME, for HTTP(S) remotes. */
+  token?: string;
+  username?: string;
+  /** GIT_AUTHOR_NAME / GIT_AUTHOR_EMAIL for commits. */
+  authorName?: string;
+  authorEmail?: string;
+  /** PATH, for finding `git` and `claude`. */
+  path: string;
+  /** GIT_SSH_COMMAND / GIT_SSH: an ssh remote is handed to the system git with these. */
+  gitSsh?: string;
+  /** The raw environment, for child processes only (never read a variable from it: add a field above). */
+  env: NodeJS.ProcessEnv;
+}
+
+/** Parses the environment once. */
+export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const home = env.HOME || os.homedir();
+  const lint = (env.KB_PROSE_LINT ?? '').trim().toLowerCase();
+  return {
+    home,
+    xdgConfigHome: env.XDG_CONFIG_HOME || path.join(home, '.config'),
+    pluginData: env.CLAUDE_PLUGIN_DATA || undefined,
+    pluginRoot: env.CLAUDE_PLUGIN_ROOT || undefined,
+    dataDir: env.GIT_KB_DATA || undefined,
+    claudeConfigDir: env.CLAUDE_CONFIG_DIR || path.join(home, '.claude'),
+    hookDebug: parseBool(env.KB_HOOK_DEBUG) === true,
+    hookDebugFile: env.KB_HOOK_DEBUG_FILE || path.join(os.tmpdir(), 'git-kb-hooks', 'debug.jsonl'),
+    proseLint: parseBool(lint) === false ? 'off' : lint === 'rules' ? 'rules' : 'on',
+    proseLintModel: env.KB_PROSE_LINT_MODEL || undefined,
+    proseLintTimeoutMs: parseNumber(env.KB_PROSE_LINT_TIMEOUT_MS, 45_000, 1),
+    proseLintClaude: env.KB_PROSE_LINT_CLAUDE || undefined,
+    sessions: parseBool(env.KB_SESSIONS) !== false,
+    sessionDebounceS: parseNumber(env.KB_SESSION_DEBOUNCE_S, 300),
+    sessionCatchupMin: parseNumber(env.KB_SESSION_CATCHUP_MIN, 10),
+    autoSync: parseBool(env.GIT_KB_AUTO_SYNC),
+    token: env.GIT_KB_TOKEN || undefined,
+    username: env.GIT_KB_USERNAME || undefined,
+    authorName: env.GIT_AUTHOR_NAME || undefined,
+    authorEmail: env.GIT_AUTHOR_EMAIL || undefined,
+    path: env.PATH ?? '',
+    gitSsh: env.GIT_SSH_COMMAND || env.GIT_SSH || undefined,
+    env,
+  };
+}

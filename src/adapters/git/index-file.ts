@@ -1,0 +1,229 @@
+/**
+ * Contract: reads and writes git's index file (format versions 2 and 3, the ones git writes by default), so a
+ * commit made without the index can leave `git status` clean in one read and one atomic write, however many
+ * paths changed. Optional extensions (the tree cache, the untracked cache) are dropped; git rebuilds them.
+ * A required extension (split or sparse index) is refused rather than guessed at.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { writeFileAtomic } from '../store/fsutil.js';
+
+/** One index entry at stage 0 (git-kb never writes conflict stages). */
+export interface IndexEntry {
+  path: string;
+  oid: string;
+  mode: number;
+  ctimeS: number;
+  ctimeNs: number;
+  mtimeS: number;
+  mtimeNs: number;
+  dev: number;
+  ino: number;
+  uid: number;
+  gid: number;
+  size: number;
+  flags: number;
+  extFlags?: number;
+  /** The entry's bytes as read, reused verbatim when it is written back unchanged. */
+  raw?: Buffer;
+}
+
+/** Parses an index buffer; throws on a format this module does not write back safely. */
+export function parseIndex(buf: Buffer): IndexEntry[] {
+  if (buf.length < 32 || buf.toString('latin1', 0, 4) !== 'DIRC') throw new Error('not a git index (no DIRC header)');
+  const version = buf.readUInt32BE(4);
+  if (version !== 2 && version !== 3) throw new Error(`git index version ${version} is not supported (2 or 3 are)`);
+  const sum = crypto.createHash('sha1').update(buf.subarray(0, buf.length - 20)).digest();
+  if (!sum.equals(buf.subarray(buf.length - 20))) throw new Error('git index checksum mismatch');
+  const count = buf.readUInt32BE(8);
+  const entries: IndexEntry[] = [];
+  let off = 12;
+  for (let i = 0; i < count; i++) {
+    const start = off;
+    const flags = buf.readUInt16BE(off + 60);
+    let p = off + 62;
+    let extFlags: number | undefined;
+    if (flags & 0x4000) {
+      extFlags = buf.readUInt16BE(p);
+      p += 2;
+    }
+    const end = buf.indexOf(0, p);
+    entries.push({
+      ctimeS: buf.readUInt32BE(off),
+      ctimeNs: buf.readUInt32BE(off + 4),
+      mtimeS: buf.readUInt32BE(off + 8),
+      mtimeNs: buf.readUInt32BE(off + 12),
+      dev: buf.readUInt32BE(off + 16),
+      ino: buf.readUInt32BE(off + 20),
+      mode: buf.readUInt32BE(off + 24),
+      uid: buf.readUInt32BE(off + 28),
+      gid: buf.readUInt32BE(off + 32),
+      size: buf.readUInt32BE(off + 36),
+      oid: buf.toString('hex', off + 40, off + 60),
+      flags,
+      extFlags,
+      path: buf.toString('utf8', p, end),
+      raw: buf.subarray(start, start + ((end - start + 8) & ~7)),
+    });
+    const len = end - start;
+    off = start + ((len + 8) & ~7);
+  }
+  // Extensions: an upper-case first letter marks an optional one, which git rebuilds when missing.
+  while (off + 8 <= buf.length - 20) {
+    const sig = buf.toString('latin1', off, off + 4);
+    if (!/^[A-Z]/.test(sig)) throw new Error(`git index has the required extension "${sig}", which git-kb cannot rewrite`);
+    off += 8 + buf.readUInt32BE(off + 4);
+  }
+  return entries;
+}
+
+/** Orders paths as git does (by UTF-8 bytes); plain string order agrees unless a surrogate pair is involved. */
+export function compareBytes(a: string, b: string): number {
+  if (/[\ud800-\udfff]/.test(a) || /[\ud800-\udfff]/.test(b)) return Buffer.compare(Buffer.from(a), Buffer.from(b));
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A lean view of an index entry: its path and its bytes, enough to write it back unchanged. */
+export interface RawIndexEntry {
+  /** The path's UTF-8 bytes read as latin1: string order on keys is git's byte order. */
+  key: string;
+  raw: Buffer;
+  /** Where the entry starts in the index buffer. */
+  offset: number;
+  extended: boolean;
+}
+
+/** Splits an index into entries without decoding their fields (the fast path for small updates). */
+export function scanIndex(buf: Buffer): RawIndexEntry[] {
+  if (buf.length < 32 || buf.toString('latin1', 0, 4) !== 'DIRC') throw new Error('not a git index (no DIRC header)');
+  const version = buf.readUInt32BE(4);
+  if (version !== 2 && version !== 3) throw new Error(`git index version ${version} is not supported (2 or 3 are)`);
+  const count = buf.readUInt32BE(8);
+  const out: RawIndexEntry[] = [];
+  let off = 12;
+  for (let i = 0; i < count; i++) {
+    const extended = (buf[off + 60]! & 0x40) !== 0;
+    const p = off + 62 + (extended ? 2 : 0);
+    const end = buf.indexOf(0, p);
+    const len = (end - off + 8) & ~7;
+    out.push({ key: buf.toString('latin1', p, end), raw: buf.subarray(off, off + len), offset: off, extended });
+    off += len;
+  }
+  while (off + 8 <= buf.length - 20) {
+    const sig = buf.toString('latin1', off, off + 4);
+    if (!/^[A-Z]/.test(sig)) throw new Error(`git index has the required extension "${sig}", which git-kb cannot rewrite`);
+    off += 8 + buf.readUInt32BE(off + 4);
+  }
+  return out;
+}
+
+/** Serialises index entries (sorted here) as an index file with its checksum. */
+export function serializeIndex(entries: IndexEntry[]): Buffer {
+  const sorted = [...entries].sort((a, b) => compareBytes(a.path, b.path));
+  const extended = sorted.some((e) => e.extFlags !== undefined);
+  const parts: Buffer[] = [];
+  const header = Buffer.alloc(12);
+  header.write('DIRC', 0, 'latin1');
+  header.writeUInt32BE(extended ? 3 : 2, 4);
+  header.writeUInt32BE(sorted.length, 8);
+  parts.push(header);
+  for (const e of sorted) parts.push(e.raw ?? serializeEntry(e));
+  const body = Buffer.concat(parts);
+  return Buffer.concat([body, crypto.createHash('sha1').update(body).digest()]);
+}
+
+/** The bytes of one index entry (padded to a multiple of eight). */
+function serializeEntry(e: IndexEntry): Buffer {
+  const name = Buffer.from(e.path);
+  const fixed = 62 + (e.extFlags !== undefined ? 2 : 0);
+  const len = (fixed + name.length + 8) & ~7;
+  const b = Buffer.alloc(len);
+  const u32 = [e.ctimeS, e.ctimeNs, e.mtimeS, e.mtimeNs, e.dev, e.ino, e.mode, e.uid, e.gid, e.size];
+  u32.forEach((v, i) => b.writeUInt32BE(v >>> 0, i * 4));
+  b.write(e.oid, 40, 'hex');
+  let flags = (e.flags & 0xf000) | Math.min(name.length, 0xfff);
+  if (e.extFlags !== undefined) flags |= 0x4000;
+  else flags &= ~0x4000;
+  b.writeUInt16BE(flags, 60);
+  if (e.extFlags !== undefined) b.writeUInt16BE(e.extFlags, 62);
+  name.copy(b, fixed);
+  return b;
+}
+
+/** An index entry for a working file that holds the blob `oid`, with its stat data as git records it. */
+export function entryFromStat(filePath: string, oid: string, st: fs.BigIntStats): IndexEntry {
+  const mode = (Number(st.mode) & 0o111) !== 0 ? 0o100755 : 0o100644;
+  return {
+    path: filePath,
+    oid,
+    mode,
+    ctimeS: Number(st.ctimeNs / 1_000_000_000n) >>> 0,
+    ctimeNs: Number(st.ctimeNs % 1_000_000_000n),
+    mtimeS: Number(st.mtimeNs / 1_000_000_000n) >>> 0,
+    mtimeNs: Number(st.mtimeNs % 1_000_000_000n),
+    dev: Number(st.dev) >>> 0,
+    ino: Number(st.ino) >>> 0,
+    uid: Number(st.uid) >>> 0,
+    gid: Number(st.gid) >>> 0,
+    size: Number(st.size) >>> 0,
+    flags: 0,
+  };
+}
+
+/**
+ * Applies changes to the index of the repo at `dir`: each path is set to its blob (stat data read from the
+ * working file) or removed (oid null). Unchanged entries are copied as runs of raw bytes in one merge walk.
+ * Written atomically.
+ */
+export function updateIndexFile(dir: string, changes: { path: string; oid: string | null }[]): void {
+  const indexFile = `${dir}/.git/index`;
+  let buf: Buffer | undefined;
+  try {
+    buf = fs.readFileSync(indexFile);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const existing = buf ? scanIndex(buf) : [];
+  const key = (p: string): string => Buffer.from(p).toString('latin1');
+  const pending = [...new Map(changes.map((c) => [c.path, c])).values()]
+    .map((c) => ({ c, key: key(c.path) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const version = buf && existing.some((e) => e.extended) ? 3 : 2;
+  const parts: Buffer[] = [];
+  let count = 0;
+  let runStart = -1;
+  let runEnd = -1;
+  const flush = (): void => {
+    if (runStart !== -1) parts.push(buf!.subarray(runStart, runEnd));
+    runStart = -1;
+  };
+  const emit = (c: { path: string; oid: string | null }): void => {
+    if (c.oid === null) return;
+    parts.push(serializeEntry(entryFromStat(c.path, c.oid, fs.statSync(`${dir}/${c.path}`, { bigint: true }))));
+    count++;
+  };
+  let j = 0;
+  for (const e of existing) {
+    const k = e.key;
+    while (j < pending.length && pending[j]!.key < k) {
+      flush();
+      emit(pending[j++]!.c);
+    }
+    if (j < pending.length && pending[j]!.key === k) {
+      flush();
+      emit(pending[j++]!.c);
+      continue;
+    }
+    if (runStart === -1) runStart = e.offset;
+    runEnd = e.offset + e.raw.length;
+    count++;
+  }
+  flush();
+  while (j < pending.length) emit(pending[j++]!.c);
+  const header = Buffer.alloc(12);
+  header.write('DIRC', 0, 'latin1');
+  header.writeUInt32BE(version, 4);
+  header.writeUInt32BE(count, 8);
+  const body = Buffer.concat([header, ...parts]);
+  writeFileAtomic(indexFile, Buffer.concat([body, crypto.createHash('sha1').update(body).digest()]), { fsync: false });
+}

@@ -1,0 +1,143 @@
+/**
+ * Contract: when the prompt index may be served (spec/hooks.md, "Freshness"). The index records a key made of
+ * the git state (HEAD, the branch ref, packed-refs, the index file), the stat data of the entry directories
+ * and their parents, hosts.yaml and the catalog cache that every catalog-reading git-kb command refreshes. A
+ * prompt recomputes the key with about twenty stat calls, then checks the kernel files, the most recently
+ * modified files and one rotating window of WINDOW_SIZE files; any difference means "rebuild". Nothing here
+ * parses YAML or walks the entry folders.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { readWindow, type IndexReader } from './prompt/format.js';
+
+/** The directory of the prompt hook's derived state inside a data repo. */
+export function promptStateDir(dir: string): string {
+  return `${dir}/.git/git-kb/prompt`;
+}
+
+/** The index file of a data repo. */
+export function indexFile(dir: string): string {
+  return `${promptStateDir(dir)}/index.v1`;
+}
+
+/**
+ * The catalog cache of src/catalog.ts. NOTE: it is rewritten by any git-kb command that loads the catalog and
+ * finds a changed file, so its stat data carries "a full check saw a change" into the key.
+ */
+export function catalogCacheFile(dir: string): string {
+  return `${dir}/.git/git-kb/catalog.v8`;
+}
+
+/** A file's stat signature `mtimeMs:size:ino`, or `-` when it is missing. */
+export function statSig(abs: string): string {
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(abs, { throwIfNoEntry: false });
+  } catch {
+    return '!'; // ENOTDIR, EACCES...: not a readable file
+  }
+  return st ? `${st.mtimeMs}:${st.size}:${st.ino}` : '-';
+}
+
+/** The stat signature of file data already at hand (as listed by the catalog). */
+export function sigOf(f: { mtimeMs: number; size: number; ino: number }): string {
+  return `${f.mtimeMs}:${f.size}:${f.ino}`;
+}
+
+function dirSig(abs: string): string {
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(abs, { throwIfNoEntry: false });
+  } catch {
+    return '!';
+  }
+  return st ? `${st.mtimeMs}:${st.ino}` : '-';
+}
+
+function readSmall(abs: string): string {
+  try {
+    return fs.readFileSync(abs, 'utf8').trim();
+  } catch {
+    return '-';
+  }
+}
+
+/**
+ * The part of the key that a rebuild reads before it lists the files: git state, hosts.yaml and every
+ * directory in `dirs` (relative to the data repo; "." is the repo itself).
+ */
+export function repoKey(dir: string, dirs: string[]): string {
+  // NOTE: plain concatenation, not path.join: it runs for every path of every prompt, and path.join's
+  // normalisation cost more than the stat calls themselves. `dir` is absolute and the parts are our own.
+  const git = `${dir}/.git/`;
+  const head = readSmall(`${git}HEAD`);
+  const parts = [head];
+  const ref = /^ref:\s*(refs\/\S+)$/.exec(head)?.[1];
+  if (ref && !ref.includes('..')) parts.push(statSig(git + ref));
+  parts.push(statSig(`${git}packed-refs`), statSig(`${git}index`), statSig(`${dir}/hosts.yaml`));
+  for (const d of dirs) parts.push(`${d}=${dirSig(`${dir}/${d}`)}`);
+  return parts.join('|');
+}
+
+/** The whole freshness key: repoKey plus the catalog cache's stat data. */
+export function freshnessKey(dir: string, dirs: string[]): string {
+  return `${repoKey(dir, dirs)}|catalog=${statSig(catalogCacheFile(dir))}`;
+}
+
+/** The directories whose stat data goes in the key, given the entry directories of the repo. */
+export function keyDirs(entryDirs: string[]): string[] {
+  const out = new Set<string>(['.', 'entries', 'hosts', 'sessions']);
+  for (const d of entryDirs) {
+    const parts = d.split('/');
+    for (let i = 1; i <= parts.length; i++) out.add(parts.slice(0, i).join('/'));
+  }
+  return [...out].sort();
+}
+
+/** The outcome of a freshness check. */
+export interface Freshness {
+  fresh: boolean;
+  /** What differed, for the debug log. */
+  reason?: string;
+  /** The rotating window checked (its number), when the check got that far. */
+  window?: number;
+}
+
+/**
+ * Writes small state in place (no truncate to zero, no rename): on ext4 both of those force a flush that
+ * costs milliseconds, which the prompt path cannot afford. A torn write reads as garbage and is ignored.
+ */
+export function writeInPlace(file: string, text: string): void {
+  const fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_CREAT, 0o644);
+  try {
+    const n = fs.writeSync(fd, text, 0);
+    fs.ftruncateSync(fd, n);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function nextWindow(dir: string, count: number): number {
+  const file = `${promptStateDir(dir)}/cursor`;
+  let n = Number.parseInt(readSmall(file), 10);
+  if (!Number.isFinite(n) || n < 0) n = 0;
+  try {
+    writeInPlace(file, String((n + 1) % 1_000_000_000).padStart(10, '0'));
+  } catch {
+    /* a read-only repo still works: the window just does not move */
+  }
+  return n % count;
+}
+
+/** Checks an opened index against the data repo (see the module contract). */
+export function checkFreshness(dir: string, reader: IndexReader): Freshness {
+  const h = reader.header;
+  if (freshnessKey(dir, h.dirs) !== h.key) return { fresh: false, reason: 'key' };
+  const base = `${dir}/`;
+  for (const k of h.kernel) if (statSig(base + k.path) !== k.sig) return { fresh: false, reason: `kernel ${k.path}` };
+  for (const [p, sig] of h.hot) if (statSig(base + p) !== sig) return { fresh: false, reason: `hot ${p}` };
+  if (h.windows.length === 0) return { fresh: true };
+  const w = nextWindow(dir, h.windows.length);
+  for (const [p, sig] of readWindow(reader, w)) if (statSig(base + p) !== sig) return { fresh: false, reason: `window ${w}: ${p}`, window: w };
+  return { fresh: true, window: w };
+}

@@ -1,0 +1,63 @@
+/**
+ * Contract: the per-session dedup ledger of the prompt hook (spec/hooks.md, "Ledger"). One small JSON file per
+ * session under `<data>/.git/git-kb/prompt/ledger/`, holding the ids already pointed to in that session and
+ * the index generation they were pointed to under. A different generation (the data changed) empties the id
+ * list. The file is written only when a pointer is added or on a session's first prompt (so its absence means
+ * "first prompt"), in place, because a per-prompt write would cost more than the whole lookup. A missing,
+ * unreadable or corrupt ledger reads as empty; a failed write is ignored (the worst case is a repeated pointer).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { hashTerm } from './prompt/format.js';
+import { promptStateDir, writeInPlace } from './fresh.js';
+
+export interface Ledger {
+  generation: string;
+  ids: string[];
+  /** False when the session has no ledger file yet (its first looked-at prompt). */
+  exists: boolean;
+}
+
+/** A file name for a session id: safe characters kept, anything else hashed. */
+export function ledgerName(sessionId: string): string {
+  const safe = sessionId.replace(/[^A-Za-z0-9_-]/g, '');
+  if (safe === sessionId && safe.length > 0 && safe.length <= 100) return `${safe}.json`;
+  return `${safe.slice(0, 60)}-${hashTerm(sessionId).toString(36)}.json`;
+}
+
+function ledgerPath(dir: string, sessionId: string): string {
+  return path.join(promptStateDir(dir), 'ledger', ledgerName(sessionId));
+}
+
+/** Reads a session's ledger; the ids are emptied when the generation differs. */
+export function readLedger(dir: string, sessionId: string, generation: string): Ledger {
+  let text: string;
+  try {
+    text = fs.readFileSync(ledgerPath(dir, sessionId), 'utf8');
+  } catch {
+    return { generation, ids: [], exists: false };
+  }
+  try {
+    const raw = JSON.parse(text) as { generation?: unknown; ids?: unknown };
+    if (raw.generation !== generation || !Array.isArray(raw.ids)) return { generation, ids: [], exists: true };
+    return { generation, ids: raw.ids.filter((x): x is string => typeof x === 'string'), exists: true };
+  } catch {
+    return { generation, ids: [], exists: true };
+  }
+}
+
+/** Writes a session's ledger in place (errors ignored; see writeInPlace). */
+export function writeLedger(dir: string, sessionId: string, ledger: { generation: string; ids: string[] }): void {
+  const file = ledgerPath(dir, sessionId);
+  const text = JSON.stringify({ generation: ledger.generation, ids: ledger.ids });
+  try {
+    writeInPlace(file, text);
+  } catch {
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      writeInPlace(file, text);
+    } catch {
+      /* a read-only repo: pointers may repeat */
+    }
+  }
+}

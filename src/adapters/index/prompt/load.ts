@@ -1,0 +1,164 @@
+/**
+ * Contract: when and where the prompt index is rebuilt (spec/hooks.md, "Rebuilds"). A fresh index is served as
+ * is. A missing or stale one is rebuilt in the prompt's own process when the rebuild is cheap (the estimate is
+ * the number of entry files times the per-file cost with or without a warm catalog cache); otherwise a detached
+ * builder process is started (at most one per data repo, guarded by `prompt/build.lock`) and the prompt gets no
+ * context, never a stale index. The hook's deadline can therefore never cut a large first build short forever.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { processAlive } from '../../store/pid.js';
+import type { BuildResult } from './build.js';
+import { catalogCacheFile, checkFreshness, indexFile, promptStateDir } from '../fresh.js';
+import { openIndexFile, type IndexReader } from './format.js';
+import { PROMPT_KIT } from './kit.js';
+
+/** A rebuild expected to take longer than this runs in the background. */
+export const SYNC_BUILD_BUDGET_MS = 2500;
+/** Estimated rebuild cost per entry file: with the catalog cache warm, and parsing every file. */
+const MS_PER_FILE_WARM = 0.03;
+export const MS_PER_FILE_COLD = 0.4;
+/** Catalog cache bytes per entry, to tell a warm cache from one that predates most of the files. */
+const CACHE_BYTES_PER_FILE = 300;
+/** A build lock older than this is taken to be dead whatever its pid says. */
+const BUILD_LOCK_MAX_AGE_MS = 10 * 60_000;
+
+/** Rebuilds the prompt index of `dir` in this process (loads the builder, the catalog and, for changed files, the entry parser). */
+export async function rebuildPromptIndex(dir: string): Promise<BuildResult> {
+  const { buildPromptIndex } = await import('./build.js');
+  return buildPromptIndex(dir, PROMPT_KIT);
+}
+
+/**
+ * Brings the prompt index of `dir` up to date when it exists and is stale: for git-kb commands that just wrote,
+ * so that the next prompt does not pay for the rebuild (a repo whose prompt hook never ran gets no index).
+ * Never throws.
+ */
+export async function refreshPromptIndex(dir: string): Promise<void> {
+  try {
+    const reader = openIndexFile(indexFile(dir));
+    if (!reader) return;
+    const fresh = checkFreshness(dir, reader).fresh;
+    reader.close();
+    if (!fresh) await rebuildPromptIndex(dir);
+  } catch {
+    /* the next prompt rebuilds */
+  }
+}
+
+function countEntryFiles(dir: string): number {
+  let n = 0;
+  const names = (rel: string): fs.Dirent[] => {
+    try {
+      return fs.readdirSync(path.join(dir, rel), { withFileTypes: true });
+    } catch {
+      return [];
+    }
+  };
+  const walk = (rel: string, depth: number): void => {
+    for (const d of names(rel)) {
+      if (d.isDirectory() && depth > 0) walk(`${rel}/${d.name}`, depth - 1);
+      else if (d.name.endsWith('.md')) n++;
+    }
+  };
+  walk('entries', 0);
+  walk('hosts', 1);
+  walk('sessions', 2);
+  return n;
+}
+
+/** The estimated cost of a rebuild in milliseconds. */
+export function estimateRebuildMs(dir: string, knownFiles?: number): number {
+  const files = knownFiles ?? countEntryFiles(dir);
+  let cacheBytes = 0;
+  try {
+    cacheBytes = fs.statSync(catalogCacheFile(dir)).size;
+  } catch {
+    /* no cache */
+  }
+  const warm = Math.min(files, cacheBytes / CACHE_BYTES_PER_FILE);
+  return warm * MS_PER_FILE_WARM + (files - warm) * MS_PER_FILE_COLD;
+}
+
+function buildLock(dir: string): string {
+  return path.join(promptStateDir(dir), 'build.lock');
+}
+
+/** True while a background builder holds the lock. */
+export function buildRunning(dir: string): boolean {
+  try {
+    const st = fs.statSync(buildLock(dir));
+    const pid = Number.parseInt(fs.readFileSync(buildLock(dir), 'utf8'), 10);
+    return Date.now() - st.mtimeMs < BUILD_LOCK_MAX_AGE_MS && (!Number.isInteger(pid) || pid <= 0 ? Date.now() - st.mtimeMs < 5000 : processAlive(pid));
+  } catch {
+    return false;
+  }
+}
+
+/** Starts a detached builder for `dir` unless one is running. Returns false when none could be started. */
+export async function startBackgroundBuild(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  if (buildRunning(dir)) return true;
+  const lock = buildLock(dir);
+  try {
+    fs.mkdirSync(path.dirname(lock), { recursive: true });
+    fs.rmSync(lock, { force: true });
+    const fd = fs.openSync(lock, 'wx');
+    fs.closeSync(fd);
+  } catch {
+    return false; // another prompt won the race, or nothing can be written
+  }
+  try {
+    // NOTE: the builder imports the prompt handler's module and runs runBackgroundBuild: from a build, the stable
+    // dist/hooks/prompt.js (the hook entry bundles this code too, but importing the entry would run a hook); from
+    // the sources (tests), this very module.
+    const here = import.meta.url;
+    const dist = here.lastIndexOf('/dist/');
+    const builder = dist === -1 ? here : `${here.slice(0, dist)}/dist/hooks/prompt.js`;
+    const code = 'const [u, d] = process.argv.slice(1); const m = await import(u); await m.runBackgroundBuild(d);';
+    // NOTE: loaded here, not at the top: node:child_process pulls in net and dgram, milliseconds a prompt
+    // that needs no builder should not pay.
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code, builder, dir], { detached: true, stdio: 'ignore', env });
+    child.on('error', () => undefined);
+    if (child.pid) fs.writeFileSync(lock, String(child.pid));
+    child.unref();
+    return true;
+  } catch {
+    fs.rmSync(lock, { force: true });
+    return false;
+  }
+}
+
+/** The body of the detached builder: rebuild, then release the lock. */
+export async function runBackgroundBuild(dir: string): Promise<void> {
+  try {
+    await rebuildPromptIndex(dir);
+  } finally {
+    fs.rmSync(buildLock(dir), { force: true });
+  }
+}
+
+/** The index of a prompt, or why there is none. */
+export type LoadedIndex = { reader: IndexReader; state: string } | { reader?: undefined; state: string };
+
+/** Loads the index of `dir`: fresh as is, else rebuilt here when cheap, else in the background (no index now). */
+export async function loadPromptIndex(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadedIndex> {
+  const reader = openIndexFile(indexFile(dir));
+  let reason = 'missing';
+  let knownFiles: number | undefined;
+  if (reader) {
+    const f = checkFreshness(dir, reader);
+    if (f.fresh) return { reader, state: 'fresh' };
+    reason = f.reason ?? 'stale';
+    knownFiles = reader.header.fileCount;
+    reader.close();
+  }
+  if (buildRunning(dir)) return { state: `${reason}; a background build is running` };
+  const estimate = estimateRebuildMs(dir, knownFiles);
+  if (estimate > SYNC_BUILD_BUDGET_MS) {
+    const started = await startBackgroundBuild(dir, env);
+    return { state: `${reason}; rebuild estimated at ${Math.round(estimate)} ms ${started ? 'started in the background' : 'could not be started'}` };
+  }
+  const built = await rebuildPromptIndex(dir);
+  return { reader: built.reader, state: `rebuilt (${reason}) in ${built.ms} ms${built.saved ? '' : ', not saved'}` };
+}

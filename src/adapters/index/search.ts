@@ -1,0 +1,443 @@
+/**
+ * Contract: full-text search of spec/cli.md, "search". MiniSearch options live here and only here. The index is
+ * derived from the catalog and cached in `.git/git-kb/search.v8`; it is brought up to date (only the changed
+ * entries re-indexed) whenever the catalog's fingerprint differs, so a stale index is never served.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import v8 from 'node:v8';
+import MiniSearch, { type SearchResult } from 'minisearch';
+import type { Catalog, CatalogItem, EntryMeta } from './catalog.js';
+import { writeFileAtomic } from '../store/fsutil.js';
+import { bodyOf, readEntryText, stateDir } from '../store/layout.js';
+
+/** Words too common to carry meaning in a query or a note. */
+export const STOP_WORDS = new Set(
+  `a about above after again against all am an and any are as at be because been before being below between both but by can could did do does doing down during each few for from further had has have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so some such than that the their theirs them themselves then there these they this those through to too under until up very was we were what when where which while who whom why will with would you your yours yourself yourselves get got use using used want need make way thing things`.split(
+    /\s+/,
+  ),
+);
+
+/** A light English stemmer: folds plurals and common verb endings so "indexes", "indexing" meet "index". */
+export function stem(word: string): string {
+  if (word.length <= 3 || /\d/.test(word)) return word;
+  if (word.endsWith('ies') && word.length > 4) return `${word.slice(0, -3)}y`;
+  if (/(ches|shes|xes|sses|zes)$/.test(word)) return word.slice(0, -2);
+  if (word.endsWith('s') && !/(ss|us|is)$/.test(word)) return word.slice(0, -1);
+  if (word.endsWith('ing') && word.length > 5) return word.slice(0, -3).replace(/([^aeiou])\1$/, '$1');
+  if (word.endsWith('ed') && word.length > 4) return word.slice(0, -2).replace(/([^aeiou])\1$/, '$1');
+  return word;
+}
+
+/** Term processing shared by indexing and querying: lowercase, drop stop words, stem. */
+export function processTerm(term: string): string | null {
+  const t = term.toLowerCase();
+  if (t.length < 2 || STOP_WORDS.has(t)) return null;
+  return stem(t);
+}
+
+const FIELDS = ['title', 'tags', 'aliases', 'body', 'host', 'url'];
+// NOTE: tuned on bench/data/search-queries.json (bench/RESULTS.md): title, tags and aliases at twice the body
+// beat heavier boosts (4/3 lost 5 points of recall@1), since BM25 already favours matches in short fields.
+const BOOST = { title: 2, tags: 2, aliases: 2, host: 2, url: 1, body: 1 };
+
+function indexOptions() {
+  return { idField: 'path', fields: FIELDS, storeFields: [] as string[], processTerm, autoVacuum: false as const };
+}
+
+interface IndexDoc {
+  path: string;
+  title: string;
+  tags: string;
+  aliases: string;
+  body: string;
+  host: string;
+  url: string;
+}
+
+/** Bump when the index shape or the term processing changes. */
+const INDEX_VERSION = 3;
+const MINISEARCH_STATE_KEYS = ['_index', '_documentCount', '_documentIds', '_idToShortId', '_fieldIds', '_fieldLength', '_avgFieldLength', '_nextId', '_storedFields', '_dirtCount'] as const;
+
+interface IndexCache {
+  v: number;
+  fingerprint: string;
+  sigs: Map<string, string>;
+  state: Record<string, unknown>;
+}
+
+function sig(item: CatalogItem): string {
+  return `${item.mtimeMs}:${item.ctimeMs}:${item.size}:${item.ino}`;
+}
+
+function readBody(dir: string, p: string): string {
+  try {
+    return bodyOf(readEntryText(dir, p));
+  } catch {
+    return '';
+  }
+}
+
+function toDoc(dir: string, e: EntryMeta, p: string): IndexDoc {
+  return { path: p, title: e.title, tags: e.tags.join(' '), aliases: e.aliases.join(' '), body: readBody(dir, p), host: e.host ?? '', url: e.url ?? '' };
+}
+
+// The term tree of MiniSearch is a radix tree of Maps whose leaf data sits under the key '' as
+// Map<fieldId, Map<docShortId, termFrequency>>. At 10,000 notes that is 600,000 tiny Map entries, and rebuilding
+// them is most of the cost of loading an index. So the cache stores the tree with each leaf replaced by an offset
+// into one Uint32Array of postings, and a loaded leaf becomes a LazyLeaf: a real Map that fills itself from the
+// postings the first time anything touches it. A search touches a few dozen leaves, not 14,000.
+const LEAF = '';
+type Tree = Map<string, unknown>;
+
+/** A leaf of the term tree that decodes its postings on first use; after that it is an ordinary Map. */
+class LazyLeaf extends Map<number, Map<number, number>> {
+  private pending: { postings: Uint32Array; offset: number } | undefined;
+
+  constructor(postings: Uint32Array, offset: number) {
+    super();
+    this.pending = { postings, offset };
+  }
+
+  /** The undecoded postings, while the leaf is untouched (saved back without decoding). */
+  get raw(): { postings: Uint32Array; offset: number } | undefined {
+    return this.pending;
+  }
+
+  private fill(): void {
+    const p = this.pending;
+    if (!p) return;
+    this.pending = undefined;
+    const { postings } = p;
+    let i = p.offset;
+    const fields = postings[i++]!;
+    for (let f = 0; f < fields; f++) {
+      const fieldId = postings[i++]!;
+      const n = postings[i++]!;
+      const docs = new Map<number, number>();
+      for (let d = 0; d < n; d++, i += 2) docs.set(postings[i]!, postings[i + 1]!);
+      super.set(fieldId, docs);
+    }
+  }
+
+  override get size(): number {
+    this.fill();
+    return super.size;
+  }
+  override get(k: number) {
+    this.fill();
+    return super.get(k);
+  }
+  override set(k: number, v: Map<number, number>) {
+    this.fill();
+    return super.set(k, v);
+  }
+  override has(k: number) {
+    this.fill();
+    return super.has(k);
+  }
+  override delete(k: number) {
+    this.fill();
+    return super.delete(k);
+  }
+  override clear() {
+    this.pending = undefined;
+    super.clear();
+  }
+  override forEach(cb: (v: Map<number, number>, k: number, m: Map<number, Map<number, number>>) => void, thisArg?: unknown) {
+    this.fill();
+    super.forEach(cb, thisArg);
+  }
+  override entries() {
+    this.fill();
+    return super.entries();
+  }
+  override keys() {
+    this.fill();
+    return super.keys();
+  }
+  override values() {
+    this.fill();
+    return super.values();
+  }
+  override [Symbol.iterator]() {
+    this.fill();
+    return super[Symbol.iterator]();
+  }
+}
+
+/** Replaces each leaf of the term tree by an offset into one postings array (see LazyLeaf). */
+function packTree(tree: Tree): { tree: Tree; postings: Uint32Array } {
+  const out: number[] = [];
+  const walk = (node: Tree): Tree => {
+    const copy: Tree = new Map();
+    for (const [key, value] of node) {
+      if (key !== LEAF) {
+        copy.set(key, walk(value as Tree));
+        continue;
+      }
+      copy.set(LEAF, out.length);
+      const raw = value instanceof LazyLeaf ? value.raw : undefined;
+      if (raw) {
+        // Untouched since loading: copy its postings as they are.
+        let i = raw.offset;
+        const fields = raw.postings[i++]!;
+        let end = i;
+        for (let f = 0; f < fields; f++) end += 2 + 2 * raw.postings[end + 1]!;
+        for (let j = raw.offset; j < end; j++) out.push(raw.postings[j]!);
+        continue;
+      }
+      const leaf = value as Map<number, Map<number, number>>;
+      out.push(leaf.size);
+      for (const [fieldId, docs] of leaf) {
+        out.push(fieldId, docs.size);
+        for (const [doc, freq] of docs) out.push(doc, freq);
+      }
+    }
+    return copy;
+  };
+  const packed = walk(tree);
+  return { tree: packed, postings: Uint32Array.from(out) };
+}
+
+function unpackTree(tree: Tree, postings: Uint32Array): Tree {
+  const walk = (node: Tree): void => {
+    for (const [key, value] of node) {
+      if (key === LEAF) node.set(LEAF, new LazyLeaf(postings, value as number));
+      else walk(value as Tree);
+    }
+  };
+  walk(tree);
+  return tree;
+}
+
+function restore(state: Record<string, unknown>): MiniSearch<IndexDoc> {
+  const ms = new MiniSearch<IndexDoc>(indexOptions());
+  const target = ms as unknown as Record<string, unknown>;
+  const SearchableMap = (target._index as object).constructor as new (tree: unknown, prefix: string) => unknown;
+  for (const k of MINISEARCH_STATE_KEYS) target[k] = state[k];
+  const { tree, postings } = state._index as { tree: Tree; postings: Uint32Array };
+  if (!(tree instanceof Map) || !(postings instanceof Uint32Array)) throw new Error('search cache: unexpected index shape');
+  target._index = new SearchableMap(unpackTree(tree, postings), '');
+  return ms;
+}
+
+/** A search index in memory, with how it was obtained (for benchmarks and debugging). */
+export interface LoadedIndex {
+  index: MiniSearch<IndexDoc>;
+  how: 'cached' | 'updated' | 'built';
+}
+
+/** Loads the search index for a catalog: from cache, updated in place, or built from scratch. */
+export function loadSearchIndex(catalog: Catalog): LoadedIndex {
+  const dir = catalog.dir;
+  const file = path.join(stateDir(dir), 'search.v8');
+  let cache: IndexCache | undefined;
+  try {
+    const c = v8.deserialize(fs.readFileSync(file)) as IndexCache;
+    if (c?.v === INDEX_VERSION && c.sigs instanceof Map) cache = c;
+  } catch {
+    cache = undefined;
+  }
+  const servable = catalog.items.filter((i) => i.entry);
+  if (cache && cache.fingerprint === catalog.fingerprint) {
+    try {
+      return { index: restore(cache.state), how: 'cached' };
+    } catch {
+      cache = undefined;
+    }
+  }
+  let index: MiniSearch<IndexDoc>;
+  let how: LoadedIndex['how'];
+  const sigs = new Map<string, string>();
+  if (cache) {
+    index = restore(cache.state);
+    how = 'updated';
+    const now = new Map(servable.map((i) => [i.path, i]));
+    for (const [p, s] of cache.sigs) {
+      const item = now.get(p);
+      if (!item || sig(item) !== s) index.discard(p);
+    }
+    for (const item of servable) {
+      const s = sig(item);
+      if (cache.sigs.get(item.path) !== s) index.add(toDoc(dir, item.entry!, item.path));
+      sigs.set(item.path, s);
+    }
+    // NOTE: discarded documents leave dead terms behind; past a quarter of the index, rebuild instead.
+    if ((index as unknown as { _dirtCount: number })._dirtCount > Math.max(200, index.documentCount / 4)) {
+      index = new MiniSearch<IndexDoc>(indexOptions());
+      index.addAll(servable.map((i) => toDoc(dir, i.entry!, i.path)));
+      how = 'built';
+    }
+  } else {
+    index = new MiniSearch<IndexDoc>(indexOptions());
+    index.addAll(servable.map((i) => toDoc(dir, i.entry!, i.path)));
+    for (const item of servable) sigs.set(item.path, sig(item));
+    how = 'built';
+  }
+  const raw = index as unknown as Record<string, unknown>;
+  const state: Record<string, unknown> = {};
+  for (const k of MINISEARCH_STATE_KEYS) state[k] = raw[k];
+  state._index = packTree((raw._index as { _tree: Tree })._tree);
+  try {
+    writeFileAtomic(file, v8.serialize({ v: INDEX_VERSION, fingerprint: catalog.fingerprint, sigs, state } satisfies IndexCache), { fsync: false });
+  } catch {
+    // a read-only repo still searches; it rebuilds next time
+  }
+  return { index, how };
+}
+
+/** Search filters and limits. */
+export interface SearchOptions {
+  queries: string[];
+  /** Host keys whose facts are never surfaced (forbidden hosts). */
+  hideHosts?: Set<string>;
+  type?: string;
+  tag?: string;
+  host?: string;
+  since?: string;
+  limit?: number;
+  /** Follow links one hop from the strongest hits (default true). */
+  links?: boolean;
+}
+
+/** One search result, as `search --json` prints it. */
+export interface SearchHit {
+  id: string;
+  title: string;
+  type: string;
+  tags: string[];
+  path: string;
+  score: number;
+  snippet: string;
+  /** Set on a result reached through a link from a strong hit rather than by its own text. */
+  via?: { from: string; rel: string };
+}
+
+/** The query's terms after the same processing the index uses (for snippets and highlighting). */
+export function queryTerms(query: string): string[] {
+  const out: string[] = [];
+  for (const raw of query.split(/[^\p{L}\p{N}_]+/u)) {
+    const t = processTerm(raw);
+    if (t) out.push(t);
+  }
+  return out;
+}
+
+/** A one-line snippet of about `width` characters around the densest cluster of query terms. */
+export function makeSnippet(body: string, terms: string[], width = 160): string {
+  const text = body.replace(/^#+\s.*$/m, '').replace(/```[\s\S]*?```/g, (m) => m.replace(/\s+/g, ' ')).replace(/\s+/g, ' ').trim();
+  if (text.length <= width) return text;
+  const lower = text.toLowerCase();
+  let best = 0;
+  let bestScore = -1;
+  const positions: number[] = [];
+  for (const t of terms) {
+    for (let i = lower.indexOf(t); i !== -1 && positions.length < 500; i = lower.indexOf(t, i + 1)) positions.push(i);
+  }
+  positions.sort((a, b) => a - b);
+  for (const p of positions) {
+    const start = Math.max(0, p - 40);
+    const window = lower.slice(start, start + width);
+    const score = terms.filter((t) => window.includes(t)).length;
+    if (score > bestScore) {
+      bestScore = score;
+      best = start;
+    }
+  }
+  let start = best;
+  if (start > 0) {
+    const space = text.indexOf(' ', start);
+    start = space !== -1 && space - start < 20 ? space + 1 : start;
+  }
+  const cut = text.slice(start, start + width);
+  const end = cut.lastIndexOf(' ') > width - 30 ? cut.slice(0, cut.lastIndexOf(' ')) : cut;
+  return `${start > 0 ? '…' : ''}${end}${start + width < text.length ? '…' : ''}`;
+}
+
+function matchesFilters(e: EntryMeta, o: SearchOptions): boolean {
+  if (e.host && o.hideHosts?.has(e.host)) return false;
+  if (o.type && e.type !== o.type) return false;
+  if (o.tag && !e.tags.some((t) => t.toLowerCase() === o.tag!.toLowerCase())) return false;
+  if (o.host && e.host !== o.host) return false;
+  if (o.since && (e.updated ?? e.created ?? '') < o.since) return false;
+  return true;
+}
+
+/**
+ * Runs every query, merges them (each query's scores normalised to its best hit, then summed, so entries that
+ * several phrasings find rise), breaks ties by recency, adds 1-hop link neighbours of the strongest hits, and
+ * attaches snippets.
+ */
+export function searchCatalog(catalog: Catalog, index: MiniSearch<IndexDoc>, options: SearchOptions): SearchHit[] {
+  const byPath = new Map(catalog.items.filter((i) => i.entry).map((i) => [i.path, i.entry!]));
+  const limit = options.limit ?? 10;
+  const merged = new Map<string, number>();
+  const allTerms = new Set<string>();
+  for (const q of options.queries) {
+    const terms = queryTerms(q);
+    terms.forEach((t) => allTerms.add(t));
+    if (terms.length === 0) continue;
+    const results: SearchResult[] = index.search(q, {
+      boost: BOOST,
+      // The last term may be unfinished; longer terms also match as prefixes ("migrat" finds "migrations").
+      prefix: (term: string, i: number, all: string[]) => i === all.length - 1 || term.length >= 4,
+      fuzzy: (term: string) => (term.length >= 5 ? 0.2 : false),
+      maxFuzzy: 2,
+      filter: (r) => {
+        const e = byPath.get(r.id as string);
+        return !!e && matchesFilters(e, options);
+      },
+    });
+    const top = results[0]?.score ?? 1;
+    for (const r of results) merged.set(r.id as string, (merged.get(r.id as string) ?? 0) + r.score / top);
+  }
+  const recency = (e: EntryMeta): string => e.updated ?? e.created ?? '';
+  const ranked = [...merged]
+    .map(([p, score]) => ({ p, score, e: byPath.get(p)! }))
+    .sort((a, b) => b.score - a.score || (recency(a.e) < recency(b.e) ? 1 : recency(a.e) > recency(b.e) ? -1 : 0));
+  const hits: SearchHit[] = ranked.slice(0, limit).map(({ p, score, e }) => ({ id: e.id, title: e.title, type: e.type, tags: e.tags, path: p, score: round(score), snippet: '' }));
+  if (options.links !== false && hits.length > 0) {
+    const seen = new Set(hits.map((h) => h.id));
+    const strong = hits.filter((h) => h.score >= hits[0]!.score * 0.5).slice(0, 3);
+    const neighbours: SearchHit[] = [];
+    for (const h of strong) {
+      for (const n of linkNeighbours(catalog, h.id)) {
+        if (seen.has(n.entry.id) || !matchesFilters(n.entry, options)) continue;
+        seen.add(n.entry.id);
+        neighbours.push({ id: n.entry.id, title: n.entry.title, type: n.entry.type, tags: n.entry.tags, path: n.entry.path, score: round(h.score * 0.3), snippet: '', via: { from: h.id, rel: n.rel } });
+      }
+    }
+    hits.push(...neighbours.slice(0, Math.max(3, Math.floor(limit / 2))));
+  }
+  const terms = [...allTerms];
+  for (const h of hits) h.snippet = makeSnippet(readBody(catalog.dir, h.path), terms);
+  return hits;
+}
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
+
+/** One neighbour of an entry across a link, in either direction (`rel` is as stored, `direction` says which). */
+export interface Neighbour {
+  entry: EntryMeta;
+  rel: string;
+  direction: 'out' | 'in';
+}
+
+/** The 1-hop neighbours of an entry: its links (front matter and `[[id]]` in the body is not tracked here) and the entries linking to it. */
+export function linkNeighbours(catalog: Catalog, id: string): Neighbour[] {
+  const out: Neighbour[] = [];
+  const self = catalog.byId.get(id);
+  if (!self) return out;
+  for (const l of self.links) {
+    const target = catalog.byId.get(l.to);
+    if (target) out.push({ entry: target, rel: l.rel, direction: 'out' });
+  }
+  for (const e of catalog.byId.values()) {
+    if (e.id === id) continue;
+    for (const l of e.links) if (l.to === id) out.push({ entry: e, rel: l.rel, direction: 'in' });
+  }
+  return out;
+}

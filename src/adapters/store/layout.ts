@@ -1,0 +1,165 @@
+/**
+ * Contract: the data repo on disk (spec/entry-format.md, "Layout"): where entry files live, how they are
+ * listed, where derived state goes (`.git/git-kb/`, never the tracked tree), and the write lock. Paths handed
+ * out are relative to the data repo with forward slashes, and no path outside the repo is ever accepted.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { KbError } from '../../core/errors.js';
+import { acquireLock, type Lock } from './fsutil.js';
+import { idFromFileName } from '../../core/format/schema.js';
+
+/** The top-level folders that hold entries. */
+export const ENTRY_ROOTS = ['entries', 'hosts', 'sessions'] as const;
+
+/** One entry file as found on disk, with the stat data that tells whether it changed. */
+export interface EntryFile {
+  path: string;
+  /** The id the file name claims. */
+  id: string;
+  mtimeMs: number;
+  /** Status-change time: moves on every write even when a tool puts the mtime back (cp -p, tar, rsync -t). */
+  ctimeMs: number;
+  size: number;
+  ino: number;
+}
+
+/** The directory for derived state (caches, ledgers, the lock) of a data repo. */
+export function stateDir(dir: string): string {
+  return path.join(dir, '.git', 'git-kb');
+}
+
+/** Resolves a repo-relative path, refusing anything that would leave the data repo or enter `.git`. */
+export function safeJoin(dir: string, rel: string): string {
+  const norm = rel.replace(/\\/g, '/');
+  const abs = path.resolve(dir, norm);
+  const relBack = path.relative(dir, abs);
+  if (!relBack || relBack.startsWith('..') || path.isAbsolute(relBack) || relBack.split(path.sep)[0] === '.git' || norm.includes('\0')) {
+    throw new KbError('USAGE', `path "${rel}" is outside the data repo ${dir}`);
+  }
+  return abs;
+}
+
+function readDirents(abs: string): fs.Dirent[] {
+  try {
+    return fs.readdirSync(abs, { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+    throw err;
+  }
+}
+
+/** The directories that hold entry files: entries/, hosts/<key>/, sessions/<yyyy>/<mm>/. */
+export function entryDirs(dir: string): string[] {
+  const out = ['entries'];
+  for (const h of readDirents(path.join(dir, 'hosts'))) if (h.isDirectory()) out.push(`hosts/${h.name}`);
+  for (const y of readDirents(path.join(dir, 'sessions'))) {
+    if (!y.isDirectory()) continue;
+    for (const m of readDirents(path.join(dir, 'sessions', y.name))) if (m.isDirectory()) out.push(`sessions/${y.name}/${m.name}`);
+  }
+  return out;
+}
+
+/** The names in each entry folder, sorted, without stat calls (a missing folder has none). */
+export function entryFolderNames(dir: string): { folder: string; names: string[] }[] {
+  const out: { folder: string; names: string[] }[] = [];
+  for (const folder of entryDirs(dir)) {
+    try {
+      out.push({ folder, names: fs.readdirSync(path.join(dir, folder)).sort() });
+    } catch {
+      // vanished between the listing and now
+    }
+  }
+  return out;
+}
+
+/** Lists every `.md` file in the entry folders with its stat data. `withStat: false` skips the stat calls. */
+export function listEntryFiles(dir: string, options: { withStat?: boolean } = {}): EntryFile[] {
+  const files: EntryFile[] = [];
+  // NOTE: plain concatenation, not path.join, in this loop: it runs once per entry on every command.
+  const base = dir.endsWith('/') ? dir : `${dir}/`;
+  for (const d of entryDirs(dir)) {
+    for (const f of readDirents(base + d)) {
+      if (!f.name.endsWith('.md') || f.name.startsWith('.')) continue;
+      const rel = `${d}/${f.name}`;
+      const id = idFromFileName(f.name) ?? '';
+      if (options.withStat === false) {
+        files.push({ path: rel, id, mtimeMs: 0, ctimeMs: 0, size: 0, ino: 0 });
+        continue;
+      }
+      const st = fs.statSync(base + rel, { throwIfNoEntry: false });
+      if (st?.isFile()) files.push({ path: rel, id, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size, ino: st.ino });
+    }
+  }
+  return files;
+}
+
+/** True when the data repo exists (a git work tree). */
+export function dataRepoExists(dir: string): boolean {
+  return fs.existsSync(path.join(dir, '.git'));
+}
+
+/** True when a git repo looks like a data repo: it has kb.json or one of the entry folders. */
+export function looksLikeDataRepo(dir: string): boolean {
+  return ['kb.json', ...ENTRY_ROOTS].some((f) => fs.existsSync(path.join(dir, f)));
+}
+
+/**
+ * Fails with NO_DATA_REPO when the data repo is missing, saying how to create one, and when the directory is a
+ * git repository that is not a data repo (a code checkout, say), so git-kb never commits entries into it.
+ */
+export function requireDataRepo(dir: string): void {
+  if (!dataRepoExists(dir)) {
+    throw new KbError('NO_DATA_REPO', `no data repo at ${dir}; run "git-kb init" (or "git-kb add ..." to create the default one), or pass --data DIR`, { dir });
+  }
+  if (!looksLikeDataRepo(dir)) {
+    throw new KbError('NO_DATA_REPO', `${dir} is a git repository but not a git-kb data repo (no kb.json, entries/, hosts/ or sessions/); run "git-kb init --data ${dir}" to make it one, or pass another --data`, { dir });
+  }
+}
+
+/** Takes the data repo's write lock. */
+export function lockDataRepo(dir: string, timeoutMs?: number): Promise<Lock> {
+  return acquireLock(path.join(stateDir(dir), 'write.lock'), { timeoutMs, what: `the data repo ${dir}` });
+}
+
+/**
+ * Refuses an entry path that a symbolic link (the file or a folder on the way) leads out of the data repo or into
+ * its `.git`: a cloned repo must never make `get`, search or the hooks read ~/.ssh or anything else outside it.
+ */
+function refuseEscapingLink(dir: string, rel: string, abs: string): void {
+  let real: string;
+  try {
+    real = fs.realpathSync(abs);
+  } catch {
+    return; // missing or unreadable: the read itself reports it
+  }
+  if (real === abs) return;
+  const back = path.relative(fs.realpathSync(dir), real);
+  if (!back || back.startsWith('..') || path.isAbsolute(back) || back.split(path.sep)[0] === '.git') {
+    throw new KbError('INVALID_ENTRY', `${rel}:1: a symbolic link to ${real}, outside the data repo; an entry must be a file inside it`, { file: rel, line: 1 });
+  }
+}
+
+/** Reads an entry file as text, failing clearly on binary or non-UTF-8 content. */
+export function readEntryText(dir: string, rel: string): string {
+  const abs = safeJoin(dir, rel);
+  refuseEscapingLink(dir, rel, abs);
+  const buf = fs.readFileSync(abs);
+  if (buf.includes(0)) throw new KbError('INVALID_ENTRY', `${rel}:1: binary content (NUL byte) is not an entry`, { file: rel, line: 1 });
+  const text = buf.toString('utf8');
+  if (text.includes('\uFFFD') && !Buffer.from(text, 'utf8').equals(buf)) {
+    // The text before the first replacement character is valid UTF-8, so its byte length is the bad byte's offset.
+    const bad = Buffer.byteLength(text.slice(0, text.indexOf('\uFFFD')), 'utf8');
+    const line = buf.subarray(0, bad).toString('utf8').split('\n').length;
+    throw new KbError('INVALID_ENTRY', `${rel}:${line}: not valid UTF-8 text`, { file: rel, line });
+  }
+  return text;
+}
+
+/** The body of an entry file without parsing its YAML (for snippets and indexing): text after the closing fence. */
+export function bodyOf(text: string): string {
+  const src = text.replace(/\r\n?/g, '\n');
+  if (!src.startsWith('---')) return src;
+  const close = /\n---[ \t]*(\n|$)/.exec(src.slice(3));
+  return close ? src.slice(3 + close.index + close[0].length).replace(/^\n/, '') : src;
+}

@@ -1,0 +1,86 @@
+/**
+ * Contract: `add` validates a new entry completely (format, links, secrets) before writing, then writes it and
+ * commits it in one commit under the write lock, and returns its id, path and commit.
+ */
+import { entryPath, formatEntry, newId } from '../core/format/entry.js';
+import { KbError } from '../core/errors.js';
+import { idSet } from './find.js';
+import { nowStamp, parseLinks, splitList, validateEntryText } from './fields.js';
+import { repoForWrite, type RepoOptions } from './repo.js';
+import { refuseForbidden } from './guard.js';
+import { refuseSecrets, withWriteLock, writeAndCommit } from '../adapters/store/transaction.js';
+
+export interface AddOptions extends RepoOptions {
+  type: string;
+  title: string;
+  body?: string;
+  tags?: string | string[];
+  links?: string[];
+  url?: string;
+  appliesTo?: string | string[];
+  kernel?: boolean;
+  host?: string;
+  aliases?: string | string[];
+  /** Extra front matter fields (session summaries, rules...). */
+  extra?: Record<string, unknown>;
+  now?: Date;
+}
+
+export interface AddResult {
+  id: string;
+  path: string;
+  commit: string;
+}
+
+/** Adds one entry. */
+export async function addEntry(options: AddOptions): Promise<AddResult> {
+  if (typeof options.title !== 'string' || !options.title.trim()) throw new KbError('INVALID_ENTRY', 'missing title: pass --title "..."');
+  const now = options.now ?? new Date();
+  const stamp = nowStamp(now);
+  const fieldsFor = (id: string): Record<string, unknown> => ({
+    id,
+    title: options.title.trim(),
+    type: options.type,
+    tags: splitList(options.tags),
+    aliases: splitList(options.aliases),
+    links: parseLinks(options.links),
+    url: options.url,
+    host: options.host,
+    applies_to: splitList(options.appliesTo),
+    kernel: options.kernel === true ? true : undefined,
+    ...(options.extra ?? {}),
+    created: stamp,
+    updated: stamp,
+  });
+  const body = options.body ?? '';
+  // Validate before creating anything, with a provisional id.
+  const probe = fieldsFor(newId(now));
+  const probeText = formatEntry(probe, body);
+  const probePath = safePath(probe);
+  // Links are checked against the repo inside the lock; everything else is checked before touching the disk.
+  // NOTE: secrets first, so a secret pasted into a field is refused as one and never echoed by a format message
+  // (such as `"url" is not a URL: <the value>`).
+  refuseSecrets(probeText, probePath);
+  validateEntryText(probeText, probePath, () => true);
+  const { dir } = await repoForWrite(options);
+  return withWriteLock(dir, async () => {
+    const ids = idSet(dir);
+    let id = newId(now);
+    while (ids.has(id)) id = newId(now);
+    const fields = fieldsFor(id);
+    const text = formatEntry(fields, body);
+    const rel = entryPath(fields as { id: string; title: string; type: string; host?: string; created?: string });
+    validateEntryText(text, rel, (x) => ids.has(x));
+    await refuseForbidden(dir, [{ text, where: rel, host: options.host }]);
+    const commit = await writeAndCommit(dir, [{ path: rel, content: text }], `add ${id}: ${options.title.trim()}`);
+    return { id, path: rel, commit };
+  });
+}
+
+function safePath(fields: Record<string, unknown>): string {
+  try {
+    return entryPath(fields as { id: string; title: string; type: string; host?: string; created?: string });
+  } catch {
+    return `entries/${String(fields.id)}.md`;
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Contract: `edit` changes one entry in place (fields through the YAML document, so comments, unknown fields and
+ * key order survive), validates and secret-scans the result, bumps `updated`, commits, and returns the diff.
+ * No change means no commit.
+ */
+import { createTwoFilesPatch } from 'diff';
+import { parseEntry, splitEntry, updateEntryText } from '../core/format/entry.js';
+import { KbError } from '../core/errors.js';
+import { readEntryText } from '../adapters/store/layout.js';
+import { filesById, findEntryFile } from './find.js';
+import { nowStamp, parseLinks, splitList, validateEntryText } from './fields.js';
+import { repoForRead, type RepoOptions } from './repo.js';
+import { refuseForbidden } from './guard.js';
+import { refuseSecrets, withWriteLock, writeAndCommit } from '../adapters/store/transaction.js';
+
+export interface EditOptions extends RepoOptions {
+  id: string;
+  title?: string;
+  type?: string;
+  tags?: string | string[];
+  addTags?: string | string[];
+  removeTags?: string | string[];
+  links?: string[];
+  unlink?: string[];
+  url?: string;
+  appliesTo?: string | string[];
+  kernel?: boolean;
+  aliases?: string | string[];
+  body?: string;
+  append?: string;
+  now?: Date;
+}
+
+export interface EditResult {
+  id: string;
+  path: string;
+  commit?: string;
+  changed: boolean;
+  diff: string;
+}
+
+/** Edits one entry. */
+export async function editEntry(options: EditOptions): Promise<EditResult> {
+  const { dir } = repoForRead(options);
+  return withWriteLock(dir, async () => {
+    const ids = filesById(dir);
+    const file = findEntryFile(dir, options.id, ids);
+    const before = readEntryText(dir, file.path);
+    const parsed = parseEntry(before, file.path);
+    if (!parsed.entry) {
+      throw new KbError('INVALID_ENTRY', `${file.path} cannot be edited until it parses: ${parsed.problems.map((p) => `${p.file}:${p.line}: ${p.message}`).join('; ')}`, { problems: parsed.problems });
+    }
+    const e = parsed.entry;
+    const changes: Record<string, unknown> = {};
+    if (options.title !== undefined) changes.title = options.title.trim();
+    if (options.type !== undefined) changes.type = options.type;
+    if (options.url !== undefined) changes.url = options.url || undefined;
+    if (options.kernel !== undefined) changes.kernel = options.kernel ? true : undefined;
+    if (options.appliesTo !== undefined) changes.applies_to = splitList(options.appliesTo);
+    if (options.aliases !== undefined) changes.aliases = splitList(options.aliases);
+    let tags = options.tags !== undefined ? splitList(options.tags) : e.tags;
+    const add = splitList(options.addTags);
+    const remove = new Set(splitList(options.removeTags));
+    tags = [...new Set([...tags, ...add])].filter((t) => !remove.has(t));
+    if (tags.join('\0') !== e.tags.join('\0')) changes.tags = tags;
+    if (options.links?.length || options.unlink?.length) {
+      const unlink = new Set(options.unlink ?? []);
+      for (const u of unlink) {
+        if (!e.links.some((l) => l.to === u)) throw new KbError('NOT_FOUND', `${e.id} has no link to ${u}`);
+      }
+      const next = e.links.filter((l) => !unlink.has(l.to));
+      for (const l of parseLinks(options.links)) if (!next.some((x) => x.rel === l.rel && x.to === l.to)) next.push(l);
+      changes.links = next;
+    }
+    let body: string | undefined;
+    if (options.body !== undefined) body = options.body;
+    if (options.append !== undefined) body = `${(body ?? e.body).replace(/\s+$/, '')}\n\n${options.append}`;
+    const raw = splitEntry(before, file.path);
+    if (Object.keys(changes).length === 0 && (body === undefined || body.replace(/\s+$/, '') === raw.body.replace(/\s+$/, ''))) {
+      return { id: e.id, path: file.path, changed: false, diff: '' };
+    }
+    changes.updated = nowStamp(options.now);
+    const after = updateEntryText(before, file.path, changes, body);
+    // NOTE: secrets first, so a secret is refused as one and never echoed by a format message.
+    refuseSecrets(after, file.path);
+    validateEntryText(after, file.path, (x) => ids.has(x));
+    await refuseForbidden(dir, [{ text: after, where: file.path, host: e.host }]);
+    const commit = await writeAndCommit(dir, [{ path: file.path, content: after }], `edit ${e.id}: ${String(changes.title ?? e.title)}`);
+    const diff = createTwoFilesPatch(`a/${file.path}`, `b/${file.path}`, before, after, '', '', { context: 2 });
+    return { id: e.id, path: file.path, commit, changed: true, diff };
+  });
+}

@@ -1,0 +1,54 @@
+/**
+ * Contract: `get` returns entry files verbatim, by id, without parsing the repo; `links` adds each entry's 1-hop
+ * neighbours (both directions) from the catalog. Every unknown id is reported, none silently skipped.
+ */
+import { KbError } from '../core/errors.js';
+import { readEntryText } from '../adapters/store/layout.js';
+import { filesById, findEntryFile } from './find.js';
+import { forbiddenHostKeys } from './guard.js';
+import { repoForRead, type RepoOptions } from './repo.js';
+
+export interface GetOptions extends RepoOptions {
+  ids: string[];
+  links?: boolean;
+}
+
+export interface GotEntry {
+  id: string;
+  path: string;
+  text: string;
+  links?: { id: string; title: string; rel: string; direction: 'out' | 'in' }[];
+}
+
+/** Reads entries by id. */
+export async function getEntries(options: GetOptions): Promise<GotEntry[]> {
+  if (options.ids.length === 0) throw new KbError('USAGE', 'get needs at least one id');
+  const { dir } = repoForRead(options);
+  const index = filesById(dir);
+  const hidden = await forbiddenHostKeys(dir);
+  const missing: string[] = [];
+  const out: GotEntry[] = [];
+  for (const id of options.ids) {
+    try {
+      const f = findEntryFile(dir, id, index);
+      const host = /^hosts\/([^/]+)\//.exec(f.path)?.[1];
+      if (host && hidden.has(host)) throw new KbError('FORBIDDEN_HOST', `${id} is a fact about the forbidden host "${host}": never loaded`, { id, host });
+      out.push({ id, path: f.path, text: readEntryText(dir, f.path) });
+    } catch (err) {
+      if (err instanceof KbError && err.code === 'NOT_FOUND') missing.push(id);
+      else throw err;
+    }
+  }
+  if (missing.length > 0) {
+    throw new KbError('NOT_FOUND', `no entry with id ${missing.join(', ')}; "git-kb search" or "git-kb list" shows what exists`, { ids: missing, found: out.map((e) => e.id) });
+  }
+  if (options.links) {
+    const { loadCatalog } = await import('../adapters/index/catalog.js');
+    const { linkNeighbours } = await import('../adapters/index/search.js');
+    const catalog = await loadCatalog(dir);
+    for (const e of out) {
+      e.links = linkNeighbours(catalog, e.id).map((n) => ({ id: n.entry.id, title: n.entry.title, rel: n.rel, direction: n.direction }));
+    }
+  }
+  return out;
+}

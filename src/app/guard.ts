@@ -1,0 +1,35 @@
+/**
+ * Contract: forbidden hosts (spec/hosts.md) are never written, loaded or surfaced. Writes call refuseForbidden;
+ * reads (search, list, get) drop or refuse entries about a forbidden host. Both cost nothing in a repo without
+ * hosts.yaml, and an invalid hosts.yaml stops them (a broken forbidden flag must not let anything through).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { KbError } from '../core/errors.js';
+
+/**
+ * Refuses a write that would store anything about a forbidden host (spec/hosts.md): a `host` field naming one,
+ * or text that mentions a forbidden host or matches a global forbidden pattern of hosts.yaml. Costs nothing when
+ * the repo has no hosts.yaml; an invalid hosts.yaml stops the write (a broken forbidden flag must not let
+ * anything through).
+ */
+export async function refuseForbidden(dir: string, texts: { text: string; where: string; host?: string }[]): Promise<void> {
+  if (!fs.existsSync(path.join(dir, 'hosts.yaml'))) return;
+  const { loadHosts, findHost, forbiddenMatcher, forbiddenMatch, describeForbidden } = await import('../core/hosts/hosts.js');
+  const registry = await loadHosts(dir);
+  const matcher = forbiddenMatcher(registry);
+  for (const t of texts) {
+    if (t.host && findHost(registry, t.host)?.forbidden) {
+      throw new KbError('FORBIDDEN_HOST', `refused: ${t.where} is about the forbidden host "${t.host}"; nothing written`, { host: t.host, file: t.where });
+    }
+    const hit = forbiddenMatch(matcher, t.text);
+    if (hit) throw new KbError('FORBIDDEN_HOST', `refused: ${t.where} mentions ${describeForbidden(hit)}; nothing written`, { hit, file: t.where });
+  }
+}
+
+/** The keys of the forbidden hosts of the repo (empty without hosts.yaml). */
+export async function forbiddenHostKeys(dir: string): Promise<Set<string>> {
+  if (!fs.existsSync(path.join(dir, 'hosts.yaml'))) return new Set();
+  const { loadHosts } = await import('../core/hosts/hosts.js');
+  return new Set((await loadHosts(dir)).hosts.filter((h) => h.forbidden).map((h) => h.key));
+}

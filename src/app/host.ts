@@ -1,0 +1,431 @@
+/**
+ * Contract: the host use cases of spec/hosts.md. `registerHost` edits hosts.yaml (validated before anything is
+ * written, comments kept) and commits it; `addHostFact` writes a `host_fact` entry under `hosts/<key>/` (and
+ * registers an unknown key in the same commit); `loadHostFacts`, `detectHosts`, `listHosts` and `hostStatus`
+ * read. A forbidden host is never loaded, written or surfaced, and text that names a forbidden host or matches a
+ * global forbidden pattern is never written; hosts.yaml that does not validate stops every one of these.
+ * The `describe*` functions render results as the text the CLI prints, sentinel lines included.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { KbError } from '../core/errors.js';
+import {
+  applyForbiddenPattern,
+  applyHostChange,
+  describeForbidden,
+  findHost,
+  forbiddenMatch,
+  forbiddenMatcher,
+  formatHostProblems,
+  HOSTS_FILE,
+  hostMatcher,
+  hostsFile,
+  loadHosts,
+  markerProblem,
+  matchHosts,
+  parseHosts,
+  type HostDef,
+  type HostRegistry,
+  hostLibs,
+  type HostLibs,
+} from '../core/hosts/hosts.js';
+import { isValidHostKey, newId } from '../core/format/schema.js';
+import { readEntryText } from '../adapters/store/layout.js';
+import { nowStamp, splitList } from './fields.js';
+import { idSet } from './find.js';
+import { repoForRead, repoForWrite, type RepoOptions } from './repo.js';
+import { refuseSecrets, withWriteLock, writeAndCommit, type PendingFile } from '../adapters/store/transaction.js';
+
+/** Sentinel lines of `host load` (spec/hosts.md, "Sentinels"). */
+export const SENTINELS = {
+  loaded: '---HOST_FACTS_LOADED---',
+  end: '---HOST_FACTS_END---',
+  empty: '---HOST_FACTS_EMPTY---',
+  unknown: '---HOST_UNKNOWN---',
+  forbidden: '---HOST_FORBIDDEN---',
+} as const;
+
+
+function readHostsText(dir: string): string {
+  try {
+    return fs.readFileSync(hostsFile(dir), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw err;
+  }
+}
+
+/** Validates new hosts.yaml text; INVALID_ENTRY listing every problem (nothing is written). */
+function checkHostsText(text: string, libs: HostLibs): HostRegistry {
+  const { registry, problems } = parseHosts(text, libs);
+  if (problems.length > 0) throw new KbError('INVALID_ENTRY', `hosts.yaml would be invalid, nothing written:\n${formatHostProblems(problems)}`, { file: HOSTS_FILE, problems });
+  return registry;
+}
+
+/** The fact files of a host (`hosts/<key>/*.md`), by name. */
+function factFiles(dir: string, key: string): string[] {
+  try {
+    return fs
+      .readdirSync(path.join(dir, 'hosts', key))
+      .filter((n) => n.endsWith('.md') && !n.startsWith('.'))
+      .sort()
+      .map((n) => `hosts/${key}/${n}`);
+  } catch {
+    return [];
+  }
+}
+
+function requireKey(key: string): void {
+  if (!isValidHostKey(key)) throw new KbError('USAGE', `host key "${key}" must match ^[a-z0-9][a-z0-9_-]{0,63}$ (lowercase letters, digits, _ and -)`);
+}
+
+function forbiddenHostError(key: string): KbError {
+  return new KbError('FORBIDDEN_HOST', `host "${key}" is forbidden in hosts.yaml: nothing about it is loaded, written or surfaced`, { host: key });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// register
+
+export interface RegisterOptions extends RepoOptions {
+  key: string;
+  markers?: string[];
+  aliases?: string[];
+  forbidden?: boolean;
+  description?: string;
+}
+
+export interface RegisterResult {
+  key: string;
+  created: boolean;
+  changed: boolean;
+  commit?: string;
+  host: HostDef;
+}
+
+/** Adds a host to hosts.yaml, or merges markers and aliases into an existing one, and commits. */
+export async function registerHost(options: RegisterOptions): Promise<RegisterResult> {
+  requireKey(options.key);
+  const markers = splitMarkers(options.markers);
+  const aliases = splitList(options.aliases);
+  const libs = await hostLibs();
+  for (const m of [...markers, ...aliases]) {
+    const why = markerProblem(m, libs.regexRisk);
+    if (why) throw new KbError('USAGE', `marker ${JSON.stringify(m)} ${why}`);
+  }
+  const { dir } = await repoForWrite(options);
+  return withWriteLock(dir, async () => {
+    const before = readHostsText(dir);
+    if (before) checkHostsText(before, libs);
+    const existed = before ? parseHosts(before, libs).registry.hosts.some((h) => h.key === options.key) : false;
+    const after = applyHostChange(before, { key: options.key, markers, aliases, forbidden: options.forbidden, description: options.description }, libs.yaml);
+    const registry = checkHostsText(after, libs);
+    const host = registry.hosts.find((h) => h.key === options.key)!;
+    if (after === before) return { key: options.key, created: false, changed: false, host };
+    refuseSecrets(after, HOSTS_FILE);
+    const verb = existed ? 'update' : 'register';
+    const commit = await writeAndCommit(dir, [{ path: HOSTS_FILE, content: after }], `host ${options.key}: ${verb}${options.forbidden ? ' (forbidden)' : ''}`);
+    return { key: options.key, created: !existed, changed: true, commit, host };
+  });
+}
+
+/** Markers as given: repeated flags; a comma splits plain markers but never a /regex/. */
+function splitMarkers(values: string[] | undefined): string[] {
+  const out: string[] = [];
+  for (const v of values ?? []) {
+    const t = v.trim();
+    if (/^\/.+\/[a-z]*$/s.test(t)) out.push(t);
+    else out.push(...t.split(',').map((x) => x.trim()).filter(Boolean));
+  }
+  return [...new Set(out)];
+}
+
+/** Adds a global forbidden pattern to hosts.yaml and commits. */
+export async function forbidPattern(options: RepoOptions & { pattern: string }): Promise<{ changed: boolean; commit?: string; count: number }> {
+  const libs = await hostLibs();
+  const why = markerProblem(options.pattern, libs.regexRisk);
+  if (why) throw new KbError('USAGE', `forbidden pattern ${why}`);
+  const { dir } = await repoForWrite(options);
+  return withWriteLock(dir, async () => {
+    const before = readHostsText(dir);
+    if (before) checkHostsText(before, libs);
+    const after = applyForbiddenPattern(before, options.pattern, libs.yaml);
+    const registry = checkHostsText(after, libs);
+    if (after === before) return { changed: false, count: registry.forbiddenPatterns.length };
+    // NOTE: the commit message never quotes the pattern (it may itself be the name to keep out of the log).
+    const commit = await writeAndCommit(dir, [{ path: HOSTS_FILE, content: after }], `hosts: add forbidden pattern #${registry.forbiddenPatterns.length}`);
+    return { changed: true, commit, count: registry.forbiddenPatterns.length };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// add
+
+export interface AddFactOptions extends RepoOptions {
+  key: string;
+  fact: string;
+  title?: string;
+  tags?: string | string[];
+  now?: Date;
+}
+
+export interface AddFactResult {
+  id: string;
+  path: string;
+  commit: string;
+  host: string;
+  /** True when the key was not in hosts.yaml and was registered by this commit. */
+  registered: boolean;
+}
+
+/** A title from a fact: its first non-empty line, cut at 80 characters. */
+export function factTitle(fact: string): string {
+  const line = fact.split('\n').map((l) => l.replace(/^[#>*\-\s]+/, '').trim()).find(Boolean) ?? '';
+  if (line.length <= 80) return line;
+  const cut = line.slice(0, 79);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > 40 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/** Writes one host fact (registering the host when it is new) in one commit. */
+export async function addHostFact(options: AddFactOptions): Promise<AddFactResult> {
+  const body = (options.fact ?? '').replace(/\r\n?/g, '\n').trim();
+  if (!body) throw new KbError('INVALID_ENTRY', 'a host fact needs text: git-kb host add KEY "the fact" (or pipe it on stdin)');
+  const title = (options.title ?? factTitle(body)).trim();
+  if (!title) throw new KbError('INVALID_ENTRY', 'a host fact needs a title (--title)');
+  const tags = splitList(options.tags);
+  const libs = await hostLibs();
+  const { formatEntry, entryPath } = await import('../core/format/entry.js');
+  const { validateEntryText } = await import('./fields.js');
+  const now = options.now ?? new Date();
+  const fieldsFor = (id: string, key: string): Record<string, unknown> => ({ id, title, type: 'host_fact', tags, host: key, created: nowStamp(now), updated: nowStamp(now) });
+  // Secrets first (never echoed by a later message), then the format, before anything touches the disk.
+  const probeKey = isValidHostKey(options.key.toLowerCase()) ? options.key.toLowerCase() : 'host';
+  const probe = formatEntry(fieldsFor(newId(now), probeKey), body);
+  refuseSecrets(probe, `hosts/${probeKey}/(new fact)`);
+  const { dir } = await repoForWrite(options);
+  return withWriteLock(dir, async () => {
+    const before = readHostsText(dir);
+    const registry = before ? checkHostsText(before, libs) : { hosts: [], forbiddenPatterns: [] };
+    const known = findHost(registry, options.key);
+    const key = known?.key ?? options.key;
+    requireKey(key);
+    if (known?.forbidden) throw forbiddenHostError(key);
+    const hit = forbiddenMatch(forbiddenMatcher(registry), `${title}\n${tags.join(' ')}\n${body}`);
+    if (hit) throw new KbError('FORBIDDEN_HOST', `refused: the fact mentions ${describeForbidden(hit)}; nothing written`, { hit });
+    const files: PendingFile[] = [];
+    let registered = false;
+    if (!known) {
+      const after = applyHostChange(before, { key }, libs.yaml);
+      checkHostsText(after, libs);
+      files.push({ path: HOSTS_FILE, content: after });
+      registered = true;
+    }
+    const ids = idSet(dir);
+    let id = newId(now);
+    while (ids.has(id)) id = newId(now);
+    const fields = fieldsFor(id, key);
+    const text = formatEntry(fields, body);
+    const rel = entryPath(fields as { id: string; title: string; type: string; host: string });
+    validateEntryText(text, rel, (x) => ids.has(x));
+    files.push({ path: rel, content: text });
+    const commit = await writeAndCommit(dir, files, `host ${key}: add ${id}: ${title}${registered ? ' (new host)' : ''}`);
+    return { id, path: rel, commit, host: key, registered };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// load, detect, list, status
+
+export interface HostFact {
+  id: string;
+  title: string;
+  path: string;
+  updated?: string;
+  body: string;
+}
+
+export interface LoadResult {
+  key: string;
+  status: 'loaded' | 'empty' | 'unknown' | 'forbidden';
+  facts?: HostFact[];
+  /** Facts left out because they name a forbidden host or pattern, or do not parse. */
+  withheld?: number;
+}
+
+/** A host's facts, oldest first, or the status that explains why there are none. */
+export async function loadHostFacts(options: RepoOptions & { key: string }): Promise<LoadResult> {
+  const { dir } = repoForRead(options);
+  const registry = await loadHosts(dir);
+  const asked = options.key.trim().toLowerCase();
+  const host = findHost(registry, asked);
+  // NOTE: a forbidden host answers with the sentinel alone: not even the key is echoed back.
+  if (host?.forbidden || forbiddenMatch(registry, asked)) return { key: host?.key ?? asked, status: 'forbidden' };
+  const key = host?.key ?? asked;
+  const files = isValidHostKey(key) ? factFiles(dir, key) : [];
+  if (!host && files.length === 0) return { key, status: 'unknown' };
+  const forbidden = forbiddenMatcher(registry);
+  const { parseEntry } = await import('../core/format/entry.js');
+  const facts: HostFact[] = [];
+  let withheld = 0;
+  for (const rel of files) {
+    let text: string;
+    try {
+      text = readEntryText(dir, rel);
+    } catch {
+      withheld++;
+      continue;
+    }
+    const { entry } = parseEntry(text, rel);
+    if (!entry || forbiddenMatch(forbidden, text)) {
+      withheld++;
+      continue;
+    }
+    facts.push({ id: entry.id, title: entry.title, path: rel, updated: entry.updated ?? entry.created, body: entry.body.trim() });
+  }
+  facts.sort((a, b) => ((a.updated ?? '') < (b.updated ?? '') ? -1 : (a.updated ?? '') > (b.updated ?? '') ? 1 : a.id < b.id ? -1 : 1));
+  return { key, status: facts.length ? 'loaded' : 'empty', facts, ...(withheld ? { withheld } : {}) };
+}
+
+/** The text `host load` prints: the sentinel first, and for loaded facts each one, then the end sentinel. */
+export function describeLoad(r: LoadResult): string {
+  if (r.status === 'forbidden') return SENTINELS.forbidden;
+  if (r.status === 'unknown') return `${SENTINELS.unknown}\nno host "${r.key}" in hosts.yaml; "git-kb host list" shows the hosts, "git-kb host register ${r.key} --marker NAME" adds it`;
+  const withheld = r.withheld ? `\n(${r.withheld} fact${r.withheld === 1 ? '' : 's'} withheld: unreadable, or naming a forbidden host or pattern)` : '';
+  if (r.status === 'empty') return `${SENTINELS.empty}\nhost ${r.key} has no facts yet; "git-kb host add ${r.key} \"FACT\"" records one${withheld}`;
+  const parts = [`${SENTINELS.loaded}`, `host ${r.key}: ${r.facts!.length} fact${r.facts!.length === 1 ? '' : 's'} (reference data, oldest first)${withheld}`];
+  for (const f of r.facts!) {
+    parts.push('', `### ${f.id} — ${f.title}${f.updated ? ` (${f.updated.slice(0, 10)})` : ''}`);
+    if (f.body !== f.title) parts.push('', f.body);
+  }
+  parts.push('', SENTINELS.end);
+  return parts.join('\n');
+}
+
+export interface DetectResult {
+  hosts: { key: string; facts: number }[];
+  /** True when the text names a forbidden host or matches a global forbidden pattern. */
+  forbidden: boolean;
+}
+
+/** The known hosts a text names, in order of first mention; forbidden ones are only flagged, never named. */
+export async function detectHosts(options: RepoOptions & { text: string }): Promise<DetectResult> {
+  const { dir } = repoForRead(options);
+  const registry = await loadHosts(dir);
+  const keys = matchHosts(hostMatcher(registry), options.text);
+  return { hosts: keys.map((key) => ({ key, facts: factFiles(dir, key).length })), forbidden: !!forbiddenMatch(registry, options.text) };
+}
+
+/** The text `host detect` prints. */
+export function describeDetect(r: DetectResult): string {
+  const lines = r.hosts.map((h) => `${h.key} (${h.facts} fact${h.facts === 1 ? '' : 's'}): git-kb host load ${h.key}`);
+  if (r.forbidden) lines.push(`${SENTINELS.forbidden} the text names a forbidden host or pattern: load and record nothing about it`);
+  return lines.length ? lines.join('\n') : 'no known host in the text';
+}
+
+export interface HostInfo {
+  key: string;
+  aliases: string[];
+  markers: string[];
+  forbidden: boolean;
+  description?: string;
+  facts: number;
+  bytes: number;
+  /** Newest fact file change (ISO). */
+  updated?: string;
+  /** True for a folder under hosts/ with no entry in hosts.yaml. */
+  unregistered?: boolean;
+}
+
+/** Every host of hosts.yaml (and any folder of facts that it lacks), with fact counts and sizes. */
+export async function listHosts(options: RepoOptions): Promise<HostInfo[]> {
+  const { dir } = repoForRead(options);
+  const registry = await loadHosts(dir);
+  return hostInfos(dir, registry);
+}
+
+function hostInfos(dir: string, registry: HostRegistry): HostInfo[] {
+  const out: HostInfo[] = [];
+  const stats = (key: string): { facts: number; bytes: number; updated?: string } => {
+    let bytes = 0;
+    let newest = 0;
+    const files = factFiles(dir, key);
+    for (const f of files) {
+      const st = fs.statSync(path.join(dir, f), { throwIfNoEntry: false });
+      if (!st) continue;
+      bytes += st.size;
+      newest = Math.max(newest, st.mtimeMs);
+    }
+    return { facts: files.length, bytes, ...(newest ? { updated: new Date(newest).toISOString() } : {}) };
+  };
+  for (const h of registry.hosts) {
+    const base = { key: h.key, aliases: h.aliases, markers: h.markers, forbidden: h.forbidden, ...(h.description ? { description: h.description } : {}) };
+    // NOTE: a forbidden host is listed (it is the user's own registry) but its facts are never counted or read.
+    out.push(h.forbidden ? { ...base, facts: 0, bytes: 0 } : { ...base, ...stats(h.key) });
+  }
+  let folders: string[] = [];
+  try {
+    folders = fs.readdirSync(path.join(dir, 'hosts'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  } catch {
+    /* no hosts/ yet */
+  }
+  for (const f of folders.sort()) {
+    if (registry.hosts.some((h) => h.key === f) || !isValidHostKey(f)) continue;
+    out.push({ key: f, aliases: [], markers: [], forbidden: false, ...stats(f), unregistered: true });
+  }
+  return out.sort((a, b) => (a.key < b.key ? -1 : 1));
+}
+
+export interface HostStatusResult {
+  file: string;
+  valid: boolean;
+  problems: string[];
+  hosts: HostInfo[];
+  forbidden_patterns: number;
+  facts: number;
+  bytes: number;
+}
+
+/** hosts.yaml's health and every host's facts and size; an invalid hosts.yaml is reported, not thrown. */
+export async function hostStatus(options: RepoOptions): Promise<HostStatusResult> {
+  const { dir } = repoForRead(options);
+  const text = readHostsText(dir);
+  const libs = await hostLibs();
+  const { registry, problems } = text ? parseHosts(text, libs) : { registry: { hosts: [], forbiddenPatterns: [] }, problems: [] };
+  const hosts = hostInfos(dir, registry);
+  return {
+    file: HOSTS_FILE,
+    valid: problems.length === 0,
+    problems: problems.map((p) => `${p.file}:${p.line}: ${p.message} [${p.rule}]`),
+    hosts,
+    forbidden_patterns: registry.forbiddenPatterns.length,
+    facts: hosts.reduce((n, h) => n + h.facts, 0),
+    bytes: hosts.reduce((n, h) => n + h.bytes, 0),
+  };
+}
+
+function kb(bytes: number): string {
+  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
+}
+
+/** The text `host list` prints. */
+export function describeList(hosts: HostInfo[]): string {
+  if (hosts.length === 0) return 'no hosts yet; "git-kb host register KEY --marker NAME" adds one';
+  return hosts
+    .map((h) => {
+      if (h.forbidden) return `${h.key}  forbidden`;
+      const names = [...h.aliases, ...h.markers].filter((m) => m !== h.key);
+      return `${h.key}  ${h.facts} fact${h.facts === 1 ? '' : 's'}${names.length ? `  markers: ${names.join(', ')}` : ''}${h.unregistered ? '  (not in hosts.yaml)' : ''}`;
+    })
+    .join('\n');
+}
+
+/** The text `host status` prints. */
+export function describeStatus(r: HostStatusResult): string {
+  const lines = [`${r.file}: ${r.valid ? 'valid' : 'INVALID'}; ${r.hosts.length} host${r.hosts.length === 1 ? '' : 's'}, ${r.forbidden_patterns} global forbidden pattern${r.forbidden_patterns === 1 ? '' : 's'}; ${r.facts} facts, ${kb(r.bytes)}`];
+  for (const p of r.problems) lines.push(`  ${p}`);
+  for (const h of r.hosts) {
+    if (h.forbidden) lines.push(`${h.key.padEnd(20)} forbidden`);
+    else lines.push(`${h.key.padEnd(20)} ${String(h.facts).padStart(4)} facts ${kb(h.bytes).padStart(9)}${h.updated ? `  last change ${h.updated.slice(0, 10)}` : ''}${h.unregistered ? '  (not in hosts.yaml)' : ''}`);
+  }
+  return lines.join('\n');
+}

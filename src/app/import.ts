@@ -1,0 +1,159 @@
+/**
+ * Contract: `import DIR` turns a folder of markdown notes into entries in ONE commit. Every note is checked
+ * (format, secrets) before anything is written: one bad note refuses the whole import, listing every problem
+ * with file and line, unless `skipInvalid` is set. Blobs and trees are written directly (no index walk).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { entryPath, formatEntry, interpretEntry, isValidId, newId, splitEntry, TYPES, type Problem } from '../core/format/entry.js';
+import { KbError } from '../core/errors.js';
+import { findSecrets, redactSecrets } from '../core/secrets/scan.js';
+import { filesById } from './find.js';
+import { formatProblems, nowStamp } from './fields.js';
+import { repoForWrite, type RepoOptions } from './repo.js';
+import { refuseForbidden } from './guard.js';
+import { withWriteLock, writeAndCommit, type PendingFile } from '../adapters/store/transaction.js';
+
+export interface ImportOptions extends RepoOptions {
+  source: string;
+  type?: string;
+  tagsFromFolders?: boolean;
+  skipInvalid?: boolean;
+  /** Replace secret-shaped content with [REDACTED:kind] markers (and report it) instead of refusing. */
+  redact?: boolean;
+  onProgress?: (done: number, total: number) => void;
+  now?: Date;
+}
+
+export interface ImportResult {
+  imported: number;
+  skipped: { file: string; reason: string }[];
+  commit?: string;
+  ids: string[];
+  /** Each imported note: its new id and path, and the file it came from (relative to DIR). */
+  entries: { id: string; path: string; source: string }[];
+  redacted: { file: string; kinds: string[]; count: number }[];
+}
+
+function walk(root: string, rel = ''): string[] {
+  const out: string[] = [];
+  for (const d of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+    if (d.name.startsWith('.') || d.name === 'node_modules') continue;
+    const p = rel ? `${rel}/${d.name}` : d.name;
+    if (d.isDirectory()) out.push(...walk(root, p));
+    else if (d.isFile() && /\.(md|markdown)$/i.test(d.name)) out.push(p);
+  }
+  return out;
+}
+
+interface Note {
+  file: string;
+  fields: Record<string, unknown>;
+  body: string;
+}
+
+function readNote(root: string, file: string, options: ImportOptions, stamp: string): Note {
+  const buf = fs.readFileSync(path.join(root, file));
+  if (buf.includes(0)) throw new KbError('INVALID_ENTRY', `${file}:1: binary content is not a note`, { file, line: 1 });
+  const text = buf.toString('utf8').replace(/\r\n?/g, '\n');
+  let data: Record<string, unknown> = {};
+  let body = text;
+  if (/^---[ \t]*\S*[ \t]*\n/.test(text)) {
+    const raw = splitEntry(text, file);
+    data = { ...raw.data };
+    body = raw.body;
+  }
+  let title = typeof data.title === 'string' ? data.title.trim() : '';
+  if (!title) {
+    const m = /^\s*#[ \t]+(.+?)[ \t#]*$/m.exec(body);
+    if (m && body.slice(0, m.index).trim() === '') {
+      title = m[1]!.trim();
+      body = body.slice(m.index + m[0].length).replace(/^\n+/, '');
+    }
+  }
+  if (!title) title = path.basename(file).replace(/\.(md|markdown)$/i, '').replace(/[-_]+/g, ' ');
+  const folderTags = options.tagsFromFolders ? path.dirname(file).split('/').filter((s) => s && s !== '.') : [];
+  const ownTags = Array.isArray(data.tags) ? data.tags.map(String) : typeof data.tags === 'string' ? data.tags.split(',').map((s) => s.trim()) : [];
+  const type = options.type ?? (typeof data.type === 'string' && (TYPES as readonly string[]).includes(data.type) ? data.type : 'factual_reference');
+  const fields: Record<string, unknown> = {
+    ...data,
+    id: typeof data.id === 'string' ? data.id : undefined,
+    title,
+    type,
+    tags: [...new Set([...ownTags, ...folderTags].map((t) => t.trim()).filter(Boolean))],
+    created: typeof data.created === 'string' ? data.created : stamp,
+    updated: stamp,
+  };
+  return { file, fields, body };
+}
+
+/** Imports a folder of markdown notes. */
+export async function importNotes(options: ImportOptions): Promise<ImportResult> {
+  const root = path.resolve(options.source);
+  if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw new KbError('NOT_FOUND', `import: ${options.source} is not a directory`);
+  if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw new KbError('USAGE', `unknown type "${options.type}"; one of: ${TYPES.join(', ')}`);
+  const files = walk(root).sort();
+  const stamp = nowStamp(options.now);
+  const { dir } = await repoForWrite(options);
+  if (path.resolve(dir).startsWith(root + path.sep) || path.resolve(dir) === root) throw new KbError('USAGE', `import: ${options.source} contains the data repo itself; import from another folder`);
+  return withWriteLock(dir, async () => {
+    const existing = filesById(dir);
+    const taken = new Set(existing.keys());
+    const notes: (Note & { id: string; path: string; text: string })[] = [];
+    const problems: Problem[] = [];
+    const skipped: ImportResult['skipped'] = [];
+    const redacted: ImportResult['redacted'] = [];
+    for (const file of files) {
+      let note: Note;
+      try {
+        note = readNote(root, file, options, stamp);
+      } catch (err) {
+        const e = err as KbError;
+        const line = (e.data?.line as number | undefined) ?? 1;
+        problems.push({ rule: 'parse', message: e.message.replace(/^[^:]+:\d+: /, ''), file, line });
+        continue;
+      }
+      let id = note.fields.id as string | undefined;
+      if (!isValidId(id) || taken.has(id)) {
+        do id = newId(options.now); while (taken.has(id));
+      }
+      taken.add(id);
+      note.fields.id = id;
+      const rel = entryPath(note.fields as { id: string; title: string; type: string });
+      let text = formatEntry(note.fields, note.body);
+      if (options.redact) {
+        const r = redactSecrets(text);
+        if (r.count > 0) {
+          text = r.text;
+          redacted.push({ file, kinds: r.kinds, count: r.count });
+        }
+      }
+      notes.push({ ...note, id, path: rel, text });
+    }
+    for (const n of notes) {
+      // The fields are plain values this module built, so they are judged directly (no YAML round trip).
+      const raw = { data: n.fields, body: n.body, frontmatter: '', bodyLine: 1 };
+      const found = interpretEntry(raw, n.path, { idExists: (x) => taken.has(x) }).problems.map((p) => ({ ...p, file: n.file, line: undefined }));
+      for (const s of findSecrets(n.text)) found.push({ rule: 'secret', message: `secret-shaped content (${s.kind}, ${s.preview})`, file: n.file, line: undefined });
+      problems.push(...found);
+    }
+    let keep = notes;
+    if (problems.length > 0) {
+      if (!options.skipInvalid || problems.some((p) => p.rule === 'secret')) {
+        const secret = problems.some((p) => p.rule === 'secret');
+        throw new KbError(secret ? 'SECRET_DETECTED' : 'INVALID_ENTRY', `import refused, nothing written (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${formatProblems(problems)}${secret ? '\n(--redact imports them with each secret replaced by a [REDACTED:kind] marker)' : '\n(--skip-invalid imports the rest)'}`, { problems });
+      }
+      const bad = new Set(problems.map((p) => p.file));
+      for (const p of problems) skipped.push({ file: p.file!, reason: p.message });
+      keep = notes.filter((n) => !bad.has(n.file));
+    }
+    if (keep.length === 0) return { imported: 0, skipped, ids: [], entries: [], redacted };
+    await refuseForbidden(dir, keep.map((n) => ({ text: n.text, where: n.file, host: typeof n.fields.host === 'string' ? n.fields.host : undefined })));
+    const pending: PendingFile[] = keep.map((n) => ({ path: n.path, content: n.text }));
+    const commit = await writeAndCommit(dir, pending, `import ${keep.length} notes from ${path.basename(root)}`, {
+      bulk: true,
+      onProgress: (done) => options.onProgress?.(done, pending.length),
+    });
+    return { imported: keep.length, skipped, commit, ids: keep.map((n) => n.id), entries: keep.map((n) => ({ id: n.id, path: n.path, source: n.file })), redacted };
+  });
+}

@@ -1,0 +1,81 @@
+/**
+ * Contract: `init` makes a data repo usable and records it in the config: it creates a new one, adopts an
+ * existing git clone as it is (nothing converted), or clones one (`--clone URL`), and can set the remote.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { defaultDataDir, readConfigFile, resolveDataDir, writableConfigFile } from '../adapters/config/config.js';
+import { KbError } from '../core/errors.js';
+import { writeFileAtomic } from '../adapters/store/fsutil.js';
+import { headOid, isRepo, setRemote } from '../adapters/git/git.js';
+import { cloneRepo } from '../adapters/git/transport.js';
+import { looksLikeDataRepo } from '../adapters/store/layout.js';
+import { repoForRead, type RepoOptions } from './repo.js';
+import { ensureDataRepo, writeManifest } from '../adapters/store/transaction.js';
+
+export interface InitOptions extends RepoOptions {
+  clone?: string;
+  remote?: string;
+}
+
+export interface InitResult {
+  data_dir: string;
+  action: 'created' | 'adopted' | 'cloned' | 'existing';
+  config_file?: string;
+  remote?: string;
+  entries: number;
+  /** Remarks, e.g. that the system git did the clone. */
+  notes?: string[];
+}
+
+function countEntries(dir: string): number {
+  let n = 0;
+  const walk = (d: string): void => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(path.join(d, e.name));
+      else if (e.name.endsWith('.md')) n++;
+    }
+  };
+  for (const root of ['entries', 'hosts', 'sessions']) if (fs.existsSync(path.join(dir, root))) walk(path.join(dir, root));
+  return n;
+}
+
+/** Initialises (or adopts, or clones) the data repo. */
+export async function initDataRepo(options: InitOptions): Promise<InitResult> {
+  const resolved = resolveDataDir({ data: options.data });
+  const dir = resolved.dir;
+  let action: InitResult['action'];
+  const notes: string[] = [];
+  if (options.clone) {
+    if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) {
+      if (isRepo(dir)) throw new KbError('CONFLICT', `${dir} already holds a data repo; pass --data DIR to clone elsewhere`);
+      throw new KbError('CONFLICT', `${dir} is not empty; pass --data DIR to clone into an empty or new directory`);
+    }
+    const cloned = await cloneRepo({ url: options.clone, dir });
+    if (cloned.note) notes.push(cloned.note);
+    // An empty remote gives an empty clone: give it the manifest, as a new data repo has (pushed by the next sync).
+    if (!(await headOid(dir))) {
+      await writeManifest(dir, 'git-kb: create data repo');
+      notes.push('the remote was empty: created the data repo; "git-kb sync" pushes it');
+    } else if (!looksLikeDataRepo(dir)) await writeManifest(dir, 'git-kb: adopt this repository as a data repo');
+    action = 'cloned';
+  } else if (isRepo(dir)) {
+    action = resolved.source === 'flag' ? 'adopted' : 'existing';
+    // NOTE: adopting a git repo that has no kb.json and no entry folders marks it as a data repo with one
+    // commit adding kb.json; a v1 repo (kb.json with next_id) is left exactly as it is.
+    if (!looksLikeDataRepo(dir)) await writeManifest(dir, 'git-kb: adopt this repository as a data repo');
+  } else {
+    await ensureDataRepo(dir);
+    action = 'created';
+  }
+  repoForRead({ data: dir });
+  if (options.remote) await setRemote(dir, options.remote);
+  let configFile: string | undefined;
+  if (path.resolve(dir) !== path.resolve(defaultDataDir()) && resolved.source !== 'env') {
+    configFile = writableConfigFile();
+    const cfg = readConfigFile(configFile) ?? {};
+    cfg.data_dir = dir;
+    writeFileAtomic(configFile, `${JSON.stringify(cfg, null, 2)}\n`);
+  }
+  return { data_dir: dir, action, config_file: configFile, remote: options.remote ?? options.clone, entries: countEntries(dir), ...(notes.length ? { notes } : {}) };
+}

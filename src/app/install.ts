@@ -1,0 +1,398 @@
+/**
+ * Contract: `git-kb install` / `git-kb uninstall` (spec/hooks.md, "Install without the plugin"). Wires the hooks
+ * of hooks/hooks.json (the one source of truth), with ${CLAUDE_PLUGIN_ROOT} replaced by this checkout's
+ * absolute path, into ~/.claude/settings.json. The file is edited as text: only the spans that change are
+ * touched, so every other setting and hook keeps its bytes, and uninstall after install gives back the
+ * original file. Install is idempotent; uninstall removes only hook commands that run git-kb-hook. A settings
+ * file that is not valid JSON is refused, and nothing is written with --dry-run (the diff is returned).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KbError } from '../core/errors.js';
+import { writeFileAtomic } from '../adapters/store/fsutil.js';
+
+export interface InstallOptions {
+  /** The settings file (default ~/.claude/settings.json). */
+  settings?: string;
+  /** The git-kb checkout whose bin/git-kb-hook is wired (default: this one). */
+  root?: string;
+  dryRun?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface InstallResult {
+  action: 'install' | 'uninstall';
+  settings: string;
+  changed: boolean;
+  dryRun: boolean;
+  /** Unified diff of the settings file (empty when nothing changes). */
+  diff: string;
+  /** Events whose hooks were added or removed. */
+  events: string[];
+}
+
+interface HookCommand {
+  type: string;
+  command: string;
+  timeout?: number;
+  [k: string]: unknown;
+}
+
+interface HookGroup {
+  matcher?: string;
+  hooks: HookCommand[];
+  [k: string]: unknown;
+}
+
+/** True for a hook command that runs git-kb's hook entry (any checkout, plugin or installed). */
+export function isOurCommand(command: unknown): boolean {
+  return typeof command === 'string' && /(?:^|[\s"'/\\])git-kb-hook["']?\s+[a-z][a-z-]*\s*$/.test(command);
+}
+
+/** The checkout this module runs from: the nearest parent with hooks/hooks.json and bin/git-kb-hook. */
+export function packageRoot(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
+  let dir = from;
+  for (;;) {
+    if (fs.existsSync(path.join(dir, 'hooks', 'hooks.json')) && fs.existsSync(path.join(dir, 'bin', 'git-kb-hook'))) return dir;
+    const up = path.dirname(dir);
+    if (up === dir) throw new KbError('NOT_FOUND', `cannot find hooks/hooks.json above ${from}; run git-kb from its checkout`);
+    dir = up;
+  }
+}
+
+/** Quotes a path for the inside of a double-quoted shell word. */
+function shellQuoteInner(p: string): string {
+  return p.replace(/[\\"$`]/g, (c) => `\\${c}`);
+}
+
+/** The hook groups of hooks/hooks.json by event, with the plugin root replaced by `root`. */
+export function desiredHooks(root: string): Record<string, HookGroup[]> {
+  const file = path.join(root, 'hooks', 'hooks.json');
+  let parsed: { hooks?: Record<string, HookGroup[]> };
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as { hooks?: Record<string, HookGroup[]> };
+  } catch (err) {
+    throw new KbError('INTERNAL', `cannot read ${file}: ${(err as Error).message}`);
+  }
+  const out: Record<string, HookGroup[]> = {};
+  for (const [event, groups] of Object.entries(parsed.hooks ?? {})) {
+    out[event] = groups.map((g) => ({
+      ...g,
+      hooks: g.hooks.map((h) => ({ ...h, command: h.command.replaceAll('${CLAUDE_PLUGIN_ROOT}', shellQuoteInner(root)) })),
+    }));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// A JSON parser that keeps the source span of every value, so edits can splice text.
+
+interface Span {
+  start: number;
+  end: number;
+}
+type JNode =
+  | (Span & { kind: 'object'; props: { key: string; keyStart: number; value: JNode }[] })
+  | (Span & { kind: 'array'; items: JNode[] })
+  | (Span & { kind: 'scalar'; value: unknown });
+
+function parseWithSpans(text: string, file: string): JNode {
+  let i = 0;
+  const fail = (what: string): never => {
+    const line = text.slice(0, i).split('\n').length;
+    throw new KbError('USAGE', `${file}:${line}: not valid JSON (${what}); fix the file and run again, nothing was changed`, { file, line });
+  };
+  const ws = (): void => {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+  };
+  const str = (): string => {
+    const start = i;
+    i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    if (i >= text.length) fail('unterminated string');
+    i++;
+    return JSON.parse(text.slice(start, i)) as string;
+  };
+  const value = (): JNode => {
+    ws();
+    const start = i;
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      const props: { key: string; keyStart: number; value: JNode }[] = [];
+      ws();
+      if (text[i] === '}') {
+        i++;
+        return { kind: 'object', props, start, end: i };
+      }
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail('expected a key');
+        const keyStart = i;
+        const key = str();
+        ws();
+        if (text[i] !== ':') fail('expected ":"');
+        i++;
+        props.push({ key, keyStart, value: value() });
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === '}') {
+          i++;
+          return { kind: 'object', props, start, end: i };
+        }
+        fail('expected "," or "}"');
+      }
+    }
+    if (c === '[') {
+      i++;
+      const items: JNode[] = [];
+      ws();
+      if (text[i] === ']') {
+        i++;
+        return { kind: 'array', items, start, end: i };
+      }
+      for (;;) {
+        items.push(value());
+        ws();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        if (text[i] === ']') {
+          i++;
+          return { kind: 'array', items, start, end: i };
+        }
+        fail('expected "," or "]"');
+      }
+    }
+    if (c === '"') return { kind: 'scalar', value: str(), start, end: i };
+    const m = /^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i, i + 64));
+    if (!m) fail('unexpected character');
+    i += m![0].length;
+    return { kind: 'scalar', value: JSON.parse(m![0]), start, end: i };
+  };
+  const root = value();
+  ws();
+  if (i !== text.length) fail('text after the value');
+  return root;
+}
+
+function toValue(text: string, n: JNode): unknown {
+  return JSON.parse(text.slice(n.start, n.end));
+}
+
+/** The indentation unit of a JSON text (two spaces when it cannot tell). */
+function indentUnit(text: string): string {
+  const m = /\n([ \t]+)\S/.exec(text);
+  return m ? m[1]! : '  ';
+}
+
+function lineIndent(text: string, pos: number): string {
+  const lineStart = text.lastIndexOf('\n', pos - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(lineStart))![0];
+}
+
+/** Serialises a value for insertion at an indentation level. */
+function render(value: unknown, unit: string, indent: string): string {
+  return JSON.stringify(value, null, unit).replace(/\n/g, `\n${indent}`);
+}
+
+/** One child of a container as the rewrite sees it: its original span and its new text (null: removed). */
+interface Child {
+  span: Span;
+  text: string | null;
+}
+
+/**
+ * The new text of a container (object or array) whose children are kept (maybe changed), removed, or appended.
+ * Splices as little as it can: appending and removing at the end touch only the end, so uninstall undoes
+ * install byte for byte; only removals in the middle re-lay the container's children one per line.
+ */
+function rewriteContainer(source: string, c: Span, children: Child[], appended: string[], unit: string): string {
+  const open = source[c.start]!;
+  const close = source[c.end - 1]!;
+  const outer = lineIndent(source, c.start);
+  const indent = children.length ? lineIndent(source, children[0]!.span.start) : outer + unit;
+  const kept = children.filter((ch) => ch.text !== null);
+  const splice = (from: number, to: number, list: Child[]): string => {
+    // The source between `from` and `to`, with kept children inside it replaced by their new text.
+    let out = '';
+    let pos = from;
+    for (const ch of list) {
+      if (ch.span.start < from || ch.span.end > to) continue;
+      out += source.slice(pos, ch.span.start) + ch.text;
+      pos = ch.span.end;
+    }
+    return out + source.slice(pos, to);
+  };
+  if (kept.length === 0) {
+    if (appended.length === 0) return `${open}${close}`;
+    return `${open}\n${appended.map((t) => `${indent}${t}`).join(',\n')}\n${outer}${close}`;
+  }
+  const lastKept = children.lastIndexOf(kept[kept.length - 1]!);
+  const removedBefore = children.slice(0, lastKept).some((ch) => ch.text === null);
+  if (!removedBefore) {
+    const lastEnd = children[children.length - 1]!.span.end;
+    const keptEnd = children[lastKept]!.span.end;
+    return splice(c.start, keptEnd, kept) + appended.map((t) => `,\n${indent}${t}`).join('') + source.slice(lastEnd, c.end);
+  }
+  return `${open}\n${[...kept.map((ch) => ch.text!), ...appended].map((t) => `${indent}${t}`).join(',\n')}\n${outer}${close}`;
+}
+
+function propSpan(p: { keyStart: number; value: JNode }): Span {
+  return { start: p.keyStart, end: p.value.end };
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * Computes the new settings text. `desired` undefined means uninstall. Returns the new text and the events
+ * touched; the text is unchanged when there is nothing to do.
+ */
+export function editSettings(text: string, desired: Record<string, HookGroup[]> | undefined, file = 'settings.json'): { text: string; events: string[] } {
+  const source = text.trim() ? text : '{}\n';
+  const root = parseWithSpans(source, file);
+  if (root.kind !== 'object') throw new KbError('USAGE', `${file}: the settings file must hold a JSON object; nothing was changed`);
+  const unit = indentUnit(source);
+  const hooksProp = root.props.find((p) => p.key === 'hooks');
+  if (hooksProp && hooksProp.value.kind !== 'object') throw new KbError('USAGE', `${file}: "hooks" must be an object; nothing was changed`);
+  const hooksNode = hooksProp?.value as Extract<JNode, { kind: 'object' }> | undefined;
+  const wanted = desired ?? {};
+  const touched = new Set<string>();
+
+  // Event level: each existing event array, with our groups removed (or our commands taken out of a group
+  // the user shares with us), then the wanted groups appended.
+  const eventChildren: Child[] = [];
+  for (const prop of hooksNode?.props ?? []) {
+    const want = wanted[prop.key] ?? [];
+    const span = propSpan(prop);
+    if (prop.value.kind !== 'array') {
+      eventChildren.push({ span, text: source.slice(span.start, span.end) });
+      continue;
+    }
+    const arr = prop.value;
+    const groups: Child[] = [];
+    const oursNow: unknown[] = [];
+    let mixed = false;
+    for (const g of arr.items) {
+      const gSpan = { start: g.start, end: g.end };
+      const hooksOf = g.kind === 'object' ? g.props.find((p) => p.key === 'hooks') : undefined;
+      if (!hooksOf || hooksOf.value.kind !== 'array') {
+        groups.push({ span: gSpan, text: source.slice(g.start, g.end) });
+        continue;
+      }
+      const inner = hooksOf.value;
+      const mine = inner.items.map((h) => h.kind === 'object' && isOurCommand((toValue(source, h) as HookCommand).command));
+      if (!mine.some(Boolean)) groups.push({ span: gSpan, text: source.slice(g.start, g.end) });
+      else if (mine.every(Boolean)) {
+        oursNow.push(toValue(source, g));
+        groups.push({ span: gSpan, text: null });
+      } else {
+        mixed = true;
+        const innerText = rewriteContainer(source, inner, inner.items.map((h, j) => ({ span: { start: h.start, end: h.end }, text: mine[j] ? null : source.slice(h.start, h.end) })), [], unit);
+        groups.push({ span: gSpan, text: source.slice(g.start, inner.start) + innerText + source.slice(inner.end, g.end) });
+      }
+    }
+    if (!mixed && sameJson(oursNow, want)) {
+      eventChildren.push({ span, text: source.slice(span.start, span.end) });
+      continue;
+    }
+    touched.add(prop.key);
+    const keptGroups = groups.filter((g) => g.text !== null);
+    if (keptGroups.length === 0 && want.length === 0) {
+      eventChildren.push({ span, text: null }); // the event held only our hooks
+      continue;
+    }
+    const indent = arr.items.length ? lineIndent(source, arr.items[0]!.start) : lineIndent(source, arr.start) + unit;
+    const arrText = rewriteContainer(source, arr, groups, want.map((g) => render(g, unit, indent)), unit);
+    eventChildren.push({ span, text: source.slice(span.start, arr.start) + arrText });
+  }
+  const existing = new Set(hooksNode?.props.map((p) => p.key) ?? []);
+  const newEvents = Object.entries(wanted).filter(([e, groups]) => !existing.has(e) && groups.length > 0);
+  for (const [e] of newEvents) touched.add(e);
+  if (touched.size === 0) return { text, events: [] };
+
+  // Hooks level, then the root.
+  let out: string;
+  if (hooksNode && hooksProp) {
+    const eventIndent = hooksNode.props.length ? lineIndent(source, hooksNode.props[0]!.keyStart) : lineIndent(source, hooksNode.start) + unit;
+    const appended = newEvents.map(([e, g]) => `${JSON.stringify(e)}: ${render(g, unit, eventIndent)}`);
+    const emptied = eventChildren.every((ch) => ch.text === null) && appended.length === 0;
+    const rootChildren: Child[] = root.props.map((p) => {
+      const span = propSpan(p);
+      if (p !== hooksProp) return { span, text: source.slice(span.start, span.end) };
+      if (emptied) return { span, text: null };
+      return { span, text: source.slice(span.start, hooksNode.start) + rewriteContainer(source, hooksNode, eventChildren, appended, unit) };
+    });
+    out = source.slice(0, root.start) + rewriteContainer(source, root, rootChildren, [], unit) + source.slice(root.end);
+  } else {
+    const rootIndent = root.props.length ? lineIndent(source, root.props[0]!.keyStart) : lineIndent(source, root.start) + unit;
+    const rootChildren: Child[] = root.props.map((p) => ({ span: propSpan(p), text: source.slice(p.keyStart, p.value.end) }));
+    const hooksText = `"hooks": ${render(Object.fromEntries(newEvents), unit, rootIndent)}`;
+    out = source.slice(0, root.start) + rewriteContainer(source, root, rootChildren, [hooksText], unit) + source.slice(root.end);
+  }
+  if (!text.trim() && !out.endsWith('\n')) out += '\n';
+  return { text: out, events: [...touched].sort() };
+}
+
+function settingsPath(options: InstallOptions): string {
+  if (options.settings) return path.resolve(options.settings);
+  const env = options.env ?? process.env;
+  return path.join(env.HOME || os.homedir(), '.claude', 'settings.json');
+}
+
+async function unifiedDiff(file: string, before: string, after: string): Promise<string> {
+  if (before === after) return '';
+  const { createTwoFilesPatch } = await import('diff');
+  return createTwoFilesPatch(file, file, before, after, '', '', { context: 3 }).replace(/^Index: .*\n=+\n/, '');
+}
+
+async function change(action: 'install' | 'uninstall', options: InstallOptions): Promise<InstallResult> {
+  const file = settingsPath(options);
+  let before = '';
+  try {
+    before = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new KbError('USAGE', `cannot read ${file}: ${(err as Error).message}`);
+  }
+  const desired = action === 'install' ? desiredHooks(options.root ?? packageRoot()) : undefined;
+  const exists = before !== '';
+  const { text: after, events } = editSettings(before, desired, file);
+  const changed = after !== before && !(action === 'uninstall' && !exists);
+  const diff = changed ? await unifiedDiff(file, before, after) : '';
+  if (changed && !options.dryRun) {
+    let mode = 0o644;
+    try {
+      mode = fs.statSync(file).mode & 0o777;
+    } catch {
+      /* new file */
+    }
+    writeFileAtomic(file, after, { mode });
+  }
+  return { action, settings: file, changed, dryRun: options.dryRun === true, diff, events: changed ? events : [] };
+}
+
+/** Wires git-kb's hooks into the Claude Code settings file. */
+export function installHooks(options: InstallOptions = {}): Promise<InstallResult> {
+  return change('install', options);
+}
+
+/** Removes git-kb's hooks from the Claude Code settings file. */
+export function uninstallHooks(options: InstallOptions = {}): Promise<InstallResult> {
+  return change('uninstall', options);
+}
+
+/** Human text for an install or uninstall result. */
+export function describeInstall(r: InstallResult): string {
+  const verb = r.action === 'install' ? 'installed' : 'removed';
+  if (!r.changed) return r.action === 'install' ? `git-kb hooks already installed in ${r.settings}` : `no git-kb hooks in ${r.settings}`;
+  const what = `${r.events.join(', ')} in ${r.settings}`;
+  return r.dryRun ? `${r.diff}\n(dry run: would have ${verb} git-kb hooks for ${what}; nothing written)` : `${verb} git-kb hooks for ${what}`;
+}

@@ -1,0 +1,55 @@
+/**
+ * Contract: `lint` checks the whole data repo, re-reading every file (not the cache): each entry against the
+ * format with links resolved, ids claimed twice, and files in the entry folders that are not entries. Every
+ * problem has a file, a line and a rule; any problem makes the command fail with LINT_FAILED.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseEntry, type Problem } from '../core/format/entry.js';
+import { conflictProblems, isConflictSibling } from '../core/merge/merge.js';
+import { entryFolderNames, readEntryText } from '../adapters/store/layout.js';
+import { filesById } from './find.js';
+import { repoForRead, type RepoOptions } from './repo.js';
+
+export interface LintResult {
+  files: number;
+  problems: Problem[];
+}
+
+/** Lints the data repo (does not throw for findings; the CLI turns them into an exit code). */
+export function lintRepo(options: RepoOptions): LintResult {
+  const { dir } = repoForRead(options);
+  const ids = filesById(dir);
+  const problems: Problem[] = [];
+  let files = 0;
+  for (const { folder: d, names } of entryFolderNames(dir)) {
+    for (const name of names) {
+      const rel = `${d}/${name}`;
+      if (name.startsWith('.')) continue;
+      if (fs.statSync(path.join(dir, rel)).isDirectory()) continue;
+      files++;
+      if (!name.endsWith('.md')) {
+        problems.push({ rule: 'stray-file', message: `${name} is not an entry file (entries are <id>-<slug>.md)`, file: rel, line: 1 });
+        continue;
+      }
+      let text: string;
+      try {
+        text = readEntryText(dir, rel);
+      } catch (err) {
+        const e = err as { message: string; data?: { line?: number } };
+        problems.push({ rule: 'unreadable', message: e.message.replace(/^[^:]+:\d+: /, ''), file: rel, line: e.data?.line ?? 1 });
+        continue;
+      }
+      problems.push(...parseEntry(text, rel, { idExists: (id) => ids.has(id) }).problems);
+      problems.push(...conflictProblems(text, rel));
+    }
+  }
+  // Sync conflicts in files that are not entries keep theirs beside ours (spec/sync.md).
+  for (const name of fs.readdirSync(dir).sort()) {
+    if (isConflictSibling(name)) problems.push({ rule: 'conflict-unresolved', message: `sync conflict: ${name} holds the other version of ${name.replace(/\.conflict-[0-9a-f]{8}$/, '')}; settle it with "git-kb resolve ${name} --keep ours|theirs"`, file: name, line: 1 });
+  }
+  for (const [id, list] of ids) {
+    if (list.length > 1) for (const f of list) problems.push({ rule: 'id-duplicate', message: `id ${id} is claimed by ${list.length} files: ${list.map((x) => x.path).join(', ')}`, file: f.path, line: 2, id });
+  }
+  return { files, problems };
+}

@@ -1,0 +1,43 @@
+/**
+ * Contract: `list` returns entries newest first, filtered by type, tag, host and date, from the catalog.
+ */
+import { loadCatalog, newestFirst, type EntryMeta } from '../adapters/index/catalog.js';
+import { KbError } from '../core/errors.js';
+import { TYPES } from '../core/format/schema.js';
+import { forbiddenHostKeys } from './guard.js';
+import { repoForRead, type RepoOptions } from './repo.js';
+
+export interface ListOptions extends RepoOptions {
+  type?: string;
+  tag?: string;
+  host?: string;
+  since?: string;
+  limit?: number;
+}
+
+export interface ListItem {
+  id: string;
+  title: string;
+  type: string;
+  tags: string[];
+  path: string;
+  created?: string;
+  updated?: string;
+}
+
+/** Lists entries. */
+export async function listEntries(options: ListOptions): Promise<ListItem[]> {
+  if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw new KbError('USAGE', `unknown type "${options.type}"; one of: ${TYPES.join(', ')}`);
+  if (options.since && Number.isNaN(Date.parse(options.since))) throw new KbError('USAGE', `--since "${options.since}" is not a date (use YYYY-MM-DD)`);
+  const { dir } = repoForRead(options);
+  const catalog = await loadCatalog(dir);
+  const hidden = await forbiddenHostKeys(dir);
+  const keep = (e: EntryMeta): boolean =>
+    !(e.host && hidden.has(e.host)) &&
+    (!options.type || e.type === options.type) &&
+    (!options.tag || e.tags.some((t) => t.toLowerCase() === options.tag!.toLowerCase())) &&
+    (!options.host || e.host === options.host) &&
+    (!options.since || (e.updated ?? e.created ?? '') >= options.since);
+  const all = newestFirst([...catalog.byId.values()].filter(keep));
+  return all.slice(0, options.limit ?? all.length).map((e) => ({ id: e.id, title: e.title, type: e.type, tags: e.tags, path: e.path, created: e.created, updated: e.updated }));
+}

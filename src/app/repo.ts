@@ -1,0 +1,26 @@
+/**
+ * Contract: how a use case finds its data repo: resolution per spec/cli.md, then either "must exist" (reads) or
+ * "create on first write" (the embedded default and any empty directory).
+ */
+import { resolveDataDir, type ResolvedData } from '../adapters/config/config.js';
+import { requireDataRepo } from '../adapters/store/layout.js';
+
+/** Options every use case takes. */
+export interface RepoOptions {
+  data?: string;
+}
+
+/** Resolves the data repo for reading: it must exist. */
+export function repoForRead(options: RepoOptions): ResolvedData {
+  const resolved = resolveDataDir({ data: options.data });
+  requireDataRepo(resolved.dir);
+  return resolved;
+}
+
+/** Resolves the data repo for writing, creating it when missing. */
+export async function repoForWrite(options: RepoOptions): Promise<ResolvedData & { created: boolean }> {
+  const resolved = resolveDataDir({ data: options.data });
+  const { ensureDataRepo } = await import('../adapters/store/transaction.js');
+  const created = await ensureDataRepo(resolved.dir);
+  return { ...resolved, created };
+}

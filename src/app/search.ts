@@ -1,0 +1,38 @@
+/**
+ * Contract: `search` runs one or more queries (the model passes the user's words plus synonyms as several) over
+ * a fresh index and returns merged, ranked hits with snippets and 1-hop link neighbours.
+ */
+import { loadCatalog } from '../adapters/index/catalog.js';
+import { KbError } from '../core/errors.js';
+import { TYPES } from '../core/format/schema.js';
+import { loadSearchIndex, searchCatalog, type SearchHit } from '../adapters/index/search.js';
+import { forbiddenHostKeys } from './guard.js';
+import { repoForRead, type RepoOptions } from './repo.js';
+
+export interface SearchCommandOptions extends RepoOptions {
+  queries: string[];
+  type?: string;
+  tag?: string;
+  host?: string;
+  since?: string;
+  limit?: number;
+}
+
+export interface SearchResultSet {
+  query: string;
+  queries: string[];
+  results: SearchHit[];
+}
+
+/** Searches the data repo. */
+export async function searchEntries(options: SearchCommandOptions): Promise<SearchResultSet> {
+  const queries = options.queries.map((q) => q.trim()).filter(Boolean);
+  if (queries.length === 0) throw new KbError('USAGE', 'search needs a query, e.g. git-kb search "rebase onto main"');
+  if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw new KbError('USAGE', `unknown type "${options.type}"; one of: ${TYPES.join(', ')}`);
+  if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 1)) throw new KbError('USAGE', '--limit must be a positive integer');
+  const { dir } = repoForRead(options);
+  const catalog = await loadCatalog(dir);
+  const { index } = loadSearchIndex(catalog);
+  const results = searchCatalog(catalog, index, { ...options, queries, hideHosts: await forbiddenHostKeys(dir) });
+  return { query: queries.join(' | '), queries, results };
+}

@@ -1,0 +1,49 @@
+/**
+ * Contract: `status` describes the data repo: where it is and why, entries by type, the kernel's size against
+ * its budget, problems the catalog knows of, and the remote with the sync state (no network: as last seen).
+ */
+import { KERNEL_BUDGET } from '../core/budget.js';
+import { catalogProblems, loadCatalog } from '../adapters/index/catalog.js';
+import { headOid } from '../adapters/git/git.js';
+import { syncStatus, type SyncStatus } from './sync.js';
+import { repoForRead, type RepoOptions } from './repo.js';
+
+export interface StatusResult {
+  data_dir: string;
+  source: string;
+  entries: number;
+  by_type: Record<string, number>;
+  kernel: { entries: number; chars: number; budget: number };
+  problems: number;
+  head?: string;
+  remote?: string;
+  sync: SyncStatus;
+}
+
+/** Reports on the data repo. */
+export async function repoStatus(options: RepoOptions): Promise<StatusResult> {
+  const { dir, source } = repoForRead(options);
+  const catalog = await loadCatalog(dir);
+  const sync = await syncStatus({ data: dir });
+  const byType: Record<string, number> = {};
+  let kernelEntries = 0;
+  let kernelChars = 0;
+  for (const e of catalog.byId.values()) {
+    byType[e.type] = (byType[e.type] ?? 0) + 1;
+    if (e.kernel) {
+      kernelEntries++;
+      kernelChars += e.bodyLength;
+    }
+  }
+  return {
+    data_dir: dir,
+    source,
+    entries: catalog.byId.size,
+    by_type: byType,
+    kernel: { entries: kernelEntries, chars: kernelChars, budget: KERNEL_BUDGET },
+    problems: catalogProblems(catalog).length,
+    head: await headOid(dir),
+    remote: sync.url,
+    sync,
+  };
+}

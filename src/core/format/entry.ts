@@ -1,0 +1,401 @@
+/**
+ * Contract: the entry format of spec/entry-format.md. Pure functions from text to values and back: parsing never
+ * evaluates anything (`---js` front matter is refused), every problem carries the file and line it sits on, and
+ * formatting an edited entry keeps unknown fields, comments and key order.
+ */
+import matter from 'gray-matter';
+import YAML from 'yaml';
+import { KbError, type Place } from '../errors.js';
+import { regexRisk } from './regex-risk.js';
+
+export interface Link {
+  rel: Rel;
+  to: string;
+}
+
+/** A deterministic prose rule carried by a kernel entry (spec/entry-format.md, `rules`). */
+export interface Rule {
+  pattern: string;
+  message: string;
+  flags?: string;
+}
+
+/** A parsed, valid-enough-to-serve entry. `data` is the raw front matter, unknown fields included. */
+export interface Entry {
+  id: string;
+  title: string;
+  type: EntryType;
+  tags: string[];
+  links: Link[];
+  created?: string;
+  updated?: string;
+  url?: string;
+  appliesTo: Activity[];
+  kernel: boolean;
+  host?: string;
+  aliases: string[];
+  rules: Rule[];
+  body: string;
+  /** Path relative to the data repo, with forward slashes. */
+  path: string;
+  data: Record<string, unknown>;
+}
+
+/** One thing wrong with an entry: which rule, a message, and where. */
+export interface Problem extends Place {
+  rule: string;
+  message: string;
+  id?: string;
+}
+
+export { ACTIVITIES, ID_PATTERN, idFromFileName, isValidHostKey, isValidId, newId, RELS, TYPES } from './schema.js';
+export type { Activity, EntryType, Rel } from './schema.js';
+import { ACTIVITIES, idFromFileName, isValidHostKey, isValidId, RELS, TYPES, type Activity, type EntryType, type Rel } from './schema.js';
+
+/** A file-name slug from a title: lowercase ASCII words joined by hyphens, at most 50 characters. */
+export function slugify(title: string): string {
+  const ascii = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  if (!ascii) return 'entry';
+  if (ascii.length <= 50) return ascii;
+  const cut = ascii.slice(0, 50);
+  const lastHyphen = cut.lastIndexOf('-');
+  return (lastHyphen > 20 ? cut.slice(0, lastHyphen) : cut).replace(/-+$/, '');
+}
+
+/** Where an entry lives in the data repo, by type (spec/entry-format.md, "Files"). */
+export function entryPath(e: { id: string; title: string; type: string; host?: string; created?: string }): string {
+  if (e.type === 'session_summary') {
+    const date = /^(\d{4})-(\d{2})/.exec(e.created ?? '') ?? /^(\d{4})-(\d{2})/.exec(new Date().toISOString())!;
+    return `sessions/${date[1]}/${date[2]}/${e.id}.md`;
+  }
+  if (e.type === 'host_fact') {
+    if (!isValidHostKey(e.host)) throw new KbError('INVALID_ENTRY', `host_fact needs a valid host key, got ${JSON.stringify(e.host)}`);
+    return `hosts/${e.host}/${e.id}-${slugify(e.title)}.md`;
+  }
+  return `entries/${e.id}-${slugify(e.title)}.md`;
+}
+
+/** Ids linked from a body with Obsidian-style `[[kb-…]]` (an alias after `|` is ignored). */
+export function wikiLinks(body: string): string[] {
+  const out = new Set<string>();
+  for (const m of body.matchAll(/\[\[(kb-[0-9a-z]+)(?:[|#][^\]]*)?\]\]/g)) out.add(m[1]!);
+  return [...out];
+}
+
+const refuseJs = {
+  parse(): never {
+    throw new KbError('INVALID_ENTRY', 'JavaScript front matter (---js) is never evaluated; use YAML');
+  },
+  stringify(): never {
+    throw new KbError('INVALID_ENTRY', 'JavaScript front matter is not supported');
+  },
+};
+
+const MATTER_OPTIONS = {
+  language: 'yaml',
+  engines: {
+    yaml: {
+      parse: (s: string): object => (YAML.parse(s) ?? {}) as object,
+      stringify: (o: object): string => YAML.stringify(o, { lineWidth: 0 }),
+    },
+    js: refuseJs,
+    javascript: refuseJs,
+  },
+} as unknown as Parameters<typeof matter>[1];
+
+/** The raw split of a file: front matter object, body, and the line where the body starts. */
+export interface RawEntry {
+  data: Record<string, unknown>;
+  body: string;
+  /** The front matter source between the fences (without them). */
+  frontmatter: string;
+  /** 1-based line of the first body line. */
+  bodyLine: number;
+}
+
+/**
+ * Splits a file into front matter and body without judging the fields. Throws KbError INVALID_ENTRY with the
+ * file and line for anything that is not a readable entry: no front matter, a missing closing fence, a
+ * non-YAML language, malformed YAML, or front matter that is not a mapping.
+ */
+export function splitEntry(text: string, file: string): RawEntry {
+  if (text.includes('\u0000')) throw invalid('binary content (NUL byte) is not an entry', file, 1);
+  const src = text.replace(/\r\n?/g, '\n').replace(/^\uFEFF/, '');
+  const first = src.slice(0, src.indexOf('\n') === -1 ? src.length : src.indexOf('\n'));
+  if (!/^---\s*$/.test(first)) {
+    if (/^---\s*\S/.test(first)) {
+      const lang = first.slice(3).trim();
+      throw invalid(`front matter in "${lang}" is refused: only YAML front matter is read (never evaluated)`, file, 1);
+    }
+    throw invalid('no front matter: an entry starts with a line "---"', file, 1);
+  }
+  const close = /\n---[ \t]*(\n|$)/.exec(src.slice(3));
+  if (!close) throw invalid('front matter is not closed by a line "---"', file, 1);
+  const fmEnd = 3 + close.index;
+  const frontmatter = src.slice(first.length + 1, fmEnd + 1);
+  let parsed: matter.GrayMatterFile<string>;
+  try {
+    parsed = matter(src, MATTER_OPTIONS as never);
+  } catch (err) {
+    throw yamlError(err, file);
+  }
+  const data = parsed.data as unknown;
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw invalid('front matter must be a YAML mapping of fields', file, 2);
+  }
+  const body = parsed.content.replace(/^\n/, '');
+  // The front matter's lines (it ends with a newline, so split gives one extra), both fences, and the blank
+  // line after the closing fence when there is one (it is not part of the body).
+  const bodyLine = frontmatter.split('\n').length + 2 + (body.length < parsed.content.length ? 1 : 0);
+  return { data: data as Record<string, unknown>, body, frontmatter, bodyLine };
+}
+
+function yamlError(err: unknown, file: string): KbError {
+  if (err instanceof KbError) return new KbError(err.code, `${file}:1: ${err.message}`, { file, line: 1 });
+  const e = err as { message?: string; linePos?: { line: number; col: number }[] };
+  // NOTE: gray-matter hands YAML the text from the end of the opening fence, newline included, so YAML's line
+  // numbers are already the file's.
+  const line = e.linePos?.[0] ? e.linePos[0].line : 2;
+  const reason = String(e.message ?? err).split('\n')[0];
+  return invalid(`malformed YAML front matter: ${reason}`, file, line);
+}
+
+function invalid(message: string, file: string, line: number): KbError {
+  return new KbError('INVALID_ENTRY', `${file}:${line}: ${message}`, { file, line });
+}
+
+/** The 1-based file line of a top-level front matter key, for messages (2 when not found). */
+export function lineOfKey(frontmatter: string, key: string): number {
+  const lines = frontmatter.split('\n');
+  for (let i = 0; i < lines.length; i++) if (lines[i]!.startsWith(`${key}:`)) return i + 2;
+  return 2;
+}
+
+function stringList(v: unknown): string[] | undefined {
+  if (v === undefined || v === null) return [];
+  if (typeof v === 'string') return v.split(',').map((s) => s.trim()).filter(Boolean);
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string' || typeof x === 'number')) return v.map(String);
+  return undefined;
+}
+
+function dateString(v: unknown): string | undefined {
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === 'string') return v;
+  return undefined;
+}
+
+/** Options for judging an entry: how to tell whether a linked id exists. */
+export interface CheckOptions {
+  idExists?: (id: string) => boolean;
+}
+
+/**
+ * Reads the typed fields of raw front matter and checks them against the format. Returns the entry (or
+ * undefined when it cannot be served at all) and every problem found, each with its file and line.
+ */
+export function interpretEntry(raw: RawEntry, file: string, options: CheckOptions = {}): { entry?: Entry; problems: Problem[] } {
+  const d = raw.data;
+  const problems: Problem[] = [];
+  const at = (key: string): number => lineOfKey(raw.frontmatter, key);
+  const problem = (rule: string, message: string, key: string): void => {
+    problems.push({ rule, message, file, line: at(key), id: typeof d.id === 'string' ? d.id : undefined });
+  };
+
+  const fileName = file.split('/').pop() ?? file;
+  const fileId = idFromFileName(fileName);
+  const id = typeof d.id === 'string' ? d.id : undefined;
+  if (!id) problem('id-missing', 'missing "id" field', 'id');
+  else if (!isValidId(id)) problem('id-invalid', `id "${id}" must match kb-[0-9a-z]+`, 'id');
+  else if (fileId && fileId !== id) problem('id-mismatch', `id "${id}" does not match the file name's id "${fileId}"`, 'id');
+  if (!fileId) problem('file-name', `file name "${fileName}" must be <id>-<slug>.md`, 'id');
+
+  const title = typeof d.title === 'string' ? d.title.trim() : typeof d.title === 'number' ? String(d.title) : '';
+  if (!title) problem('title-missing', 'missing or empty "title"', 'title');
+
+  const type = d.type as EntryType;
+  if (typeof d.type !== 'string' || !(TYPES as readonly string[]).includes(d.type)) {
+    problem('type-unknown', `unknown type ${JSON.stringify(d.type ?? null)}; one of: ${TYPES.join(', ')}`, 'type');
+  }
+
+  const tags = stringList(d.tags);
+  if (!tags) problem('tags-invalid', '"tags" must be a list of strings', 'tags');
+
+  const links: Link[] = [];
+  if (d.links !== undefined && d.links !== null) {
+    if (!Array.isArray(d.links)) problem('links-invalid', '"links" must be a list of {rel, to}', 'links');
+    else {
+      for (const l of d.links as unknown[]) {
+        const link = l as { rel?: unknown; to?: unknown };
+        if (!link || typeof link !== 'object' || typeof link.to !== 'string') {
+          problem('links-invalid', `link ${JSON.stringify(l)} must be {rel, to}`, 'links');
+          continue;
+        }
+        if (typeof link.rel !== 'string' || !(RELS as readonly string[]).includes(link.rel)) {
+          problem('rel-unknown', `unknown rel ${JSON.stringify(link.rel ?? null)}; one of: ${RELS.join(', ')}`, 'links');
+          continue;
+        }
+        if (!isValidId(link.to)) problem('link-invalid', `link target "${link.to}" is not an id`, 'links');
+        else if (options.idExists && !options.idExists(link.to)) problem('link-dangling', `link to missing entry ${link.to}`, 'links');
+        links.push({ rel: link.rel as Rel, to: link.to });
+      }
+    }
+  }
+  if (options.idExists) {
+    for (const target of wikiLinks(raw.body)) {
+      if (!options.idExists(target)) {
+        const idx = raw.body.split('\n').findIndex((l) => l.includes(`[[${target}`));
+        problems.push({ rule: 'link-dangling', message: `[[${target}]] in the body names a missing entry`, file, line: raw.bodyLine + Math.max(0, idx), id });
+      }
+    }
+  }
+
+  const url = typeof d.url === 'string' ? d.url.trim() : undefined;
+  if (d.url !== undefined && typeof d.url !== 'string') problem('url-invalid', '"url" must be a string', 'url');
+  if (type === 'bookmark' && !url) problem('url-missing', 'a bookmark needs a "url"', 'url');
+  if (url && !/^[a-z][a-z0-9+.-]*:\S+$/i.test(url)) problem('url-invalid', `"url" is not a URL: ${url}`, 'url');
+
+  const appliesTo = stringList(d.applies_to);
+  if (!appliesTo) problem('applies-to-invalid', '"applies_to" must be a list', 'applies_to');
+  for (const a of appliesTo ?? []) {
+    if (!(ACTIVITIES as readonly string[]).includes(a)) problem('activity-unknown', `unknown activity "${a}" in applies_to; one of: ${ACTIVITIES.join(', ')}`, 'applies_to');
+  }
+
+  if (d.kernel !== undefined && typeof d.kernel !== 'boolean') problem('kernel-invalid', '"kernel" must be true or false', 'kernel');
+  const host = typeof d.host === 'string' ? d.host : undefined;
+  if (d.host !== undefined && !isValidHostKey(d.host)) problem('host-invalid', `"host" must be a host key, got ${JSON.stringify(d.host)}`, 'host');
+  if (type === 'host_fact' && !host) problem('host-missing', 'a host_fact needs a "host"', 'host');
+
+  const aliases = stringList(d.aliases);
+  if (!aliases) problem('aliases-invalid', '"aliases" must be a list of strings', 'aliases');
+
+  const rules = checkRules(d.rules, (m) => problem('rule-invalid', m, 'rules'));
+
+  for (const key of ['created', 'updated'] as const) {
+    const v = d[key];
+    if (v !== undefined && (dateString(v) === undefined || Number.isNaN(Date.parse(dateString(v)!)))) {
+      problem('date-invalid', `"${key}" must be a date (YYYY-MM-DD or ISO 8601), got ${JSON.stringify(v)}`, key);
+    }
+  }
+
+  if (!id || !isValidId(id)) return { problems };
+  const entry: Entry = {
+    id,
+    title: title || id,
+    type: (TYPES as readonly string[]).includes(type) ? type : 'factual_reference',
+    tags: (tags ?? []).map((t) => t.trim()).filter(Boolean),
+    links,
+    created: dateString(d.created),
+    updated: dateString(d.updated),
+    url,
+    appliesTo: (appliesTo ?? []).filter((a): a is Activity => (ACTIVITIES as readonly string[]).includes(a)),
+    kernel: d.kernel === true,
+    host,
+    aliases: aliases ?? [],
+    rules,
+    body: raw.body,
+    path: file,
+    data: d,
+  };
+  return { entry, problems };
+}
+
+/** Upper bound on a rule pattern's source, so a rule cannot smuggle in a huge regular expression. */
+const MAX_RULE_PATTERN = 500;
+
+/**
+ * Checks that a rule pattern compiles, matches something, and cannot run away on long input (the analysis of
+ * src/gate/regex-risk.ts: back-references, repetition inside repetition, overlapping repeated alternatives,
+ * two open-ended runs across words). Returns a reason when refused.
+ */
+export function ruleRisk(pattern: string, flags = 'i'): string | undefined {
+  if (pattern.length > MAX_RULE_PATTERN) return `pattern longer than ${MAX_RULE_PATTERN} characters`;
+  if (!/^[dgimsuy]*$/.test(flags) || new Set(flags).size !== flags.length) return `flags "${flags}" are not valid regular expression flags`;
+  let re: RegExp;
+  try {
+    re = new RegExp(pattern, flags.replace(/[gy]/g, ''));
+  } catch (err) {
+    return `does not compile: ${(err as Error).message}`;
+  }
+  if (re.test('')) return 'matches empty text, so it would flag every piece of prose; it must match at least one character';
+  return regexRisk(pattern, flags);
+}
+
+function checkRules(v: unknown, report: (message: string) => void): Rule[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) {
+    report('"rules" must be a list of {pattern, message, flags?}');
+    return [];
+  }
+  const rules: Rule[] = [];
+  v.forEach((r: unknown, i) => {
+    const rule = r as Partial<Rule> | null;
+    if (!rule || typeof rule !== 'object' || typeof rule.pattern !== 'string' || typeof rule.message !== 'string') {
+      report(`rules[${i}] must be {pattern, message, flags?} with string values`);
+      return;
+    }
+    const flags = rule.flags === undefined ? 'i' : rule.flags;
+    if (typeof flags !== 'string') {
+      report(`rules[${i}].flags must be a string`);
+      return;
+    }
+    const risk = ruleRisk(rule.pattern, flags);
+    if (risk) {
+      report(`rules[${i}] pattern /${rule.pattern}/: ${risk}`);
+      return;
+    }
+    rules.push({ pattern: rule.pattern, message: rule.message, ...(rule.flags !== undefined ? { flags } : {}) });
+  });
+  return rules;
+}
+
+/** Parses and checks an entry file in one step (see splitEntry and interpretEntry). */
+export function parseEntry(text: string, file: string, options: CheckOptions = {}): { entry?: Entry; problems: Problem[] } {
+  let raw: RawEntry;
+  try {
+    raw = splitEntry(text, file);
+  } catch (err) {
+    if (err instanceof KbError) {
+      const line = (err.data.line as number | undefined) ?? 1;
+      return { problems: [{ rule: 'parse', message: err.message.replace(/^[^:]+:\d+: /, ''), file, line }] };
+    }
+    throw err;
+  }
+  return interpretEntry(raw, file, options);
+}
+
+/** Field order for new entries; fields not listed keep their place after these. */
+const FIELD_ORDER = ['id', 'title', 'type', 'tags', 'aliases', 'links', 'url', 'host', 'applies_to', 'kernel', 'rules', 'created', 'updated'];
+
+/** Formats a new entry file from its fields and body. Empty lists and false flags are left out. */
+export function formatEntry(fields: Record<string, unknown>, body: string): string {
+  const ordered: Record<string, unknown> = {};
+  for (const key of FIELD_ORDER) if (key in fields) ordered[key] = fields[key];
+  for (const key of Object.keys(fields)) if (!(key in ordered)) ordered[key] = fields[key];
+  for (const [k, v] of Object.entries(ordered)) {
+    if (v === undefined || v === null || (Array.isArray(v) && v.length === 0 && k !== 'tags') || (k === 'kernel' && v === false)) delete ordered[k];
+  }
+  const yaml = YAML.stringify(ordered, { lineWidth: 0 });
+  const text = body.replace(/\r\n?/g, '\n').replace(/\s+$/, '');
+  return `---\n${yaml}---\n${text ? `\n${text}\n` : ''}`;
+}
+
+/**
+ * Rewrites an existing entry file with some fields changed (undefined deletes a field) and optionally a new
+ * body, keeping every other field, comment and the key order as they were.
+ */
+export function updateEntryText(text: string, file: string, changes: Record<string, unknown>, body?: string): string {
+  const raw = splitEntry(text, file);
+  const doc = YAML.parseDocument(raw.frontmatter);
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === undefined || (Array.isArray(value) && value.length === 0 && key !== 'tags')) doc.delete(key);
+    else doc.set(key, doc.createNode(value));
+  }
+  const yaml = doc.toString({ lineWidth: 0 });
+  const newBody = (body ?? raw.body).replace(/\r\n?/g, '\n').replace(/\s+$/, '');
+  return `---\n${yaml}---\n${newBody ? `\n${newBody}\n` : ''}`;
+}

@@ -1,0 +1,393 @@
+/**
+ * Contract: the merge policy of spec/sync.md, as pure functions from texts to texts. Nothing is ever dropped:
+ * a three-way merge either combines both sides' changes (line by line for bodies, field by field for entry front
+ * matter and for JSON/YAML files) or reports a conflict, and a conflicted entry keeps both versions in the
+ * documented conflict form: the file holds "ours" as it was, followed by a block that holds "theirs" verbatim
+ * between a `<<<<<<< git-kb conflict` line and a `>>>>>>> git-kb conflict end` line.
+ */
+import { diffArrays } from 'diff';
+import YAML from 'yaml';
+import { idFromFileName, splitEntry, updateEntryText, type Problem } from '../format/entry.js';
+
+/** The first characters of the line that opens a conflict block. */
+export const CONFLICT_OPEN = '<<<<<<< git-kb conflict';
+/** The line that closes a conflict block. */
+export const CONFLICT_CLOSE = '>>>>>>> git-kb conflict end';
+
+/** What a person needs on the opening line: which side is which and how to settle it. */
+export function conflictOpenLine(id: string | undefined, origin: string): string {
+  const how = id ? `git-kb resolve ${id} --keep ours|theirs|both` : 'keep one version';
+  return `${CONFLICT_OPEN}: theirs (${origin}) is below, ours is above; settle it with "${how}" or by hand, deleting these marker lines`;
+}
+
+/** The conflict form of an entry: ours verbatim, then theirs verbatim inside a marked block. */
+export function conflictForm(ours: string, theirs: string, openLine: string): string {
+  const a = ours.endsWith('\n') ? ours : `${ours}\n`;
+  const b = theirs.endsWith('\n') ? theirs : `${theirs}\n`;
+  return `${a}\n${openLine}\n${b}${CONFLICT_CLOSE}\n`;
+}
+
+/** One unresolved conflict block (or a plain git conflict marker) in a text, with its 1-based line. */
+export interface ConflictMark {
+  line: number;
+  kind: 'git-kb' | 'git';
+}
+
+/**
+ * Finds the conflict blocks of a text: each outermost `<<<<<<< git-kb conflict` block, and plain git conflict
+ * markers (`<<<<<<< ` at the start of a line) left by a merge made with git itself.
+ */
+export function findConflicts(text: string): ConflictMark[] {
+  if (!text.includes('<<<<<<<')) return [];
+  const marks: ConflictMark[] = [];
+  let depth = 0;
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!;
+    if (l.startsWith(CONFLICT_OPEN)) {
+      if (depth === 0) marks.push({ line: i + 1, kind: 'git-kb' });
+      depth++;
+    } else if (l.startsWith(CONFLICT_CLOSE)) {
+      depth = Math.max(0, depth - 1);
+    } else if (depth === 0 && /^<{7}( |$)/.test(l)) {
+      marks.push({ line: i + 1, kind: 'git' });
+    }
+  }
+  return marks;
+}
+
+/** The `conflict-unresolved` findings of one file, for lint: one per conflict block, at its opening line. */
+export function conflictProblems(text: string, file: string): Problem[] {
+  const id = idFromFileName(file.split('/').pop() ?? '');
+  return findConflicts(text).map((m) => ({
+    rule: 'conflict-unresolved',
+    message:
+      m.kind === 'git-kb'
+        ? `sync conflict: two versions of this entry are kept (ours above, theirs in the block); settle it with "git-kb resolve ${id ?? '<id>'} --keep ours|theirs|both" or by hand`
+        : 'git conflict marker: a merge made with git left this unresolved; edit the file and delete the marker lines',
+    file,
+    line: m.line,
+    ...(id ? { id } : {}),
+  }));
+}
+
+/** True for a file that holds "theirs" of a conflicted non-entry file (`<name>.conflict-<8 hex>`). */
+export function isConflictSibling(name: string): boolean {
+  return /\.conflict-[0-9a-f]{8}$/.test(name);
+}
+
+/** A text split into the version outside conflict blocks (ours) and the content of each outermost block. */
+export interface SplitConflict {
+  ours: string;
+  blocks: string[];
+}
+
+/** Splits a text in conflict form; `blocks` is empty when there is no (complete) git-kb block. */
+export function splitConflict(text: string): SplitConflict {
+  const lines = text.split('\n');
+  const outside: string[] = [];
+  const blocks: string[] = [];
+  let depth = 0;
+  let current: string[] = [];
+  for (const l of lines) {
+    if (l.startsWith(CONFLICT_OPEN)) {
+      if (depth > 0) current.push(l);
+      depth++;
+      continue;
+    }
+    if (depth > 0 && l.startsWith(CONFLICT_CLOSE)) {
+      depth--;
+      if (depth === 0) {
+        blocks.push(current.length ? `${current.join('\n')}\n` : '');
+        current = [];
+      } else current.push(l);
+      continue;
+    }
+    if (depth > 0) current.push(l);
+    else outside.push(l);
+  }
+  if (depth > 0) return { ours: text, blocks: [] }; // an unclosed block: leave it to a person
+  // conflictForm put one blank line before the block; drop it so ours comes back byte for byte.
+  let ours = outside.join('\n');
+  if (blocks.length) ours = `${ours.replace(/\n+$/, '')}\n`;
+  return { ours, blocks };
+}
+
+function eq(a: unknown, b: unknown): boolean {
+  return canonical(a) === canonical(b);
+}
+
+function canonical(v: unknown): string {
+  if (v === undefined) return 'undefined';
+  if (v instanceof Date) return JSON.stringify(v.toISOString());
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
+}
+
+/** Three-way merge of a list as a set: both sides' additions kept, removals applied, ours' order first. */
+function mergeList(base: unknown[], ours: unknown[], theirs: unknown[]): unknown[] {
+  const baseKeys = new Set(base.map(canonical));
+  const theirKeys = new Set(theirs.map(canonical));
+  const out = ours.filter((x) => !(baseKeys.has(canonical(x)) && !theirKeys.has(canonical(x))));
+  const have = new Set(out.map(canonical));
+  for (const x of theirs) {
+    const k = canonical(x);
+    if (!baseKeys.has(k) && !have.has(k)) {
+      out.push(x);
+      have.add(k);
+    }
+  }
+  return out;
+}
+
+/** The outcome of a three-way merge of one value. */
+export interface ValueMerge {
+  value: unknown;
+  conflicts: string[];
+}
+
+/**
+ * Three-way merge of JSON/YAML-like values: maps key by key, lists as sets, and scalars take the side that
+ * changed. `updated` takes the later date, `created` the earlier, a `next_id` counter the larger number; any
+ * other scalar changed differently on both sides is a conflict (ours is kept in `value`).
+ */
+export function mergeValues(base: unknown, ours: unknown, theirs: unknown, key = ''): ValueMerge {
+  if (eq(ours, theirs)) return { value: ours, conflicts: [] };
+  if (eq(base, ours)) return { value: theirs, conflicts: [] };
+  if (eq(base, theirs)) return { value: ours, conflicts: [] };
+  const leaf = key.split('.').pop()!;
+  if ((leaf === 'updated' || leaf === 'created') && (typeof ours === 'string' || ours instanceof Date) && (typeof theirs === 'string' || theirs instanceof Date)) {
+    const a = ours instanceof Date ? ours.toISOString() : ours;
+    const b = theirs instanceof Date ? theirs.toISOString() : theirs;
+    const later = a > b ? ours : theirs;
+    return { value: leaf === 'updated' ? later : later === ours ? theirs : ours, conflicts: [] };
+  }
+  if (leaf === 'next_id' && typeof ours === 'number' && typeof theirs === 'number') return { value: Math.max(ours, theirs), conflicts: [] };
+  if ((Array.isArray(ours) || ours === undefined) && (Array.isArray(theirs) || theirs === undefined) && (Array.isArray(base) || base === undefined) && (ours !== undefined || theirs !== undefined)) {
+    if (ours === undefined || theirs === undefined) return { value: ours, conflicts: [key] }; // one side removed the whole list, the other changed it
+    return { value: mergeList((base as unknown[] | undefined) ?? [], ours, theirs), conflicts: [] };
+  }
+  if (isPlainObject(ours) && isPlainObject(theirs) && (base === undefined || isPlainObject(base))) {
+    const b = (base ?? {}) as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    const conflicts: string[] = [];
+    for (const k of new Set([...Object.keys(ours), ...Object.keys(theirs)])) {
+      const m = mergeValues(b[k], ours[k], theirs[k], key ? `${key}.${k}` : k);
+      conflicts.push(...m.conflicts);
+      if (m.value !== undefined) out[k] = m.value;
+    }
+    return { value: out, conflicts };
+  }
+  return { value: ours, conflicts: [key || '(value)'] };
+}
+
+interface Hunk {
+  start: number;
+  end: number;
+  lines: string[];
+}
+
+function hunks(base: string[], side: string[]): Hunk[] {
+  const out: Hunk[] = [];
+  let pos = 0;
+  let open: Hunk | undefined;
+  for (const c of diffArrays(base, side)) {
+    if (c.removed) {
+      open ??= { start: pos, end: pos, lines: [] };
+      open.end += c.count ?? c.value.length;
+      pos += c.count ?? c.value.length;
+    } else if (c.added) {
+      open ??= { start: pos, end: pos, lines: [] };
+      open.lines.push(...c.value);
+    } else {
+      if (open) out.push(open);
+      open = undefined;
+      pos += c.count ?? c.value.length;
+    }
+  }
+  if (open) out.push(open);
+  return out;
+}
+
+/**
+ * Line-level three-way merge (diff3). Returns the merged lines, or undefined when both sides changed the same or
+ * adjacent lines differently (a conflict: the caller keeps both versions).
+ */
+export function mergeLines(base: string[], ours: string[], theirs: string[]): string[] | undefined {
+  const a = hunks(base, ours).map((h) => ({ ...h, side: 0 }));
+  const b = hunks(base, theirs).map((h) => ({ ...h, side: 1 }));
+  const all = [...a, ...b].sort((x, y) => x.start - y.start || x.end - y.end);
+  const out: string[] = [];
+  let pos = 0;
+  let i = 0;
+  while (i < all.length) {
+    const group = [all[i]!];
+    let start = all[i]!.start;
+    let end = all[i]!.end;
+    i++;
+    // Changes that overlap or touch belong together (adjacent edits are a conflict, as in git).
+    while (i < all.length && all[i]!.start <= end) {
+      group.push(all[i]!);
+      end = Math.max(end, all[i]!.end);
+      start = Math.min(start, all[i]!.start);
+      i++;
+    }
+    out.push(...base.slice(pos, start));
+    const sides = new Set(group.map((h) => h.side));
+    const render = (side: number): string[] => {
+      const res: string[] = [];
+      let p = start;
+      for (const h of group.filter((g) => g.side === side)) {
+        res.push(...base.slice(p, h.start), ...h.lines);
+        p = h.end;
+      }
+      res.push(...base.slice(p, end));
+      return res;
+    };
+    if (sides.size === 1) out.push(...render(group[0]!.side));
+    else {
+      const mine = render(0);
+      const yours = render(1);
+      if (mine.join('\n') !== yours.join('\n')) return undefined;
+      out.push(...mine);
+    }
+    pos = end;
+  }
+  out.push(...base.slice(pos));
+  return out;
+}
+
+/** Merges three texts line by line; undefined on conflict. */
+export function mergeText(base: string, ours: string, theirs: string): string | undefined {
+  return mergeLines(base.split('\n'), ours.split('\n'), theirs.split('\n'))?.join('\n');
+}
+
+/** The outcome of merging one file: the text to keep and whether both versions had to be kept side by side. */
+export interface FileMerge {
+  text: string;
+  conflict: boolean;
+  /** How it merged, for reports: "lines", "fields", "structure", "same-conflict". */
+  how: string;
+}
+
+/**
+ * Merges an entry file. Front matter merges field by field (mergeValues), the body line by line; when both
+ * succeed the result is ours with theirs' changes applied (comments and key order kept). Otherwise the
+ * conflict form of ours and theirs. Two conflict forms holding the same pair of versions settle on one of them
+ * (the smaller text), so machines that merged the same conflict at once converge instead of nesting blocks.
+ */
+export function mergeEntryText(base: string | undefined, ours: string, theirs: string, file: string, openLine: string): FileMerge {
+  if (ours === theirs) return { text: ours, conflict: false, how: 'same' };
+  if (base !== undefined && base === ours) return { text: theirs, conflict: false, how: 'theirs' };
+  if (base !== undefined && base === theirs) return { text: ours, conflict: false, how: 'ours' };
+  const so = splitConflict(ours);
+  const st = splitConflict(theirs);
+  if (so.blocks.length === 1 && st.blocks.length === 1 && so.ours === st.blocks[0] && st.ours === so.blocks[0]) {
+    return { text: ours < theirs ? ours : theirs, conflict: true, how: 'same-conflict' };
+  }
+  if (base !== undefined) {
+    const merged = tryMergeEntry(base, ours, theirs, file);
+    if (merged !== undefined) return { text: merged, conflict: false, how: 'fields' };
+  }
+  return { text: conflictForm(ours, theirs, openLine), conflict: true, how: 'conflict' };
+}
+
+function tryMergeEntry(base: string, ours: string, theirs: string, file: string): string | undefined {
+  try {
+    if (findConflicts(base).length || findConflicts(ours).length || findConflicts(theirs).length) {
+      // A side already in conflict form: only a clean line merge of the whole file is safe.
+      return mergeText(base, ours, theirs);
+    }
+    const b = splitEntry(base, file);
+    const o = splitEntry(ours, file);
+    const t = splitEntry(theirs, file);
+    const fields = mergeValues(b.data, o.data, t.data);
+    if (fields.conflicts.length) return undefined;
+    const body = mergeLines(b.body.split('\n'), o.body.split('\n'), t.body.split('\n'));
+    if (!body) return undefined;
+    const merged = fields.value as Record<string, unknown>;
+    const changes: Record<string, unknown> = {};
+    for (const k of new Set([...Object.keys(o.data), ...Object.keys(merged)])) {
+      if (!eq(o.data[k], merged[k])) changes[k] = merged[k];
+    }
+    const text = updateEntryText(ours, file, changes, body.join('\n'));
+    splitEntry(text, file); // must still parse
+    return text;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Merges a file that is not an entry (kb.json, hosts.yaml, anything else): line by line first (keeps comments
+ * and layout), then structurally for JSON and YAML. A conflict keeps ours; the caller stores theirs beside it.
+ */
+export function mergeDataFile(base: string | undefined, ours: string, theirs: string, file: string): FileMerge {
+  if (ours === theirs) return { text: ours, conflict: false, how: 'same' };
+  if (base !== undefined && base === ours) return { text: theirs, conflict: false, how: 'theirs' };
+  if (base !== undefined && base === theirs) return { text: ours, conflict: false, how: 'ours' };
+  if (base !== undefined) {
+    const lines = mergeText(base, ours, theirs);
+    if (lines !== undefined) return { text: lines, conflict: false, how: 'lines' };
+  }
+  const json = /\.json$/i.test(file);
+  const yaml = /\.ya?ml$/i.test(file);
+  if (json || yaml) {
+    try {
+      const parse = (s: string): unknown => (json ? JSON.parse(s) : YAML.parse(s));
+      const m = mergeValues(base === undefined ? undefined : parse(base), parse(ours), parse(theirs));
+      if (m.conflicts.length === 0 && isPlainObject(m.value)) {
+        const text = json ? `${JSON.stringify(m.value, null, 2)}\n` : YAML.stringify(m.value, { lineWidth: 0 });
+        return { text, conflict: false, how: 'structure' };
+      }
+    } catch {
+      // not parseable: fall through to a conflict
+    }
+  }
+  return { text: ours, conflict: true, how: 'conflict' };
+}
+
+/** Which version to keep when settling a conflict. */
+export type Keep = 'ours' | 'theirs' | 'both';
+
+/**
+ * Settles an entry in conflict form: `ours` drops the block(s), `theirs` keeps the block's version, `both`
+ * keeps ours' front matter with both sides' tags, aliases and links, and both bodies one after the other.
+ * Returns undefined when the text holds no complete git-kb conflict block.
+ */
+export function resolveConflictText(text: string, keep: Keep, file: string, updated?: string): string | undefined {
+  const { ours, blocks } = splitConflict(text);
+  if (blocks.length === 0) return undefined;
+  if (keep === 'ours') return ours;
+  if (keep === 'theirs') {
+    if (blocks.length > 1) throw new Error(`${file} holds ${blocks.length} conflict blocks; keep "ours" or "both", or edit it by hand`);
+    return blocks[0]!;
+  }
+  let result = ours;
+  for (const other of blocks) {
+    const inner = splitConflict(other).ours; // a nested conflict: take its own kept version
+    const o = splitEntry(result, file);
+    const t = splitEntry(inner, file);
+    const changes: Record<string, unknown> = {};
+    for (const key of ['tags', 'aliases', 'links', 'applies_to']) {
+      const merged = mergeList([], Array.isArray(o.data[key]) ? (o.data[key] as unknown[]) : [], Array.isArray(t.data[key]) ? (t.data[key] as unknown[]) : []);
+      if (!eq(merged, o.data[key] ?? [])) changes[key] = merged;
+    }
+    if (updated) changes.updated = updated;
+    const ob = o.body.replace(/\s+$/, '');
+    const tb = t.body.replace(/\s+$/, '');
+    const body = ob === tb || ob.includes(tb) ? ob : tb.includes(ob) ? tb : `${ob}\n\n${tb}`;
+    result = updateEntryText(result, file, changes, body);
+  }
+  return result;
+}

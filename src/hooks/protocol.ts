@@ -1,0 +1,125 @@
+/**
+ * Contract: the hook protocol of spec/hooks.md. Read one JSON object from stdin, hand it to the handler of the
+ * event, write at most one JSON object (never more than HOOK_OUTPUT_MAX characters) to stdout, exit 0 always.
+ * Fail-open: bad stdin, a missing data repo, a thrown error or a deadline passed all end in exit 0 and no
+ * output (a note goes to the debug log when KB_HOOK_DEBUG=1). Nothing here imports isomorphic-git or commander.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { HOOK_OUTPUT_MAX } from '../core/budget.js';
+
+/** The fields every Claude Code hook payload carries (all optional here: nothing is trusted). */
+export interface HookInput {
+  session_id?: string;
+  transcript_path?: string;
+  cwd?: string;
+  hook_event_name?: string;
+  [key: string]: unknown;
+}
+
+/** A handler returns the JSON object to print, or undefined for no output. */
+export type HookHandler = (input: HookInput, ctx: HookContext) => Promise<object | undefined> | object | undefined;
+
+export interface HookContext {
+  /** Milliseconds left before the hook gives up and exits silently. */
+  deadline: number;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Largest stdin accepted; a bigger payload is read no further and the hook stays silent. */
+const MAX_STDIN = 8 * 1024 * 1024;
+
+/** True when KB_HOOK_DEBUG is on. */
+export function debugEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return /^(1|true|yes|on)$/i.test(env.KB_HOOK_DEBUG ?? '');
+}
+
+/** The debug log file: $KB_HOOK_DEBUG_FILE, else <tmp>/git-kb-hooks/debug.jsonl. */
+export function debugFile(env: NodeJS.ProcessEnv = process.env): string {
+  return env.KB_HOOK_DEBUG_FILE || path.join(os.tmpdir(), 'git-kb-hooks', 'debug.jsonl');
+}
+
+/** Appends one JSONL record to the debug log when debugging is on (never throws). */
+export function debugLog(record: object, env: NodeJS.ProcessEnv = process.env): void {
+  if (!debugEnabled(env)) return;
+  try {
+    const file = debugFile(env);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.appendFileSync(file, `${JSON.stringify({ time: new Date().toISOString(), ...record })}\n`);
+  } catch {
+    /* debugging must never break a hook */
+  }
+}
+
+function readStdin(): string | undefined {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const buf = Buffer.alloc(65536);
+  for (;;) {
+    let n: number;
+    try {
+      n = fs.readSync(0, buf, 0, buf.length, null);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN') continue;
+      if (code === 'EOF') break;
+      return undefined;
+    }
+    if (n === 0) break;
+    total += n;
+    if (total > MAX_STDIN) return undefined;
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Parses the stdin payload; undefined unless it is one JSON object. */
+export function parseInput(text: string | undefined): HookInput | undefined {
+  if (!text || !text.trim()) return undefined;
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as HookInput) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Serialises a hook result, or undefined when it would exceed the output cap (never a blind cut). */
+export function serialiseOutput(result: object | undefined): string | undefined {
+  if (!result) return undefined;
+  const text = JSON.stringify(result);
+  return text.length <= HOOK_OUTPUT_MAX ? text : undefined;
+}
+
+/** Runs one hook event end to end with the fail-open guarantees above. */
+export async function runHook(event: string, handlers: Record<string, () => Promise<HookHandler>>, options: { timeoutMs?: number } = {}): Promise<void> {
+  const started = Date.now();
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  // NOTE: the deadline timer is unref'd: it never keeps the process alive, and when it fires it ends the
+  // process silently, exit 0, whatever the handler was doing.
+  const timer = setTimeout(() => {
+    debugLog({ event, error: 'deadline passed', ms: Date.now() - started });
+    process.exit(0);
+  }, timeoutMs);
+  timer.unref();
+  try {
+    const load = handlers[event];
+    if (!load) return;
+    const input = parseInput(readStdin());
+    if (!input) {
+      debugLog({ event, skipped: 'stdin is not one JSON object' });
+      return;
+    }
+    const handler = await load();
+    const result = await handler(input, { deadline: started + timeoutMs, env: process.env });
+    const text = serialiseOutput(result);
+    if (text) process.stdout.write(text);
+    else if (result) debugLog({ event, error: 'output over the cap, dropped' });
+  } catch (err) {
+    debugLog({ event, error: String((err as Error)?.stack ?? err).slice(0, 2000) });
+  } finally {
+    clearTimeout(timer);
+    process.exitCode = 0;
+  }
+}
