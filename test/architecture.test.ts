@@ -265,6 +265,7 @@ describe('the rules catch a graph that breaks them', () => {
       'src/hooks/protocol.ts imports minisearch (minisearch belongs to src/adapters/index)',
     ]);
     expect(hookViolations(bad).sort()).toEqual([
+      'src/hooks/entry.ts loads isomorphic-git/http/node (src/hooks/entry.ts -> src/hooks/protocol.ts -> src/adapters/store/layout.ts -> src/app/add.ts -> isomorphic-git/http/node)',
       'src/hooks/entry.ts loads minisearch (src/hooks/entry.ts -> src/hooks/protocol.ts -> minisearch)',
       'src/hooks/entry.ts loads src/app/add.ts (src/hooks/entry.ts -> src/hooks/protocol.ts -> src/adapters/store/layout.ts -> src/app/add.ts)',
     ]);
