@@ -80,7 +80,7 @@ export async function gateCall(c: GateCall): Promise<object | undefined> {
     return undefined;
   }
   // NOTE: no judge, no layer 2: a verdict cached while one was installed is not used either.
-  const claude = findClaude(env, c.cwd);
+  const claude = findClaude(env.KB_PROSE_LINT_CLAUDE, env.PATH ?? '', c.cwd);
   if (!claude) {
     log({ decision: 'allow', why: 'rules pass; no claude executable for the judge' });
     return undefined;

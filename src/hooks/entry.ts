@@ -2,6 +2,7 @@
  * The light hook entry (bin/git-kb-hook EVENT): loads only the handler of the event it runs.
  * Events: prompt (UserPromptSubmit), pretool (PreToolUse), session-start, stop, precompact, session-end.
  */
+import { readSettings } from '../adapters/config/settings.js';
 import { runHook, type HookHandler } from './protocol.js';
 
 const handlers: Record<string, () => Promise<HookHandler>> = {};
@@ -14,10 +15,10 @@ handlers['session-end'] = () => import('./session.js').then((m) => m.handleSessi
 
 // Each event gives up silently (exit 0) a little before Claude Code's own timeout in hooks/hooks.json would kill
 // it. The prose gate waits for its model judge (KB_PROSE_LINT_TIMEOUT_MS, default 45 s) within its 60 s.
-const judgeMs = Number(process.env.KB_PROSE_LINT_TIMEOUT_MS);
+const settings = readSettings(process.env);
 const deadlines: Record<string, number> = {
   prompt: 8_000,
-  pretool: Math.min(58_000, (Number.isFinite(judgeMs) && judgeMs > 0 ? judgeMs : 45_000) + 5_000),
+  pretool: Math.min(58_000, settings.proseLintTimeoutMs + 5_000),
   'session-start': 8_000,
   stop: 13_000,
   precompact: 13_000,
@@ -25,4 +26,4 @@ const deadlines: Record<string, number> = {
 };
 
 const event = process.argv[2] ?? '';
-await runHook(event, handlers, { timeoutMs: deadlines[event] });
+await runHook(event, handlers, { timeoutMs: deadlines[event], settings });

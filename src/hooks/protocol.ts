@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { HOOK_OUTPUT_MAX } from '../core/budget.js';
+import type { Settings } from '../adapters/config/settings.js';
 
 /** The fields every Claude Code hook payload carries (all optional here: nothing is trusted). */
 export interface HookInput {
@@ -24,6 +25,8 @@ export type HookHandler = (input: HookInput, ctx: HookContext) => Promise<object
 export interface HookContext {
   /** Milliseconds left before the hook gives up and exits silently. */
   deadline: number;
+  /** The environment, parsed once by the hook entry. */
+  settings: Settings;
   env: NodeJS.ProcessEnv;
 }
 
@@ -93,7 +96,7 @@ export function serialiseOutput(result: object | undefined): string | undefined 
 }
 
 /** Runs one hook event end to end with the fail-open guarantees above. */
-export async function runHook(event: string, handlers: Record<string, () => Promise<HookHandler>>, options: { timeoutMs?: number } = {}): Promise<void> {
+export async function runHook(event: string, handlers: Record<string, () => Promise<HookHandler>>, options: { timeoutMs?: number; settings: Settings }): Promise<void> {
   const started = Date.now();
   const timeoutMs = options.timeoutMs ?? 10_000;
   // NOTE: the deadline timer is unref'd: it never keeps the process alive, and when it fires it ends the
@@ -112,7 +115,7 @@ export async function runHook(event: string, handlers: Record<string, () => Prom
       return;
     }
     const handler = await load();
-    const result = await handler(input, { deadline: started + timeoutMs, env: process.env });
+    const result = await handler(input, { deadline: started + timeoutMs, settings: options.settings, env: options.settings.env });
     const text = serialiseOutput(result);
     if (text) process.stdout.write(text);
     else if (result) debugLog({ event, error: 'output over the cap, dropped' });

@@ -13,6 +13,7 @@ import { readConfig } from '../config/config.js';
 import { KbError } from '../../core/errors.js';
 import * as git from 'isomorphic-git';
 import { gfs } from './git.js';
+import { findExecutable } from '../system/which.js';
 
 /** How a remote is reached. */
 export type Transport = 'isomorphic-git' | 'system-git';
@@ -52,20 +53,8 @@ export function redactUrl(url: string): string {
 let systemGit: boolean | undefined;
 
 /** True when a system git binary is on PATH (checked once per process). */
-export function hasSystemGit(): boolean {
-  if (systemGit !== undefined) return systemGit;
-  const dirs = (process.env.PATH ?? '').split(process.platform === 'win32' ? ';' : ':').filter(Boolean);
-  const names = process.platform === 'win32' ? ['git.exe', 'git.cmd'] : ['git'];
-  systemGit = dirs.some((d) =>
-    names.some((n) => {
-      try {
-        fs.accessSync(`${d}/${n}`, fs.constants.X_OK);
-        return true;
-      } catch {
-        return false;
-      }
-    }),
-  );
+export function hasSystemGit(pathVar = process.env.PATH ?? ''): boolean {
+  systemGit ??= findExecutable('git', pathVar) !== undefined;
   return systemGit;
 }
 

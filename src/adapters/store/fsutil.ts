@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { KbError } from '../../core/errors.js';
-import { processAlive } from './pid.js';
+import { processAlive } from '../system/pid.js';
 
 function tempSibling(file: string): string {
   return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { processAlive } from '../../store/pid.js';
+import { processAlive } from '../../system/pid.js';
 import type { BuildResult } from './build.js';
 import { catalogCacheFile, checkFreshness, indexFile, promptStateDir } from '../fresh.js';
 import { openIndexFile, type IndexReader } from './format.js';
