@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { findSecrets, redactSecrets } from '../src/core/secrets/scan.js';
+import { TOKEN_RULES } from '../src/core/secrets/rules/index.js';
+
+describe('provider rules (src/core/secrets/rules/)', () => {
+  it('every rule has samples, and the scanner finds each sample whole, with the rule\'s kind, alone or in prose', () => {
+    for (const rule of TOKEN_RULES) {
+      expect(rule.samples.length, rule.kind).toBeGreaterThan(0);
+      expect(rule.re.global, rule.kind).toBe(true);
+      for (const s of rule.samples) {
+        for (const text of [s, `the value is ${s} for now`, `x\n${s}\n`]) {
+          const found = findSecrets(text);
+          expect(found.map((f) => f.kind), `${rule.kind}: ${text}`).toEqual([rule.kind]);
+          expect(redactSecrets(text).text, rule.kind).not.toContain(s);
+        }
+      }
+    }
+  });
+});
