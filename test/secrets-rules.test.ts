@@ -8,7 +8,8 @@ describe('provider rules (src/core/secrets/rules/)', () => {
       expect(rule.samples.length, rule.kind).toBeGreaterThan(0);
       expect(rule.re.global, rule.kind).toBe(true);
       for (const s of rule.samples) {
-        for (const text of [s, `the value is ${s} for now`, `x\n${s}\n`]) {
+        const whole = rule.context ? rule.context(s) : s;
+        for (const text of [whole, `the value is ${whole} for now`, `x\n${whole}\n`]) {
           const found = findSecrets(text);
           expect(found.map((f) => f.kind), `${rule.kind}: ${text}`).toEqual([rule.kind]);
           expect(redactSecrets(text).text, rule.kind).not.toContain(s);

@@ -83,6 +83,13 @@ function cutAtNextPair(text: string, start: number, v: string): string {
   return v;
 }
 
+/** A value no prose word looks like: 12+ characters mixing digits, lower and upper case letters, or 20+ of letters and digits. */
+function unmistakable(v: string): boolean {
+  if (!credentialLike(v)) return false;
+  const digits = /[0-9]/.test(v);
+  return (v.length >= 12 && digits && /[a-z]/.test(v) && /[A-Z]/.test(v)) || (v.length >= 20 && digits && /[A-Za-z]/.test(v));
+}
+
 /** Drops trailing punctuation that belongs to the surrounding syntax, not to an unquoted value. */
 function trimValue(v: string): string {
   let s = v;
@@ -158,8 +165,10 @@ export function scanContext(text: string, out: Hit[]): void {
     let v = m[gi]!;
     if (gi === 8) {
       v = trimValue(cutAtNextPair(text, vs, v));
+      // NOTE: a `:` or spaced `=` value must end the statement (`token: see below` is prose), unless the value
+      // is a credential beyond doubt: random-looking and long (`api_key = 9f3kQ2vL8xZp1mN7 for staging`).
       if ((sep !== '=' && sep !== ':=') || spaced) {
-        if (!endsStatement(text, vs + v.length)) continue;
+        if (!endsStatement(text, vs + v.length) && !unmistakable(v)) continue;
       }
       if (isCode(v, spaced)) continue;
     }

@@ -19,11 +19,11 @@
  * written as one plain word (`password: hunter`) is taken for prose; quoted or `=` forms are reported.
  */
 
-import { K, type Hit } from './kinds.js';
+import type { Hit } from './kinds.js';
 import { scanContext } from './context.js';
 import { scanPem } from './pem.js';
 import { TOKEN_RULES } from './rules/index.js';
-import { credentialLike, isPlaceholder, mask } from './values.js';
+import { isPlaceholder, mask } from './values.js';
 
 export { isSecretFilePath } from './files.js';
 
@@ -35,24 +35,65 @@ export interface SecretFinding {
   preview: string;
 }
 
-const AZURE_RE = /(?<![A-Za-z0-9])AccountKey=([A-Za-z0-9+\/]{40,200}={0,2})/dgi;
-
-function scanTokens(text: string, out: Hit[]): void {
+/** Adds the provider-format secrets of `text` to `out` (tier 1; `order` offsets the rule order). */
+function scanTokens(text: string, out: Hit[], kindSuffix = ''): void {
   TOKEN_RULES.forEach((rule, order) => {
     for (const m of text.matchAll(rule.re)) {
-      const s = m[0];
-      if (isPlaceholder(s) || (rule.check && !rule.check(s))) continue;
-      out.push({ start: m.index, end: m.index + s.length, kind: rule.kind, preview: mask(s), tier: 1, order });
+      const v = m[rule.value ?? 0]!;
+      if (isPlaceholder(v) || (rule.check && !rule.check(v))) continue;
+      const [s, e] = rule.value ? m.indices![rule.value]! : [m.index, m.index + v.length];
+      out.push({ start: s, end: e, kind: rule.kind + kindSuffix, preview: mask(v), tier: 1, order });
     }
   });
-  for (const m of text.matchAll(AZURE_RE)) {
-    const [s, e] = m.indices![1]!;
-    const v = m[1]!;
-    if (!credentialLike(v)) continue;
-    out.push({ start: s, end: e, kind: K.azure, preview: mask(v), tier: 1, order: TOKEN_RULES.length });
+}
+
+/** For each rule with a prefix: the token, then one space or a line break (and indentation), then more token. */
+const SPLIT_RES = TOKEN_RULES.map((rule) =>
+  rule.prefix ? new RegExp(`(?<![A-Za-z0-9_.-])(${rule.prefix}[A-Za-z0-9_-]{0,400})( |\\r?\\n[ \\t]{0,40})([A-Za-z0-9_-]{1,400})`, 'g') : undefined,
+);
+const ANCHORED = TOKEN_RULES.map((rule) => new RegExp(`^(?:${rule.re.source})`, rule.re.flags.replace(/[gdy]/g, '')));
+
+/**
+ * Adds tokens split in two by one space or a line break: the two parts are joined and the rule tried on the
+ * whole; the span covers both parts and the break.
+ */
+function scanSplit(text: string, out: Hit[]): void {
+  SPLIT_RES.forEach((re, order) => {
+    if (!re) return;
+    const rule = TOKEN_RULES[order]!;
+    for (const m of text.matchAll(re)) {
+      const head = m[1]!;
+      if (ANCHORED[order]!.exec(head)?.[0] === head) continue; // whole already: found by scanTokens
+      const joined = ANCHORED[order]!.exec(head + m[3]!)?.[0];
+      if (!joined || joined.length <= head.length || isPlaceholder(joined) || (rule.check && !rule.check(joined))) continue;
+      const end = m.index + head.length + m[2]!.length + (joined.length - head.length);
+      out.push({ start: m.index, end, kind: rule.kind, preview: mask(joined), tier: 1, order });
+    }
+  });
+}
+
+/** Any provider token's start, to skip decoded text that cannot hold one. */
+const ANY_TOKEN_RE = new RegExp(TOKEN_RULES.map((r) => r.re.source).join('|'));
+
+const BASE64_RUN_RE = /(?<![A-Za-z0-9+\/_-])[A-Za-z0-9+\/_-]{24,8192}={0,2}(?![A-Za-z0-9+\/_=-])/g;
+
+/**
+ * Adds base64-wrapped provider tokens (a token in a base64 config value or a Basic header of its own): a
+ * base64 run that decodes to printable text holding a provider token is reported whole, kind "(base64)".
+ */
+function scanEncoded(text: string, out: Hit[]): void {
+  for (const m of text.matchAll(BASE64_RUN_RE)) {
+    const run = m[0];
+    const decoded = Buffer.from(run, /[-_]/.test(run) ? 'base64url' : 'base64').toString('latin1');
+    if (decoded.length < 16 || !/^[\x20-\x7e\t\r\n]+$/.test(decoded) || !ANY_TOKEN_RE.test(decoded)) continue;
+    const inner: Hit[] = [];
+    scanTokens(decoded, inner, ' (base64)');
+    if (inner.length === 0) continue;
+    out.push({ start: m.index, end: m.index + run.length, kind: inner[0]!.kind, preview: mask(run), tier: 1, order: TOKEN_RULES.length });
   }
 }
 
+/** Keeps non-overlapping hits: lower tiers first (key blocks, then provider formats, then context). */
 function resolve(cands: Hit[]): Hit[] {
   let accepted: Hit[] = [];
   for (const tier of [0, 1, 2]) {
@@ -89,6 +130,8 @@ function scan(text: string): Hit[] {
   const cands: Hit[] = [];
   scanPem(text, cands);
   scanTokens(text, cands);
+  scanSplit(text, cands);
+  scanEncoded(text, cands);
   scanContext(text, cands);
   return resolve(cands);
 }

@@ -3,5 +3,6 @@ import { K } from '../kinds.js';
 import { fill, type TokenRule } from './rule.js';
 
 export const awsRules: TokenRule[] = [
-  { kind: K.awsId, re: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g, samples: [`AKIA${fill(16, 'Q3EGRBXJ7ZLMNP4K')}`] },
+  { kind: K.awsId,
+    prefix: '(?:AKIA|ASIA|ABIA|ACCA)', re: /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])/g, samples: [`AKIA${fill(16, 'Q3EGRBXJ7ZLMNP4K')}`] },
 ];

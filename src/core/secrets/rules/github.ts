@@ -5,6 +5,7 @@ import { fill, randomish, type TokenRule } from './rule.js';
 export const githubRules: TokenRule[] = [
   {
     kind: K.github,
+    prefix: '(?:gh[pousr]_|github_pat_)',
     re: /(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{30,251}|github_pat_[A-Za-z0-9_]{30,251})/g,
     check: randomish,
     samples: [`ghp_${fill(36)}`, `github_pat_${fill(22)}_${fill(59)}`],

@@ -3,17 +3,22 @@
  * Anthropic's `sk-ant-` before OpenAI's `sk-`). A new provider is one file here and one line below.
  */
 import { anthropicRules } from './anthropic.js';
+import { ageRules } from './age.js';
 import { awsRules } from './aws.js';
+import { azureRules } from './azure.js';
 import { githubRules } from './github.js';
 import { gitlabRules } from './gitlab.js';
 import { googleRules } from './google.js';
 import { jwtRules } from './jwt.js';
+import { mailgunRules } from './mailgun.js';
 import { messagingRules } from './messaging.js';
 import { openaiRules } from './openai.js';
 import { registryRules } from './registries.js';
 import type { TokenRule } from './rule.js';
 import { slackRules } from './slack.js';
 import { stripeRules } from './stripe.js';
+import { telegramRules } from './telegram.js';
+import { vaultRules } from './vault.js';
 
 export type { TokenRule } from './rule.js';
 
@@ -30,4 +35,9 @@ export const TOKEN_RULES: TokenRule[] = [
   ...messagingRules,
   ...awsRules,
   ...jwtRules,
+  ...vaultRules,
+  ...telegramRules,
+  ...ageRules,
+  ...mailgunRules,
+  ...azureRules,
 ];

@@ -6,6 +6,7 @@ import { fill, type TokenRule } from './rule.js';
 export const openaiRules: TokenRule[] = [
   {
     kind: K.openai,
+    prefix: 'sk-(?:proj-|svcacct-|admin-)?',
     re: /(?<![A-Za-z0-9_-])sk-(?!ant-)(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,300}/g,
     check: (s) => hasDigit(s) && /[A-Z]/.test(s) && /[a-z]/.test(s),
     samples: [`sk-${fill(48)}`, `sk-proj-${fill(40)}`],

@@ -10,8 +10,17 @@ export interface TokenRule {
   /** Global regex; every quantifier bounded, anchored on a literal or a boundary. */
   re: RegExp;
   check?: (s: string) => boolean;
-  /** Secrets this rule must find, whole. */
+  /** The capture group that is the secret (the regex then has the `d` flag); else the whole match. */
+  value?: number;
+  /**
+   * The literal start of the token (a regex source). Set where a token may reach the page split in two, by one
+   * space or a line break (a wrapped terminal, a pasted e-mail): the scanner then joins the two parts and tries
+   * the rule on the whole.
+   */
+  prefix?: string;
+  /** Secrets this rule must find (the value, when `value` is set), each inside the text `context` makes of it. */
   samples: string[];
+  context?: (sample: string) => string;
 }
 
 /** Mixed letters and digits: a random token rather than a word. */
