@@ -203,7 +203,7 @@ function table(r) {
   const row = (name, s) => `| ${name} | ${pct(s.r1)} | ${pct(s.r5)} | ${pct(s.r10)} | ${s.mrr.toFixed(3)} | | |`;
   const h = r.hook;
   const lines = [
-    `**${r.name}**: ${r.entries.toLocaleString('en-US')} entries imported (${r.redacted} notes with secret-shaped values redacted); ${r.kb.n} search queries, ${h.firing} firing and ${h.silent} silent hook prompts (${r.sets}).`,
+    `**${r.name}**: ${r.entries.toLocaleString('en-US')} entries imported (${r.redacted} notes with secret-shaped values redacted); ${r.kb.n} search queries, ${h.firing} firing and ${h.silent} silent hook prompts; query sets: ${r.sets}.`,
     '',
     '| system | recall@1 | recall@5 | recall@10 | MRR | hook hit rate | hook false fire |',
     '|---|---|---|---|---|---|---|',
