@@ -2,6 +2,8 @@
 // prompts that should point somewhere, the false-fire rate on prompts that should point nowhere, for git-kb's
 // algorithm (skip rules + IDF-weighted keyword signal) and for the v1 algorithm of seed 004 (at least two
 // distinct keyword hits over titles and tags), on the same prompts and the same imported data repo.
+// It scores in process (jbranchaud-til only) to compare parameters; bench/retrieval.mjs measures the real hook
+// process on both corpora.
 //
 //   node bench/hook-retrieval.mjs            report, and write the "Prompt hook" retrieval part of RESULTS.md
 //   node bench/hook-retrieval.mjs --tune     also print a grid over the keyword parameters
