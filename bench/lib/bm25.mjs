@@ -3,7 +3,7 @@
 //
 // - Notes: every .md/.markdown file under the corpus folder, walked as `git-kb import` walks it (dot entries
 //   and node_modules skipped). Title = the first `# ` heading when nothing but blank lines precedes it (as
-//   src/kb/import.ts takes it; the heading line leaves the body), else the file name. Tags = the folder names
+//   src/app/import.ts takes it; the heading line leaves the body), else the file name. Tags = the folder names
 //   of the file's path (as `--tags-from-folders`: `common/du.md` gets the tag `common`).
 // - Terms: lower-cased, split on every run of non-alphanumeric characters (Unicode letters and digits count as
 //   alphanumeric), stop words of STOP_WORDS dropped, then the Porter stemmer (npm `stemmer`, wooorm's
