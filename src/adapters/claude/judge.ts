@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import os from 'node:os';
-import type { ProsePiece } from '../../core/prose/extract.js';
+import type { ProsePiece } from '../../core/prose/pieces.js';
 import type { JudgeRule, JudgeRun } from '../../core/gate/verdict.js';
 
 /** Settings handed to the child so no hook (this gate included) runs inside it. */

@@ -5,7 +5,7 @@
  * "fix"?}]}` (`"verdict": "pass"|"fail"` is read too), bare or as the `result` string of the
  * `--output-format json` envelope, alone, in a fenced block or inside chatty text. Linear in the output size.
  */
-import type { ProsePiece } from '../prose/extract.js';
+import type { ProsePiece } from '../prose/pieces.js';
 import { locate, quoteOf, type Violation } from './rules.js';
 
 /**
