@@ -1,7 +1,8 @@
 /**
  * Contract: the session hooks of spec/hooks.md, "Session hooks", and spec/sessions.md, "When summaries are
- * written". Each reads its payload, looks at the small per-session state (src/core/sessions/summary.ts) and decides before it
- * loads anything heavy; none prints anything, all are fail-open (runHook turns any error into exit 0).
+ * written". Each reads its payload, looks at the small per-session state (src/core/sessions/summary.ts) and
+ * decides before it loads anything heavy; none prints anything, all are fail-open (runHook turns any error into
+ * exit 0).
  *
  * - Stop: summarise the session now unless this machine committed its summary less than the debounce window ago
  *   (KB_SESSION_DEBOUNCE_S, default 300 s), in which case the state is marked pending and the next Stop,

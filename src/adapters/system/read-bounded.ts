@@ -4,7 +4,7 @@ import fs from 'node:fs';
 /** The largest file read; a bigger one is treated as unreadable. */
 export const MAX_READ_BYTES = 2_000_000;
 
-/** The text of a regular file of at most `maxBytes`, or undefined (missing, a folder, too big, unreadable); never throws. */
+/** The text of a regular file of at most `maxBytes`, else undefined (missing, a folder, too big); never throws. */
 export function readBounded(file: string, maxBytes = MAX_READ_BYTES): string | undefined {
   try {
     const st = fs.statSync(file);

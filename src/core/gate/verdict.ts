@@ -9,8 +9,8 @@ import type { ProsePiece } from '../prose/pieces.js';
 import { locate, quoteOf, type Violation } from './rules.js';
 
 /**
- * Bump when the judge's prompt (src/adapters/claude/judge.ts) or the reading below changes, so verdicts cached for the old
- * judge are not reused.
+ * Bump when the judge's prompt (src/adapters/claude/judge.ts) or the reading below changes, so verdicts cached
+ * for the old judge are not reused.
  */
 export const JUDGE_VERSION = 1;
 /** A piece goes to the judge only when it has at least this many letters. */

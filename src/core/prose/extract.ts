@@ -26,7 +26,7 @@ export { looksLikeProse, MAX_PROSE_CHARS, type ProsePiece } from './pieces.js';
 /** Where relative paths start, and how files named by a command (`git commit -F`) or edited are read. */
 export interface ProseOptions {
   cwd?: string;
-  /** Reads a file a command names or an edit changes; without it none is read (-F gives nothing, edits count lines from their new text). */
+  /** Reads a file a command names or an edit changes; without it none is read (edits count from their new text). */
   readFile?: (path: string) => string | undefined;
 }
 

@@ -94,7 +94,7 @@ const CODE_LINE_RE =
   /^(import|export|from|def|class|function|const|let|var|return|if|elif|for|while|package|use|fn|pub|func|struct|impl|module|require|public|private|static|#include|#define)\b/;
 const ASSIGN_LINE_RE = /^[A-Za-z_$][\w.$]*(\[[^\]]*\])?\s*(=|:=|\+=|-=)\s*[^=\s]/;
 
-/** True when at least 30% of the text's non-blank lines look like code (end in `;` `{` `}`, a keyword, an assignment). */
+/** True when at least 30% of the text's non-blank lines look like code (a keyword, an assignment, `;` `{` `}`). */
 export function looksLikeCode(text: string): boolean {
   const sample = text.length > 20_000 ? text.slice(0, 20_000) : text;
   let nonBlank = 0;
