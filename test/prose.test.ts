@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MAX_READ_BYTES, readBounded } from '../src/adapters/system/read-bounded.js';
 import { extractProse, looksLikeProse, MAX_PROSE_CHARS, NEVER_PROSE_TOOLS, type ProsePiece } from '../src/core/prose/extract.js';
 
 const texts = (pieces: ProsePiece[]): string[] => pieces.map((p) => p.text);
@@ -390,10 +391,22 @@ describe('malformed input never throws', () => {
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
-  it('uses the real file system by default for -F', () => {
+  it('reads -F files only through the reader it is given (the gate gives readBounded)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'prose-'));
     writeFileSync(join(dir, 'msg.txt'), 'On disk.\n');
-    expect(texts(extractProse('Bash', { command: 'git commit -F msg.txt' }, { cwd: dir }))).toEqual(['On disk.\n']);
+    expect(texts(extractProse('Bash', { command: 'git commit -F msg.txt' }, { cwd: dir, readFile: readBounded }))).toEqual(['On disk.\n']);
+    expect(extractProse('Bash', { command: 'git commit -F msg.txt' }, { cwd: dir })).toEqual([]);
+  });
+
+  it('readBounded reads a regular file of bounded size, and nothing else', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'prose-'));
+    writeFileSync(join(dir, 'small.txt'), 'ok');
+    writeFileSync(join(dir, 'big.txt'), 'x'.repeat(11));
+    expect(readBounded(join(dir, 'small.txt'))).toBe('ok');
+    expect(readBounded(join(dir, 'big.txt'), 10)).toBeUndefined();
+    expect(readBounded(dir)).toBeUndefined();
+    expect(readBounded(join(dir, 'missing.txt'))).toBeUndefined();
+    expect(MAX_READ_BYTES).toBe(2_000_000);
   });
 });
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { resolveDataDir } from '../adapters/config/config.js';
 import { extractProse } from '../core/prose/extract.js';
 import { findClaude } from '../adapters/claude/find-claude.js';
+import { readBounded } from '../adapters/system/read-bounded.js';
 import { denyOutput, denyReason } from '../core/gate/deny.js';
 import { kernelRules, loadKernel } from '../adapters/index/kernel.js';
 import { checkRules } from '../core/gate/rules.js';
@@ -58,7 +59,7 @@ export async function gateCall(c: GateCall): Promise<object | undefined> {
     log({ decision: 'allow', why: 'no kernel entries', kernel: kernel.state });
     return undefined;
   }
-  const pieces = extractProse(tool, c.input, { cwd: c.cwd });
+  const pieces = extractProse(tool, c.input, { cwd: c.cwd, readFile: readBounded });
   if (pieces.length === 0) {
     log({ decision: 'allow', why: 'no prose', kernel: kernel.state });
     return undefined;

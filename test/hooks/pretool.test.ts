@@ -181,6 +181,16 @@ describe('layer 1 passes', () => {
     parseDeny(r);
   });
 
+  it('logs its decision when KB_HOOK_DEBUG is on (any spelling of on), and not when it is off', async () => {
+    const file = path.join(sb.root, 'pretool-debug.jsonl');
+    await expectAllow('Write', { file_path: path.join(project, 'README.md'), content: '# Tool\n\nIt uses a cache.\n' }, { KB_HOOK_DEBUG: ' Yes', KB_HOOK_DEBUG_FILE: file });
+    const records = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(records.at(-1)).toMatchObject({ event: 'pretool', tool: 'Write', decision: 'allow' });
+    fs.rmSync(file);
+    await expectAllow('Write', { file_path: path.join(project, 'README.md'), content: '# Tool\n\nIt uses a cache.\n' }, { KB_HOOK_DEBUG: 'off', KB_HOOK_DEBUG_FILE: file });
+    expect(fs.existsSync(file)).toBe(false);
+  });
+
   it('everything when there is no data repo, or no kernel rules', async () => {
     await expectAllow('Write', { file_path: 'README.md', content: 'We leverage it!!' }, { GIT_KB_DATA: path.join(sb.root, 'nowhere') });
     const other = makeSandbox('gkb-gate-empty-');

@@ -241,6 +241,7 @@ describe('fail-open', () => {
       ['a binary transcript', { payload: { session_id: 'x5', transcript_path: binary } }],
       ['no data repo', { payload: { session_id: 'x6', transcript_path: good }, env: { GIT_KB_DATA: path.join(sb.root, 'no-repo') } }],
       ['sessions turned off', { payload: { session_id: 'x7', transcript_path: good }, env: { KB_SESSIONS: '0' } }],
+      ['sessions turned off, any spelling', { payload: { session_id: 'x8', transcript_path: good }, env: { KB_SESSIONS: ' Off ' } }],
       ['a session id with path characters', { payload: { session_id: '../../etc/passwd', transcript_path: binary } }],
     ];
     for (const ev of Object.keys(EVENTS) as Ev[]) {

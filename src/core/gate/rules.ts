@@ -6,7 +6,7 @@
  * characters without a space. A long piece is matched in overlapping windows cut at line ends, and the whole
  * check stops at a time budget, so even a slow pattern costs bounded time. Pure apart from the clock.
  */
-import type { ProsePiece } from '../prose/extract.js';
+import type { ProsePiece } from '../prose/pieces.js';
 
 /** One rule as the gate applies it, with the kernel entry that carries it. */
 export interface GateRule {

@@ -1,9 +1,9 @@
 /**
- * Contract: a shell-words lexer for src/prose.ts. `lexShell` splits a Bash command into simple commands with
- * their words unquoted (quotes, backslash escapes, `$'...'`, line continuations), their heredoc or `<<<` stdin,
- * and the command piped into each; `$(...)` of a plain `echo`/`printf`/`cat` becomes its output. `commandWords`
- * drops assignments and prefixes (`sudo`, `env`, `if`, ...), `stdinOf` is what a command reads on stdin when that
- * is plain from the text. Pure, linear in the command's length, never throws on any input.
+ * Contract: a shell-words lexer for the prose extractor (commands.ts). `lexShell` splits a Bash command into
+ * simple commands with their words unquoted (quotes, backslash escapes, `$'...'`, line continuations), their
+ * heredoc or `<<<` stdin, and the command piped into each; `$(...)` of a plain `echo`/`printf`/`cat` becomes its
+ * output. `commandWords` drops assignments and prefixes (`sudo`, `env`, `if`, ...), `stdinOf` is what a command
+ * reads on stdin when that is plain from the text. Pure, linear in the command's length, never throws on any input.
  */
 
 /** Nesting depth of `$(...)` that is lexed; deeper ones are kept as text. */
