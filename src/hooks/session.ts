@@ -20,7 +20,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveDataDir } from '../adapters/config/config.js';
-import { catchUpDue, readSessionState, stateIsCurrent, writeSessionState } from '../core/sessions/summary.js';
+import type { Settings } from '../adapters/config/settings.js';
+import { catchUpDue, readSessionState, stateIsCurrent, writeSessionState } from '../adapters/store/session-state.js';
 import { debugLog, type HookContext, type HookInput } from './protocol.js';
 
 /** Transcripts bigger than this are summarised by a detached worker, never inside a hook's time limit. */
@@ -40,8 +41,8 @@ function disabled(env: NodeJS.ProcessEnv): boolean {
 }
 
 /** The data repo when it exists (hooks never create one). */
-function dataRepo(env: NodeJS.ProcessEnv): string | undefined {
-  const { dir } = resolveDataDir({ env });
+function dataRepo(settings: Settings): string | undefined {
+  const { dir } = resolveDataDir({ settings });
   return fs.existsSync(path.join(dir, '.git')) ? dir : undefined;
 }
 
@@ -95,12 +96,12 @@ function lockBusy(dir: string): boolean {
 }
 
 /** What Stop, PreCompact and SessionEnd need: the session, its transcript file and the data repo; else nothing. */
-function sessionAtHand(input: HookInput, env: NodeJS.ProcessEnv) {
-  if (disabled(env)) return undefined;
+function sessionAtHand(input: HookInput, ctx: HookContext) {
+  if (disabled(ctx.env)) return undefined;
   const sessionId = str(input.session_id);
   const transcript = str(input.transcript_path);
   if (!sessionId || !transcript) return undefined;
-  const dir = dataRepo(env);
+  const dir = dataRepo(ctx.settings);
   if (!dir) return undefined;
   const st = fs.statSync(transcript, { throwIfNoEntry: false });
   if (!st?.isFile()) return undefined;
@@ -110,7 +111,7 @@ function sessionAtHand(input: HookInput, env: NodeJS.ProcessEnv) {
 /** Stop and PreCompact: summarise inline (debounced for Stop). */
 async function summarise(event: Event, input: HookInput, ctx: HookContext): Promise<undefined> {
   const env = ctx.env;
-  const at = sessionAtHand(input, env);
+  const at = sessionAtHand(input, ctx);
   if (!at) return undefined;
   const { sessionId, transcript, dir, st, state } = at;
   const log = (what: Record<string, unknown>): void => debugLog({ event, session: sessionId, ...what }, env);
@@ -128,7 +129,7 @@ async function summarise(event: Event, input: HookInput, ctx: HookContext): Prom
     return void log({ outcome: 'worker', pid, bytes: st.size });
   }
   const { recordSession } = await import('../app/session.js');
-  const r = await recordSession({ transcript, sessionId, dir });
+  const r = await recordSession({ transcript, sessionId, dir, settings: ctx.settings });
   log({ outcome: r.status, id: r.id, reason: r.reason });
   if (r.status === 'written') {
     // The next prompt should not pay for the index rebuild that this commit makes due.
@@ -155,7 +156,7 @@ export function handlePreCompact(input: HookInput, ctx: HookContext): Promise<un
 /** The SessionEnd hook: hand the last write to a detached worker, if there is one to do. */
 export function handleSessionEnd(input: HookInput, ctx: HookContext): undefined {
   const env = ctx.env;
-  const at = sessionAtHand(input, env);
+  const at = sessionAtHand(input, ctx);
   if (!at) return undefined;
   const { sessionId, transcript, dir, st, state } = at;
   if (stateIsCurrent(state, st) || state?.outcome === 'forbidden') {
@@ -171,7 +172,7 @@ export function handleSessionEnd(input: HookInput, ctx: HookContext): undefined 
 export function handleSessionStart(input: HookInput, ctx: HookContext): undefined {
   const env = ctx.env;
   if (disabled(env)) return undefined;
-  const dir = dataRepo(env);
+  const dir = dataRepo(ctx.settings);
   if (!dir) return undefined;
   if (!catchUpDue(dir, envNumber(env, 'KB_SESSION_CATCHUP_MIN', 10))) return undefined;
   const args = ['session', 'catch-up', '--data', dir, '--json'];
