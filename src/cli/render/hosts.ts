@@ -6,7 +6,7 @@
 import type { AddFactResult, DetectResult, ForbidResult, HostInfo, HostStatusResult, LoadResult, RegisterResult } from '../../app/host.js';
 
 /** Sentinel lines of `host load` (spec/hosts.md, "Sentinels"). */
-export const SENTINELS = {
+const SENTINELS = {
   loaded: '---HOST_FACTS_LOADED---',
   end: '---HOST_FACTS_END---',
   empty: '---HOST_FACTS_EMPTY---',

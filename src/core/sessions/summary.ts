@@ -14,7 +14,7 @@ import { fnv1a } from '../text/fnv.js';
 import { idTime } from '../format/schema.js';
 
 /** Bump when the rendering changes, so catch-up knows older summaries may be re-rendered. */
-export const SUMMARY_VERSION = 1;
+const SUMMARY_VERSION = 1;
 
 /** Limits of what a summary keeps (spec/sessions.md, "Format"). */
 export const LIMITS = {
@@ -37,7 +37,7 @@ export type SkipReason = 'no-prompts' | 'no-session-id' | 'no-timestamps' | 'git
  * The first words of prompts that git-kb itself sends to a child `claude -p` (the prose gate's model judge,
  * src/adapters/claude/judge.ts): such a child's transcript is git-kb's own plumbing, not a session of the user's.
  */
-export const OWN_PROMPT_PREFIXES = ["You are a copy editor checking text against a writer's house rules"];
+const OWN_PROMPT_PREFIXES = ["You are a copy editor checking text against a writer's house rules"];
 
 /** A rendered summary: its id, path, front matter fields (in order, without id/created/updated) and body. */
 export interface SessionSummary {
@@ -83,7 +83,7 @@ export function sessionPath(id: string, startedAt: string): string {
 }
 
 /** An ISO time to the second (`2026-03-02T09:14:07Z`). */
-export function stampOf(iso: string): string {
+function stampOf(iso: string): string {
   return new Date(Date.parse(iso)).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
@@ -141,7 +141,7 @@ function secretReads(facts: TranscriptFacts): { paths: string[]; values: string[
 }
 
 /** A scrubber: replaces secret-file values and secret-shaped text, counting replacements. */
-export function makeScrubber(secretValues: string[]): { scrub: (s: string) => string; count: () => number } {
+function makeScrubber(secretValues: string[]): { scrub: (s: string) => string; count: () => number } {
   let count = 0;
   const scrub = (s: string): string => {
     let t = s;
@@ -194,7 +194,7 @@ function dateRange(started: string, ended: string | undefined): string {
 }
 
 /** The project's name: the last folder of its directory. */
-export function projectName(cwd: string | undefined): string | undefined {
+function projectName(cwd: string | undefined): string | undefined {
   if (!cwd) return undefined;
   const base = path.basename(cwd.replace(/[\\/]+$/, ''));
   return base || undefined;
