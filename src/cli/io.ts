@@ -43,11 +43,6 @@ export function isJson(): boolean {
   return jsonMode;
 }
 
-/** Writes a line (or lines) to stdout. */
-export function out(text: string): void {
-  if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-}
-
 /** The global flags as seen by a command (and notes --json). */
 export function globals(cmd: Command): Globals {
   const o = cmd.optsWithGlobals() as Globals;

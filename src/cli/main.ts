@@ -23,7 +23,7 @@ import * as search from './commands/search.js';
 import * as session from './commands/session.js';
 import * as status from './commands/status.js';
 import * as sync from './commands/sync.js';
-import { declare, isJson, out, type Cli, type Reply } from './io.js';
+import { declare, isJson, type Cli, type Reply } from './io.js';
 
 /** Builds the command tree; `reply` receives each verb's result. */
 function buildProgram(settings: Settings, reply: (r: Reply) => void): Command {
@@ -55,6 +55,11 @@ function buildProgram(settings: Settings, reply: (r: Reply) => void): Command {
     for (const line of await autoSyncCommitted({ settings })) process.stderr.write(`git-kb: ${line}\n`);
   });
   return program;
+}
+
+/** Writes a line (or lines) to stdout. */
+function out(text: string): void {
+  if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 }
 
 function commanderToKbError(err: CommanderError): KbError | undefined {

@@ -310,7 +310,7 @@ const MAX_RULE_PATTERN = 500;
 
 /**
  * Checks that a rule pattern compiles, matches something, and cannot run away on long input (the analysis of
- * src/gate/regex-risk.ts: back-references, repetition inside repetition, overlapping repeated alternatives,
+ * ./regex-risk.ts: back-references, repetition inside repetition, overlapping repeated alternatives,
  * two open-ended runs across words). Returns a reason when refused.
  */
 export function ruleRisk(pattern: string, flags = 'i'): string | undefined {
