@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KbError } from '../src/core/errors.js';
-import { bodyOf, dataRepoExists, entryDirs, listEntryFiles, lockDataRepo, readEntryText, requireDataRepo, safeJoin, stateDir } from '../src/adapters/store/layout.js';
+import { bodyOf } from '../src/core/format/fence.js';
+import { dataRepoExists, entryDirs, listEntryFiles, lockDataRepo, readEntryText, requireDataRepo, safeJoin, stateDir } from '../src/adapters/store/layout.js';
 
 let root: string;
 let dir: string;

@@ -17,6 +17,7 @@ import {
   resolveConflictText,
   splitConflict,
 } from '../src/core/merge/merge.js';
+import { readSettings } from '../src/adapters/config/settings.js';
 import { expectCleanRepo, git, kb, makeSandbox, type RunResult, type Sandbox } from './helpers/cli.js';
 import { cleanGitEnv, startGitServer, type GitServer } from './helpers/git-server.js';
 
@@ -300,6 +301,7 @@ describe('merges against real repositories', () => {
     let landed = 0;
     const once = await syncRepo({
       data: a.data,
+      settings: readSettings(a.env),
       beforePush: async (attempt) => {
         if (attempt > 1) return;
         await add(b, `B wins round ${attempt}`);
@@ -313,6 +315,7 @@ describe('merges against real repositories', () => {
     const mine2 = await add(a, 'Never pushed', 'two');
     const err = await syncRepo({
       data: a.data,
+      settings: readSettings(a.env),
       maxAttempts: 3,
       beforePush: async (attempt) => {
         await add(b, `B wins again ${attempt}`);
@@ -329,12 +332,12 @@ describe('merges against real repositories', () => {
     for (const e of [mine, mine2]) expect(fs.existsSync(path.join(a.data, e.path))).toBe(true);
     expect((await g(a, ['log', '--format=%s'])).includes(`add ${mine2.id}`)).toBe(true);
     const { syncStatus } = await import('../src/app/sync.js');
-    const before = await syncStatus({ data: a.data });
+    const before = await syncStatus({ data: a.data, settings: readSettings(a.env) });
     expect(before).toMatchObject({ remote: 'origin', branch: 'main', unresolved: 0, auto_sync: false });
     expect(before.ahead).toBeGreaterThanOrEqual(1);
     const done = await json(a, ['sync']);
     expect(done.pushed).toBe(true);
-    expect(await syncStatus({ data: a.data })).toMatchObject({ ahead: 0, behind: 0 });
+    expect(await syncStatus({ data: a.data, settings: readSettings(a.env) })).toMatchObject({ ahead: 0, behind: 0 });
     await expectCleanRepo(a.data);
   });
 });

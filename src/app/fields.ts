@@ -2,8 +2,8 @@
  * Contract: turning command-line field values into entry fields, and refusing a write whose entry would not
  * pass the format (every problem listed with its rule), before anything touches the disk.
  */
-import { KbError } from '../core/errors.js';
-import { parseEntry, RELS, type Link, type Problem } from '../core/format/entry.js';
+import { formatProblems, KbError } from '../core/errors.js';
+import { parseEntry, RELS, type Link } from '../core/format/entry.js';
 
 /** Splits "a,b, c" (or repeated values) into a clean, de-duplicated list. */
 export function splitList(values: string | string[] | undefined): string[] {
@@ -19,11 +19,6 @@ export function parseLinks(values: string[] | undefined): Link[] {
     if (!m) throw new KbError('USAGE', `--link "${v}" must be rel:id, e.g. relates_to:kb-0042 (rels: ${RELS.join(', ')})`);
     return { rel: m[1] as Link['rel'], to: m[2]! };
   });
-}
-
-/** Formats problems as one message, one per line, each with file:line and rule. */
-export function formatProblems(problems: Problem[]): string {
-  return problems.map((p) => `${p.file ?? ''}${p.line ? `:${p.line}` : ''}: ${p.message} [${p.rule}]`).join('\n');
 }
 
 /** Checks an entry's full text as it would be written; throws INVALID_ENTRY listing every problem. */

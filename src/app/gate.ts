@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { resolveDataDir } from '../adapters/config/config.js';
+import { readSettings } from '../adapters/config/settings.js';
 import { extractProse } from '../core/prose/extract.js';
 import { findClaude } from '../adapters/claude/find-claude.js';
 import { readBounded } from '../adapters/system/read-bounded.js';
@@ -45,7 +46,7 @@ export async function gateCall(c: GateCall): Promise<object | undefined> {
   const { tool, env, log } = c;
   let dir: string;
   try {
-    dir = resolveDataDir({ env }).dir;
+    dir = resolveDataDir({ settings: readSettings(env) }).dir;
   } catch (err) {
     log({ decision: 'allow', why: `data repo: ${(err as Error).message}` });
     return undefined;

@@ -4,11 +4,12 @@
  * registers an unknown key in the same commit); `loadHostFacts`, `detectHosts`, `listHosts` and `hostStatus`
  * read. A forbidden host is never loaded, written or surfaced, and text that names a forbidden host or matches a
  * global forbidden pattern is never written; hosts.yaml that does not validate stops every one of these.
- * The `describe*` functions render results as the text the CLI prints, sentinel lines included.
+ * Results are plain data (src/cli/render/hosts.ts prints them, sentinel lines included); an outcome that is not
+ * success names its error code in `exit`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { KbError } from '../core/errors.js';
+import { formatProblems, KbError, type ErrorCode } from '../core/errors.js';
 import {
   applyForbiddenPattern,
   applyHostChange,
@@ -35,16 +36,6 @@ import { nowStamp, splitList } from './fields.js';
 import { idSet } from './find.js';
 import { repoForRead, repoForWrite, type RepoOptions } from './repo.js';
 import { refuseSecrets, withWriteLock, writeAndCommit, type PendingFile } from '../adapters/store/transaction.js';
-
-/** Sentinel lines of `host load` (spec/hosts.md, "Sentinels"). */
-export const SENTINELS = {
-  loaded: '---HOST_FACTS_LOADED---',
-  end: '---HOST_FACTS_END---',
-  empty: '---HOST_FACTS_EMPTY---',
-  unknown: '---HOST_UNKNOWN---',
-  forbidden: '---HOST_FORBIDDEN---',
-} as const;
-
 
 function readHostsText(dir: string): string {
   try {
@@ -139,8 +130,15 @@ function splitMarkers(values: string[] | undefined): string[] {
   return [...new Set(out)];
 }
 
+export interface ForbidResult {
+  changed: boolean;
+  commit?: string;
+  /** How many global forbidden patterns hosts.yaml holds now. */
+  count: number;
+}
+
 /** Adds a global forbidden pattern to hosts.yaml and commits. */
-export async function forbidPattern(options: RepoOptions & { pattern: string }): Promise<{ changed: boolean; commit?: string; count: number }> {
+export async function forbidPattern(options: RepoOptions & { pattern: string }): Promise<ForbidResult> {
   const libs = await hostLibs();
   const why = markerProblem(options.pattern, libs.regexRisk);
   if (why) throw new KbError('USAGE', `forbidden pattern ${why}`);
@@ -178,7 +176,7 @@ export interface AddFactResult {
 }
 
 /** A title from a fact: its first non-empty line, cut at 80 characters. */
-export function factTitle(fact: string): string {
+function factTitle(fact: string): string {
   const line = fact.split('\n').map((l) => l.replace(/^[#>*\-\s]+/, '').trim()).find(Boolean) ?? '';
   if (line.length <= 80) return line;
   const cut = line.slice(0, 79);
@@ -250,6 +248,8 @@ export interface LoadResult {
   facts?: HostFact[];
   /** Facts left out because they name a forbidden host or pattern, or do not parse. */
   withheld?: number;
+  /** Not found (an unknown host), or forbidden. */
+  exit?: Extract<ErrorCode, 'NOT_FOUND' | 'FORBIDDEN_HOST'>;
 }
 
 /** A host's facts, oldest first, or the status that explains why there are none. */
@@ -259,10 +259,10 @@ export async function loadHostFacts(options: RepoOptions & { key: string }): Pro
   const asked = options.key.trim().toLowerCase();
   const host = findHost(registry, asked);
   // NOTE: a forbidden host answers with the sentinel alone: not even the key is echoed back.
-  if (host?.forbidden || forbiddenMatch(registry, asked)) return { key: host?.key ?? asked, status: 'forbidden' };
+  if (host?.forbidden || forbiddenMatch(registry, asked)) return { key: host?.key ?? asked, status: 'forbidden', exit: 'FORBIDDEN_HOST' };
   const key = host?.key ?? asked;
   const files = isValidHostKey(key) ? factFiles(dir, key) : [];
-  if (!host && files.length === 0) return { key, status: 'unknown' };
+  if (!host && files.length === 0) return { key, status: 'unknown', exit: 'NOT_FOUND' };
   const forbidden = forbiddenMatcher(registry);
   const { parseEntry } = await import('../core/format/entry.js');
   const facts: HostFact[] = [];
@@ -286,21 +286,6 @@ export async function loadHostFacts(options: RepoOptions & { key: string }): Pro
   return { key, status: facts.length ? 'loaded' : 'empty', facts, ...(withheld ? { withheld } : {}) };
 }
 
-/** The text `host load` prints: the sentinel first, and for loaded facts each one, then the end sentinel. */
-export function describeLoad(r: LoadResult): string {
-  if (r.status === 'forbidden') return SENTINELS.forbidden;
-  if (r.status === 'unknown') return `${SENTINELS.unknown}\nno host "${r.key}" in hosts.yaml; "git-kb host list" shows the hosts, "git-kb host register ${r.key} --marker NAME" adds it`;
-  const withheld = r.withheld ? `\n(${r.withheld} fact${r.withheld === 1 ? '' : 's'} withheld: unreadable, or naming a forbidden host or pattern)` : '';
-  if (r.status === 'empty') return `${SENTINELS.empty}\nhost ${r.key} has no facts yet; "git-kb host add ${r.key} \"FACT\"" records one${withheld}`;
-  const parts = [`${SENTINELS.loaded}`, `host ${r.key}: ${r.facts!.length} fact${r.facts!.length === 1 ? '' : 's'} (reference data, oldest first)${withheld}`];
-  for (const f of r.facts!) {
-    parts.push('', `### ${f.id} — ${f.title}${f.updated ? ` (${f.updated.slice(0, 10)})` : ''}`);
-    if (f.body !== f.title) parts.push('', f.body);
-  }
-  parts.push('', SENTINELS.end);
-  return parts.join('\n');
-}
-
 export interface DetectResult {
   hosts: { key: string; facts: number }[];
   /** True when the text names a forbidden host or matches a global forbidden pattern. */
@@ -313,13 +298,6 @@ export async function detectHosts(options: RepoOptions & { text: string }): Prom
   const registry = await loadHosts(dir);
   const keys = matchHosts(hostMatcher(registry), options.text);
   return { hosts: keys.map((key) => ({ key, facts: factFiles(dir, key).length })), forbidden: !!forbiddenMatch(registry, options.text) };
-}
-
-/** The text `host detect` prints. */
-export function describeDetect(r: DetectResult): string {
-  const lines = r.hosts.map((h) => `${h.key} (${h.facts} fact${h.facts === 1 ? '' : 's'}): git-kb host load ${h.key}`);
-  if (r.forbidden) lines.push(`${SENTINELS.forbidden} the text names a forbidden host or pattern: load and record nothing about it`);
-  return lines.length ? lines.join('\n') : 'no known host in the text';
 }
 
 export interface HostInfo {
@@ -383,6 +361,8 @@ export interface HostStatusResult {
   forbidden_patterns: number;
   facts: number;
   bytes: number;
+  /** Set when hosts.yaml does not validate. */
+  exit?: Extract<ErrorCode, 'INVALID_ENTRY'>;
 }
 
 /** hosts.yaml's health and every host's facts and size; an invalid hosts.yaml is reported, not thrown. */
@@ -395,37 +375,11 @@ export async function hostStatus(options: RepoOptions): Promise<HostStatusResult
   return {
     file: HOSTS_FILE,
     valid: problems.length === 0,
-    problems: problems.map((p) => `${p.file}:${p.line}: ${p.message} [${p.rule}]`),
+    problems: problems.map((p) => formatProblems([p])),
     hosts,
     forbidden_patterns: registry.forbiddenPatterns.length,
     facts: hosts.reduce((n, h) => n + h.facts, 0),
     bytes: hosts.reduce((n, h) => n + h.bytes, 0),
+    ...(problems.length ? { exit: 'INVALID_ENTRY' as const } : {}),
   };
-}
-
-function kb(bytes: number): string {
-  return bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KB`;
-}
-
-/** The text `host list` prints. */
-export function describeList(hosts: HostInfo[]): string {
-  if (hosts.length === 0) return 'no hosts yet; "git-kb host register KEY --marker NAME" adds one';
-  return hosts
-    .map((h) => {
-      if (h.forbidden) return `${h.key}  forbidden`;
-      const names = [...h.aliases, ...h.markers].filter((m) => m !== h.key);
-      return `${h.key}  ${h.facts} fact${h.facts === 1 ? '' : 's'}${names.length ? `  markers: ${names.join(', ')}` : ''}${h.unregistered ? '  (not in hosts.yaml)' : ''}`;
-    })
-    .join('\n');
-}
-
-/** The text `host status` prints. */
-export function describeStatus(r: HostStatusResult): string {
-  const lines = [`${r.file}: ${r.valid ? 'valid' : 'INVALID'}; ${r.hosts.length} host${r.hosts.length === 1 ? '' : 's'}, ${r.forbidden_patterns} global forbidden pattern${r.forbidden_patterns === 1 ? '' : 's'}; ${r.facts} facts, ${kb(r.bytes)}`];
-  for (const p of r.problems) lines.push(`  ${p}`);
-  for (const h of r.hosts) {
-    if (h.forbidden) lines.push(`${h.key.padEnd(20)} forbidden`);
-    else lines.push(`${h.key.padEnd(20)} ${String(h.facts).padStart(4)} facts ${kb(h.bytes).padStart(9)}${h.updated ? `  last change ${h.updated.slice(0, 10)}` : ''}${h.unregistered ? '  (not in hosts.yaml)' : ''}`);
-  }
-  return lines.join('\n');
 }

@@ -6,10 +6,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { entryPath, formatEntry, interpretEntry, isValidId, newId, splitEntry, TYPES, type Problem } from '../core/format/entry.js';
-import { KbError } from '../core/errors.js';
+import { formatProblems, KbError } from '../core/errors.js';
 import { findSecrets, redactSecrets } from '../core/secrets/scan.js';
 import { filesById } from './find.js';
-import { formatProblems, nowStamp } from './fields.js';
+import { nowStamp } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
 import { withWriteLock, writeAndCommit, type PendingFile } from '../adapters/store/transaction.js';

@@ -42,7 +42,7 @@ function countEntries(dir: string): number {
 
 /** Initialises (or adopts, or clones) the data repo. */
 export async function initDataRepo(options: InitOptions): Promise<InitResult> {
-  const resolved = resolveDataDir({ data: options.data });
+  const resolved = resolveDataDir({ data: options.data, settings: options.settings });
   const dir = resolved.dir;
   let action: InitResult['action'];
   const notes: string[] = [];
@@ -68,11 +68,11 @@ export async function initDataRepo(options: InitOptions): Promise<InitResult> {
     await ensureDataRepo(dir);
     action = 'created';
   }
-  repoForRead({ data: dir });
+  repoForRead({ data: dir, settings: options.settings });
   if (options.remote) await setRemote(dir, options.remote);
   let configFile: string | undefined;
-  if (path.resolve(dir) !== path.resolve(defaultDataDir()) && resolved.source !== 'env') {
-    configFile = writableConfigFile();
+  if (path.resolve(dir) !== path.resolve(defaultDataDir(options.settings)) && resolved.source !== 'env') {
+    configFile = writableConfigFile(options.settings);
     const cfg = readConfigFile(configFile) ?? {};
     cfg.data_dir = dir;
     writeFileAtomic(configFile, `${JSON.stringify(cfg, null, 2)}\n`);

@@ -7,7 +7,6 @@
  * file that is not valid JSON is refused, and nothing is written with --dry-run (the diff is returned).
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KbError } from '../core/errors.js';
@@ -19,7 +18,8 @@ export interface InstallOptions {
   /** The git-kb checkout whose bin/git-kb-hook is wired (default: this one). */
   root?: string;
   dryRun?: boolean;
-  env?: NodeJS.ProcessEnv;
+  /** The user's home, for the default settings file. */
+  home: string;
 }
 
 export interface InstallResult {
@@ -52,7 +52,7 @@ export function isOurCommand(command: unknown): boolean {
 }
 
 /** The checkout this module runs from: the nearest parent with hooks/hooks.json and bin/git-kb-hook. */
-export function packageRoot(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
+function packageRoot(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
   let dir = from;
   for (;;) {
     if (fs.existsSync(path.join(dir, 'hooks', 'hooks.json')) && fs.existsSync(path.join(dir, 'bin', 'git-kb-hook'))) return dir;
@@ -68,7 +68,7 @@ function shellQuoteInner(p: string): string {
 }
 
 /** The hook groups of hooks/hooks.json by event, with the plugin root replaced by `root`. */
-export function desiredHooks(root: string): Record<string, HookGroup[]> {
+function desiredHooks(root: string): Record<string, HookGroup[]> {
   const file = path.join(root, 'hooks', 'hooks.json');
   let parsed: { hooks?: Record<string, HookGroup[]> };
   try {
@@ -344,8 +344,7 @@ export function editSettings(text: string, desired: Record<string, HookGroup[]> 
 
 function settingsPath(options: InstallOptions): string {
   if (options.settings) return path.resolve(options.settings);
-  const env = options.env ?? process.env;
-  return path.join(env.HOME || os.homedir(), '.claude', 'settings.json');
+  return path.join(options.home, '.claude', 'settings.json');
 }
 
 async function unifiedDiff(file: string, before: string, after: string): Promise<string> {
@@ -380,19 +379,11 @@ async function change(action: 'install' | 'uninstall', options: InstallOptions):
 }
 
 /** Wires git-kb's hooks into the Claude Code settings file. */
-export function installHooks(options: InstallOptions = {}): Promise<InstallResult> {
+export function installHooks(options: InstallOptions): Promise<InstallResult> {
   return change('install', options);
 }
 
 /** Removes git-kb's hooks from the Claude Code settings file. */
-export function uninstallHooks(options: InstallOptions = {}): Promise<InstallResult> {
+export function uninstallHooks(options: InstallOptions): Promise<InstallResult> {
   return change('uninstall', options);
-}
-
-/** Human text for an install or uninstall result. */
-export function describeInstall(r: InstallResult): string {
-  const verb = r.action === 'install' ? 'installed' : 'removed';
-  if (!r.changed) return r.action === 'install' ? `git-kb hooks already installed in ${r.settings}` : `no git-kb hooks in ${r.settings}`;
-  const what = `${r.events.join(', ')} in ${r.settings}`;
-  return r.dryRun ? `${r.diff}\n(dry run: would have ${verb} git-kb hooks for ${what}; nothing written)` : `${verb} git-kb hooks for ${what}`;
 }

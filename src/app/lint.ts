@@ -1,10 +1,11 @@
 /**
  * Contract: `lint` checks the whole data repo, re-reading every file (not the cache): each entry against the
  * format with links resolved, ids claimed twice, and files in the entry folders that are not entries. Every
- * problem has a file, a line and a rule; any problem makes the command fail with LINT_FAILED.
+ * problem has a file, a line and a rule; any problem makes the result name LINT_FAILED (the CLI exits with it).
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { ErrorCode } from '../core/errors.js';
 import { parseEntry, type Problem } from '../core/format/entry.js';
 import { conflictProblems, isConflictSibling } from '../core/merge/merge.js';
 import { entryFolderNames, readEntryText } from '../adapters/store/layout.js';
@@ -14,9 +15,11 @@ import { repoForRead, type RepoOptions } from './repo.js';
 export interface LintResult {
   files: number;
   problems: Problem[];
+  /** Set when there is any problem. */
+  exit?: Extract<ErrorCode, 'LINT_FAILED'>;
 }
 
-/** Lints the data repo (does not throw for findings; the CLI turns them into an exit code). */
+/** Lints the data repo (findings are data, not thrown: the result names LINT_FAILED when there are any). */
 export function lintRepo(options: RepoOptions): LintResult {
   const { dir } = repoForRead(options);
   const ids = filesById(dir);
@@ -51,5 +54,5 @@ export function lintRepo(options: RepoOptions): LintResult {
   for (const [id, list] of ids) {
     if (list.length > 1) for (const f of list) problems.push({ rule: 'id-duplicate', message: `id ${id} is claimed by ${list.length} files: ${list.map((x) => x.path).join(', ')}`, file: f.path, line: 2, id });
   }
-  return { files, problems };
+  return { files, problems, ...(problems.length ? { exit: 'LINT_FAILED' as const } : {}) };
 }

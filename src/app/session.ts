@@ -1,18 +1,19 @@
 /**
  * Contract: the session use cases of spec/sessions.md. `recordSession` turns one transcript into its summary
- * entry and commits it (one commit, under the write lock, through src/kb/write.ts), or says why not: the
+ * entry and commits it (one commit, under the write lock, through src/adapters/store/transaction.ts), or says why not: the
  * transcript names a forbidden host or pattern (nothing is written, and hosts.yaml must load cleanly for anything
  * to be written at all), it has no real prompt, or the summary is unchanged. `catchUpSessions` does the same for
  * every recent transcript on the machine that was never summarised; `listSessions` and `showSession` read.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { loadCatalog, type EntryMeta } from '../adapters/index/catalog.js';
-import { KbError } from '../core/errors.js';
+import type { Settings } from '../adapters/config/settings.js';
+import { KbError, type ErrorCode } from '../core/errors.js';
 import { describeForbidden, forbiddenMatch, forbiddenMatcher, loadHosts, type HostMatcher } from '../core/hosts/hosts.js';
 import { findSecrets } from '../core/secrets/scan.js';
-import { readSessionState, stateIsCurrent, summarizeSession, writeSessionState, type SessionState, type SessionSummary } from '../core/sessions/summary.js';
+import { summarizeSession, type SessionSummary } from '../core/sessions/summary.js';
+import { readSessionState, stateIsCurrent, writeSessionState, type SessionState } from '../adapters/store/session-state.js';
 import { readEntryText, safeJoin } from '../adapters/store/layout.js';
 import { allTranscriptText, parseTranscript } from '../core/sessions/transcript.js';
 import { nowStamp } from './fields.js';
@@ -21,7 +22,7 @@ import { repoForRead, repoForWrite, type RepoOptions } from './repo.js';
 import { refuseSecrets, withWriteLock, writeAndCommit } from '../adapters/store/transaction.js';
 
 /** The largest transcript read (bigger ones are summarised from their first this-many bytes). */
-export const MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024;
+const MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024;
 
 export interface RecordOptions extends RepoOptions {
   transcript: string;
@@ -45,6 +46,8 @@ export interface RecordResult {
   /** Why nothing was written (skipped, forbidden). Never quotes the forbidden text. */
   reason?: string;
   redactions?: number;
+  /** Set when the status is forbidden. */
+  exit?: Extract<ErrorCode, 'FORBIDDEN_HOST'>;
 }
 
 /** The `updated:` line is the one line a re-render changes even when nothing else did. */
@@ -110,7 +113,7 @@ export async function recordSession(options: RecordOptions): Promise<RecordResul
   const hit = forbiddenMatch(matcher, `${file}\n${sessionId ?? ''}\n${allTranscriptText(facts)}`);
   if (hit) {
     state('forbidden');
-    return { status: 'forbidden', sessionId, reason: `the transcript mentions ${describeForbidden(hit)}; no summary is stored` };
+    return { status: 'forbidden', sessionId, reason: `the transcript mentions ${describeForbidden(hit)}; no summary is stored`, exit: 'FORBIDDEN_HOST' };
   }
   const made = summarizeSession(facts, { sessionId, transcriptPath: file });
   if ('skip' in made) {
@@ -144,7 +147,7 @@ export async function recordSession(options: RecordOptions): Promise<RecordResul
       text = await renderSummary(summary, nowStamp(now));
     }
     refuseSecrets(text, summary.path);
-    if (forbiddenMatch(matcher, text)) return { status: 'forbidden' as const, sessionId, reason: 'the summary would mention a forbidden host or pattern' };
+    if (forbiddenMatch(matcher, text)) return { status: 'forbidden' as const, sessionId, reason: 'the summary would mention a forbidden host or pattern', exit: 'FORBIDDEN_HOST' as const };
     const { validateEntryText } = await import('./fields.js');
     validateEntryText(text, summary.path, () => true);
     const commit = await writeAndCommit(dir!, [{ path: summary.path, content: text }], `session ${summary.id}: ${summary.title}`);
@@ -157,9 +160,8 @@ export async function recordSession(options: RecordOptions): Promise<RecordResul
 // Catch-up
 
 /** Where Claude Code keeps transcripts: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
-export function projectsDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.CLAUDE_CONFIG_DIR) return path.join(env.CLAUDE_CONFIG_DIR, 'projects');
-  return path.join(env.HOME || os.homedir(), '.claude', 'projects');
+function projectsDir(settings: Pick<Settings, 'claudeConfigDir'>): string {
+  return path.join(settings.claudeConfigDir, 'projects');
 }
 
 /** A transcript on disk. */
@@ -171,7 +173,7 @@ export interface TranscriptFile {
 }
 
 /** Session transcripts (`<projects>/<project>/<session-id>.jsonl`, subagent files left out), newest first. */
-export function listTranscripts(root: string, sinceMs = 0): TranscriptFile[] {
+function listTranscripts(root: string, sinceMs = 0): TranscriptFile[] {
   const out: TranscriptFile[] = [];
   let projects: fs.Dirent[];
   try {
@@ -199,7 +201,7 @@ export function listTranscripts(root: string, sinceMs = 0): TranscriptFile[] {
 }
 
 export interface CatchUpOptions extends RepoOptions {
-  /** The transcripts folder (default: projectsDir()). */
+  /** The transcripts folder (default: `projects` in the Claude config folder of `settings`). */
   projects?: string;
   /** Only transcripts changed in the last this-many days (default 30). */
   days?: number;
@@ -223,11 +225,11 @@ export interface CatchUpResult {
 }
 
 /** Summarises every recent transcript whose state says it changed since it was last looked at. */
-export async function catchUpSessions(options: CatchUpOptions = {}): Promise<CatchUpResult> {
+export async function catchUpSessions(options: CatchUpOptions): Promise<CatchUpResult> {
   const dir = options.dir ?? repoForRead(options).dir;
   const started = Date.now();
   const days = options.days ?? 30;
-  const files = listTranscripts(options.projects ?? projectsDir(), Date.now() - days * 86_400_000);
+  const files = listTranscripts(options.projects ?? projectsDir(options.settings), Date.now() - days * 86_400_000);
   const exclude = new Set(options.exclude ?? []);
   const result: CatchUpResult = { looked: 0, current: 0, written: [], unchanged: 0, skipped: 0, forbidden: 0, failed: [], left: 0 };
   const todo = files.filter((f) => {
@@ -247,7 +249,7 @@ export async function catchUpSessions(options: CatchUpOptions = {}): Promise<Cat
     }
     result.looked++;
     try {
-      const r = await recordSession({ transcript: f.file, sessionId: f.sessionId, dir, forbidden: matcher });
+      const r = await recordSession({ transcript: f.file, sessionId: f.sessionId, dir, settings: options.settings, forbidden: matcher });
       if (r.status === 'written') result.written.push(r.id!);
       else if (r.status === 'unchanged') result.unchanged++;
       else if (r.status === 'forbidden') result.forbidden++;

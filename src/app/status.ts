@@ -24,7 +24,7 @@ export interface StatusResult {
 export async function repoStatus(options: RepoOptions): Promise<StatusResult> {
   const { dir, source } = repoForRead(options);
   const catalog = await loadCatalog(dir);
-  const sync = await syncStatus({ data: dir });
+  const sync = await syncStatus({ data: dir, settings: options.settings });
   const byType: Record<string, number> = {};
   let kernelEntries = 0;
   let kernelChars = 0;

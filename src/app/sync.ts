@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { readConfig } from '../adapters/config/config.js';
+import type { Settings } from '../adapters/config/settings.js';
 import { findEntryFile } from './find.js';
 import { KbError, isKbError } from '../core/errors.js';
 import { writeFileAtomic } from '../adapters/store/fsutil.js';
@@ -142,7 +143,7 @@ export function trackConflicts(dir: string, touched: string[] = []): ConflictInf
 async function resolveTarget(dir: string, options: SyncOptions, signal?: AbortSignal): Promise<RemoteTarget> {
   let url = await remoteUrl(dir);
   if (!url) {
-    const cfg = readConfig();
+    const cfg = readConfig(options.settings);
     if (typeof cfg.remote === 'string' && cfg.remote) {
       url = cfg.remote;
       await setRemote(dir, url);
@@ -347,7 +348,7 @@ export interface SyncStatus {
 export async function syncStatus(options: RepoOptions): Promise<SyncStatus> {
   const { dir } = repoForRead(options);
   const url = await remoteUrl(dir);
-  const cfg = readConfig();
+  const cfg = readConfig(options.settings);
   const env = process.env.GIT_KB_AUTO_SYNC;
   const out: SyncStatus = { unresolved: trackConflicts(dir).length, auto_sync: env === '1' || env === 'true' ? true : env === '0' || env === 'false' ? false : cfg.auto_sync === true };
   if (!url) return out;
@@ -367,29 +368,6 @@ export async function syncStatus(options: RepoOptions): Promise<SyncStatus> {
     reader.close();
   }
   return out;
-}
-
-/** Human-readable summary of a sync. */
-export function describeSync(r: SyncResult): string {
-  const lines: string[] = [];
-  const short = (o: string | null): string => (o ? o.slice(0, 8) : '(none)');
-  if (r.status === 'up-to-date') lines.push(`${r.branch} is up to date with ${r.remote} (${r.url}) at ${short(r.head_after)}`);
-  else {
-    lines.push(`synced ${r.branch} with ${r.remote} (${r.url})`);
-    if (r.merge === 'fast-forward') lines.push(`  pulled: fast-forward to ${short(r.head_after)}`);
-    if (r.merge === 'merge') lines.push(`  pulled: merged ${r.remote}/${r.branch} (merge commit ${short(r.merge_commit)})`);
-    const c = r.changed;
-    if (c.added + c.modified + c.deleted) lines.push(`  files: ${c.added} added, ${c.modified} changed, ${c.deleted} deleted`);
-    if (r.pushed) lines.push(`  pushed: ${short(r.head_after)} to ${r.remote}/${r.branch}`);
-  }
-  for (const n of r.notes) lines.push(`  note: ${n}`);
-  if (r.conflicts.length) lines.push(`  ${r.conflicts.length} new conflict(s): both versions kept`);
-  if (r.unresolved.length) {
-    lines.push(`${r.unresolved.length} unresolved conflict(s):`);
-    for (const c of r.unresolved) lines.push(`  ${c.path}:${c.line}${c.id ? `  ${c.id}` : ''}${c.of ? `  (theirs of ${c.of})` : ''}`);
-    lines.push('settle each with: git-kb resolve <id or file> --keep ours|theirs|both (spec/sync.md)');
-  }
-  return lines.join('\n');
 }
 
 export interface ResolveOptions extends RepoOptions {
@@ -472,24 +450,16 @@ export async function resolveConflicts(options: ResolveOptions): Promise<Resolve
   });
 }
 
-/** Human-readable summary of a resolve. */
-export function describeResolve(r: ResolveResult): string {
-  const lines = r.resolved.map((x) => `resolved ${x.id ?? x.path} (${x.path}): kept ${r.keep}`);
-  if (r.commit) lines.push(`commit ${r.commit.slice(0, 12)}`);
-  lines.push(r.unresolved.length ? `${r.unresolved.length} conflict(s) left` : 'no conflicts left');
-  return lines.join('\n');
-}
-
 /**
  * The push after a CLI write when auto_sync is on (config `auto_sync: true`, or GIT_KB_AUTO_SYNC=1; =0 turns it
  * off), bounded by `auto_sync_timeout_ms` (default 5000). Never throws: returns lines for stderr. A failure
  * leaves the commit local and says so.
  */
-export async function autoSyncAfterWrite(dirs: string[]): Promise<string[]> {
+export async function autoSyncAfterWrite(dirs: string[], settings: Settings): Promise<string[]> {
   const env = process.env.GIT_KB_AUTO_SYNC;
   let cfg: ReturnType<typeof readConfig>;
   try {
-    cfg = readConfig();
+    cfg = readConfig(settings);
   } catch {
     return [];
   }
@@ -500,7 +470,7 @@ export async function autoSyncAfterWrite(dirs: string[]): Promise<string[]> {
   for (const dir of dirs) {
     try {
       if (!(await remoteUrl(dir))) continue;
-      const r = await syncRepo({ data: dir, timeoutMs });
+      const r = await syncRepo({ data: dir, settings, timeoutMs });
       let line = `auto-sync: ${r.status === 'up-to-date' ? 'already up to date' : `synced with ${r.remote}${r.pushed ? ' (pushed)' : ''}`}`;
       if (r.unresolved.length) line += `; ${r.unresolved.length} conflict(s) to settle (git-kb sync shows them)`;
       out.push(line);

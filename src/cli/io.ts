@@ -1,11 +1,13 @@
 /**
- * Contract: what every command file shares: the --json switch and the one way results are printed (emit), the
- * global flags, how a verb is declared (errors are never printed by commander: src/cli/main.ts reports them),
- * and reading bodies from files or stdin.
+ * Contract: what every command file shares: the --json switch, the global flags, what a verb hands back to main
+ * (a Reply: main alone prints it and picks the exit code), how a verb is declared (errors are never printed by
+ * commander: src/cli/main.ts reports them), and reading bodies from files or stdin.
  */
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { KbError } from '../core/errors.js';
+import type { Settings } from '../adapters/config/settings.js';
+import type { RepoOptions } from '../app/repo.js';
+import { KbError, type ErrorCode } from '../core/errors.js';
 
 /** The flags every verb takes. */
 export interface Globals {
@@ -13,11 +15,23 @@ export interface Globals {
   data?: string;
 }
 
-/** What a command file gets to declare its verbs: the program, and factories for verbs and verb groups. */
+/** What a verb's action hands back to main: the result as --json prints it, its text, and its outcome. */
+export interface Reply {
+  json: unknown;
+  text: () => string;
+  /** The error code of EXIT_CODES naming an outcome that is not plain success (problems found, a conflict left). */
+  exit?: ErrorCode;
+}
+
+/** What a command file gets to declare its verbs and run them: built by main, the CLI's container. */
 export interface Cli {
   program: Command;
   verb: (name: string, description: string) => Command;
   group: (name: string, description: string) => (sub: string, description: string) => Command;
+  /** The environment, parsed once by main. */
+  settings: Settings;
+  /** Hands a verb's reply to main, which prints it and keeps its outcome for the exit code. */
+  reply: (r: Reply) => void;
 }
 
 // Known before parsing, so even a usage error is reported as JSON; arguments after `--` are not flags.
@@ -29,22 +43,16 @@ export function isJson(): boolean {
   return jsonMode;
 }
 
-/** Writes a line (or lines) to stdout. */
-export function out(text: string): void {
-  if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
-}
-
-/** Prints a result: as JSON with --json, else as the text `text()` renders. */
-export function emit(result: unknown, text: () => string): void {
-  if (jsonMode) out(JSON.stringify(result, null, 2));
-  else out(text());
-}
-
 /** The global flags as seen by a command (and notes --json). */
 export function globals(cmd: Command): Globals {
   const o = cmd.optsWithGlobals() as Globals;
   if (o.json) jsonMode = true;
   return o;
+}
+
+/** The options every use case takes: the command's --data and the settings (and notes --json). */
+export function repoOptions(ctx: Cli, cmd: Command): RepoOptions {
+  return { data: globals(cmd).data, settings: ctx.settings };
 }
 
 const quiet = { writeErr: () => undefined, outputError: () => undefined };

@@ -1,11 +1,14 @@
 /**
- * Contract: the command line of spec/cli.md. This is the one place that prints errors and chooses exit codes:
- * a KbError exits with its code's exit status (spec/errors.md), usage mistakes exit 2, anything else exits 1.
- * With --json, results go to stdout as JSON and errors to stderr as {"error":{"code","message"}}.
- * Each verb's module is loaded only when that verb runs.
+ * Contract: the command line of spec/cli.md, and its container. main reads the environment once (Settings) and
+ * hands each verb what its use case needs; it is the one place that prints results and errors and chooses exit
+ * codes: a verb's reply prints as JSON (--json) or as its text, and an outcome it names (lint problems, a sync
+ * conflict left) exits with that code's status; a KbError exits with its code's status (spec/errors.md), usage
+ * mistakes exit 2, anything else exits 1. With --json, results go to stdout as JSON and errors to stderr as
+ * {"error":{"code","message"}}. Each verb's use case loads only when that verb runs.
  */
 import { Command, CommanderError } from 'commander';
-import { KbError } from '../core/errors.js';
+import { readSettings, type Settings } from '../adapters/config/settings.js';
+import { EXIT_CODES, KbError, type ErrorCode } from '../core/errors.js';
 import * as add from './commands/add.js';
 import * as edit from './commands/edit.js';
 import * as get from './commands/get.js';
@@ -20,10 +23,10 @@ import * as search from './commands/search.js';
 import * as session from './commands/session.js';
 import * as status from './commands/status.js';
 import * as sync from './commands/sync.js';
-import { declare, isJson, out, type Cli } from './io.js';
+import { declare, isJson, type Cli, type Reply } from './io.js';
 
-/** Builds the command tree. */
-export function buildProgram(): Command {
+/** Builds the command tree; `reply` receives each verb's result. */
+function buildProgram(settings: Settings, reply: (r: Reply) => void): Command {
   const program = new Command('git-kb')
     .description('A personal knowledge base in plain markdown and git, for you and your coding agents.')
     .version('2.0.0')
@@ -35,6 +38,8 @@ export function buildProgram(): Command {
 
   const cli: Cli = {
     program,
+    settings,
+    reply,
     verb: (name, description) => declare(program.command(name).description(description)),
     group: (name, description) => {
       const parent = declare(program.command(name).description(description), false);
@@ -43,7 +48,18 @@ export function buildProgram(): Command {
   };
   // One file per verb (src/cli/commands/); each use case module loads only when its verb runs.
   for (const c of [init, add, edit, get, search, list, lint, importCmd, history, status, sync, install, host, session]) c.register(cli);
+  // The optional push after each CLI write (spec/sync.md, auto_sync; hooks never wait for one).
+  program.hook('postAction', async (_p: Command, action: Command) => {
+    if (action.name() === 'sync') return;
+    const { autoSyncCommitted } = await import('../app/auto-sync.js');
+    for (const line of await autoSyncCommitted({ settings })) process.stderr.write(`git-kb: ${line}\n`);
+  });
   return program;
+}
+
+/** Writes a line (or lines) to stdout. */
+function out(text: string): void {
+  if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 }
 
 function commanderToKbError(err: CommanderError): KbError | undefined {
@@ -56,7 +72,11 @@ function commanderToKbError(err: CommanderError): KbError | undefined {
 
 /** Runs the CLI with argv (without node and script). Sets process.exitCode; never calls process.exit. */
 export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+  let outcome: ErrorCode | undefined;
+  const program = buildProgram(readSettings(), (r) => {
+    out(isJson() ? JSON.stringify(r.json, null, 2) : r.text());
+    outcome = r.exit;
+  });
   try {
     if (argv.length === 0) {
       out(program.helpInformation());
@@ -74,7 +94,9 @@ export async function main(argv: string[]): Promise<void> {
       e = mapped;
     }
     report(e);
+    return;
   }
+  if (outcome) process.exitCode = EXIT_CODES[outcome];
 }
 
 function report(err: unknown): void {

@@ -51,10 +51,9 @@ export class KbError extends Error {
   }
 }
 
-/** Formats a place as `file:line` (or just `file`) for messages. */
-export function formatPlace(place: Place): string {
-  if (!place.file) return '';
-  return place.line ? `${place.file}:${place.line}` : place.file;
+/** Formats problems one per line as `file:line: message [rule]` (the line left out when unknown). */
+export function formatProblems(problems: (Place & { message: string; rule: string })[]): string {
+  return problems.map((p) => `${p.file ?? ''}${p.line ? `:${p.line}` : ''}: ${p.message} [${p.rule}]`).join('\n');
 }
 
 /** True when `err` is a KbError, optionally with the given code. */

@@ -24,7 +24,7 @@ import { resolveDataDir } from '../adapters/config/config.js';
 import type { Settings } from '../adapters/config/settings.js';
 import { stateDir } from '../adapters/store/layout.js';
 import { processAlive } from '../adapters/system/pid.js';
-import { catchUpDue, readSessionState, stateIsCurrent, writeSessionState } from '../core/sessions/summary.js';
+import { catchUpDue, readSessionState, stateIsCurrent, writeSessionState } from '../adapters/store/session-state.js';
 import { debugLog, type HookContext, type HookInput } from './protocol.js';
 
 /** Transcripts bigger than this are summarised by a detached worker, never inside a hook's time limit. */
@@ -36,7 +36,7 @@ type Event = 'stop' | 'precompact' | 'session-end' | 'session-start';
 
 /** The data repo when it exists (hooks never create one). */
 function dataRepo(settings: Settings): string | undefined {
-  const { dir } = resolveDataDir({ env: settings.env });
+  const { dir } = resolveDataDir({ settings });
   return fs.existsSync(path.join(dir, '.git')) ? dir : undefined;
 }
 
@@ -119,7 +119,7 @@ async function summarise(event: Event, input: HookInput, ctx: HookContext): Prom
     return void log({ outcome: 'worker', pid, bytes: st.size });
   }
   const { recordSession } = await import('../app/session.js');
-  const r = await recordSession({ transcript, sessionId, dir });
+  const r = await recordSession({ transcript, sessionId, dir, settings: ctx.settings });
   log({ outcome: r.status, id: r.id, reason: r.reason });
   if (r.status === 'written') {
     // The next prompt should not pay for the index rebuild that this commit makes due.

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSettings } from '../../src/adapters/config/settings.js';
 import { addEntry } from '../../src/app/add.js';
 import { isKbError } from '../../src/core/errors.js';
 import { kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
@@ -22,7 +23,7 @@ afterAll(() => sb.cleanup());
 
 describe('rules at write time', () => {
   it('add accepts a good rule and refuses a bad one, writing nothing', async () => {
-    const ok = await addEntry({ data: sb.data, type: 'pattern_convention', title: 'Punctuation', kernel: true, body: 'One mark.', extra: { rules: [{ pattern: '!{2,}', message: 'One at most.', flags: '' }] } });
+    const ok = await addEntry({ data: sb.data, settings: readSettings(sb.env), type: 'pattern_convention', title: 'Punctuation', kernel: true, body: 'One mark.', extra: { rules: [{ pattern: '!{2,}', message: 'One at most.', flags: '' }] } });
     expect(fs.readFileSync(path.join(sb.data, ok.path), 'utf8')).toContain("rules:\n  - pattern: \"!{2,}\"\n    message: One at most.\n    flags: \"\"");
     const count = fs.readdirSync(path.join(sb.data, 'entries')).length;
     for (const [pattern, reason] of [
@@ -31,7 +32,7 @@ describe('rules at write time', () => {
       ['.*a.*b', /open-ended runs/],
       ['x*', /matches empty text/],
     ] as const) {
-      const err = await addEntry({ data: sb.data, type: 'pattern_convention', title: 'Bad', kernel: true, body: 'x', extra: { rules: [{ pattern, message: 'm' }] } }).catch((e: unknown) => e);
+      const err = await addEntry({ data: sb.data, settings: readSettings(sb.env), type: 'pattern_convention', title: 'Bad', kernel: true, body: 'x', extra: { rules: [{ pattern, message: 'm' }] } }).catch((e: unknown) => e);
       expect(isKbError(err, 'INVALID_ENTRY'), String(err)).toBe(true);
       expect(String((err as Error).message)).toMatch(reason);
       expect(String((err as Error).message)).toContain('[rule-invalid]');

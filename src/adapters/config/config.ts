@@ -1,12 +1,13 @@
 /**
  * Contract: data repo resolution of spec/cli.md, "Data repo": `--data`, then `GIT_KB_DATA`, then the `data_dir`
  * of the first config file that names one ($CLAUDE_PLUGIN_DATA/kb-config.json, ~/.claude/kb-config.json,
- * $XDG_CONFIG_HOME/git-kb/config.json), else the embedded default ~/.git-kb/data. Reads only small files.
+ * $XDG_CONFIG_HOME/git-kb/config.json), else the embedded default ~/.git-kb/data. Reads only small files, and
+ * never the environment: the variables arrive parsed, as the fields of Settings that name these places.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { KbError } from '../../core/errors.js';
+import type { Settings } from './settings.js';
 
 /** Where the data repo came from, for `status` and error messages. */
 export type DataSource = 'flag' | 'env' | 'config' | 'default';
@@ -27,17 +28,15 @@ export interface KbConfig {
   [key: string]: unknown;
 }
 
-function home(env: NodeJS.ProcessEnv): string {
-  return env.HOME || os.homedir();
-}
+/** The fields of Settings that locate the config files and the data repo. */
+export type ConfigSettings = Pick<Settings, 'home' | 'xdgConfigHome' | 'pluginData' | 'dataDir'>;
 
 /** The config files in the order they are consulted. */
-export function configFiles(env: NodeJS.ProcessEnv = process.env): string[] {
+export function configFiles(settings: ConfigSettings): string[] {
   const files: string[] = [];
-  if (env.CLAUDE_PLUGIN_DATA) files.push(path.join(env.CLAUDE_PLUGIN_DATA, 'kb-config.json'));
-  files.push(path.join(home(env), '.claude', 'kb-config.json'));
-  const xdg = env.XDG_CONFIG_HOME || path.join(home(env), '.config');
-  files.push(path.join(xdg, 'git-kb', 'config.json'));
+  if (settings.pluginData) files.push(path.join(settings.pluginData, 'kb-config.json'));
+  files.push(path.join(settings.home, '.claude', 'kb-config.json'));
+  files.push(path.join(settings.xdgConfigHome, 'git-kb', 'config.json'));
   return files;
 }
 
@@ -58,39 +57,39 @@ export function readConfigFile(file: string): KbConfig | undefined {
   }
 }
 
-function expandHome(p: string, env: NodeJS.ProcessEnv): string {
-  return p === '~' || p.startsWith('~/') ? path.join(home(env), p.slice(1)) : p;
+function expandHome(p: string, home: string): string {
+  return p === '~' || p.startsWith('~/') ? path.join(home, p.slice(1)) : p;
 }
 
 /** Resolves the data repo directory (it may not exist yet). */
-export function resolveDataDir(options: { data?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): ResolvedData {
-  const env = options.env ?? process.env;
+export function resolveDataDir(options: { data?: string; settings: ConfigSettings; cwd?: string }): ResolvedData {
+  const { settings } = options;
   const cwd = options.cwd ?? process.cwd();
-  if (options.data) return { dir: path.resolve(cwd, expandHome(options.data, env)), source: 'flag' };
-  if (env.GIT_KB_DATA) return { dir: path.resolve(cwd, expandHome(env.GIT_KB_DATA, env)), source: 'env' };
-  for (const file of configFiles(env)) {
+  if (options.data) return { dir: path.resolve(cwd, expandHome(options.data, settings.home)), source: 'flag' };
+  if (settings.dataDir) return { dir: path.resolve(cwd, expandHome(settings.dataDir, settings.home)), source: 'env' };
+  for (const file of configFiles(settings)) {
     const cfg = readConfigFile(file);
     if (cfg && typeof cfg.data_dir === 'string' && cfg.data_dir) {
-      return { dir: path.resolve(path.dirname(file), expandHome(cfg.data_dir, env)), source: 'config', configFile: file };
+      return { dir: path.resolve(path.dirname(file), expandHome(cfg.data_dir, settings.home)), source: 'config', configFile: file };
     }
   }
-  return { dir: defaultDataDir(env), source: 'default' };
+  return { dir: defaultDataDir(settings), source: 'default' };
 }
 
 /** The embedded default data repo, created on first write. */
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(home(env), '.git-kb', 'data');
+export function defaultDataDir(settings: Pick<Settings, 'home'>): string {
+  return path.join(settings.home, '.git-kb', 'data');
 }
 
 /** The merged settings of every config file (earlier files win), for remote, token and auto-sync. */
-export function readConfig(env: NodeJS.ProcessEnv = process.env): KbConfig {
+export function readConfig(settings: ConfigSettings): KbConfig {
   const merged: KbConfig = {};
-  for (const file of configFiles(env).reverse()) Object.assign(merged, readConfigFile(file) ?? {});
+  for (const file of configFiles(settings).reverse()) Object.assign(merged, readConfigFile(file) ?? {});
   return merged;
 }
 
 /** The config file `init` records the data repo in: the first that exists, else the plugin's, else ours. */
-export function writableConfigFile(env: NodeJS.ProcessEnv = process.env): string {
-  const files = configFiles(env);
-  return files.find((f) => fs.existsSync(f)) ?? (env.CLAUDE_PLUGIN_DATA ? files[0]! : files[files.length - 1]!);
+export function writableConfigFile(settings: ConfigSettings): string {
+  const files = configFiles(settings);
+  return files.find((f) => fs.existsSync(f)) ?? (settings.pluginData ? files[0]! : files[files.length - 1]!);
 }

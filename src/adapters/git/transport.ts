@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import http from 'isomorphic-git/http/node';
 import { readConfig } from '../config/config.js';
+import { readSettings } from '../config/settings.js';
 import { KbError } from '../../core/errors.js';
 import * as git from 'isomorphic-git';
 import { gfs } from './git.js';
@@ -71,7 +72,7 @@ export function transportFor(url: string): Transport {
 
 /** The onAuth callback: a token from GIT_KB_TOKEN or the config, as HTTP Basic credentials. */
 export function authFor(): (url: string) => { username: string; password: string } | { cancel: true } {
-  const cfg = readConfig();
+  const cfg = readConfig(readSettings());
   const token = process.env.GIT_KB_TOKEN || (typeof cfg.token === 'string' ? cfg.token : undefined);
   const username = process.env.GIT_KB_USERNAME || (typeof cfg.username === 'string' ? cfg.username : 'x-access-token');
   return () => (token ? { username, password: token } : { cancel: true });

@@ -8,7 +8,8 @@ import crypto from 'node:crypto';
 import { loadCatalog } from './catalog.js';
 import { writeFileAtomic } from '../store/fsutil.js';
 import { catalogCacheFile, keyDirs, repoKey, sigOf, statSig } from './fresh.js';
-import { bodyOf, entryDirs, readEntryText } from '../store/layout.js';
+import { entryDirs, readEntryText } from '../store/layout.js';
+import { bodyOf } from '../../core/format/fence.js';
 import type { Kernel, KernelCache, KernelEntry } from './kernel.js';
 
 /** Hashes the parts of the kernel that decide a verdict. */

@@ -9,7 +9,8 @@ import v8 from 'node:v8';
 import MiniSearch, { type SearchResult } from 'minisearch';
 import type { Catalog, CatalogItem, EntryMeta } from './catalog.js';
 import { writeFileAtomic } from '../store/fsutil.js';
-import { bodyOf, readEntryText, stateDir } from '../store/layout.js';
+import { readEntryText, stateDir } from '../store/layout.js';
+import { bodyOf } from '../../core/format/fence.js';
 
 /** Words too common to carry meaning in a query or a note. */
 export const STOP_WORDS = new Set(

@@ -155,11 +155,3 @@ export function readEntryText(dir: string, rel: string): string {
   }
   return text;
 }
-
-/** The body of an entry file without parsing its YAML (for snippets and indexing): text after the closing fence. */
-export function bodyOf(text: string): string {
-  const src = text.replace(/\r\n?/g, '\n');
-  if (!src.startsWith('---')) return src;
-  const close = /\n---[ \t]*(\n|$)/.exec(src.slice(3));
-  return close ? src.slice(3 + close.index + close[0].length).replace(/^\n/, '') : src;
-}

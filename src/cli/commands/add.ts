@@ -1,7 +1,8 @@
 /** `add`: a new entry (spec/cli.md). */
 import { type Command, Option } from 'commander';
 import { KbError } from '../../core/errors.js';
-import { type Cli, collect, emit, globals, readFileArg, readStdinIfPiped } from '../io.js';
+import * as render from '../render/entries.js';
+import { type Cli, collect, readFileArg, readStdinIfPiped, repoOptions } from '../io.js';
 
 /** Registers the verb on the program. */
 export function register(ctx: Cli): void {
@@ -19,14 +20,14 @@ export function register(ctx: Cli): void {
     .option('--aliases <list>', 'comma-separated aliases')
     .option('--file <path>', 'read the body from a file (- for stdin)')
     .action(async (bodyWords: string[], o: Record<string, unknown>, cmd: Command) => {
-      const g = globals(cmd);
+      const repo = repoOptions(ctx, cmd);
       if (!o.type) throw new KbError('INVALID_ENTRY', 'missing --type (one of: factual_reference, decision, pattern_convention, lesson_learned, bookmark, host_fact, session_summary)');
       let body = bodyWords.length ? bodyWords.join(' ') : undefined;
       if (o.file) body = readFileArg(o.file as string);
       else if (body === undefined) body = (await readStdinIfPiped()) ?? '';
       const { addEntry } = await import('../../app/add.js');
       const r = await addEntry({
-        data: g.data,
+        ...repo,
         type: o.type as string,
         title: o.title as string,
         body,
@@ -38,6 +39,6 @@ export function register(ctx: Cli): void {
         host: o.host as string | undefined,
         aliases: o.aliases as string | undefined,
       });
-      emit(r, () => r.id);
+      ctx.reply({ json: r, text: () => render.add(r) });
     });
 }

@@ -1,8 +1,8 @@
 /** `edit`: change an entry in place (spec/cli.md). */
 import type { Command } from 'commander';
 import { KbError } from '../../core/errors.js';
-import * as render from '../render/render.js';
-import { type Cli, collect, emit, globals, readFileArg } from '../io.js';
+import * as render from '../render/entries.js';
+import { type Cli, collect, readFileArg, repoOptions } from '../io.js';
 
 /** Registers the verb on the program. */
 export function register(ctx: Cli): void {
@@ -25,13 +25,13 @@ export function register(ctx: Cli): void {
     .option('--append <text>', 'append a paragraph to the body')
     .option('--file <path>', 'replace the body with a file (- for stdin)')
     .action(async (id: string, o: Record<string, unknown>, cmd: Command) => {
-      const g = globals(cmd);
+      const repo = repoOptions(ctx, cmd);
       const bodies = ['body', 'append', 'file'].filter((k) => o[k] !== undefined);
       if (bodies.length > 1) throw new KbError('USAGE', `--${bodies.join(' and --')} cannot be combined; use one`);
       const kernelSet = cmd.getOptionValueSource('kernel') === 'cli';
       const { editEntry } = await import('../../app/edit.js');
       const r = await editEntry({
-        data: g.data,
+        ...repo,
         id,
         title: o.title as string | undefined,
         type: o.type as string | undefined,
@@ -47,6 +47,6 @@ export function register(ctx: Cli): void {
         body: o.file !== undefined ? readFileArg(o.file as string) : (o.body as string | undefined),
         append: o.append as string | undefined,
       });
-      emit(r, () => render.edit(r));
+      ctx.reply({ json: r, text: () => render.edit(r) });
     });
 }

@@ -1,7 +1,7 @@
 /** `get`: entries verbatim (spec/cli.md). */
 import type { Command } from 'commander';
-import * as render from '../render/render.js';
-import { type Cli, emit, globals } from '../io.js';
+import * as render from '../render/entries.js';
+import { type Cli, repoOptions } from '../io.js';
 
 /** Registers the verb on the program. */
 export function register(ctx: Cli): void {
@@ -10,9 +10,8 @@ export function register(ctx: Cli): void {
     .argument('<ids...>', 'entry ids')
     .option('--links', "also list each entry's 1-hop neighbours")
     .action(async (ids: string[], o: { links?: boolean }, cmd: Command) => {
-      const g = globals(cmd);
       const { getEntries } = await import('../../app/get.js');
-      const r = await getEntries({ data: g.data, ids, links: o.links });
-      emit({ entries: r }, () => render.get(r));
+      const r = await getEntries({ ...repoOptions(ctx, cmd), ids, links: o.links });
+      ctx.reply({ json: { entries: r }, text: () => render.get(r) });
     });
 }

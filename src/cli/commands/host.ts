@@ -1,6 +1,7 @@
 /** `host <sub>`: per-host facts (spec/hosts.md). */
 import type { Command } from 'commander';
-import { type Cli, collect, emit, globals, readFileArg, readStdinIfPiped } from '../io.js';
+import * as render from '../render/hosts.js';
+import { type Cli, collect, readFileArg, readStdinIfPiped, repoOptions } from '../io.js';
 
 /** Registers the verb on the program. */
 export function register(ctx: Cli): void {
@@ -14,11 +15,11 @@ export function register(ctx: Cli): void {
     .option('--no-forbidden', 'clear the forbidden flag')
     .option('--description <text>', 'a short description')
     .action(async (key: string, o: { marker?: string[]; alias?: string[]; forbidden?: boolean; description?: string }, cmd: Command) => {
-      const g = globals(cmd);
+      const repo = repoOptions(ctx, cmd);
       const m = await import('../../app/host.js');
       const forbidden = cmd.getOptionValueSource('forbidden') === 'cli' ? o.forbidden : undefined;
-      const r = await m.registerHost({ data: g.data, key, markers: o.marker, aliases: o.alias, forbidden, description: o.description });
-      emit(r, () => `${r.changed ? (r.created ? 'registered' : 'updated') : 'unchanged:'} host ${r.key}${r.host.forbidden ? ' (forbidden)' : ''}${r.commit ? ` (commit ${r.commit.slice(0, 12)})` : ''}`);
+      const r = await m.registerHost({ ...repo, key, markers: o.marker, aliases: o.alias, forbidden, description: o.description });
+      ctx.reply({ json: r, text: () => render.register(r) });
     });
   host('add', "record a fact about a host (body from FACT, --file, or stdin); registers a new key")
     .argument('<key>', 'host key or alias')
@@ -27,50 +28,50 @@ export function register(ctx: Cli): void {
     .option('--tags <list>', 'comma-separated tags')
     .option('--file <path>', 'read the fact from a file (- for stdin)')
     .action(async (key: string, words: string[], o: { title?: string; tags?: string; file?: string }, cmd: Command) => {
-      const g = globals(cmd);
+      const repo = repoOptions(ctx, cmd);
       const fact = o.file ? readFileArg(o.file) : words.length ? words.join(' ') : ((await readStdinIfPiped()) ?? '');
       const m = await import('../../app/host.js');
-      const r = await m.addHostFact({ data: g.data, key, fact, title: o.title, tags: o.tags });
-      emit(r, () => `${r.id}${r.registered ? `\n(new host ${r.host} registered with its key as marker; "git-kb host register ${r.host} --marker NAME" adds more)` : ''}`);
+      const r = await m.addHostFact({ ...repo, key, fact, title: o.title, tags: o.tags });
+      ctx.reply({ json: r, text: () => render.addFact(r) });
     });
   host('load', "print a host's facts between sentinel lines (loaded, empty, unknown, forbidden)")
     .argument('<key>', 'host key or alias')
     .action(async (key: string, _o: unknown, cmd: Command) => {
-      const g = globals(cmd);
+      const repo = repoOptions(ctx, cmd);
       const m = await import('../../app/host.js');
-      const r = await m.loadHostFacts({ data: g.data, key });
-      emit(r.status === 'forbidden' ? { status: r.status } : r, () => m.describeLoad(r));
-      if (r.status === 'unknown') process.exitCode = 3;
-      if (r.status === 'forbidden') process.exitCode = 5;
+      const r = await m.loadHostFacts({ ...repo, key });
+      const { exit, ...data } = r;
+      // NOTE: a forbidden host answers with its status alone: not even the key is echoed back.
+      ctx.reply({ json: r.status === 'forbidden' ? { status: r.status } : data, text: () => render.load(r), exit });
     });
   host('detect', 'the known hosts a text names (TEXT, or stdin)')
     .argument('[text...]', 'the text')
     .action(async (words: string[], _o: unknown, cmd: Command) => {
-      const g = globals(cmd);
+      const repo = repoOptions(ctx, cmd);
       const text = words.length ? words.join(' ') : ((await readStdinIfPiped()) ?? '');
       const m = await import('../../app/host.js');
-      const r = await m.detectHosts({ data: g.data, text });
-      emit(r, () => m.describeDetect(r));
+      const r = await m.detectHosts({ ...repo, text });
+      ctx.reply({ json: r, text: () => render.detect(r) });
     });
   host('list', 'the hosts of hosts.yaml with their fact counts').action(async (_o: unknown, cmd: Command) => {
-    const g = globals(cmd);
+    const repo = repoOptions(ctx, cmd);
     const m = await import('../../app/host.js');
-    const r = await m.listHosts({ data: g.data });
-    emit({ hosts: r }, () => m.describeList(r));
+    const r = await m.listHosts(repo);
+    ctx.reply({ json: { hosts: r }, text: () => render.list(r) });
   });
   host('status', "hosts.yaml's health and every host's facts and size").action(async (_o: unknown, cmd: Command) => {
-    const g = globals(cmd);
+    const repo = repoOptions(ctx, cmd);
     const m = await import('../../app/host.js');
-    const r = await m.hostStatus({ data: g.data });
-    emit(r, () => m.describeStatus(r));
-    if (!r.valid) process.exitCode = 5;
+    const r = await m.hostStatus(repo);
+    const { exit, ...data } = r;
+    ctx.reply({ json: data, text: () => render.status(r), exit });
   });
   host('forbid', 'add a global forbidden pattern (a word or /regex/): text that matches is never stored')
     .argument('<pattern>', 'word, name, IP or /regex/flags')
     .action(async (pattern: string, _o: unknown, cmd: Command) => {
-      const g = globals(cmd);
+      const repo = repoOptions(ctx, cmd);
       const m = await import('../../app/host.js');
-      const r = await m.forbidPattern({ data: g.data, pattern });
-      emit(r, () => (r.changed ? `added forbidden pattern #${r.count} (commit ${r.commit!.slice(0, 12)})` : 'already forbidden'));
+      const r = await m.forbidPattern({ ...repo, pattern });
+      ctx.reply({ json: r, text: () => render.forbid(r) });
     });
 }

@@ -1,7 +1,8 @@
 /** `import`: a folder of notes in one commit (spec/cli.md). */
 import type { Command } from 'commander';
-import * as render from '../render/render.js';
-import { type Cli, emit, globals } from '../io.js';
+import * as render from '../render/entries.js';
+import { progressBar } from '../render/progress.js';
+import { type Cli, repoOptions } from '../io.js';
 
 /** Registers the verb on the program. */
 export function register(ctx: Cli): void {
@@ -13,11 +14,10 @@ export function register(ctx: Cli): void {
     .option('--skip-invalid', 'import the valid notes and report the rest (never for secrets)')
     .option('--redact', 'replace secret-shaped content with [REDACTED:kind] markers instead of refusing')
     .action(async (source: string, o: { type?: string; tagsFromFolders?: boolean; skipInvalid?: boolean; redact?: boolean }, cmd: Command) => {
-      const g = globals(cmd);
       const { importNotes } = await import('../../app/import.js');
-      const progress = render.progressBar('importing');
-      const r = await importNotes({ data: g.data, source, ...o, onProgress: progress.update });
+      const progress = progressBar('importing');
+      const r = await importNotes({ ...repoOptions(ctx, cmd), source, ...o, onProgress: progress.update });
       progress.done();
-      emit(r, () => render.importResult(r));
+      ctx.reply({ json: r, text: () => render.imported(r) });
     });
 }

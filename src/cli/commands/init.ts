@@ -1,7 +1,7 @@
 /** `init`: create, adopt or clone a data repo (spec/cli.md). */
 import type { Command } from 'commander';
-import * as render from '../render/render.js';
-import { type Cli, emit, globals } from '../io.js';
+import * as render from '../render/repo.js';
+import { type Cli, repoOptions } from '../io.js';
 
 /** Registers the verb on the program. */
 export function register(ctx: Cli): void {
@@ -10,9 +10,8 @@ export function register(ctx: Cli): void {
     .option('--clone <url>', 'clone this remote into the data repo directory')
     .option('--remote <url>', 'set the remote (origin) used by sync')
     .action(async (o: { clone?: string; remote?: string }, cmd: Command) => {
-      const g = globals(cmd);
       const { initDataRepo } = await import('../../app/init.js');
-      const r = await initDataRepo({ ...o, data: g.data });
-      emit(r, () => render.init(r));
+      const r = await initDataRepo({ ...o, ...repoOptions(ctx, cmd) });
+      ctx.reply({ json: r, text: () => render.init(r) });
     });
 }

@@ -1,6 +1,7 @@
 /** `install` and `uninstall`: the hooks without the plugin (spec/hooks.md). */
 import type { Command } from 'commander';
-import { type Cli, emit, globals } from '../io.js';
+import * as render from '../render/repo.js';
+import { type Cli, globals } from '../io.js';
 
 /** Registers the verb on the program. */
 export function register(ctx: Cli): void {
@@ -13,8 +14,8 @@ export function register(ctx: Cli): void {
       .action(async (o: { dryRun?: boolean; settings?: string }, cmd: Command) => {
         globals(cmd);
         const m = await import('../../app/install.js');
-        const r = await (action === 'install' ? m.installHooks : m.uninstallHooks)({ dryRun: o.dryRun, settings: o.settings });
-        emit(r, () => m.describeInstall(r));
+        const r = await (action === 'install' ? m.installHooks : m.uninstallHooks)({ dryRun: o.dryRun, settings: o.settings, home: ctx.settings.home });
+        ctx.reply({ json: r, text: () => render.install(r) });
       });
   }
 }

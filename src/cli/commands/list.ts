@@ -1,7 +1,7 @@
 /** `list`: entries, newest first (spec/cli.md). */
 import type { Command } from 'commander';
-import * as render from '../render/render.js';
-import { type Cli, emit, globals, intArg } from '../io.js';
+import * as render from '../render/entries.js';
+import { type Cli, intArg, repoOptions } from '../io.js';
 
 /** Registers the verb on the program. */
 export function register(ctx: Cli): void {
@@ -13,9 +13,8 @@ export function register(ctx: Cli): void {
     .option('--since <date>', 'only entries updated since (YYYY-MM-DD)')
     .option('--limit <n>', 'at most N entries', intArg('--limit'))
     .action(async (o: Record<string, unknown>, cmd: Command) => {
-      const g = globals(cmd);
       const { listEntries } = await import('../../app/list.js');
-      const r = await listEntries({ data: g.data, ...(o as object) });
-      emit({ entries: r }, () => render.list(r));
+      const r = await listEntries({ ...repoOptions(ctx, cmd), ...(o as object) });
+      ctx.reply({ json: { entries: r }, text: () => render.list(r) });
     });
 }

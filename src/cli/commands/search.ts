@@ -1,7 +1,7 @@
 /** `search`: ranked full-text search (spec/search.md). */
 import type { Command } from 'commander';
-import * as render from '../render/render.js';
-import { type Cli, emit, globals, intArg } from '../io.js';
+import * as render from '../render/entries.js';
+import { type Cli, intArg, repoOptions } from '../io.js';
 
 /** Registers the verb on the program. */
 export function register(ctx: Cli): void {
@@ -14,9 +14,8 @@ export function register(ctx: Cli): void {
     .option('--since <date>', 'only entries updated since (YYYY-MM-DD)')
     .option('--limit <n>', 'at most N results (default 10)', intArg('--limit'))
     .action(async (queries: string[], o: Record<string, unknown>, cmd: Command) => {
-      const g = globals(cmd);
       const { searchEntries } = await import('../../app/search.js');
-      const r = await searchEntries({ data: g.data, queries, ...(o as object) });
-      emit({ query: r.query, queries: r.queries, results: r.results }, () => render.search(r));
+      const r = await searchEntries({ ...repoOptions(ctx, cmd), queries, ...(o as object) });
+      ctx.reply({ json: { query: r.query, queries: r.queries, results: r.results }, text: () => render.search(r) });
     });
 }

@@ -6,6 +6,7 @@
 import matter from 'gray-matter';
 import YAML from 'yaml';
 import { KbError, type Place } from '../errors.js';
+import { closingFence } from './fence.js';
 import { regexRisk } from './regex-risk.js';
 
 export interface Link {
@@ -134,9 +135,9 @@ export function splitEntry(text: string, file: string): RawEntry {
     }
     throw invalid('no front matter: an entry starts with a line "---"', file, 1);
   }
-  const close = /\n---[ \t]*(\n|$)/.exec(src.slice(3));
+  const close = closingFence(src);
   if (!close) throw invalid('front matter is not closed by a line "---"', file, 1);
-  const fmEnd = 3 + close.index;
+  const fmEnd = close.start;
   const frontmatter = src.slice(first.length + 1, fmEnd + 1);
   let parsed: matter.GrayMatterFile<string>;
   try {
@@ -309,7 +310,7 @@ const MAX_RULE_PATTERN = 500;
 
 /**
  * Checks that a rule pattern compiles, matches something, and cannot run away on long input (the analysis of
- * src/gate/regex-risk.ts: back-references, repetition inside repetition, overlapping repeated alternatives,
+ * ./regex-risk.ts: back-references, repetition inside repetition, overlapping repeated alternatives,
  * two open-ended runs across words). Returns a reason when refused.
  */
 export function ruleRisk(pattern: string, flags = 'i'): string | undefined {

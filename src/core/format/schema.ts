@@ -20,11 +20,6 @@ export type Rel = (typeof RELS)[number];
 export const ACTIVITIES = ['writing', 'reviewing', 'planning', 'coding'] as const;
 export type Activity = (typeof ACTIVITIES)[number];
 
-/** True when `t` is one of the entry types. */
-export function isEntryType(t: unknown): t is EntryType {
-  return typeof t === 'string' && (TYPES as readonly string[]).includes(t);
-}
-
 export const ID_PATTERN = /^kb-[0-9a-z]+$/;
 const FILE_ID = /^(kb-[0-9a-z]+?)(?:-[^/]*)?\.md$/;
 const HOST_KEY = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -45,11 +40,15 @@ export function isValidHostKey(key: unknown): key is string {
  * digits, so two machines minting in the same second collide with odds of one in 1.7 million.
  */
 export function newId(now: Date = new Date(), random: () => number = Math.random): string {
-  const seconds = Math.max(0, Math.floor(now.getTime() / 1000 - ID_EPOCH));
-  const time = seconds.toString(36).padStart(6, '0');
+  const time = idTime(now.getTime());
   let rand = '';
   for (let i = 0; i < 4; i++) rand += Math.floor(random() * 36).toString(36);
   return `kb-${time}${rand}`;
+}
+
+/** The first six digits of an id: base-36 seconds since 2020 at `ms` (epoch milliseconds), so ids sort by time. */
+export function idTime(ms: number): string {
+  return Math.max(0, Math.floor(ms / 1000 - ID_EPOCH)).toString(36).padStart(6, '0');
 }
 
 /** The id a file name claims (`kb-xxxx-some-slug.md` → `kb-xxxx`, `kb-xxxx.md` → `kb-xxxx`), or undefined. */

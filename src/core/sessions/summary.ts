@@ -1,22 +1,20 @@
 /**
  * Contract: the session summary of spec/sessions.md, as a pure function of the transcript's facts
- * (src/transcript.ts). Same facts in, same summary out: no model, no clock except the caller's `now` (which only
+ * (./transcript.ts). Same facts in, same summary out: no model, no clock except the caller's `now` (which only
  * sets `updated`). The entry's id and path follow from the session id and start time alone, so every writer
  * (Stop, PreCompact, SessionEnd, catch-up, `session record`) finds and updates the same file. Everything taken
  * from the transcript is redacted before it is placed in the summary (known secret shapes, and every value read
  * from a `.env`, key or credentials file, whose contents are never stored), and tool output is never stored at all.
- * The per-session state (what was last summarised, when it was committed) lives beside the prompt index in
- * `.git/git-kb/sessions/`: derived, per machine, and safe to delete. Imports only node built-ins and the secrets
- * module, so the session hooks can decide what to do before loading anything heavy.
+ * Pure: no I/O (the per-session state that records what was last summarised is src/adapters/store/session-state.ts).
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { isSecretFilePath, redactSecrets } from '../secrets/scan.js';
 import type { TranscriptFacts } from './transcript.js';
 import { fnv1a } from '../text/fnv.js';
+import { idTime } from '../format/schema.js';
 
 /** Bump when the rendering changes, so catch-up knows older summaries may be re-rendered. */
-export const SUMMARY_VERSION = 1;
+const SUMMARY_VERSION = 1;
 
 /** Limits of what a summary keeps (spec/sessions.md, "Format"). */
 export const LIMITS = {
@@ -37,9 +35,9 @@ export type SkipReason = 'no-prompts' | 'no-session-id' | 'no-timestamps' | 'git
 
 /**
  * The first words of prompts that git-kb itself sends to a child `claude -p` (the prose gate's model judge,
- * src/gate/judge.ts): such a child's transcript is git-kb's own plumbing, not a session of the user's.
+ * src/adapters/claude/judge.ts): such a child's transcript is git-kb's own plumbing, not a session of the user's.
  */
-export const OWN_PROMPT_PREFIXES = ["You are a copy editor checking text against a writer's house rules"];
+const OWN_PROMPT_PREFIXES = ["You are a copy editor checking text against a writer's house rules"];
 
 /** A rendered summary: its id, path, front matter fields (in order, without id/created/updated) and body. */
 export interface SessionSummary {
@@ -64,17 +62,14 @@ export interface SummaryOptions {
   salt?: number;
 }
 
-const ID_EPOCH = Date.UTC(2020, 0, 1) / 1000;
-
 
 /**
- * The entry id of a session: the id format of src/schema.ts (six base-36 digits of the start second, then four),
- * with the last four taken from a hash of the session id instead of chance, so it is the same on every run.
+ * The entry id of a session: the id format of src/core/format/schema.ts (six base-36 digits of the start second,
+ * then four), with the last four taken from a hash of the session id instead of chance, so it is the same on every run.
  */
 export function sessionEntryId(sessionId: string, startedAt: string, salt = 0): string {
   const ms = Date.parse(startedAt);
-  const seconds = Math.max(0, Math.floor((Number.isFinite(ms) ? ms : 0) / 1000 - ID_EPOCH));
-  const time = seconds.toString(36).padStart(6, '0');
+  const time = idTime(Number.isFinite(ms) ? ms : 0);
   const hash = (fnv1a(salt ? `${sessionId}#${salt}` : sessionId) % 36 ** 4).toString(36).padStart(4, '0');
   return `kb-${time}${hash}`;
 }
@@ -88,7 +83,7 @@ export function sessionPath(id: string, startedAt: string): string {
 }
 
 /** An ISO time to the second (`2026-03-02T09:14:07Z`). */
-export function stampOf(iso: string): string {
+function stampOf(iso: string): string {
   return new Date(Date.parse(iso)).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
@@ -146,7 +141,7 @@ function secretReads(facts: TranscriptFacts): { paths: string[]; values: string[
 }
 
 /** A scrubber: replaces secret-file values and secret-shaped text, counting replacements. */
-export function makeScrubber(secretValues: string[]): { scrub: (s: string) => string; count: () => number } {
+function makeScrubber(secretValues: string[]): { scrub: (s: string) => string; count: () => number } {
   let count = 0;
   const scrub = (s: string): string => {
     let t = s;
@@ -199,7 +194,7 @@ function dateRange(started: string, ended: string | undefined): string {
 }
 
 /** The project's name: the last folder of its directory. */
-export function projectName(cwd: string | undefined): string | undefined {
+function projectName(cwd: string | undefined): string | undefined {
   if (!cwd) return undefined;
   const base = path.basename(cwd.replace(/[\\/]+$/, ''));
   return base || undefined;
@@ -311,80 +306,4 @@ export function summarizeSession(facts: TranscriptFacts, options: SummaryOptions
   return {
     summary: { id, path: sessionPath(id, started), sessionId, title, created, fields, body: blocks.join('\n\n'), redactions: count() },
   };
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Per-session state (spec/sessions.md, "State")
-
-/** What the last look at a session's transcript found. */
-export interface SessionState {
-  sessionId: string;
-  transcript?: string;
-  /** Size and mtime of the transcript when it was last summarised (or found to need no summary). */
-  size?: number;
-  mtimeMs?: number;
-  /** `written`, `unchanged`, `forbidden`, `skipped:<reason>`, or `pending` (a debounced Stop). */
-  outcome?: string;
-  id?: string;
-  path?: string;
-  /** When this machine last committed the session's summary (ms since the epoch). */
-  committedAt?: number;
-}
-
-/** The directory of session state in a data repo. */
-export function sessionStateDir(dir: string): string {
-  return path.join(dir, '.git', 'git-kb', 'sessions');
-}
-
-/** A file name for a session id: safe characters kept, anything else hashed. */
-export function stateName(sessionId: string): string {
-  const safe = sessionId.replace(/[^A-Za-z0-9_-]/g, '');
-  if (safe === sessionId && safe.length > 0 && safe.length <= 100) return `${safe}.json`;
-  return `${safe.slice(0, 60)}-${fnv1a(sessionId).toString(36)}.json`;
-}
-
-/** Reads a session's state; undefined when missing or unreadable. */
-export function readSessionState(dir: string, sessionId: string): SessionState | undefined {
-  try {
-    const raw = JSON.parse(fs.readFileSync(path.join(sessionStateDir(dir), stateName(sessionId)), 'utf8')) as SessionState;
-    return raw && typeof raw === 'object' && raw.sessionId === sessionId ? raw : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Writes a session's state (temp file and rename; errors ignored: the state is only an optimisation). */
-export function writeSessionState(dir: string, state: SessionState): void {
-  try {
-    const d = sessionStateDir(dir);
-    fs.mkdirSync(d, { recursive: true });
-    const file = path.join(d, stateName(state.sessionId));
-    const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify(state));
-    fs.renameSync(tmp, file);
-  } catch {
-    /* read-only repo: the next look re-reads the transcript */
-  }
-}
-
-/** True when the transcript's size and mtime are those the state recorded (nothing new to summarise). */
-export function stateIsCurrent(state: SessionState | undefined, st: { size: number; mtimeMs: number }): boolean {
-  return !!state && state.outcome !== 'pending' && state.size === st.size && state.mtimeMs === st.mtimeMs;
-}
-
-/**
- * True when no catch-up started in the last `minutes` (and then records this one, so sessions starting together
- * start one catch-up between them).
- */
-export function catchUpDue(dir: string, minutes: number): boolean {
-  const stamp = path.join(sessionStateDir(dir), 'catch-up');
-  const st = fs.statSync(stamp, { throwIfNoEntry: false });
-  if (st && Date.now() - st.mtimeMs < minutes * 60_000) return false;
-  try {
-    fs.mkdirSync(path.dirname(stamp), { recursive: true });
-    fs.writeFileSync(stamp, new Date().toISOString());
-  } catch {
-    /* read-only: run anyway */
-  }
-  return true;
 }

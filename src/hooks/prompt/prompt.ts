@@ -136,7 +136,7 @@ export async function handlePrompt(input: HookInput, ctx: HookContext): Promise<
 
   let dir: string;
   try {
-    dir = resolveDataDir({ env: ctx.settings.env }).dir;
+    dir = resolveDataDir({ settings: ctx.settings }).dir;
   } catch (err) {
     return done({ skipped: 'data repo not resolvable', error: (err as Error).message });
   }

@@ -1,0 +1,83 @@
+/**
+ * Contract: the per-session state of spec/sessions.md, "State": what the last look at a session's transcript
+ * found, one small JSON file per session in `.git/git-kb/sessions/` (derived, per machine, safe to delete), and
+ * the stamp that lets sessions starting together start one catch-up between them. Every write is best effort:
+ * the state only saves work, so a read-only repo just re-reads its transcripts. Light: the session hooks read it
+ * before they load anything heavy.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fnv1a } from '../../core/text/fnv.js';
+import { stateDir } from './layout.js';
+
+/** What the last look at a session's transcript found. */
+export interface SessionState {
+  sessionId: string;
+  transcript?: string;
+  /** Size and mtime of the transcript when it was last summarised (or found to need no summary). */
+  size?: number;
+  mtimeMs?: number;
+  /** `written`, `unchanged`, `forbidden`, `skipped:<reason>`, or `pending` (a debounced Stop). */
+  outcome?: string;
+  id?: string;
+  path?: string;
+  /** When this machine last committed the session's summary (ms since the epoch). */
+  committedAt?: number;
+}
+
+function sessionStateDir(dir: string): string {
+  return path.join(stateDir(dir), 'sessions');
+}
+
+/** A file name for a session id: safe characters kept, anything else hashed. */
+function stateName(sessionId: string): string {
+  const safe = sessionId.replace(/[^A-Za-z0-9_-]/g, '');
+  if (safe === sessionId && safe.length > 0 && safe.length <= 100) return `${safe}.json`;
+  return `${safe.slice(0, 60)}-${fnv1a(sessionId).toString(36)}.json`;
+}
+
+/** Reads a session's state; undefined when missing or unreadable. */
+export function readSessionState(dir: string, sessionId: string): SessionState | undefined {
+  try {
+    const raw = JSON.parse(fs.readFileSync(path.join(sessionStateDir(dir), stateName(sessionId)), 'utf8')) as SessionState;
+    return raw && typeof raw === 'object' && raw.sessionId === sessionId ? raw : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes a session's state (temp file and rename; errors ignored: the state is only an optimisation). */
+export function writeSessionState(dir: string, state: SessionState): void {
+  try {
+    const d = sessionStateDir(dir);
+    fs.mkdirSync(d, { recursive: true });
+    const file = path.join(d, stateName(state.sessionId));
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify(state));
+    fs.renameSync(tmp, file);
+  } catch {
+    /* read-only repo: the next look re-reads the transcript */
+  }
+}
+
+/** True when the transcript's size and mtime are those the state recorded (nothing new to summarise). */
+export function stateIsCurrent(state: SessionState | undefined, st: { size: number; mtimeMs: number }): boolean {
+  return !!state && state.outcome !== 'pending' && state.size === st.size && state.mtimeMs === st.mtimeMs;
+}
+
+/**
+ * True when no catch-up started in the last `minutes` (and then records this one, so sessions starting together
+ * start one catch-up between them).
+ */
+export function catchUpDue(dir: string, minutes: number): boolean {
+  const stamp = path.join(sessionStateDir(dir), 'catch-up');
+  const st = fs.statSync(stamp, { throwIfNoEntry: false });
+  if (st && Date.now() - st.mtimeMs < minutes * 60_000) return false;
+  try {
+    fs.mkdirSync(path.dirname(stamp), { recursive: true });
+    fs.writeFileSync(stamp, new Date().toISOString());
+  } catch {
+    /* read-only: run anyway */
+  }
+  return true;
+}

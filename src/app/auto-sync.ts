@@ -1,0 +1,15 @@
+/**
+ * Contract: the push after a CLI write (spec/sync.md, "Auto mode"): the data repos this process committed to
+ * go to the sync use case, which pushes when auto_sync is on. Costs nothing after a verb that committed
+ * nothing; never throws, and returns the lines to report on stderr.
+ */
+import type { Settings } from '../adapters/config/settings.js';
+import { committedDirs } from '../adapters/store/commit-events.js';
+
+/** Syncs each data repo this process committed to, when auto_sync is on. */
+export async function autoSyncCommitted(options: { settings: Settings }): Promise<string[]> {
+  const dirs = committedDirs();
+  if (dirs.length === 0) return [];
+  const { autoSyncAfterWrite } = await import('./sync.js');
+  return autoSyncAfterWrite(dirs, options.settings);
+}

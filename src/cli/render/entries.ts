@@ -1,0 +1,80 @@
+/**
+ * Contract: the human output of the entry verbs (add, edit, get, search, list, lint, import, history, restore):
+ * pure functions from a use case's result to text. The --json output is the result itself (src/cli/main.ts).
+ */
+import type { AddResult } from '../../app/add.js';
+import type { EditResult } from '../../app/edit.js';
+import type { GotEntry } from '../../app/get.js';
+import type { entryHistory, RestoreResult } from '../../app/history.js';
+import type { ImportResult } from '../../app/import.js';
+import type { LintResult } from '../../app/lint.js';
+import type { ListItem } from '../../app/list.js';
+import type { SearchResultSet } from '../../app/search.js';
+import { formatProblems } from '../../core/errors.js';
+
+/** `add`: the new id alone, so scripts can take it. */
+export function add(r: AddResult): string {
+  return r.id;
+}
+
+/** `edit`: the diff and the commit, or that nothing changed. */
+export function edit(r: EditResult): string {
+  return r.changed ? `${r.diff.replace(/^={10,}\n/m, '')}\nedited ${r.id} (commit ${r.commit!.slice(0, 12)})` : `${r.id}: no change`;
+}
+
+/** `get`: each entry verbatim, with its 1-hop neighbours when asked for. */
+export function get(entries: GotEntry[]): string {
+  return entries
+    .map((e) => {
+      let text = e.text.endsWith('\n') ? e.text : `${e.text}\n`;
+      if (e.links) {
+        text += e.links.length
+          ? `\nLinked entries (1 hop):\n${e.links.map((l) => `- ${l.id} — ${l.title} (${l.direction === 'out' ? l.rel : `${l.rel} from`})`).join('\n')}\n`
+          : '\nLinked entries (1 hop): none\n';
+      }
+      return text;
+    })
+    .join(entries.length > 1 ? '\n' : '');
+}
+
+/** `search`: one hit per two lines (id, title, tags, link; then the snippet). */
+export function search(r: SearchResultSet): string {
+  if (r.results.length === 0) return `no results for ${r.queries.map((q) => `"${q}"`).join(', ')}`;
+  return r.results
+    .map((h) => {
+      const via = h.via ? `  (linked: ${h.via.rel} ${h.via.from})` : '';
+      const tags = h.tags.length ? `  [${h.tags.join(', ')}]` : '';
+      return `${h.id}  ${h.title}${tags}${via}\n    ${h.snippet}`;
+    })
+    .join('\n');
+}
+
+/** `list`: one entry per line. */
+export function list(items: ListItem[]): string {
+  if (items.length === 0) return 'no entries';
+  return items.map((e) => `${e.id}  ${(e.updated ?? e.created ?? '').slice(0, 10)}  ${e.type.padEnd(18)} ${e.title}`).join('\n');
+}
+
+/** `lint`: every problem with file, line and rule, then the count. */
+export function lint(r: LintResult): string {
+  if (r.problems.length === 0) return `ok: ${r.files} files, no problems`;
+  return `${formatProblems(r.problems)}\n${r.problems.length} problem${r.problems.length === 1 ? '' : 's'} in ${r.files} files`;
+}
+
+/** `import`: the count and commit, then each note skipped or redacted. */
+export function imported(r: ImportResult): string {
+  const lines = [`imported ${r.imported} notes${r.commit ? ` (commit ${r.commit.slice(0, 12)})` : ''}`];
+  for (const s of r.skipped) lines.push(`skipped ${s.file}: ${s.reason}`);
+  for (const x of r.redacted) lines.push(`redacted ${x.count} secret${x.count === 1 ? '' : 's'} in ${x.file} (${x.kinds.join(', ')})`);
+  return lines.join('\n');
+}
+
+/** `history`: the entry, then one commit per line, newest first. */
+export function history(r: Awaited<ReturnType<typeof entryHistory>>): string {
+  return [`${r.id} (${r.path})`, ...r.commits.map((c) => `${c.commit.slice(0, 12)}  ${c.date.slice(0, 19).replace('T', ' ')}  ${c.message.split('\n')[0]}`)].join('\n');
+}
+
+/** `restore`: the version brought back and its commit, or that it already matches. */
+export function restore(r: RestoreResult): string {
+  return r.changed ? `restored ${r.id} from ${r.from.slice(0, 12)} (commit ${r.commit!.slice(0, 12)})` : `${r.id} already matches ${r.from.slice(0, 12)}; nothing to do`;
+}

@@ -1,0 +1,19 @@
+/**
+ * Contract: where an entry's front matter ends, found without a YAML parser. The one scan for the closing `---`
+ * fence, shared by the parser (entry.ts) and the light readers that want only the body (search snippets, the
+ * kernel, the prompt index). Dependency-free.
+ */
+
+/** The closing fence line of front matter opened by the first line of `src` (`\n` line ends): its span, or undefined. */
+export function closingFence(src: string): { start: number; end: number } | undefined {
+  const close = /\n---[ \t]*(\n|$)/.exec(src.slice(3));
+  return close ? { start: 3 + close.index, end: 3 + close.index + close[0].length } : undefined;
+}
+
+/** The body of an entry file without parsing its YAML (for snippets and indexing): text after the closing fence. */
+export function bodyOf(text: string): string {
+  const src = text.replace(/\r\n?/g, '\n');
+  if (!src.startsWith('---')) return src;
+  const close = closingFence(src);
+  return close ? src.slice(close.end).replace(/^\n/, '') : src;
+}
