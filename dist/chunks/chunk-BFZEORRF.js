@@ -1,0 +1,4 @@
+import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
+import{h as s}from"./chunk-AZYDE5GJ.js";import{b as o}from"./chunk-32MCBPBP.js";import{b as i}from"./chunk-CTQG6ZJA.js";function f(n){if(n===void 0)return[];let r=(Array.isArray(n)?n:[n]).flatMap(t=>t.split(","));return[...new Set(r.map(t=>t.trim()).filter(Boolean))]}function p(n){return(n??[]).map(r=>{let t=/^([a-z_]+):(\S+)$/.exec(r.trim());if(!t)throw new i("USAGE",`--link "${r}" must be rel:id, e.g. relates_to:kb-0042 (rels: ${o.join(", ")})`);return{rel:t[1],to:t[2]}})}function l(n){return n.map(r=>`${r.file??""}${r.line?`:${r.line}`:""}: ${r.message} [${r.rule}]`).join(`
+`)}function g(n,r,t){let{problems:e}=s(n,r,{idExists:t});if(e.length>0)throw new i("INVALID_ENTRY",`invalid entry, nothing written:
+${l(e)}`,{problems:e})}function u(n=new Date){return n.toISOString().replace(/\.\d{3}Z$/,"Z")}export{f as a,p as b,l as c,g as d,u as e};

@@ -1,0 +1,2 @@
+import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
+import{a,b,c,d,e,f,g,h}from"./chunk-HBVCTVXK.js";import"./chunk-3YQXIYPD.js";import"./chunk-2GSBV4MR.js";import"./chunk-32MCBPBP.js";import"./chunk-HBOPAJZA.js";import"./chunk-CTQG6ZJA.js";import"./chunk-ZHHVG47C.js";export{a as STOP_WORDS,h as linkNeighbours,d as loadSearchIndex,f as makeSnippet,c as processTerm,e as queryTerms,g as searchCatalog,b as stem};

@@ -1,0 +1,2 @@
+import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
+import{r as a,s as b,t as c,u as d,v as e}from"./chunk-QCMZN5GS.js";import"./chunk-G7SKDQK4.js";import"./chunk-JMY4X6LV.js";import"./chunk-3YQXIYPD.js";import"./chunk-2GSBV4MR.js";import"./chunk-32MCBPBP.js";import"./chunk-HBOPAJZA.js";import"./chunk-CTQG6ZJA.js";import"./chunk-ZHHVG47C.js";export{a as ensureDataRepo,c as refuseSecrets,d as withWriteLock,e as writeAndCommit,b as writeManifest};
