@@ -9,7 +9,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import { addKernel, pathWith } from '../gate/support.js';
 import { git, kb, makeSandbox, ROOT, run, type RunResult, type Sandbox } from '../helpers/cli.js';
-import type { GitServer } from '../helpers/git-server.js';
+import { startGitServer, type GitServer } from '../helpers/git-server.js';
 import { startModelApi, systemText, textsOf, type ModelApi, type ModelRequest, type Reply } from '../helpers/model-api.js';
 
 export const CLAUDE = path.join(ROOT, 'node_modules', '.bin', 'claude');
@@ -175,9 +175,40 @@ export function installed(sb: Sandbox): { installPath: string; version: string; 
   return data.plugins[PLUGIN]![0]!;
 }
 
-/** A stand-in model API, a sandbox with the plugin installed from a marketplace over git smart HTTP, and seeded data. */
+/** A stand-in model API with an empty script. */
 export async function startStandIn(): Promise<ModelApi> {
   return startModelApi([]);
+}
+
+/** A stand-in model API, a sandbox with seeded data and the plugin installed from a marketplace over git HTTP. */
+export interface Rig {
+  api: ModelApi;
+  server: GitServer;
+  sb: ClaudeSandbox;
+  seeded: Seeded;
+  repo: { work: string; url: string };
+  stop(): Promise<void>;
+}
+
+export async function installedRig(prefix: string): Promise<Rig> {
+  const api = await startStandIn();
+  const server = await startGitServer();
+  const sb = makeClaudeSandbox(api, prefix);
+  const seeded = await seedDataRepo(sb);
+  const repo = await publishPlugin(server, sb);
+  await installPlugin(sb, repo.url);
+  return {
+    api,
+    server,
+    sb,
+    seeded,
+    repo,
+    stop: async () => {
+      await api.stop();
+      await server.stop();
+      await removeSandbox(sb);
+    },
+  };
 }
 
 /** Every text of the requests' hook contexts, newest request last. */
