@@ -116,7 +116,9 @@ bodies of the \`/v1/messages\` requests of one call (the stand-in answers the "a
 ${table}
 
 The default system prompt and the tool definitions are most of the "before" bytes; \`--system-prompt\` and
-\`--tools ""\` drop them. \`--no-session-persistence\` leaves no transcript under \`~/.claude/projects\` (before:
-one per call), and \`--strict-mcp-config\` keeps the user's MCP servers from starting in the child.`;
+\`--tools ""\` drop them, so a real model reads about a twelfth of the input per verdict. The wall time barely
+moves here: against a stand-in that answers at once it is the CLI's own start-up, which the flags do not change.
+\`--no-session-persistence\` leaves no transcript under \`~/.claude/projects\` (before: one per call), and
+\`--strict-mcp-config\` keeps the user's MCP servers from starting in the child.`;
 console.log(body);
 if (!args.includes('--no-write')) writeSection(path.join(ROOT, 'bench', 'RESULTS.md'), 'Judge child', body);
