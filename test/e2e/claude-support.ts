@@ -211,9 +211,13 @@ export async function installedRig(prefix: string): Promise<Rig> {
   };
 }
 
-/** Every text of the requests' hook contexts, newest request last. */
+/**
+ * The UserPromptSubmit hook contexts a request shows the model, oldest first: each from its
+ * "UserPromptSubmit hook additional context:" to the next one or the end of its text block (Claude Code 2.1.328
+ * puts it in a system message, after the environment facts and before the date).
+ */
 export function contextsOf(req: ModelRequest): string[] {
-  return textsOf(req).filter((t) => t.includes(HOOK_CONTEXT));
+  return textsOf(req).flatMap((t) => t.split(HOOK_CONTEXT).slice(1).map((part) => `${HOOK_CONTEXT}${part}`));
 }
 
 /** Processes (other than this one) whose command line names `dir`: hooks and their detached workers. */
