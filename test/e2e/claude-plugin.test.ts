@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { git } from '../helpers/cli.js';
+import { git, ROOT } from '../helpers/cli.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
 import type { ModelApi } from '../helpers/model-api.js';
 import {
@@ -68,7 +68,7 @@ describe('installed from a marketplace over git smart HTTP', () => {
 
     await installPlugin(sb, repo.url);
     const copy = installed(sb);
-    expect(copy.version).toBe('2.0.0');
+    expect(copy.version).toBe((JSON.parse(fs.readFileSync(path.join(ROOT, '.claude-plugin', 'plugin.json'), 'utf8')) as { version: string }).version);
     expect(copy.gitCommitSha).toBe((await git(repo.work, ['rev-parse', 'HEAD'])).trim());
     // The copy is the repository as committed: the built bundle, and nothing installed or built there.
     expect(fs.existsSync(path.join(copy.installPath, 'dist', 'hook.js'))).toBe(true);
@@ -88,10 +88,10 @@ describe('installed from a marketplace over git smart HTTP', () => {
     const before = installed(sb);
     const manifest = path.join(repo.work, '.claude-plugin', 'plugin.json');
     const plugin = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { version: string };
-    plugin.version = '2.0.1-e2e';
+    plugin.version = `${plugin.version}-e2e.1`;
     fs.writeFileSync(manifest, `${JSON.stringify(plugin, null, 2)}\n`);
     fs.appendFileSync(path.join(repo.work, 'README.md'), '\nA release made by the real-client suite.\n');
-    await git(repo.work, ['commit', '-q', '-am', 'release 2.0.1-e2e'], sb.env);
+    await git(repo.work, ['commit', '-q', '-am', `release ${plugin.version}`], sb.env);
     await git(repo.work, ['push', '-q', repo.url, 'main'], sb.env);
 
     const refresh = await claude(sb, ['plugin', 'marketplace', 'update', 'git-kb']);
@@ -99,7 +99,7 @@ describe('installed from a marketplace over git smart HTTP', () => {
     const update = await claude(sb, ['plugin', 'update', PLUGIN]);
     expect(update.code, update.stdout + update.stderr).toBe(0);
     const after = installed(sb);
-    expect(after.version).toBe('2.0.1-e2e');
+    expect(after.version).toBe(plugin.version);
     expect(after.installPath).not.toBe(before.installPath);
     expect(fs.readFileSync(path.join(after.installPath, 'README.md'), 'utf8')).toContain('A release made by the real-client suite.');
     // Only the new folder can answer now.
