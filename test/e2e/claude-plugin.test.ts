@@ -88,7 +88,8 @@ describe('installed from a marketplace over git smart HTTP', () => {
     const before = installed(sb);
     const manifest = path.join(repo.work, '.claude-plugin', 'plugin.json');
     const plugin = JSON.parse(fs.readFileSync(manifest, 'utf8')) as { version: string };
-    plugin.version = `${plugin.version}-e2e.1`;
+    const [major, minor, patch] = plugin.version.split(/[.+-]/).map(Number) as [number, number, number];
+    plugin.version = `${major}.${minor}.${patch + 1}`;
     fs.writeFileSync(manifest, `${JSON.stringify(plugin, null, 2)}\n`);
     fs.appendFileSync(path.join(repo.work, 'README.md'), '\nA release made by the real-client suite.\n');
     await git(repo.work, ['commit', '-q', '-am', `release ${plugin.version}`], sb.env);
