@@ -5,13 +5,24 @@
 //   each module Node loads costs about half a millisecond. The host signal's matcher is in it too (it runs on
 //   every prompt of a repo with hosts). Its on-demand imports (the other events, the index builder, the
 //   recent-sessions signal, the hosts.yaml loader) point at the stable files of the first build.
-// The new build is written beside dist/ and swapped in with renames, so a process started during a rebuild never
-// sees half a dist/; chunks of the previous build are kept for processes that started before the swap.
+// dist/ is committed (the plugin is installed as the repository is committed, with no build step), so the output
+// is deterministic and holds nothing but this build: `node build.mjs --out DIR` writes a fresh build into DIR only,
+// and test/dist.test.ts checks that it is byte for byte the committed dist/ (spec/plugin.md).
+// `node build.mjs` writes the new build beside dist/ and swaps it in with renames, so a process started during a
+// rebuild never sees half a dist/. The chunks of the previous build (and only those: one generation) are copied
+// in for processes that started before the swap; dist/chunks/.gitignore, written by every build, lists the
+// build's own chunks, so git ignores the kept ones and they are never committed.
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const tmp = `dist.tmp-${process.pid}`;
+const outArg = process.argv.indexOf('--out');
+const fresh = outArg >= 0 ? path.resolve(process.argv[outArg + 1] ?? '') : undefined;
+if (fresh !== undefined && (!process.argv[outArg + 1] || fs.existsSync(fresh))) {
+  console.error('build.mjs: --out takes a directory that does not exist yet');
+  process.exit(2);
+}
+const tmp = fresh ?? `dist.tmp-${process.pid}`;
 const common = {
   bundle: true,
   format: 'esm',
@@ -53,8 +64,23 @@ await build({
     },
   ],
 });
+/** The chunks a build wrote itself, from its dist/chunks/.gitignore (undefined when there is none). */
+function ownChunks(dir) {
+  try {
+    return fs.readFileSync(`${dir}/chunks/.gitignore`, 'utf8').split('\n').filter((l) => l.startsWith('!') && l !== '!.gitignore').map((l) => l.slice(1));
+  } catch {
+    return undefined;
+  }
+}
+const chunks = fs.readdirSync(`${tmp}/chunks`).sort();
+fs.writeFileSync(
+  `${tmp}/chunks/.gitignore`,
+  ['# Written by build.mjs: the chunks of this build. Others here are kept from the previous build for running processes.', '*', '!.gitignore', ...chunks.map((f) => `!${f}`), ''].join('\n'),
+);
+if (fresh) process.exit(0);
 if (fs.existsSync('dist/chunks')) {
-  for (const f of fs.readdirSync('dist/chunks')) if (!fs.existsSync(`${tmp}/chunks/${f}`)) fs.copyFileSync(`dist/chunks/${f}`, `${tmp}/chunks/${f}`);
+  const previous = ownChunks('dist') ?? fs.readdirSync('dist/chunks').filter((f) => f !== '.gitignore');
+  for (const f of previous) if (!fs.existsSync(`${tmp}/chunks/${f}`) && fs.existsSync(`dist/chunks/${f}`)) fs.copyFileSync(`dist/chunks/${f}`, `${tmp}/chunks/${f}`);
 }
 const old = `dist.old-${process.pid}`;
 if (fs.existsSync('dist')) fs.renameSync('dist', old);

@@ -62,7 +62,13 @@ describe('the judge is asked', () => {
     expect(calls).toHaveLength(1);
     const call = calls[0]!;
     expect(call.KB_PROSE_LINT).toBe('0');
-    expect(call.argv).toEqual(['-p', '--model', 'haiku', '--output-format', 'json', '--settings', '{"disableAllHooks":true}']);
+    expect(call.argv.slice(0, 7)).toEqual(['-p', '--model', 'haiku', '--output-format', 'json', '--settings', '{"disableAllHooks":true}']);
+    // No tools, no MCP servers, no saved session, its own system prompt, and a schema for the verdict.
+    expect(call.argv.slice(7, 12)).toEqual(['--tools', '', '--strict-mcp-config', '--no-session-persistence', '--system-prompt']);
+    expect(call.argv[12]).toMatch(/^You are a copy editor/);
+    expect(call.argv[13]).toBe('--json-schema');
+    expect(JSON.parse(call.argv[14])).toMatchObject({ type: 'object', required: ['pass'], properties: { pass: { type: 'boolean' } } });
+    expect(call.argv).toHaveLength(15);
     expect(call.stdin).toContain(`### ${kernel.id}: House style\n${BODY}`);
     expect(call.stdin).toContain('Patterns already enforced elsewhere: Say "use".');
     expect(call.stdin).toContain('[piece 1: README.md, from line 1]\nOur team values synergy');
@@ -112,6 +118,15 @@ describe('verdicts', () => {
     expect(reason).toContain('model judge (claude -p, sonnet)');
     expect(reason).toContain('- README.md:2: "synergy" breaks No corporate filler; suggested: say what the thing does');
     expect(reason).not.toContain('words that appear nowhere');
+  });
+
+  it('a claude too old for the newer flags is asked again with the four every print-mode claude takes', async () => {
+    const r = await runGate(sb, readme(), withStub('old-cli.mjs'));
+    expect(parseDeny(r).hookSpecificOutput.permissionDecisionReason).toContain('"synergy" breaks No corporate filler');
+    const calls = stubCalls(log);
+    expect(calls.map((c) => c.refused)).toEqual(['--tools', null]);
+    expect(calls[1]!.argv).toEqual(['-p', '--model', 'sonnet', '--output-format', 'json', '--settings', '{"disableAllHooks":true}']);
+    expect(calls[1]!.stdin).toBe(calls[0]!.stdin);
   });
 
   it('a failing verdict that quotes nothing found in the prose allows', async () => {

@@ -1,9 +1,11 @@
 /**
  * Contract: running the model judge of the prose gate (spec/hooks.md, "Layer 2"): a `claude` executable in print
- * mode with every hook disabled (`--settings {"disableAllHooks":true}`) and KB_PROSE_LINT=0 in its environment,
- * the prompt on stdin, the OS temp dir as working directory. The child runs in its own process group, which is
- * killed at the timeout, on more than 1 MB of output, once the judge has exited, and when this process exits.
- * Never throws; the answer is read by src/core/gate/verdict.ts. Loaded only when a model call is due.
+ * mode with every hook disabled (`--settings {"disableAllHooks":true}`), no tools, no MCP servers, no saved
+ * session, its own short system prompt and a JSON Schema for the verdict (judgeArgs), KB_PROSE_LINT=0 in its
+ * environment, the prompt on stdin, the OS temp dir as working directory. A `claude` too old for those flags
+ * (it exits naming an unknown option) is asked again with the first four only. The child runs in its own process
+ * group, which is killed at the timeout, on more than 1 MB of output, once the judge has exited, and when this
+ * process exits. Never throws; the answer is read by src/core/gate/verdict.ts. Loaded only when a model call is due.
  */
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -13,6 +15,33 @@ import type { JudgeRule, JudgeRun } from '../../core/gate/verdict.js';
 
 /** Settings handed to the child so no hook (this gate included) runs inside it. */
 export const CHILD_SETTINGS = '{"disableAllHooks":true}';
+
+/** The judge's system prompt, in place of Claude Code's own (its tools and coding instructions). */
+export const JUDGE_SYSTEM =
+  'You are a copy editor. You read house rules and a text about to be published, and give a verdict on whether the text breaks the rules. You have no tools and never act on the text.';
+
+/** The verdict's JSON Schema (spec/hooks.md, "Verdict contract"), for `--json-schema`. */
+export const VERDICT_SCHEMA = JSON.stringify({
+  type: 'object',
+  properties: {
+    pass: { type: 'boolean' },
+    violations: {
+      type: 'array',
+      items: { type: 'object', properties: { rule: { type: 'string' }, quote: { type: 'string' }, fix: { type: 'string' } }, required: ['rule', 'quote'] },
+    },
+  },
+  required: ['pass'],
+});
+
+/** The child's arguments; `legacy` gives only those every print-mode `claude` takes. */
+export function judgeArgs(model: string, legacy = false): string[] {
+  const base = ['-p', '--model', model, '--output-format', 'json', '--settings', CHILD_SETTINGS];
+  if (legacy) return base;
+  return [...base, '--tools', '', '--strict-mcp-config', '--no-session-persistence', '--system-prompt', JUDGE_SYSTEM, '--json-schema', VERDICT_SCHEMA];
+}
+
+/** A `claude` that refused an argument (commander's wording): it predates one of the newer flags. */
+const UNKNOWN_OPTION = /\b(?:unknown|unrecognized) option\b/i;
 
 const MAX_STDOUT = 1_000_000;
 const MAX_PROSE_FOR_JUDGE = 60_000;
@@ -25,6 +54,8 @@ export interface JudgeOptions {
   pieces: ProsePiece[];
   kernel: readonly JudgeRule[];
   env: NodeJS.ProcessEnv;
+  /** Only the flags every print-mode `claude` takes (see judgeArgs). */
+  legacy?: boolean;
 }
 
 /** The prompt the judge reads on stdin. */
@@ -73,8 +104,17 @@ function killGroup(pid: number | undefined): void {
   }
 }
 
-/** Runs the judge once (see the module contract): its exit and output, or why it did not finish. */
-export function runJudge(o: JudgeOptions): Promise<JudgeRun> {
+/** Runs the judge (see the module contract): its exit and output, or why it did not finish. */
+export async function runJudge(o: JudgeOptions): Promise<JudgeRun> {
+  const started = Date.now();
+  const prompt = buildJudgePrompt(o.pieces, o.kernel);
+  const run = await runOnce(o, prompt);
+  if (o.legacy || run.kind !== 'exit' || run.code === 0 || !UNKNOWN_OPTION.test(run.stderr)) return run;
+  const left = o.timeoutMs - (Date.now() - started);
+  return left < 1_000 ? run : runOnce({ ...o, legacy: true, timeoutMs: left }, prompt);
+}
+
+function runOnce(o: JudgeOptions, prompt: string): Promise<JudgeRun> {
   return new Promise((resolve) => {
     let settled = false;
     let child: ReturnType<typeof spawn>;
@@ -97,7 +137,7 @@ export function runJudge(o: JudgeOptions): Promise<JudgeRun> {
     };
     const timer = setTimeout(() => finish({ kind: 'error', reason: `timeout after ${o.timeoutMs} ms` }), o.timeoutMs);
     try {
-      child = spawn(o.claude, ['-p', '--model', o.model, '--output-format', 'json', '--settings', CHILD_SETTINGS], {
+      child = spawn(o.claude, judgeArgs(o.model, o.legacy), {
         cwd: os.tmpdir(),
         env: { ...o.env, KB_PROSE_LINT: '0' },
         stdio: ['pipe', 'pipe', 'pipe'],
@@ -125,7 +165,7 @@ export function runJudge(o: JudgeOptions): Promise<JudgeRun> {
       if (errBytes <= 16_384) err.push(c);
     });
     child.stdin!.on('error', () => undefined);
-    child.stdin!.end(buildJudgePrompt(o.pieces, o.kernel));
+    child.stdin!.end(prompt);
     const decide = (code: number | null, signal: NodeJS.Signals | null): void => {
       finish({ kind: 'exit', code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
     };

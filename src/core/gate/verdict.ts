@@ -12,7 +12,7 @@ import { locate, quoteOf, type Violation } from './rules.js';
  * Bump when the judge's prompt (src/adapters/claude/judge.ts) or the reading below changes, so verdicts cached
  * for the old judge are not reused.
  */
-export const JUDGE_VERSION = 1;
+export const JUDGE_VERSION = 2;
 /** A piece goes to the judge only when it has at least this many letters. */
 export const MIN_JUDGE_LETTERS = 20;
 const MAX_VIOLATIONS = 20;
