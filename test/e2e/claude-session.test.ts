@@ -79,12 +79,21 @@ describe('the skill', () => {
     expect(get!.text).toContain(`id: ${id}`);
     expect(get!.text).toContain('Use allkeys-lru for pure caches');
 
-    // Control: outside the skill, print mode refuses the same command (the skill's allowed-tools let it through).
-    converse(api, [{ tool: 'Bash', input: { command: `git-kb get ${id}`, description: 'Fetch the entry' } }, 'No access.']);
+    // Outside the skill too, the prose gate answers "allow" for git-kb's own read-only commands (the pointer text
+    // asks for `git-kb get`), while a write outside the skill still needs permission.
+    converse(api, [
+      { tool: 'Bash', input: { command: `git-kb get ${id}`, description: 'Fetch the entry' } },
+      { tool: 'Bash', input: { command: `git-kb add --type decision --title "Use allkeys-lru" "for caches"`, description: 'Save it' } },
+      'Done.',
+    ]);
     api.reset();
     const outside = await prompt(sb, 'Which redis eviction policy suits a cache of session tokens?');
+    const [read] = lastToolResults(api.mainRequests()[1]!);
+    expect(read!.is_error).toBeFalsy();
+    expect(read!.text).toContain(`id: ${id}`);
     expect(outside.json.permission_denials).toHaveLength(1);
-    expect(lastToolResults(api.mainRequests()[1]!)[0]!.is_error).toBe(true);
+    expect(JSON.stringify(outside.json.permission_denials)).toContain('git-kb add');
+    expect(lastToolResults(api.mainRequests()[2]!)[0]!.is_error).toBe(true);
   }, 60_000);
 });
 

@@ -1,0 +1,23 @@
+/**
+ * Contract: which Bash commands are git-kb's own reads (spec/hooks.md, "Own reads"): `git-kb` (or a path ending
+ * in `/bin/git-kb`, or `node` running one) followed by a read-only verb (get, search, list, status, history,
+ * lint, tags, host load/list/status/detect, session list/show) and plain arguments. Quotes are fine; anything a
+ * shell could turn into a second command or a write (`;`, `&`, `|`, `<`, `>`, `$`, backticks, braces, a line
+ * break) is not. The PreToolUse hook answers "allow" for these, so the `git-kb get` that the prompt hook's
+ * pointers and the skill ask for runs without a permission prompt; everything else goes its usual way. Pure.
+ */
+
+const READ_VERBS = /^(?:get|search|list|status|history|lint|tags|host\s+(?:load|list|status|detect)|session\s+(?:list|show))(?:\s|$)/;
+const PROGRAM = /^(?:(?:node\s+)?(?:"[^"]*\/bin\/git-kb"|'[^']*\/bin\/git-kb'|[^\s'"]*\/bin\/git-kb)|git-kb|git\s+kb)\s+/;
+const SHELL_SYNTAX = /[;&|<>`$(){}\n\r\\]/;
+
+/** True when `command` is a read-only git-kb command with nothing else in it. */
+export function isOwnRead(command: string): boolean {
+  const c = command.trim();
+  if (c.length > 2000 || SHELL_SYNTAX.test(c)) return false;
+  const m = PROGRAM.exec(c);
+  if (!m) return false;
+  // NOTE: global flags may come before the verb: --json, --data DIR.
+  const rest = c.slice(m[0].length).replace(/^(?:(?:--json|--data\s+(?:"[^"]*"|'[^']*'|[^\s'"]+))\s+)*/, '');
+  return READ_VERBS.test(rest);
+}
