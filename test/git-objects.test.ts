@@ -1,5 +1,5 @@
 /**
- * The native object layer of sync (src/git-objects.ts) against the real git: every object of a repacked
+ * The native object layer (src/adapters/git: reader, objects, walk) against the real git: every object of a repacked
  * repository (deltas, several packs, loose objects) reads back exactly as `git cat-file` prints it; packs made by
  * `git pack-objects` (offset and ref deltas) store as loose objects `git fsck` accepts; tree diffs agree with
  * `git diff-tree`; the objects chosen for a push are exactly what the remote lacks.
@@ -10,8 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildPack, newCommits, ObjectReader, objectsToSend, storePack } from '../src/adapters/git/objects.js';
-import { diffTrees } from '../src/adapters/git/merge-trees.js';
+import { buildPack, storePack } from '../src/adapters/git/objects.js';
+import { ObjectReader } from '../src/adapters/git/reader.js';
+import { diffTrees, newCommits, objectsToSend } from '../src/adapters/git/walk.js';
 import { cleanGitEnv } from './helpers/git-server.js';
 
 const run = promisify(execFile);

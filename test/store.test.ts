@@ -8,7 +8,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KbError } from '../src/core/errors.js';
 import { bodyOf } from '../src/core/format/fence.js';
-import { dataRepoExists, entryDirs, listEntryFiles, lockDataRepo, readEntryText, requireDataRepo, safeJoin, stateDir } from '../src/adapters/store/layout.js';
+import { dataRepoExists, entryDirs, listEntryFiles, readEntryText, requireDataRepo, safeJoin, stateDir } from '../src/adapters/store/layout.js';
+import { lockDataRepo } from '../src/adapters/store/lock.js';
 
 let root: string;
 let dir: string;

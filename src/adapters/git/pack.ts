@@ -4,14 +4,12 @@
  */
 import crypto from 'node:crypto';
 import zlib from 'node:zlib';
+import { objectId, type GitObject } from './encoding.js';
 
 const PACK_TYPES = { commit: 1, tree: 2, blob: 3, tag: 4 } as const;
 
 /** An object to pack. */
-export interface PackInput {
-  type: keyof typeof PACK_TYPES;
-  data: Buffer;
-}
+export type PackInput = GitObject;
 
 /** Where each object landed in the pack (for the index). */
 export interface PackedObject {
@@ -31,7 +29,7 @@ export function encodePack(objects: PackInput[]): { pack: Buffer; entries: Packe
   const entries: PackedObject[] = [];
   let offset = 12;
   for (const { type, data } of objects) {
-    const oid = crypto.createHash('sha1').update(`${type} ${data.length}\0`).update(data).digest();
+    const oid = Buffer.from(objectId(type, data), 'hex');
     // Object header: type in bits 4-6 of the first byte, size as a little-endian base-128 varint.
     const head: number[] = [];
     let size = data.length;
