@@ -51,7 +51,7 @@ export function conflictsIn(dir: string, p: string): ConflictInfo[] {
 }
 
 /** Every conflict in the working files, found by reading them all (lint does the same). */
-export function scanConflicts(dir: string): ConflictInfo[] {
+function scanConflicts(dir: string): ConflictInfo[] {
   const out: ConflictInfo[] = [];
   for (const name of fs.readdirSync(dir)) if (isConflictSibling(name)) out.push(...conflictsIn(dir, name));
   for (const { folder: d, names } of entryFolderNames(dir)) {

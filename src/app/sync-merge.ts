@@ -30,7 +30,7 @@ function entryIdOf(p: string): string | undefined {
 }
 
 /** How the data repo's files merge, `label` naming their side in conflict blocks. */
-export function dataRepoRules(label: string): MergeRules {
+function dataRepoRules(label: string): MergeRules {
   return {
     mergeText: (p, base, ours, theirs) => {
       const id = entryIdOf(p);

@@ -1,8 +1,9 @@
 /**
  * Contract: the repository as isomorphic-git sees it: creating one, its refs and remotes, writing a commit
- * object, and reading history. The git adapter folder (this file, reader, walk, transport) is the only importer
- * of isomorphic-git, and hands it an fs whose writes are atomic, so a killed process never leaves a torn object,
- * ref or index. Every commit is an ordinary git commit that plain git reads (`git log`, `git fsck`).
+ * object, and reading history. The git adapter folder (src/adapters/git) is the only importer of isomorphic-git,
+ * and every module of it hands isomorphic-git `gfs`, an fs whose writes are atomic, so a killed process never
+ * leaves a torn object, ref or index. Every commit is an ordinary git commit that plain git reads (`git log`,
+ * `git fsck`).
  */
 import fs from 'node:fs';
 import path from 'node:path';

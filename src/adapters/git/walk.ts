@@ -26,7 +26,7 @@ export interface PathChange {
  * the name is on one side only), never turning an unchanged entry into strings: a diff of two 10,000-entry trees
  * that differ in one file costs a byte comparison per entry.
  */
-export async function diffTreeEntries(reader: ObjectReader, a: string | undefined, b: string | undefined, visit: (name: string, a: Side | undefined, b: Side | undefined) => Promise<void>): Promise<void> {
+async function diffTreeEntries(reader: ObjectReader, a: string | undefined, b: string | undefined, visit: (name: string, a: Side | undefined, b: Side | undefined) => Promise<void>): Promise<void> {
   if (a === b) return;
   const ba = a ? await reader.rawTree(a) : Buffer.alloc(0);
   const bb = b ? await reader.rawTree(b) : Buffer.alloc(0);
@@ -63,7 +63,7 @@ export async function diffTrees(reader: ObjectReader, a: string | undefined, b: 
 }
 
 /** Inserts a commit into a queue kept newest first (by committer time), as git's history walks do. */
-export function queueByTime(queue: { oid: string; time: number }[], oid: string, time: number): void {
+function queueByTime(queue: { oid: string; time: number }[], oid: string, time: number): void {
   let lo = 0;
   let hi = queue.length;
   while (lo < hi) {

@@ -120,7 +120,7 @@ export async function acquireLock(lockFile: string, options: { timeoutMs?: numbe
 }
 
 /** The data repo's write lock file. */
-export function writeLockFile(dir: string): string {
+function writeLockFile(dir: string): string {
   return path.join(stateDir(dir), 'write.lock');
 }
 
