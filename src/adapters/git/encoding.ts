@@ -1,6 +1,6 @@
 /**
  * Contract: git's object formats, encoded and decoded in this one place: an object's id and its stored form
- * (`<type> <size>\0<body>`), and tree bodies, whose entries (`<mode> <name>\0<20-byte id>`) are in git's order,
+ * (`<type> <size>\0<body>`), the SHA-1 trailer of git's binary files, and tree bodies, whose entries (`<mode> <name>\0<20-byte id>`) are in git's order,
  * names compared bytewise with a tree's name taken as if followed by "/". Pure: buffers in, buffers out.
  */
 import crypto from 'node:crypto';
@@ -21,6 +21,16 @@ export function objectHeader(type: ObjectType, length: number): Buffer {
 /** The id git gives an object. */
 export function objectId(type: ObjectType, body: Buffer): string {
   return crypto.createHash('sha1').update(objectHeader(type, body.length)).update(body).digest('hex');
+}
+
+/** A file body followed by its SHA-1, as git ends packs, pack indexes and the index. */
+export function withChecksum(body: Buffer): Buffer {
+  return Buffer.concat([body, crypto.createHash('sha1').update(body).digest()]);
+}
+
+/** True when a file ends with the SHA-1 of what precedes it. */
+export function checksumValid(buf: Buffer): boolean {
+  return crypto.createHash('sha1').update(buf.subarray(0, buf.length - 20)).digest().equals(buf.subarray(buf.length - 20));
 }
 
 /** The blob id git would give `content`. */

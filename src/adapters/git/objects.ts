@@ -4,12 +4,11 @@
  * objects of a fetched pack, and a pack of objects to send. Every id is computed from the content, and every file
  * is written atomically, so a killed process never leaves a torn object.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { writeFileAtomic } from '../store/fsutil.js';
-import { objectHeader, objectId, type GitObject, type ObjectType } from './encoding.js';
+import { checksumValid, objectHeader, objectId, type GitObject, type ObjectType } from './encoding.js';
 import { encodePack, encodePackIndex, type PackInput } from './pack.js';
 import { applyDelta, OFS_DELTA, PACKED_TYPES, parsePackedHeader, REF_DELTA } from './pack-read.js';
 import type { ObjectReader } from './reader.js';
@@ -62,8 +61,7 @@ export async function storePack(dir: string, pack: Buffer, reader: ObjectReader)
   if (pack.length < 32 || pack.toString('latin1', 0, 4) !== 'PACK') throw new Error('not a pack');
   const version = pack.readUInt32BE(4);
   if (version !== 2 && version !== 3) throw new Error(`pack version ${version}`);
-  const sum = crypto.createHash('sha1').update(pack.subarray(0, pack.length - 20)).digest();
-  if (!sum.equals(pack.subarray(pack.length - 20))) throw new Error('pack checksum mismatch');
+  if (!checksumValid(pack)) throw new Error('pack checksum mismatch');
   const count = pack.readUInt32BE(8);
   interface Raw {
     type: number;

@@ -2,9 +2,8 @@
  * Contract: encoding git packfiles (version 2, whole objects, no deltas) with native zlib, and their version-2
  * index. Pure: buffers in, buffers out. Used for bulk writes (import) and for pushes.
  */
-import crypto from 'node:crypto';
 import zlib from 'node:zlib';
-import { objectId, type GitObject } from './encoding.js';
+import { objectId, withChecksum, type GitObject } from './encoding.js';
 
 const PACK_TYPES = { commit: 1, tree: 2, blob: 3, tag: 4 } as const;
 
@@ -49,7 +48,7 @@ export function encodePack(objects: PackInput[]): { pack: Buffer; entries: Packe
     offset += packed.length;
   }
   const body = Buffer.concat(chunks);
-  return { pack: Buffer.concat([body, crypto.createHash('sha1').update(body).digest()]), entries };
+  return { pack: withChecksum(body), entries };
 }
 
 /** The version-2 index (.idx) of a pack: fan-out, sorted ids, CRCs, offsets, then both checksums. */
@@ -76,5 +75,5 @@ export function encodePackIndex(entries: PackedObject[], pack: Buffer): Buffer {
     }
   });
   const body = Buffer.concat([Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]), fanout, ...sorted.map((e) => e.oid), crcs, offs, ...large, packSum]);
-  return Buffer.concat([body, crypto.createHash('sha1').update(body).digest()]);
+  return withChecksum(body);
 }
