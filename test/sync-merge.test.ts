@@ -291,6 +291,24 @@ describe('merges against real repositories', () => {
     await expectCleanRepo(b.data);
   });
 
+  it('a killed checkout is finished by whichever write comes next (one journal for every write)', async () => {
+    const { a, b, shared } = await twoMachines(1);
+    const before = fs.readFileSync(path.join(b.data, shared[0]!.path), 'utf8');
+    const from = (await g(b, ['rev-parse', 'HEAD'])).trim();
+    await json(a, ['edit', shared[0]!.id, '--body', 'Pulled before an add.']);
+    await json(a, ['sync']);
+    await json(b, ['sync', '--no-push']);
+    fs.writeFileSync(path.join(b.data, shared[0]!.path), before);
+    const to = (await g(b, ['rev-parse', 'HEAD'])).trim();
+    fs.writeFileSync(path.join(b.data, '.git', 'git-kb', 'journal.json'), JSON.stringify({ kind: 'checkout', from, to, paths: [shared[0]!.path] }));
+    await add(b, 'Written after a killed sync');
+    expect(fs.readFileSync(path.join(b.data, shared[0]!.path), 'utf8')).toContain('Pulled before an add.');
+    expect(fs.existsSync(path.join(b.data, '.git', 'git-kb', 'journal.json'))).toBe(false);
+    // Finishing a checkout writes files only: the add's commit sits right on the commit checked out.
+    expect((await g(b, ['rev-parse', 'HEAD~1'])).trim()).toBe(to);
+    await expectCleanRepo(b.data);
+  });
+
   it('a push that keeps losing its race: retried, then PUSH_REJECTED (exit 6) with local commits kept', async () => {
     const { a, b } = await twoMachines(0);
     for (const [k, v] of Object.entries(a.env)) if (k === 'HOME' || k === 'XDG_CONFIG_HOME' || k.startsWith('GIT_')) vi.stubEnv(k, v!);
