@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KbError } from '../src/core/errors.js';
-import { acquireLock, atomicFs, writeFileAtomic, writeFileAtomicAsync } from '../src/adapters/store/fsutil.js';
+import { atomicFs, writeFileAtomic, writeFileAtomicAsync } from '../src/adapters/store/fsutil.js';
+import { acquireLock } from '../src/adapters/store/lock.js';
 
 let dir: string;
 beforeEach(() => {

@@ -1,8 +1,9 @@
 /**
- * The native object layer of sync (src/git-objects.ts) against the real git: every object of a repacked
+ * The native object layer (src/adapters/git: reader, objects, walk) against the real git: every object of a repacked
  * repository (deltas, several packs, loose objects) reads back exactly as `git cat-file` prints it; packs made by
  * `git pack-objects` (offset and ref deltas) store as loose objects `git fsck` accepts; tree diffs agree with
- * `git diff-tree`; the objects chosen for a push are exactly what the remote lacks.
+ * `git diff-tree`; the objects chosen for a push are exactly what the remote lacks; a tree merge follows the
+ * rules its caller hands in.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,8 +11,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildPack, newCommits, ObjectReader, objectsToSend, storePack } from '../src/adapters/git/objects.js';
-import { diffTrees } from '../src/adapters/git/merge-trees.js';
+import { buildPack, storePack } from '../src/adapters/git/objects.js';
+import { ObjectReader } from '../src/adapters/git/reader.js';
+import { mergeTrees } from '../src/adapters/git/merge-trees.js';
+import { diffTrees, newCommits, objectsToSend } from '../src/adapters/git/walk.js';
 import { cleanGitEnv } from './helpers/git-server.js';
 
 const run = promisify(execFile);
@@ -148,5 +151,47 @@ describe('packs', () => {
     const r2 = new ObjectReader(dir);
     expect(new Set(await objectsToSend(r2, await newCommits(r2, head, undefined)))).toEqual(new Set((await git(dir, 'rev-list', '--objects', head)).trim().split('\n').map((l) => l.split(' ')[0])));
     r2.close();
+  });
+});
+
+describe('tree merge', () => {
+  it('merges trees by the rules the caller hands in, and knows nothing of entries', async () => {
+    const dir = path.join(work, 'merge');
+    await git(work, 'init', '-q', '-b', 'main', dir);
+    const put = (name: string, text: string): void => fs.writeFileSync(path.join(dir, name), text);
+    const commit = async (msg: string): Promise<string> => {
+      await git(dir, 'add', '-A');
+      await git(dir, 'commit', '-q', '-m', msg);
+      return (await git(dir, 'rev-parse', 'HEAD')).trim();
+    };
+    put('a.txt', 'base\n');
+    put('b.txt', 'gone on theirs\n');
+    const base = await commit('base');
+    put('a.txt', 'ours\n');
+    put('o.txt', 'only ours\n');
+    const ours = await commit('ours');
+    await git(dir, 'checkout', '-q', '-b', 'theirs', base);
+    put('a.txt', 'theirs\n');
+    fs.rmSync(path.join(dir, 'b.txt'));
+    const theirs = await commit('theirs');
+    const reader = new ObjectReader(dir);
+    const tree = async (c: string): Promise<string> => (await reader.commit(c)).tree;
+    const m = await mergeTrees({
+      dir,
+      reader,
+      bases: [await tree(base)],
+      ours: await tree(ours),
+      theirs: await tree(theirs),
+      label: 'T',
+      rules: { mergeText: (_p, _b, o, t) => ({ text: o + t, conflict: true }), inline: () => false, nameOf: (p) => p.toUpperCase() },
+    });
+    reader.close();
+    const theirBlob = (await git(dir, 'rev-parse', `${theirs}:a.txt`)).trim();
+    expect(m.conflicts).toEqual([{ path: 'a.txt', kind: 'file', sibling: `a.txt.conflict-${theirBlob.slice(0, 8)}` }]);
+    expect(m.notes).toEqual(['b.txt: deleted on T']);
+    const listing = (await git(dir, 'ls-tree', '--name-only', m.tree)).trim().split('\n');
+    expect(listing).toEqual(['a.txt', `a.txt.conflict-${theirBlob.slice(0, 8)}`, 'o.txt']);
+    expect(await git(dir, 'cat-file', 'blob', `${m.tree}:a.txt`)).toBe('ours\ntheirs\n');
+    await git(dir, 'fsck', '--strict', '--no-dangling');
   });
 });

@@ -8,7 +8,9 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KbError } from '../src/core/errors.js';
 import { bodyOf } from '../src/core/format/fence.js';
-import { dataRepoExists, entryDirs, listEntryFiles, lockDataRepo, readEntryText, requireDataRepo, safeJoin, stateDir } from '../src/adapters/store/layout.js';
+import { dataRepoExists, entryDirs, listEntryFiles, readEntryText, requireDataRepo, safeJoin, stateDir } from '../src/adapters/store/layout.js';
+import { clearJournal, journalPending, readJournal, writeJournal } from '../src/adapters/store/journal.js';
+import { lockDataRepo, writeLockBusy } from '../src/adapters/store/lock.js';
 
 let root: string;
 let dir: string;
@@ -81,6 +83,39 @@ describe('entry files', () => {
     expect(lock.file).toBe(path.join(dir, '.git', 'git-kb', 'write.lock'));
     expect(fs.existsSync(lock.file)).toBe(true);
     lock.release();
+  });
+
+  it('says the write lock is busy only while a live holder has it, and never breaks it', async () => {
+    const file = path.join(dir, '.git', 'git-kb', 'write.lock');
+    expect(writeLockBusy(dir)).toBe(false);
+    const lock = await lockDataRepo(dir);
+    expect(writeLockBusy(dir)).toBe(true);
+    expect(writeLockBusy(dir, { maxAgeMs: 0 })).toBe(false); // older than the caller cares about
+    lock.release();
+    expect(writeLockBusy(dir)).toBe(false);
+    // A holder on this host that is gone: not busy (the next writer breaks it), and the file stays.
+    fs.writeFileSync(file, `999999999\n${os.hostname()}\n${Date.now()}\n`);
+    expect(writeLockBusy(dir)).toBe(false);
+    expect(fs.existsSync(file)).toBe(true);
+    // A holder on another machine cannot be checked: busy while the lock is young.
+    fs.writeFileSync(file, `${process.pid}\nanother-host\n${Date.now()}\n`);
+    expect(writeLockBusy(dir)).toBe(true);
+  });
+
+  it('keeps one write journal for commits and checkouts; an unreadable one is dropped', () => {
+    expect(readJournal(dir)).toBeUndefined();
+    writeJournal(dir, { kind: 'checkout', paths: ['entries/kb-1.md'], from: null, to: 'a'.repeat(40) });
+    expect(journalPending(dir)).toBe(true);
+    expect(readJournal(dir)).toEqual({ kind: 'checkout', paths: ['entries/kb-1.md'], from: null, to: 'a'.repeat(40) });
+    clearJournal(dir);
+    expect(journalPending(dir)).toBe(false);
+    // A journal written before checkouts shared it (no kind) is a commit's.
+    const file = path.join(dir, '.git', 'git-kb', 'journal.json');
+    fs.writeFileSync(file, JSON.stringify({ paths: ['entries/kb-2.md'], message: 'add kb-2' }));
+    expect(readJournal(dir)).toEqual({ kind: 'commit', paths: ['entries/kb-2.md'], message: 'add kb-2' });
+    fs.writeFileSync(file, '{"paths": [');
+    expect(readJournal(dir)).toBeUndefined();
+    expect(journalPending(dir)).toBe(false);
   });
 });
 

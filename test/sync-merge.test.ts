@@ -1,5 +1,5 @@
 /**
- * The merge policy (src/merge.ts) as pure functions, and the cases a sync must merge without loss against real
+ * The merge policy (src/core/merge/merge.ts) as pure functions, and the cases a sync must merge without loss against real
  * repositories: edit against delete, criss-cross histories with two merge bases, unrelated histories, files that
  * are not entries, uncommitted changes in the way, a killed checkout, and a push that keeps losing its race.
  */
@@ -281,13 +281,31 @@ describe('merges against real repositories', () => {
     await json(a, ['edit', shared[0]!.id, '--body', 'Pulled after a crash.']);
     await json(a, ['sync']);
     await json(b, ['sync']);
-    // Rewind the working file and replay the journal a killed process would have left.
+    // Rewind the working file and replay the journal a killed process would have left (the one write journal).
     fs.writeFileSync(path.join(b.data, shared[0]!.path), before);
     const to = (await g(b, ['rev-parse', 'HEAD'])).trim();
-    fs.writeFileSync(path.join(b.data, '.git', 'git-kb', 'sync-checkout.json'), JSON.stringify({ from, to, paths: [shared[0]!.path] }));
+    fs.writeFileSync(path.join(b.data, '.git', 'git-kb', 'journal.json'), JSON.stringify({ kind: 'checkout', from, to, paths: [shared[0]!.path] }));
     const r = await json(b, ['sync']);
     expect(r.notes.join('\n')).toMatch(/finished an interrupted sync: 1 file/);
     expect(fs.readFileSync(path.join(b.data, shared[0]!.path), 'utf8')).toContain('Pulled after a crash.');
+    await expectCleanRepo(b.data);
+  });
+
+  it('a killed checkout is finished by whichever write comes next (one journal for every write)', async () => {
+    const { a, b, shared } = await twoMachines(1);
+    const before = fs.readFileSync(path.join(b.data, shared[0]!.path), 'utf8');
+    const from = (await g(b, ['rev-parse', 'HEAD'])).trim();
+    await json(a, ['edit', shared[0]!.id, '--body', 'Pulled before an add.']);
+    await json(a, ['sync']);
+    await json(b, ['sync', '--no-push']);
+    fs.writeFileSync(path.join(b.data, shared[0]!.path), before);
+    const to = (await g(b, ['rev-parse', 'HEAD'])).trim();
+    fs.writeFileSync(path.join(b.data, '.git', 'git-kb', 'journal.json'), JSON.stringify({ kind: 'checkout', from, to, paths: [shared[0]!.path] }));
+    await add(b, 'Written after a killed sync');
+    expect(fs.readFileSync(path.join(b.data, shared[0]!.path), 'utf8')).toContain('Pulled before an add.');
+    expect(fs.existsSync(path.join(b.data, '.git', 'git-kb', 'journal.json'))).toBe(false);
+    // Finishing a checkout writes files only: the add's commit sits right on the commit checked out.
+    expect((await g(b, ['rev-parse', 'HEAD~1'])).trim()).toBe(to);
     await expectCleanRepo(b.data);
   });
 
@@ -331,7 +349,7 @@ describe('merges against real repositories', () => {
     expect((err as Error).message).toMatch(/lost the race 3 times.*kept/);
     for (const e of [mine, mine2]) expect(fs.existsSync(path.join(a.data, e.path))).toBe(true);
     expect((await g(a, ['log', '--format=%s'])).includes(`add ${mine2.id}`)).toBe(true);
-    const { syncStatus } = await import('../src/app/sync.js');
+    const { syncStatus } = await import('../src/app/sync-status.js');
     const before = await syncStatus({ data: a.data, settings: readSettings(a.env) });
     expect(before).toMatchObject({ remote: 'origin', branch: 'main', unresolved: 0, auto_sync: false });
     expect(before.ahead).toBeGreaterThanOrEqual(1);

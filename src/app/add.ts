@@ -8,7 +8,7 @@ import { idSet } from './find.js';
 import { nowStamp, parseLinks, splitList, validateEntryText } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
-import { refuseSecrets, withWriteLock, writeAndCommit } from '../adapters/store/transaction.js';
+import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
 
 export interface AddOptions extends RepoOptions {
   type: string;
@@ -63,7 +63,7 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
   refuseSecrets(probeText, probePath);
   validateEntryText(probeText, probePath, () => true);
   const { dir } = await repoForWrite(options);
-  return withWriteLock(dir, async () => {
+  return withWriteLock(dir, async (tx) => {
     const ids = idSet(dir);
     let id = newId(now);
     while (ids.has(id)) id = newId(now);
@@ -72,9 +72,9 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
     const rel = entryPath(fields as { id: string; title: string; type: string; host?: string; created?: string });
     validateEntryText(text, rel, (x) => ids.has(x));
     await refuseForbidden(dir, [{ text, where: rel, host: options.host }]);
-    const commit = await writeAndCommit(dir, [{ path: rel, content: text }], `add ${id}: ${options.title.trim()}`);
+    const commit = await tx.commit([{ path: rel, content: text }], `add ${id}: ${options.title.trim()}`);
     return { id, path: rel, commit };
-  });
+  }, { identity: options.settings });
 }
 
 function safePath(fields: Record<string, unknown>): string {

@@ -11,7 +11,7 @@ import { filesById, findEntryFile } from './find.js';
 import { nowStamp, parseLinks, splitList, validateEntryText } from './fields.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
-import { refuseSecrets, withWriteLock, writeAndCommit } from '../adapters/store/transaction.js';
+import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
 
 export interface EditOptions extends RepoOptions {
   id: string;
@@ -42,7 +42,7 @@ export interface EditResult {
 /** Edits one entry. */
 export async function editEntry(options: EditOptions): Promise<EditResult> {
   const { dir } = repoForRead(options);
-  return withWriteLock(dir, async () => {
+  return withWriteLock(dir, async (tx) => {
     const ids = filesById(dir);
     const file = findEntryFile(dir, options.id, ids);
     const before = readEntryText(dir, file.path);
@@ -85,8 +85,8 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     refuseSecrets(after, file.path);
     validateEntryText(after, file.path, (x) => ids.has(x));
     await refuseForbidden(dir, [{ text: after, where: file.path, host: e.host }]);
-    const commit = await writeAndCommit(dir, [{ path: file.path, content: after }], `edit ${e.id}: ${String(changes.title ?? e.title)}`);
+    const commit = await tx.commit([{ path: file.path, content: after }], `edit ${e.id}: ${String(changes.title ?? e.title)}`);
     const diff = createTwoFilesPatch(`a/${file.path}`, `b/${file.path}`, before, after, '', '', { context: 2 });
     return { id: e.id, path: file.path, commit, changed: true, diff };
-  });
+  }, { identity: options.settings });
 }

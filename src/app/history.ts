@@ -9,7 +9,7 @@ import { filesById, findEntryFile } from './find.js';
 import { validateEntryText } from './fields.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
-import { refuseSecrets, withWriteLock, writeAndCommit } from '../adapters/store/transaction.js';
+import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
 
 /** The commits of one entry, newest first. */
 export async function entryHistory(options: RepoOptions & { id: string }): Promise<{ id: string; path: string; commits: HistoryItem[] }> {
@@ -29,7 +29,7 @@ export interface RestoreResult {
 /** Restores an entry to its content at `to` (default: the version before the latest change). */
 export async function restoreEntry(options: RepoOptions & { id: string; to?: string }): Promise<RestoreResult> {
   const { dir } = repoForRead(options);
-  return withWriteLock(dir, async () => {
+  return withWriteLock(dir, async (tx) => {
     const ids = filesById(dir);
     const f = findEntryFile(dir, options.id, ids);
     let rev = options.to;
@@ -45,7 +45,7 @@ export async function restoreEntry(options: RepoOptions & { id: string; to?: str
     validateEntryText(text, f.path, (x) => ids.has(x));
     refuseSecrets(text, f.path);
     await refuseForbidden(dir, [{ text, where: f.path }]);
-    const commit = await writeAndCommit(dir, [{ path: f.path, content: text }], `restore ${options.id} to ${rev.slice(0, 12)}`);
+    const commit = await tx.commit([{ path: f.path, content: text }], `restore ${options.id} to ${rev.slice(0, 12)}`);
     return { id: options.id, path: f.path, from: rev, commit, changed: true };
-  });
+  }, { identity: options.settings });
 }

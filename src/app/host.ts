@@ -35,7 +35,7 @@ import { readEntryText } from '../adapters/store/layout.js';
 import { nowStamp, splitList } from './fields.js';
 import { idSet } from './find.js';
 import { repoForRead, repoForWrite, type RepoOptions } from './repo.js';
-import { refuseSecrets, withWriteLock, writeAndCommit, type PendingFile } from '../adapters/store/transaction.js';
+import { refuseSecrets, withWriteLock, type PendingFile } from '../adapters/write/transaction.js';
 
 function readHostsText(dir: string): string {
   try {
@@ -104,7 +104,7 @@ export async function registerHost(options: RegisterOptions): Promise<RegisterRe
     if (why) throw new KbError('USAGE', `marker ${JSON.stringify(m)} ${why}`);
   }
   const { dir } = await repoForWrite(options);
-  return withWriteLock(dir, async () => {
+  return withWriteLock(dir, async (tx) => {
     const before = readHostsText(dir);
     if (before) checkHostsText(before, libs);
     const existed = before ? parseHosts(before, libs).registry.hosts.some((h) => h.key === options.key) : false;
@@ -114,9 +114,9 @@ export async function registerHost(options: RegisterOptions): Promise<RegisterRe
     if (after === before) return { key: options.key, created: false, changed: false, host };
     refuseSecrets(after, HOSTS_FILE);
     const verb = existed ? 'update' : 'register';
-    const commit = await writeAndCommit(dir, [{ path: HOSTS_FILE, content: after }], `host ${options.key}: ${verb}${options.forbidden ? ' (forbidden)' : ''}`);
+    const commit = await tx.commit([{ path: HOSTS_FILE, content: after }], `host ${options.key}: ${verb}${options.forbidden ? ' (forbidden)' : ''}`);
     return { key: options.key, created: !existed, changed: true, commit, host };
-  });
+  }, { identity: options.settings });
 }
 
 /** Markers as given: repeated flags; a comma splits plain markers but never a /regex/. */
@@ -143,16 +143,16 @@ export async function forbidPattern(options: RepoOptions & { pattern: string }):
   const why = markerProblem(options.pattern, libs.regexRisk);
   if (why) throw new KbError('USAGE', `forbidden pattern ${why}`);
   const { dir } = await repoForWrite(options);
-  return withWriteLock(dir, async () => {
+  return withWriteLock(dir, async (tx) => {
     const before = readHostsText(dir);
     if (before) checkHostsText(before, libs);
     const after = applyForbiddenPattern(before, options.pattern, libs.yaml);
     const registry = checkHostsText(after, libs);
     if (after === before) return { changed: false, count: registry.forbiddenPatterns.length };
     // NOTE: the commit message never quotes the pattern (it may itself be the name to keep out of the log).
-    const commit = await writeAndCommit(dir, [{ path: HOSTS_FILE, content: after }], `hosts: add forbidden pattern #${registry.forbiddenPatterns.length}`);
+    const commit = await tx.commit([{ path: HOSTS_FILE, content: after }], `hosts: add forbidden pattern #${registry.forbiddenPatterns.length}`);
     return { changed: true, commit, count: registry.forbiddenPatterns.length };
-  });
+  }, { identity: options.settings });
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -201,7 +201,7 @@ export async function addHostFact(options: AddFactOptions): Promise<AddFactResul
   const probe = formatEntry(fieldsFor(newId(now), probeKey), body);
   refuseSecrets(probe, `hosts/${probeKey}/(new fact)`);
   const { dir } = await repoForWrite(options);
-  return withWriteLock(dir, async () => {
+  return withWriteLock(dir, async (tx) => {
     const before = readHostsText(dir);
     const registry = before ? checkHostsText(before, libs) : { hosts: [], forbiddenPatterns: [] };
     const known = findHost(registry, options.key);
@@ -226,9 +226,9 @@ export async function addHostFact(options: AddFactOptions): Promise<AddFactResul
     const rel = entryPath(fields as { id: string; title: string; type: string; host: string });
     validateEntryText(text, rel, (x) => ids.has(x));
     files.push({ path: rel, content: text });
-    const commit = await writeAndCommit(dir, files, `host ${key}: add ${id}: ${title}${registered ? ' (new host)' : ''}`);
+    const commit = await tx.commit(files, `host ${key}: add ${id}: ${title}${registered ? ' (new host)' : ''}`);
     return { id, path: rel, commit, host: key, registered };
-  });
+  }, { identity: options.settings });
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import { filesById } from './find.js';
 import { nowStamp } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
-import { withWriteLock, writeAndCommit, type PendingFile } from '../adapters/store/transaction.js';
+import { withWriteLock, type PendingFile } from '../adapters/write/transaction.js';
 
 export interface ImportOptions extends RepoOptions {
   source: string;
@@ -96,7 +96,7 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
   const stamp = nowStamp(options.now);
   const { dir } = await repoForWrite(options);
   if (path.resolve(dir).startsWith(root + path.sep) || path.resolve(dir) === root) throw new KbError('USAGE', `import: ${options.source} contains the data repo itself; import from another folder`);
-  return withWriteLock(dir, async () => {
+  return withWriteLock(dir, async (tx) => {
     const existing = filesById(dir);
     const taken = new Set(existing.keys());
     const notes: (Note & { id: string; path: string; text: string })[] = [];
@@ -150,10 +150,10 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
     if (keep.length === 0) return { imported: 0, skipped, ids: [], entries: [], redacted };
     await refuseForbidden(dir, keep.map((n) => ({ text: n.text, where: n.file, host: typeof n.fields.host === 'string' ? n.fields.host : undefined })));
     const pending: PendingFile[] = keep.map((n) => ({ path: n.path, content: n.text }));
-    const commit = await writeAndCommit(dir, pending, `import ${keep.length} notes from ${path.basename(root)}`, {
+    const commit = await tx.commit(pending, `import ${keep.length} notes from ${path.basename(root)}`, {
       bulk: true,
       onProgress: (done) => options.onProgress?.(done, pending.length),
     });
     return { imported: keep.length, skipped, commit, ids: keep.map((n) => n.id), entries: keep.map((n) => ({ id: n.id, path: n.path, source: n.file })), redacted };
-  });
+  }, { identity: options.settings });
 }

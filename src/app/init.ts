@@ -4,14 +4,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { defaultDataDir, readConfigFile, resolveDataDir, writableConfigFile } from '../adapters/config/config.js';
+import { defaultDataDir, readConfig, readConfigFile, resolveDataDir, writableConfigFile } from '../adapters/config/config.js';
 import { KbError } from '../core/errors.js';
 import { writeFileAtomic } from '../adapters/store/fsutil.js';
-import { headOid, isRepo, setRemote } from '../adapters/git/git.js';
+import { headOid, setRemote } from '../adapters/git/git.js';
 import { cloneRepo } from '../adapters/git/transport.js';
-import { looksLikeDataRepo } from '../adapters/store/layout.js';
+import { dataRepoExists, ENTRY_ROOTS, looksLikeDataRepo } from '../adapters/store/layout.js';
+import { ensureDataRepo, writeManifest } from '../adapters/write/data-repo.js';
 import { repoForRead, type RepoOptions } from './repo.js';
-import { ensureDataRepo, writeManifest } from '../adapters/store/transaction.js';
+import { remoteSettings } from './sync-settings.js';
 
 export interface InitOptions extends RepoOptions {
   clone?: string;
@@ -36,7 +37,7 @@ function countEntries(dir: string): number {
       else if (e.name.endsWith('.md')) n++;
     }
   };
-  for (const root of ['entries', 'hosts', 'sessions']) if (fs.existsSync(path.join(dir, root))) walk(path.join(dir, root));
+  for (const root of ENTRY_ROOTS) if (fs.existsSync(path.join(dir, root))) walk(path.join(dir, root));
   return n;
 }
 
@@ -46,26 +47,27 @@ export async function initDataRepo(options: InitOptions): Promise<InitResult> {
   const dir = resolved.dir;
   let action: InitResult['action'];
   const notes: string[] = [];
+  const identity = { identity: options.settings };
   if (options.clone) {
     if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) {
-      if (isRepo(dir)) throw new KbError('CONFLICT', `${dir} already holds a data repo; pass --data DIR to clone elsewhere`);
+      if (dataRepoExists(dir)) throw new KbError('CONFLICT', `${dir} already holds a data repo; pass --data DIR to clone elsewhere`);
       throw new KbError('CONFLICT', `${dir} is not empty; pass --data DIR to clone into an empty or new directory`);
     }
-    const cloned = await cloneRepo({ url: options.clone, dir });
+    const cloned = await cloneRepo({ url: options.clone, dir, settings: remoteSettings(options.settings, readConfig(options.settings)) });
     if (cloned.note) notes.push(cloned.note);
     // An empty remote gives an empty clone: give it the manifest, as a new data repo has (pushed by the next sync).
     if (!(await headOid(dir))) {
-      await writeManifest(dir, 'git-kb: create data repo');
+      await writeManifest(dir, 'git-kb: create data repo', identity);
       notes.push('the remote was empty: created the data repo; "git-kb sync" pushes it');
-    } else if (!looksLikeDataRepo(dir)) await writeManifest(dir, 'git-kb: adopt this repository as a data repo');
+    } else if (!looksLikeDataRepo(dir)) await writeManifest(dir, 'git-kb: adopt this repository as a data repo', identity);
     action = 'cloned';
-  } else if (isRepo(dir)) {
+  } else if (dataRepoExists(dir)) {
     action = resolved.source === 'flag' ? 'adopted' : 'existing';
     // NOTE: adopting a git repo that has no kb.json and no entry folders marks it as a data repo with one
     // commit adding kb.json; a v1 repo (kb.json with next_id) is left exactly as it is.
-    if (!looksLikeDataRepo(dir)) await writeManifest(dir, 'git-kb: adopt this repository as a data repo');
+    if (!looksLikeDataRepo(dir)) await writeManifest(dir, 'git-kb: adopt this repository as a data repo', identity);
   } else {
-    await ensureDataRepo(dir);
+    await ensureDataRepo(dir, identity);
     action = 'created';
   }
   repoForRead({ data: dir, settings: options.settings });

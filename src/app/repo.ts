@@ -23,7 +23,7 @@ export function repoForRead(options: RepoOptions): ResolvedData {
 /** Resolves the data repo for writing, creating it when missing. */
 export async function repoForWrite(options: RepoOptions): Promise<ResolvedData & { created: boolean }> {
   const resolved = resolveDataDir({ data: options.data, settings: options.settings });
-  const { ensureDataRepo } = await import('../adapters/store/transaction.js');
-  const created = await ensureDataRepo(resolved.dir);
+  const { ensureDataRepo } = await import('../adapters/write/data-repo.js');
+  const created = await ensureDataRepo(resolved.dir, { identity: options.settings });
   return { ...resolved, created };
 }

@@ -1,6 +1,6 @@
 /**
  * Contract: the session use cases of spec/sessions.md. `recordSession` turns one transcript into its summary
- * entry and commits it (one commit, under the write lock, through src/adapters/store/transaction.ts), or says why not: the
+ * entry and commits it (one commit, under the write lock, through src/adapters/write/transaction.ts), or says why not: the
  * transcript names a forbidden host or pattern (nothing is written, and hosts.yaml must load cleanly for anything
  * to be written at all), it has no real prompt, or the summary is unchanged. `catchUpSessions` does the same for
  * every recent transcript on the machine that was never summarised; `listSessions` and `showSession` read.
@@ -19,7 +19,7 @@ import { allTranscriptText, parseTranscript } from '../core/sessions/transcript.
 import { nowStamp } from './fields.js';
 import { filesById, findEntryFile } from './find.js';
 import { repoForRead, repoForWrite, type RepoOptions } from './repo.js';
-import { refuseSecrets, withWriteLock, writeAndCommit } from '../adapters/store/transaction.js';
+import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
 
 /** The largest transcript read (bigger ones are summarised from their first this-many bytes). */
 const MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024;
@@ -123,7 +123,7 @@ export async function recordSession(options: RecordOptions): Promise<RecordResul
   let summary = made.summary;
   const now = options.now ?? new Date();
 
-  return withWriteLock(dir, async () => {
+  return withWriteLock(dir, async (tx) => {
     // The id follows from the session; another session's file on that id (odds of 1 in 1.7 million) moves it.
     let existing: string | undefined;
     for (let salt = 1; ; salt++) {
@@ -150,10 +150,10 @@ export async function recordSession(options: RecordOptions): Promise<RecordResul
     if (forbiddenMatch(matcher, text)) return { status: 'forbidden' as const, sessionId, reason: 'the summary would mention a forbidden host or pattern', exit: 'FORBIDDEN_HOST' as const };
     const { validateEntryText } = await import('./fields.js');
     validateEntryText(text, summary.path, () => true);
-    const commit = await writeAndCommit(dir!, [{ path: summary.path, content: text }], `session ${summary.id}: ${summary.title}`);
+    const commit = await tx.commit([{ path: summary.path, content: text }], `session ${summary.id}: ${summary.title}`);
     state('written', { id: summary.id, path: summary.path, committedAt: Date.now() });
     return { status: 'written', sessionId: summary.sessionId, id: summary.id, path: summary.path, commit, redactions: summary.redactions };
-  });
+  }, { identity: options.settings });
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
 import { KERNEL_BUDGET } from '../core/budget.js';
 import { catalogProblems, loadCatalog } from '../adapters/index/catalog.js';
 import { headOid } from '../adapters/git/git.js';
-import { syncStatus, type SyncStatus } from './sync.js';
+import { syncStatus, type SyncStatus } from './sync-status.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 
 export interface StatusResult {

@@ -4,9 +4,9 @@
  * paths changed. Optional extensions (the tree cache, the untracked cache) are dropped; git rebuilds them.
  * A required extension (split or sparse index) is refused rather than guessed at.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { writeFileAtomic } from '../store/fsutil.js';
+import { checksumValid, withChecksum } from './encoding.js';
 
 /** One index entry at stage 0 (git-kb never writes conflict stages). */
 export interface IndexEntry {
@@ -28,14 +28,36 @@ export interface IndexEntry {
   raw?: Buffer;
 }
 
-/** Parses an index buffer; throws on a format this module does not write back safely. */
-export function parseIndex(buf: Buffer): IndexEntry[] {
+/** The entry count of an index of a version this module writes back (2 or 3); throws on anything else. */
+function readHeader(buf: Buffer): number {
   if (buf.length < 32 || buf.toString('latin1', 0, 4) !== 'DIRC') throw new Error('not a git index (no DIRC header)');
   const version = buf.readUInt32BE(4);
   if (version !== 2 && version !== 3) throw new Error(`git index version ${version} is not supported (2 or 3 are)`);
-  const sum = crypto.createHash('sha1').update(buf.subarray(0, buf.length - 20)).digest();
-  if (!sum.equals(buf.subarray(buf.length - 20))) throw new Error('git index checksum mismatch');
-  const count = buf.readUInt32BE(8);
+  return buf.readUInt32BE(8);
+}
+
+/** Walks the extensions after the entries: an upper-case first letter marks an optional one, which git rebuilds when missing. */
+function checkExtensions(buf: Buffer, off: number): void {
+  while (off + 8 <= buf.length - 20) {
+    const sig = buf.toString('latin1', off, off + 4);
+    if (!/^[A-Z]/.test(sig)) throw new Error(`git index has the required extension "${sig}", which git-kb cannot rewrite`);
+    off += 8 + buf.readUInt32BE(off + 4);
+  }
+}
+
+/** The 12-byte header of an index file. */
+function writeHeader(version: number, count: number): Buffer {
+  const header = Buffer.alloc(12);
+  header.write('DIRC', 0, 'latin1');
+  header.writeUInt32BE(version, 4);
+  header.writeUInt32BE(count, 8);
+  return header;
+}
+
+/** Parses an index buffer; throws on a format this module does not write back safely. */
+export function parseIndex(buf: Buffer): IndexEntry[] {
+  const count = readHeader(buf);
+  if (!checksumValid(buf)) throw new Error('git index checksum mismatch');
   const entries: IndexEntry[] = [];
   let off = 12;
   for (let i = 0; i < count; i++) {
@@ -68,12 +90,7 @@ export function parseIndex(buf: Buffer): IndexEntry[] {
     const len = end - start;
     off = start + ((len + 8) & ~7);
   }
-  // Extensions: an upper-case first letter marks an optional one, which git rebuilds when missing.
-  while (off + 8 <= buf.length - 20) {
-    const sig = buf.toString('latin1', off, off + 4);
-    if (!/^[A-Z]/.test(sig)) throw new Error(`git index has the required extension "${sig}", which git-kb cannot rewrite`);
-    off += 8 + buf.readUInt32BE(off + 4);
-  }
+  checkExtensions(buf, off);
   return entries;
 }
 
@@ -95,10 +112,7 @@ export interface RawIndexEntry {
 
 /** Splits an index into entries without decoding their fields (the fast path for small updates). */
 export function scanIndex(buf: Buffer): RawIndexEntry[] {
-  if (buf.length < 32 || buf.toString('latin1', 0, 4) !== 'DIRC') throw new Error('not a git index (no DIRC header)');
-  const version = buf.readUInt32BE(4);
-  if (version !== 2 && version !== 3) throw new Error(`git index version ${version} is not supported (2 or 3 are)`);
-  const count = buf.readUInt32BE(8);
+  const count = readHeader(buf);
   const out: RawIndexEntry[] = [];
   let off = 12;
   for (let i = 0; i < count; i++) {
@@ -109,11 +123,7 @@ export function scanIndex(buf: Buffer): RawIndexEntry[] {
     out.push({ key: buf.toString('latin1', p, end), raw: buf.subarray(off, off + len), offset: off, extended });
     off += len;
   }
-  while (off + 8 <= buf.length - 20) {
-    const sig = buf.toString('latin1', off, off + 4);
-    if (!/^[A-Z]/.test(sig)) throw new Error(`git index has the required extension "${sig}", which git-kb cannot rewrite`);
-    off += 8 + buf.readUInt32BE(off + 4);
-  }
+  checkExtensions(buf, off);
   return out;
 }
 
@@ -122,14 +132,10 @@ export function serializeIndex(entries: IndexEntry[]): Buffer {
   const sorted = [...entries].sort((a, b) => compareBytes(a.path, b.path));
   const extended = sorted.some((e) => e.extFlags !== undefined);
   const parts: Buffer[] = [];
-  const header = Buffer.alloc(12);
-  header.write('DIRC', 0, 'latin1');
-  header.writeUInt32BE(extended ? 3 : 2, 4);
-  header.writeUInt32BE(sorted.length, 8);
-  parts.push(header);
+  parts.push(writeHeader(extended ? 3 : 2, sorted.length));
   for (const e of sorted) parts.push(e.raw ?? serializeEntry(e));
   const body = Buffer.concat(parts);
-  return Buffer.concat([body, crypto.createHash('sha1').update(body).digest()]);
+  return withChecksum(body);
 }
 
 /** The bytes of one index entry (padded to a multiple of eight). */
@@ -220,10 +226,5 @@ export function updateIndexFile(dir: string, changes: { path: string; oid: strin
   }
   flush();
   while (j < pending.length) emit(pending[j++]!.c);
-  const header = Buffer.alloc(12);
-  header.write('DIRC', 0, 'latin1');
-  header.writeUInt32BE(version, 4);
-  header.writeUInt32BE(count, 8);
-  const body = Buffer.concat([header, ...parts]);
-  writeFileAtomic(indexFile, Buffer.concat([body, crypto.createHash('sha1').update(body).digest()]), { fsync: false });
+  writeFileAtomic(indexFile, withChecksum(Buffer.concat([writeHeader(version, count), ...parts])), { fsync: false });
 }

@@ -2,16 +2,13 @@
  * Contract: encoding git packfiles (version 2, whole objects, no deltas) with native zlib, and their version-2
  * index. Pure: buffers in, buffers out. Used for bulk writes (import) and for pushes.
  */
-import crypto from 'node:crypto';
 import zlib from 'node:zlib';
+import { objectId, withChecksum, type GitObject } from './encoding.js';
 
 const PACK_TYPES = { commit: 1, tree: 2, blob: 3, tag: 4 } as const;
 
 /** An object to pack. */
-export interface PackInput {
-  type: keyof typeof PACK_TYPES;
-  data: Buffer;
-}
+export type PackInput = GitObject;
 
 /** Where each object landed in the pack (for the index). */
 export interface PackedObject {
@@ -31,7 +28,7 @@ export function encodePack(objects: PackInput[]): { pack: Buffer; entries: Packe
   const entries: PackedObject[] = [];
   let offset = 12;
   for (const { type, data } of objects) {
-    const oid = crypto.createHash('sha1').update(`${type} ${data.length}\0`).update(data).digest();
+    const oid = Buffer.from(objectId(type, data), 'hex');
     // Object header: type in bits 4-6 of the first byte, size as a little-endian base-128 varint.
     const head: number[] = [];
     let size = data.length;
@@ -51,7 +48,7 @@ export function encodePack(objects: PackInput[]): { pack: Buffer; entries: Packe
     offset += packed.length;
   }
   const body = Buffer.concat(chunks);
-  return { pack: Buffer.concat([body, crypto.createHash('sha1').update(body).digest()]), entries };
+  return { pack: withChecksum(body), entries };
 }
 
 /** The version-2 index (.idx) of a pack: fan-out, sorted ids, CRCs, offsets, then both checksums. */
@@ -78,5 +75,5 @@ export function encodePackIndex(entries: PackedObject[], pack: Buffer): Buffer {
     }
   });
   const body = Buffer.concat([Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]), fanout, ...sorted.map((e) => e.oid), crcs, offs, ...large, packSum]);
-  return Buffer.concat([body, crypto.createHash('sha1').update(body).digest()]);
+  return withChecksum(body);
 }

@@ -1,13 +1,10 @@
 /**
- * Contract: file writes that are all-or-nothing (write a temporary sibling, fsync, rename) and a cross-process
- * lock that a killed holder cannot wedge: a lock whose holder process is gone is broken by the next writer.
+ * Contract: file writes that are all-or-nothing (write a temporary sibling, fsync, rename): readers see the old
+ * content or the new, never a part, and the temporary files a killed writer leaves are found by their name.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { KbError } from '../../core/errors.js';
-import { processAlive } from '../system/pid.js';
 
 function tempSibling(file: string): string {
   return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
@@ -58,111 +55,17 @@ export const atomicFs = {
   promises: { ...fs.promises, writeFile: writeFileAtomicAsync },
 };
 
-interface LockInfo {
-  pid: number;
-  host: string;
-  time: number;
-}
-
-function parseLock(text: string): LockInfo | undefined {
-  const [pid, host, time] = text.split('\n');
-  const info = { pid: Number(pid), host: host ?? '', time: Number(time) };
-  return Number.isInteger(info.pid) && info.pid > 0 && Number.isFinite(info.time) ? info : undefined;
-}
-
-/** Locks older than this are broken whatever their holder, since no write takes so long. */
-const MAX_LOCK_AGE_MS = 10 * 60_000;
-/** A lock file with no readable holder (its writer died between create and write) is stale after this. */
-const UNREADABLE_LOCK_GRACE_MS = 2_000;
-
-function isStale(lockFile: string): boolean {
-  let text: string;
-  let mtime: number;
-  try {
-    text = fs.readFileSync(lockFile, 'utf8');
-    mtime = fs.statSync(lockFile).mtimeMs;
-  } catch {
-    return false; // gone already: the next attempt will take it
-  }
-  const info = parseLock(text);
-  if (!info) return Date.now() - mtime > UNREADABLE_LOCK_GRACE_MS;
-  if (Date.now() - info.time > MAX_LOCK_AGE_MS) return true;
-  return info.host === os.hostname() && !processAlive(info.pid);
-}
-
 /**
- * Breaks a stale lock. A second lock (`<lock>.break`, created exclusively) makes sure two waiters never break a
- * lock that a third has meanwhile taken; a break lock is itself only held for microseconds, so an old one is dead.
+ * Removes the `.<name>.<pid>.<random>.tmp` files that writeFileAtomic leaves beside `file` when killed between
+ * creating and renaming one. Call it only when no other writer can be mid-write (under the write lock).
  */
-function breakStale(lockFile: string): void {
-  const breaker = `${lockFile}.break`;
+export function removeTempSiblings(file: string): void {
+  const prefix = `.${path.basename(file)}.`;
+  let names: string[];
   try {
-    fs.writeFileSync(breaker, String(process.pid), { flag: 'wx' });
+    names = fs.readdirSync(path.dirname(file));
   } catch {
-    try {
-      if (Date.now() - fs.statSync(breaker).mtimeMs > UNREADABLE_LOCK_GRACE_MS) fs.rmSync(breaker, { force: true });
-    } catch {
-      /* someone else removed it */
-    }
     return;
   }
-  try {
-    if (isStale(lockFile)) fs.rmSync(lockFile, { force: true });
-  } finally {
-    fs.rmSync(breaker, { force: true });
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** A held lock; `release` is idempotent. */
-export interface Lock {
-  file: string;
-  /** True when acquiring it meant breaking a lock left by a dead process. */
-  recovered: boolean;
-  release(): void;
-}
-
-/** Takes the lock file exclusively, waiting up to `timeoutMs`, breaking it if its holder died. */
-export async function acquireLock(lockFile: string, options: { timeoutMs?: number; what?: string } = {}): Promise<Lock> {
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
-  fs.mkdirSync(path.dirname(lockFile), { recursive: true });
-  let recovered = false;
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const fd = fs.openSync(lockFile, 'wx');
-      try {
-        fs.writeSync(fd, `${process.pid}\n${os.hostname()}\n${Date.now()}\n`);
-      } finally {
-        fs.closeSync(fd);
-      }
-      let released = false;
-      return {
-        file: lockFile,
-        recovered,
-        release() {
-          if (released) return;
-          released = true;
-          fs.rmSync(lockFile, { force: true });
-        },
-      };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-    if (isStale(lockFile)) {
-      breakStale(lockFile);
-      recovered = true;
-      continue;
-    }
-    if (Date.now() > deadline) {
-      throw new KbError(
-        'LOCK_TIMEOUT',
-        `${options.what ?? 'the data repo'} is locked by another git-kb process (${lockFile}); try again, or remove that file if no git-kb is running`,
-        { file: lockFile },
-      );
-    }
-    await sleep(5 + Math.min(50, attempt * 2) * Math.random());
-  }
+  for (const n of names) if (n.startsWith(prefix) && n.endsWith('.tmp')) fs.rmSync(path.join(path.dirname(file), n), { force: true });
 }

@@ -1,12 +1,11 @@
 /**
  * Contract: the data repo on disk (spec/entry-format.md, "Layout"): where entry files live, how they are
- * listed, where derived state goes (`.git/git-kb/`, never the tracked tree), and the write lock. Paths handed
+ * listed, and where derived state goes (`.git/git-kb/`, never the tracked tree). Paths handed
  * out are relative to the data repo with forward slashes, and no path outside the repo is ever accepted.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { KbError } from '../../core/errors.js';
-import { acquireLock, type Lock } from './fsutil.js';
 import { idFromFileName } from '../../core/format/schema.js';
 
 /** The top-level folders that hold entries. */
@@ -94,9 +93,13 @@ export function listEntryFiles(dir: string, options: { withStat?: boolean } = {}
   return files;
 }
 
-/** True when the data repo exists (a git work tree). */
+/** True when `dir` is the top of a git work tree (it has a `.git` directory): the data repo exists. */
 export function dataRepoExists(dir: string): boolean {
-  return fs.existsSync(path.join(dir, '.git'));
+  try {
+    return fs.statSync(path.join(dir, '.git')).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** True when a git repo looks like a data repo: it has kb.json or one of the entry folders. */
@@ -115,11 +118,6 @@ export function requireDataRepo(dir: string): void {
   if (!looksLikeDataRepo(dir)) {
     throw new KbError('NO_DATA_REPO', `${dir} is a git repository but not a git-kb data repo (no kb.json, entries/, hosts/ or sessions/); run "git-kb init --data ${dir}" to make it one, or pass another --data`, { dir });
   }
-}
-
-/** Takes the data repo's write lock. */
-export function lockDataRepo(dir: string, timeoutMs?: number): Promise<Lock> {
-  return acquireLock(path.join(stateDir(dir), 'write.lock'), { timeoutMs, what: `the data repo ${dir}` });
 }
 
 /**

@@ -21,7 +21,7 @@ export function register(ctx: Cli): void {
     .option('--all', 'every unresolved conflict')
     .action(async (targets: string[], o: { keep?: string; all?: boolean }, cmd: Command) => {
       const repo = repoOptions(ctx, cmd);
-      const { resolveConflicts } = await import('../../app/sync.js');
+      const { resolveConflicts } = await import('../../app/resolve.js');
       const r = await resolveConflicts({ ...repo, targets, keep: o.keep, all: o.all });
       ctx.reply({ json: r, text: () => render.resolve(r) });
     });

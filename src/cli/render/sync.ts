@@ -2,7 +2,8 @@
  * Contract: the human output of `sync` and `resolve` (spec/sync.md): pure functions from a use case's result to
  * text, every unresolved conflict listed with the command that settles it.
  */
-import type { ResolveResult, SyncResult } from '../../app/sync.js';
+import type { ResolveResult } from '../../app/resolve.js';
+import type { SyncResult } from '../../app/sync.js';
 
 /** `sync`: what moved each way, notes, and every conflict left to settle. */
 export function sync(r: SyncResult): string {

@@ -280,6 +280,14 @@ export interface FileMerge {
   how: string;
 }
 
+/** The merge when the sides agree or only one changed, else undefined. */
+function oneSideChanged(base: string | undefined, ours: string, theirs: string): FileMerge | undefined {
+  if (ours === theirs) return { text: ours, conflict: false, how: 'same' };
+  if (base !== undefined && base === ours) return { text: theirs, conflict: false, how: 'theirs' };
+  if (base !== undefined && base === theirs) return { text: ours, conflict: false, how: 'ours' };
+  return undefined;
+}
+
 /**
  * Merges an entry file. Front matter merges field by field (mergeValues), the body line by line; when both
  * succeed the result is ours with theirs' changes applied (comments and key order kept). Otherwise the
@@ -287,9 +295,8 @@ export interface FileMerge {
  * (the smaller text), so machines that merged the same conflict at once converge instead of nesting blocks.
  */
 export function mergeEntryText(base: string | undefined, ours: string, theirs: string, file: string, openLine: string): FileMerge {
-  if (ours === theirs) return { text: ours, conflict: false, how: 'same' };
-  if (base !== undefined && base === ours) return { text: theirs, conflict: false, how: 'theirs' };
-  if (base !== undefined && base === theirs) return { text: ours, conflict: false, how: 'ours' };
+  const trivial = oneSideChanged(base, ours, theirs);
+  if (trivial) return trivial;
   const so = splitConflict(ours);
   const st = splitConflict(theirs);
   if (so.blocks.length === 1 && st.blocks.length === 1 && so.ours === st.blocks[0] && st.ours === so.blocks[0]) {
@@ -333,9 +340,8 @@ function tryMergeEntry(base: string, ours: string, theirs: string, file: string)
  * and layout), then structurally for JSON and YAML. A conflict keeps ours; the caller stores theirs beside it.
  */
 export function mergeDataFile(base: string | undefined, ours: string, theirs: string, file: string): FileMerge {
-  if (ours === theirs) return { text: ours, conflict: false, how: 'same' };
-  if (base !== undefined && base === ours) return { text: theirs, conflict: false, how: 'theirs' };
-  if (base !== undefined && base === theirs) return { text: ours, conflict: false, how: 'ours' };
+  const trivial = oneSideChanged(base, ours, theirs);
+  if (trivial) return trivial;
   if (base !== undefined) {
     const lines = mergeText(base, ours, theirs);
     if (lines !== undefined) return { text: lines, conflict: false, how: 'lines' };

@@ -1,0 +1,117 @@
+/**
+ * Contract: the objects of one commit of file changes on top of a parent: the new blobs (one packfile when there
+ * are many), every tree on the way from a changed path to the root, and the commit object. Unchanged entries are
+ * copied as raw bytes, so adding one file to a folder of 10,000 costs a scan and a copy, not 10,000 objects.
+ * Writes objects only: moving the branch and the index is the caller's step (src/adapters/write/transaction.ts).
+ */
+import { rawSortKey, encodeTreeEntry, nextTreeEntry, treeSortKey } from './encoding.js';
+import { writeCommit } from './git.js';
+import { writeLooseObject, writePackedBlobs } from './objects.js';
+import type { Author } from './author.js';
+import type { ObjectReader } from './reader.js';
+
+/** One file change: new content, or null to delete the path. */
+export interface FileChange {
+  path: string;
+  content: Buffer | string | null;
+}
+
+/** A path and the blob it holds after the commit (null: deleted). */
+export interface BlobChange {
+  path: string;
+  oid: string | null;
+}
+
+/** Past this many new blobs in one commit, they go into one packfile instead of one loose file each. */
+const PACK_THRESHOLD = 64;
+
+interface TreeChange {
+  name: string;
+  isTree: boolean;
+  oid: string | null;
+  key: string;
+}
+
+/** Rebuilds a tree with the given changes (paths relative to it, null deletes); undefined when it ends empty. */
+async function applyToTree(dir: string, reader: ObjectReader, treeOid: string | undefined, changes: Map<string, string | null>): Promise<string | undefined> {
+  const body = treeOid ? await reader.rawTree(treeOid) : Buffer.alloc(0);
+  const existing: { key: string; name: string; start: number; end: number; oid: string }[] = [];
+  for (let e = nextTreeEntry(body, 0); e; e = nextTreeEntry(body, e.end)) {
+    existing.push({ key: rawSortKey(body, e), name: body.toString('latin1', e.nameStart, e.nameEnd), start: e.start, end: e.end, oid: body.toString('hex', e.end - 20, e.end) });
+  }
+  const direct = new Map<string, TreeChange>();
+  const sub = new Map<string, Map<string, string | null>>();
+  for (const [p, oid] of changes) {
+    const slash = p.indexOf('/');
+    if (slash === -1) direct.set(p, { name: p, isTree: false, oid, key: treeSortKey(p, false) });
+    else {
+      const head = p.slice(0, slash);
+      if (!sub.has(head)) sub.set(head, new Map());
+      sub.get(head)!.set(p.slice(slash + 1), oid);
+    }
+  }
+  for (const [name, subChanges] of sub) {
+    const key = treeSortKey(name, true);
+    const old = existing.find((e) => e.key === key);
+    direct.set(`${name}/`, { name, isTree: true, oid: (await applyToTree(dir, reader, old?.oid, subChanges)) ?? null, key });
+  }
+  const pending = [...direct.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const parts: Buffer[] = [];
+  let runStart = -1;
+  let runEnd = -1;
+  const flush = (): void => {
+    if (runStart !== -1) parts.push(body.subarray(runStart, runEnd));
+    runStart = -1;
+  };
+  const emit = (c: TreeChange): void => {
+    if (c.oid) parts.push(encodeTreeEntry(c.isTree ? '040000' : '100644', c.name, c.oid));
+  };
+  // A name that changes between file and folder has a different key; its old entry is dropped.
+  const changedNames = new Set(pending.map((p) => Buffer.from(p.name).toString('latin1')));
+  let j = 0;
+  for (const e of existing) {
+    while (j < pending.length && pending[j]!.key < e.key) {
+      flush();
+      emit(pending[j++]!);
+    }
+    if (j < pending.length && pending[j]!.key === e.key) {
+      flush();
+      emit(pending[j++]!);
+    } else if (changedNames.has(e.name)) {
+      flush();
+    } else {
+      if (runStart === -1) runStart = e.start;
+      runEnd = e.end;
+    }
+  }
+  flush();
+  while (j < pending.length) emit(pending[j++]!);
+  const newBody = Buffer.concat(parts);
+  return newBody.length === 0 ? undefined : writeLooseObject(dir, 'tree', newBody);
+}
+
+/**
+ * Writes the blobs, trees and commit object of `changes` on top of `parent` (none: a root commit). Returns the
+ * commit id and each path's new blob, for the ref and the index.
+ */
+export async function writeCommitObjects(options: {
+  dir: string;
+  reader: ObjectReader;
+  parent: string | undefined;
+  changes: FileChange[];
+  message: string;
+  author: Author;
+  now?: Date;
+}): Promise<{ commit: string; blobs: BlobChange[] }> {
+  const { dir, reader, parent, changes } = options;
+  const baseTree = await reader.treeOf(parent);
+  const blobOids = new Map<string, string | null>();
+  const written = changes.filter((c) => c.content !== null);
+  const buffers = written.map((c) => (Buffer.isBuffer(c.content) ? c.content : Buffer.from(c.content as string)));
+  const oids = written.length > PACK_THRESHOLD ? writePackedBlobs(dir, buffers) : buffers.map((b) => writeLooseObject(dir, 'blob', b));
+  written.forEach((c, i) => blobOids.set(c.path, oids[i]!));
+  for (const c of changes) if (c.content === null) blobOids.set(c.path, null);
+  const tree = (await applyToTree(dir, reader, baseTree, blobOids)) ?? writeLooseObject(dir, 'tree', Buffer.alloc(0));
+  const commit = await writeCommit({ dir, tree, parents: parent ? [parent] : [], message: options.message, author: options.author, now: options.now });
+  return { commit, blobs: [...blobOids].map(([path, oid]) => ({ path, oid })) };
+}

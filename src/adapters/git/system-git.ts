@@ -1,0 +1,55 @@
+/**
+ * Contract: the system git, for the remotes isomorphic-git cannot speak (ssh, file://, local paths): found on the
+ * PATH of the settings, run asynchronously (a server in this process must keep answering) and never allowed to
+ * prompt, its failures told as KbErrors that say the system git did the transfer and local commits are kept.
+ */
+import { execFile } from 'node:child_process';
+import { KbError } from '../../core/errors.js';
+import { findExecutable } from '../system/which.js';
+import { KEPT, redactUrl, type TransportSettings } from './remote.js';
+
+/** Said in every result and message of a transfer the system git did. */
+export const SYSTEM_NOTE = 'used the system git (isomorphic-git has no ssh or local-path transport)';
+
+let systemGit: boolean | undefined;
+
+/** True when a system git binary is on the PATH (checked once per process). */
+export function hasSystemGit(pathVar: string): boolean {
+  systemGit ??= findExecutable('git', pathVar) !== undefined;
+  return systemGit;
+}
+
+/** Runs the system git without prompts. */
+export function runGit(args: string[], settings: TransportSettings, options: { cwd?: string; timeoutMs?: number; signal?: AbortSignal } = {}): Promise<{ stdout: string; stderr: string }> {
+  const env: NodeJS.ProcessEnv = { ...settings.env, GIT_TERMINAL_PROMPT: '0' };
+  // NOTE: never let ssh ask for a password or a host key on a terminal nobody watches.
+  if (!settings.gitSsh) env.GIT_SSH_COMMAND = 'ssh -o BatchMode=yes -o ConnectTimeout=15';
+  return new Promise((resolve, reject) => {
+    execFile('git', args, { cwd: options.cwd, env, timeout: options.timeoutMs ?? 120_000, signal: options.signal, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) reject(Object.assign(error, { stderr: String(stderr) }));
+      else resolve({ stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
+/** Explains a system git failure as a KbError. */
+export function systemGitError(err: unknown, url: string, what: string): KbError {
+  const e = err as { stderr?: string; message?: string; code?: string | number; killed?: boolean; name?: string };
+  const where = redactUrl(url);
+  const text = (e.stderr || e.message || String(err)).trim();
+  const boiler = /^(fatal: Could not read from remote repository\.|Please make sure you have the correct access rights|and the repository exists\.)\s*$/;
+  const useful = text.split('\n').map((l) => l.trim()).filter((l) => l && !boiler.test(l));
+  const last = (useful.length ? useful : [text]).slice(0, 2).join(' / ');
+  if (e.killed || e.name === 'AbortError') return new KbError('NETWORK', `git ${what} ${where} did not finish in time (${SYSTEM_NOTE}); ${KEPT}`, { url: where, reason: 'timeout' });
+  if (/\[rejected\]|non-fast-forward|fetch first|failed to push some refs/i.test(text)) {
+    const hook = /pre-receive hook declined|hook declined|protected branch/i.test(text);
+    return new KbError('PUSH_REJECTED', `${where} refused the push (${last}); ${hook ? 'the server refused the update' : 'the remote moved on meanwhile; run "git-kb sync" again'} (${SYSTEM_NOTE}); ${KEPT}`, { url: where, reason: hook ? 'refused' : 'not-fast-forward' });
+  }
+  if (/Authentication failed|Permission denied|could not read Username|publickey|403|401/i.test(text)) {
+    return new KbError('AUTH_FAILED', `authentication to ${where} failed (${last}) (${SYSTEM_NOTE}); check your ssh key or credentials; ${KEPT}`, { url: where });
+  }
+  if (/Could not resolve hostname|Connection refused|Connection timed out|Network is unreachable|No route to host|Could not read from remote|unable to access|Connection closed/i.test(text)) {
+    return new KbError('NETWORK', `cannot reach ${where} (${last}) (${SYSTEM_NOTE}); ${KEPT}, sync again when online`, { url: where });
+  }
+  return new KbError('SYNC_FAILED', `git ${what} ${where} failed: ${last} (${SYSTEM_NOTE}); ${KEPT}`, { url: where });
+}

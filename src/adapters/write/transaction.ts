@@ -1,0 +1,206 @@
+/**
+ * Contract: the one write transaction of the data repo. Every write runs inside `withWriteLock`, which takes the
+ * cross-process lock, finishes whatever a killed writer left in the journal, and hands `fn` a WriteTransaction;
+ * only through it are files committed (`commit`: journal, working files written atomically, then blobs, trees
+ * and the commit, the branch, the index) or a commit checked out (`checkout`, for sync). A process killed at any
+ * point leaves either no trace or a journal that the next writer rolls forward, so the repo is always valid and
+ * the next write needs no manual help. Dependencies point one way: this folder uses store/ (lock, journal, files)
+ * and git/ (objects, refs, index); neither of them knows about it.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { KbError } from '../../core/errors.js';
+import { findSecrets } from '../../core/secrets/scan.js';
+import { resolveAuthor, type Author, type CommitIdentity } from '../git/author.js';
+import { writeCommitObjects, type FileChange } from '../git/commit.js';
+import { blobOid } from '../git/encoding.js';
+import { currentBranch, headOid, setRef } from '../git/git.js';
+import { updateIndexFile } from '../git/index-file.js';
+import { ObjectReader } from '../git/reader.js';
+import type { PathChange } from '../git/walk.js';
+import { noteCommit } from '../store/commit-events.js';
+import { removeTempSiblings, writeFileAtomic } from '../store/fsutil.js';
+import { clearJournal, readJournal, writeJournal, type Journal } from '../store/journal.js';
+import { ENTRY_ROOTS, safeJoin } from '../store/layout.js';
+import { lockDataRepo } from '../store/lock.js';
+import { checkoutCommit, finishCheckout } from './checkout.js';
+
+/** One file to write (content) or delete (null), relative to the data repo. */
+export interface PendingFile {
+  path: string;
+  content: string | null;
+}
+
+export interface CommitOptions {
+  /** fsync each file (default true). */
+  fsync?: boolean;
+  /** NEW files only, written in parallel without the temp-and-rename (import). */
+  bulk?: boolean;
+  onProgress?: (done: number) => void;
+  /** Allow any path of the repo, not just the entry folders, kb.json and hosts.yaml (resolving a conflict). */
+  anyPath?: boolean;
+  /** Record the commit for the push after the verb when auto_sync is on (default true). */
+  record?: boolean;
+}
+
+/** What finishing an interrupted write did when the lock was taken. */
+export interface Recovery {
+  kind: Journal['kind'];
+  /** The files committed (a commit) or brought up to date (a checkout). */
+  paths: string[];
+  commit?: string;
+}
+
+/** The writes that may be made while the write lock is held. */
+export interface WriteTransaction {
+  readonly dir: string;
+  /** Set when taking the lock meant finishing a write a killed process left half done. */
+  readonly recovered?: Recovery;
+  /** The commit author (resolved once per transaction). */
+  author(): Author;
+  /** Writes the files and commits them as one commit on the current branch; returns the commit id. */
+  commit(files: PendingFile[], message: string, options?: CommitOptions): Promise<string>;
+  /** Moves the current branch from `from` to `to` with its working files; returns the files changed. */
+  checkout(from: string | undefined, to: string, reader: ObjectReader): Promise<PathChange[]>;
+}
+
+/** Refuses text that carries secret-shaped content, naming each kind and where (file:line). */
+export function refuseSecrets(text: string, where: string): void {
+  const found = findSecrets(text);
+  if (found.length === 0) return;
+  const list = found.map((f) => `${f.kind} at ${where}:${f.line}:${f.column} (${f.preview})`).join('; ');
+  throw new KbError('SECRET_DETECTED', `refused: secret-shaped content would be committed: ${list}. Remove it (store secrets in a secret manager, not the KB) and try again.`, {
+    findings: found.map((f) => ({ kind: f.kind, file: where, line: f.line, column: f.column })),
+  });
+}
+
+/** Commits working files that hold their new content already: objects, then the branch, then the index. */
+async function commitWritten(dir: string, ref: string, changes: FileChange[], message: string, author: Author, workingFiles?: Promise<unknown>): Promise<string> {
+  const reader = new ObjectReader(dir);
+  try {
+    const { commit, blobs } = await writeCommitObjects({ dir, reader, parent: await headOid(dir), changes, message, author });
+    await workingFiles;
+    await setRef(dir, ref, commit);
+    updateIndexFile(dir, blobs);
+    return commit;
+  } finally {
+    reader.close();
+  }
+}
+
+/** Completes a commit that a killed process left half done: commits what was fully written. */
+async function finishCommit(dir: string, journal: Extract<Journal, { kind: 'commit' }>, author: Author): Promise<Recovery> {
+  const ref = currentBranch(dir, 'writing');
+  for (const p of journal.paths) removeTempSiblings(safeJoin(dir, p));
+  const reader = new ObjectReader(dir);
+  const changes: FileChange[] = [];
+  const same: { path: string; oid: string }[] = [];
+  try {
+    const headTree = await reader.treeOf(await headOid(dir));
+    const { splitEntry } = await import('../../core/format/entry.js');
+    for (const p of journal.paths) {
+      const abs = safeJoin(dir, p);
+      const old = (await reader.blobAt(headTree, p))?.oid;
+      let content: Buffer | null = fs.existsSync(abs) ? fs.readFileSync(abs) : null;
+      if (content !== null && p.endsWith('.md')) {
+        try {
+          splitEntry(content.toString('utf8'), p);
+        } catch {
+          // Torn by the kill (bulk writes skip the rename): put back what HEAD has, or drop a file that was new.
+          content = old ? await reader.blob(old) : null;
+          if (content) writeFileAtomic(abs, content);
+          else fs.rmSync(abs, { force: true });
+        }
+      }
+      if ((old ?? null) === (content === null ? null : blobOid(content))) {
+        if (old) same.push({ path: p, oid: old });
+      } else changes.push({ path: p, content });
+    }
+  } finally {
+    reader.close();
+  }
+  let commit: string | undefined;
+  if (changes.length > 0) commit = await commitWritten(dir, ref, changes, `git-kb: complete an interrupted write (${journal.message.split('\n')[0]})`, author);
+  if (same.length > 0) updateIndexFile(dir, same);
+  clearJournal(dir);
+  return { kind: 'commit', paths: changes.map((c) => c.path), commit };
+}
+
+function checkedPath(dir: string, p: string, anyPath: boolean | undefined): string {
+  if (!anyPath && !(ENTRY_ROOTS as readonly string[]).includes(p.split('/')[0]!) && p !== 'kb.json' && p !== 'hosts.yaml') {
+    throw new KbError('USAGE', `refusing to write ${p}: outside the data repo's entry folders`);
+  }
+  return safeJoin(dir, p);
+}
+
+async function commitFiles(dir: string, author: Author, files: PendingFile[], message: string, options: CommitOptions): Promise<string> {
+  const abs = files.map((f) => checkedPath(dir, f.path, options.anyPath));
+  const ref = currentBranch(dir, 'writing');
+  writeJournal(dir, { kind: 'commit', paths: files.map((f) => f.path), message });
+  let done = 0;
+  let workingFiles: Promise<unknown> | undefined;
+  if (options.bulk) {
+    // NOTE: a bulk write of NEW files (import) skips the temp-and-rename and runs on the thread pool while the
+    // objects are built: the journal names the files, the branch moves only once they are all written, and
+    // recovery drops any that a kill left torn, so the repo stays valid at a fraction of the cost.
+    for (const d of new Set(abs.map((a) => path.dirname(a)))) fs.mkdirSync(d, { recursive: true });
+    workingFiles = (async () => {
+      for (let i = 0; i < files.length; i += 64) {
+        await Promise.all(
+          files.slice(i, i + 64).map(async (f, k) => {
+            await fs.promises.writeFile(abs[i + k]!, f.content!, { flag: 'wx' });
+            options.onProgress?.(++done);
+          }),
+        );
+      }
+    })();
+    workingFiles.catch(() => undefined);
+  } else {
+    files.forEach((f, i) => {
+      if (f.content === null) fs.rmSync(abs[i]!, { force: true });
+      else writeFileAtomic(abs[i]!, f.content, { fsync: options.fsync });
+      options.onProgress?.(++done);
+    });
+  }
+  const commit = await commitWritten(dir, ref, files, message, author, workingFiles);
+  clearJournal(dir);
+  // Auto-sync hook point (spec/sync.md): the CLI pushes after the verb when auto_sync is on; hooks never do.
+  if (options.record !== false) noteCommit(dir);
+  return commit;
+}
+
+/**
+ * Holds the data repo's write lock around `fn`, finishing any interrupted write first, and hands `fn` the
+ * transaction it writes through. `identity` says who commits (Settings' author fields and home folders).
+ */
+export async function withWriteLock<T>(dir: string, fn: (tx: WriteTransaction) => Promise<T>, options: { identity?: CommitIdentity; timeoutMs?: number } = {}): Promise<T> {
+  const lock = await lockDataRepo(dir, options.timeoutMs);
+  let open = true;
+  let author: Author | undefined;
+  const authorOf = (): Author => (author ??= resolveAuthor(dir, options.identity));
+  const held = (): void => {
+    if (!open) throw new Error(`the write lock of ${dir} was released; write inside withWriteLock`);
+  };
+  try {
+    const journal = readJournal(dir);
+    let recovered: Recovery | undefined;
+    if (journal?.kind === 'commit') recovered = await finishCommit(dir, journal, authorOf());
+    else if (journal?.kind === 'checkout') recovered = { kind: 'checkout', paths: await finishCheckout(dir, journal) };
+    return await fn({
+      dir,
+      recovered,
+      author: authorOf,
+      commit: (files, message, commitOptions = {}) => {
+        held();
+        return commitFiles(dir, authorOf(), files, message, commitOptions);
+      },
+      checkout: (from, to, reader) => {
+        held();
+        return checkoutCommit(dir, from, to, reader);
+      },
+    });
+  } finally {
+    open = false;
+    lock.release();
+  }
+}

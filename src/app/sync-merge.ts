@@ -1,0 +1,112 @@
+/**
+ * Contract: the pull of `sync` (spec/sync.md, "Merge"): under the write lock, bring the remote tip into the
+ * current branch by a fast-forward, or by a merge commit with two parents whose tree merges what both sides
+ * changed (nothing is ever lost: a conflict keeps both versions), then check it out. The data repo's rules live
+ * here: an entry merges field by field and keeps a conflict inside itself; any other file merges line by line or
+ * structurally and keeps theirs beside ours.
+ */
+import { headOid, writeCommit } from '../adapters/git/git.js';
+import { mergeTrees, type MergeConflict, type MergeRules } from '../adapters/git/merge-trees.js';
+import { ObjectReader } from '../adapters/git/reader.js';
+import { machineName } from '../adapters/git/transport.js';
+import type { RemoteTarget } from '../adapters/git/remote.js';
+import { mergeBases, type PathChange } from '../adapters/git/walk.js';
+import { ENTRY_ROOTS } from '../adapters/store/layout.js';
+import { withWriteLock, type WriteTransaction } from '../adapters/write/transaction.js';
+import { KbError } from '../core/errors.js';
+import { idFromFileName } from '../core/format/schema.js';
+import { conflictOpenLine, mergeDataFile, mergeEntryText } from '../core/merge/merge.js';
+import { conflictsIn, trackConflicts } from './conflicts.js';
+import type { CommitIdentity } from '../adapters/git/author.js';
+import type { SyncResult } from './sync.js';
+
+function isEntryPath(p: string): boolean {
+  return (ENTRY_ROOTS as readonly string[]).includes(p.split('/')[0]!) && p.endsWith('.md');
+}
+
+/** The entry id a path's file name claims, for a file in the entry folders. */
+function entryIdOf(p: string): string | undefined {
+  return isEntryPath(p) ? idFromFileName(p.split('/').pop()!) : undefined;
+}
+
+/** How the data repo's files merge, `label` naming their side in conflict blocks. */
+function dataRepoRules(label: string): MergeRules {
+  return {
+    mergeText: (p, base, ours, theirs) => {
+      const id = entryIdOf(p);
+      return id ? mergeEntryText(base, ours, theirs, p, conflictOpenLine(id, label)) : mergeDataFile(base, ours, theirs, p);
+    },
+    inline: (p) => entryIdOf(p) !== undefined,
+    nameOf: (p) => entryIdOf(p) ?? p,
+    // A deleted entry says so in the history; a deleted data file (hosts.yaml, say) is worth a note.
+    noteDeletion: (p) => !isEntryPath(p),
+  };
+}
+
+function countChanges(changes: PathChange[], into: SyncResult['changed']): void {
+  for (const c of changes) {
+    if (c.oid === null) into.deleted++;
+    else if (c.old) into.modified++;
+    else into.added++;
+  }
+}
+
+function mergeMessage(t: RemoteTarget, merged: number, conflicts: MergeConflict[], notes: string[], rules: MergeRules): string {
+  const lines = [`git-kb sync: merge ${t.remote}/${t.branch} into ${t.branch}`, '', `Merged on ${machineName()}: ${merged} file(s) changed on both sides merged cleanly.`];
+  if (conflicts.length) {
+    lines.push(`Conflicts (both versions kept, see spec/sync.md; settle with git-kb resolve):`);
+    for (const c of conflicts) lines.push(`- ${c.kind === 'inline' ? rules.nameOf!(c.path) : c.path}${c.sibling ? ` (theirs in ${c.sibling})` : ''}`);
+  }
+  for (const n of notes) lines.push(`Note: ${n}`);
+  return lines.join('\n');
+}
+
+async function pull(tx: WriteTransaction, reader: ObjectReader, t: RemoteTarget, tip: string, result: SyncResult): Promise<void> {
+  const { dir } = tx;
+  const head = await headOid(dir);
+  if (head === tip) return;
+  let target = tip;
+  let made: MergeConflict[] = [];
+  if (head) {
+    const bases = await mergeBases(dir, head, tip, reader);
+    if (bases.includes(tip)) return; // we are ahead: nothing to pull
+    if (!bases.includes(head)) {
+      const label = `${t.remote}/${t.branch} at ${tip.slice(0, 8)}`;
+      const rules = dataRepoRules(label);
+      const baseTrees = await Promise.all(bases.map(async (b) => (await reader.commit(b)).tree));
+      const m = await mergeTrees({ dir, reader, bases: baseTrees, ours: (await reader.commit(head)).tree, theirs: (await reader.commit(tip)).tree, label, rules });
+      if (bases.length > 1) result.notes.push(`histories crossed (${bases.length} merge bases): merged file by file against each base`);
+      if (bases.length === 0) result.notes.push('the remote history is unrelated to this one: merged with no common base');
+      result.notes.push(...m.notes);
+      target = await writeCommit({ dir, tree: m.tree, parents: [head, tip], message: mergeMessage(t, m.merged.length, m.conflicts, m.notes, rules), author: tx.author() });
+      made = m.conflicts;
+      result.merge = 'merge';
+      result.merge_commit = target;
+    } else result.merge = 'fast-forward';
+  } else result.merge = 'fast-forward';
+  const changes = await tx.checkout(head, target, reader);
+  countChanges(changes, result.changed);
+  result.conflicts.push(...made.flatMap((c) => (c.kind === 'inline' ? conflictsIn(dir, c.path) : c.sibling ? conflictsIn(dir, c.sibling) : [])));
+  trackConflicts(dir, changes.filter((c) => c.oid !== null).map((c) => c.path));
+}
+
+/** Pulls the remote tip into the current branch under the write lock, recording what it did in `result`. */
+export async function integrate(t: RemoteTarget, tip: string, result: SyncResult, identity: CommitIdentity): Promise<void> {
+  await withWriteLock(
+    t.dir,
+    async (tx) => {
+      const reader = new ObjectReader(t.dir);
+      try {
+        await pull(tx, reader, t, tip, result);
+      } catch (err) {
+        if (err instanceof KbError) throw err;
+        // NOTE: a merge that fails unexpectedly has changed nothing (the branch moves last, after a journal).
+        const msg = String((err as Error)?.message ?? err).split('\n')[0];
+        throw new KbError('SYNC_FAILED', `could not merge ${t.remote}/${t.branch} (${tip.slice(0, 8)}) into ${t.branch}: ${msg}; nothing was changed and local commits are kept; please report this`, { tip });
+      } finally {
+        reader.close();
+      }
+    },
+    { identity },
+  );
+}
