@@ -2,25 +2,17 @@
  * Contract: the PreToolUse hook, the prose gate (spec/hooks.md, "Prose gate"). Returns a deny output when the
  * prose a call would publish breaks a kernel rule (layer 1) or the model judge's verdict (layer 2), and
  * undefined otherwise, which the hook protocol turns into no output: allow. This module answers the cheap cases
- * itself (gate off, a tool or Bash command that cannot publish prose) and loads the rest (src/gate/gate.ts)
- * only for calls that may publish prose.
+ * itself (gate off by KB_PROSE_LINT, a tool or Bash command that cannot publish prose) and loads the rest
+ * (src/app/gate.ts) only for calls that may publish prose.
  */
 import { debugLog, type HookContext, type HookInput } from './protocol.js';
 
 /**
  * Tools a usual matcher sends that never publish prose (`Write` matches `TodoWrite`, `Bash` matches
- * `BashOutput`). A subset of NEVER_PROSE_TOOLS in src/prose.ts, which the extractor applies to every tool;
+ * `BashOutput`). A subset of NEVER_PROSE_TOOLS in src/core/prose/, which the extractor applies to every tool;
  * here it only saves loading the extractor.
  */
 const QUICK_PASS = new Set(['TodoWrite', 'TodoRead', 'BashOutput', 'KillBash', 'KillShell', 'NotebookRead', 'Read', 'Grep', 'Glob', 'LS']);
-
-/** What KB_PROSE_LINT asks for: off (0, false, no, off), rules only (rules), or both layers (anything else). */
-export function gateMode(value: string | undefined): 'off' | 'rules' | 'full' {
-  const v = (value ?? '').trim().toLowerCase();
-  if (v === '0' || v === 'false' || v === 'no' || v === 'off') return 'off';
-  if (v === 'rules' || v === 'rule') return 'rules';
-  return 'full';
-}
 
 /** False when the call certainly publishes no prose: a quick-pass tool, or Bash naming neither git nor gh. */
 export function mayPublish(tool: unknown, input: unknown): tool is string {
@@ -34,13 +26,12 @@ export function mayPublish(tool: unknown, input: unknown): tool is string {
 /** The PreToolUse handler. */
 export async function handlePreToolUse(input: HookInput, ctx: HookContext): Promise<object | undefined> {
   const started = performance.now();
-  const env = ctx.env;
-  const mode = gateMode(env.KB_PROSE_LINT);
+  const { settings } = ctx;
   const tool = input.tool_name;
-  if (mode === 'off' || !mayPublish(tool, input.tool_input)) return undefined;
+  if (settings.proseLint === 'off' || !mayPublish(tool, input.tool_input)) return undefined;
   const log = (record: Record<string, unknown>): void =>
-    debugLog({ event: 'pretool', tool, ms: Math.round(performance.now() - started), sinceStart: Math.round(performance.now()), ...record }, env);
+    debugLog({ event: 'pretool', tool, ms: Math.round(performance.now() - started), sinceStart: Math.round(performance.now()), ...record }, settings);
   const { gateCall } = await import('../app/gate.js');
   const cwd = typeof input.cwd === 'string' && input.cwd ? input.cwd : undefined;
-  return gateCall({ tool, input: input.tool_input, cwd, rulesOnly: mode === 'rules', deadline: ctx.deadline, env, log });
+  return gateCall({ tool, input: input.tool_input, cwd, rulesOnly: settings.proseLint === 'rules', deadline: ctx.deadline, env: settings.env, log });
 }

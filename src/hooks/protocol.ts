@@ -2,10 +2,9 @@
  * Contract: the hook protocol of spec/hooks.md. Read one JSON object from stdin, hand it to the handler of the
  * event, write at most one JSON object (never more than HOOK_OUTPUT_MAX characters) to stdout, exit 0 always.
  * Fail-open: bad stdin, a missing data repo, a thrown error or a deadline passed all end in exit 0 and no
- * output (a note goes to the debug log when KB_HOOK_DEBUG=1). Nothing here imports isomorphic-git or commander.
+ * output (a note goes to the debug log when KB_HOOK_DEBUG is on). Nothing here imports isomorphic-git or commander.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { HOOK_OUTPUT_MAX } from '../core/budget.js';
 import type { Settings } from '../adapters/config/settings.js';
@@ -25,29 +24,26 @@ export type HookHandler = (input: HookInput, ctx: HookContext) => Promise<object
 export interface HookContext {
   /** Milliseconds left before the hook gives up and exits silently. */
   deadline: number;
-  /** The environment, parsed once by the hook entry. */
+  /** The environment, parsed once by the hook entry (child processes get `settings.env`). */
   settings: Settings;
-  env: NodeJS.ProcessEnv;
 }
 
 /** Largest stdin accepted; a bigger payload is read no further and the hook stays silent. */
 const MAX_STDIN = 8 * 1024 * 1024;
 
-/** True when KB_HOOK_DEBUG is on. */
-export function debugEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  return /^(1|true|yes|on)$/i.test(env.KB_HOOK_DEBUG ?? '');
-}
+/** What the debug log needs of the Settings: whether it is on (KB_HOOK_DEBUG) and its file (KB_HOOK_DEBUG_FILE). */
+export type DebugSettings = Pick<Settings, 'hookDebug' | 'hookDebugFile'>;
 
-/** The debug log file: $KB_HOOK_DEBUG_FILE, else <tmp>/git-kb-hooks/debug.jsonl. */
-export function debugFile(env: NodeJS.ProcessEnv = process.env): string {
-  return env.KB_HOOK_DEBUG_FILE || path.join(os.tmpdir(), 'git-kb-hooks', 'debug.jsonl');
+/** True when KB_HOOK_DEBUG is on. */
+export function debugEnabled(settings: DebugSettings): boolean {
+  return settings.hookDebug;
 }
 
 /** Appends one JSONL record to the debug log when debugging is on (never throws). */
-export function debugLog(record: object, env: NodeJS.ProcessEnv = process.env): void {
-  if (!debugEnabled(env)) return;
+export function debugLog(record: object, settings: DebugSettings): void {
+  if (!debugEnabled(settings)) return;
   try {
-    const file = debugFile(env);
+    const file = settings.hookDebugFile;
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.appendFileSync(file, `${JSON.stringify({ time: new Date().toISOString(), ...record })}\n`);
   } catch {
@@ -98,11 +94,12 @@ export function serialiseOutput(result: object | undefined): string | undefined 
 /** Runs one hook event end to end with the fail-open guarantees above. */
 export async function runHook(event: string, handlers: Record<string, () => Promise<HookHandler>>, options: { timeoutMs?: number; settings: Settings }): Promise<void> {
   const started = Date.now();
+  const { settings } = options;
   const timeoutMs = options.timeoutMs ?? 10_000;
   // NOTE: the deadline timer is unref'd: it never keeps the process alive, and when it fires it ends the
   // process silently, exit 0, whatever the handler was doing.
   const timer = setTimeout(() => {
-    debugLog({ event, error: 'deadline passed', ms: Date.now() - started });
+    debugLog({ event, error: 'deadline passed', ms: Date.now() - started }, settings);
     process.exit(0);
   }, timeoutMs);
   timer.unref();
@@ -111,16 +108,16 @@ export async function runHook(event: string, handlers: Record<string, () => Prom
     if (!load) return;
     const input = parseInput(readStdin());
     if (!input) {
-      debugLog({ event, skipped: 'stdin is not one JSON object' });
+      debugLog({ event, skipped: 'stdin is not one JSON object' }, settings);
       return;
     }
     const handler = await load();
-    const result = await handler(input, { deadline: started + timeoutMs, settings: options.settings, env: options.settings.env });
+    const result = await handler(input, { deadline: started + timeoutMs, settings });
     const text = serialiseOutput(result);
     if (text) process.stdout.write(text);
-    else if (result) debugLog({ event, error: 'output over the cap, dropped' });
+    else if (result) debugLog({ event, error: 'output over the cap, dropped' }, settings);
   } catch (err) {
-    debugLog({ event, error: String((err as Error)?.stack ?? err).slice(0, 2000) });
+    debugLog({ event, error: String((err as Error)?.stack ?? err).slice(0, 2000) }, settings);
   } finally {
     clearTimeout(timer);
     process.exitCode = 0;

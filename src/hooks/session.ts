@@ -1,6 +1,6 @@
 /**
  * Contract: the session hooks of spec/hooks.md, "Session hooks", and spec/sessions.md, "When summaries are
- * written". Each reads its payload, looks at the small per-session state (src/sessions.ts) and decides before it
+ * written". Each reads its payload, looks at the small per-session state (src/core/sessions/summary.ts) and decides before it
  * loads anything heavy; none prints anything, all are fail-open (runHook turns any error into exit 0).
  *
  * - Stop: summarise the session now unless this machine committed its summary less than the debounce window ago
@@ -20,6 +20,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveDataDir } from '../adapters/config/config.js';
+import type { Settings } from '../adapters/config/settings.js';
+import { stateDir } from '../adapters/store/layout.js';
+import { processAlive } from '../adapters/system/pid.js';
 import { catchUpDue, readSessionState, stateIsCurrent, writeSessionState } from '../core/sessions/summary.js';
 import { debugLog, type HookContext, type HookInput } from './protocol.js';
 
@@ -30,18 +33,9 @@ const BUSY_LOCK_MS = 60_000;
 
 type Event = 'stop' | 'precompact' | 'session-end' | 'session-start';
 
-function envNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const v = Number(env[name]);
-  return Number.isFinite(v) && v >= 0 ? v : fallback;
-}
-
-function disabled(env: NodeJS.ProcessEnv): boolean {
-  return /^(0|false|no|off)$/i.test(env.KB_SESSIONS ?? '');
-}
-
 /** The data repo when it exists (hooks never create one). */
-function dataRepo(env: NodeJS.ProcessEnv): string | undefined {
-  const { dir } = resolveDataDir({ env });
+function dataRepo(settings: Settings): string | undefined {
+  const { dir } = resolveDataDir({ env: settings.env });
   return fs.existsSync(path.join(dir, '.git')) ? dir : undefined;
 }
 
@@ -76,18 +70,14 @@ function spawnWorker(args: string[], env: NodeJS.ProcessEnv): number | undefined
  * write goes ahead, and taking the lock breaks it and completes the dead writer's journal.
  */
 function lockBusy(dir: string): boolean {
-  const file = path.join(dir, '.git', 'git-kb', 'write.lock');
+  // NOTE: the lock's path and pid/host lines are the store's (layout.ts lockDataRepo, fsutil.ts acquireLock);
+  // liveness is processAlive's, the rule the store uses to break a dead holder's lock.
+  const file = path.join(stateDir(dir), 'write.lock');
   const st = fs.statSync(file, { throwIfNoEntry: false });
   if (!st || Date.now() - st.mtimeMs >= BUSY_LOCK_MS) return false;
   try {
     const [pid, host] = fs.readFileSync(file, 'utf8').split('\n');
-    if (host === os.hostname() && Number(pid) > 0) {
-      try {
-        process.kill(Number(pid), 0);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
-      }
-    }
+    if (host === os.hostname() && Number(pid) > 0) return processAlive(Number(pid));
   } catch {
     /* unreadable: treat as busy */
   }
@@ -95,12 +85,12 @@ function lockBusy(dir: string): boolean {
 }
 
 /** What Stop, PreCompact and SessionEnd need: the session, its transcript file and the data repo; else nothing. */
-function sessionAtHand(input: HookInput, env: NodeJS.ProcessEnv) {
-  if (disabled(env)) return undefined;
+function sessionAtHand(input: HookInput, settings: Settings) {
+  if (!settings.sessions) return undefined;
   const sessionId = str(input.session_id);
   const transcript = str(input.transcript_path);
   if (!sessionId || !transcript) return undefined;
-  const dir = dataRepo(env);
+  const dir = dataRepo(settings);
   if (!dir) return undefined;
   const st = fs.statSync(transcript, { throwIfNoEntry: false });
   if (!st?.isFile()) return undefined;
@@ -109,22 +99,22 @@ function sessionAtHand(input: HookInput, env: NodeJS.ProcessEnv) {
 
 /** Stop and PreCompact: summarise inline (debounced for Stop). */
 async function summarise(event: Event, input: HookInput, ctx: HookContext): Promise<undefined> {
-  const env = ctx.env;
-  const at = sessionAtHand(input, env);
+  const { settings } = ctx;
+  const at = sessionAtHand(input, settings);
   if (!at) return undefined;
   const { sessionId, transcript, dir, st, state } = at;
-  const log = (what: Record<string, unknown>): void => debugLog({ event, session: sessionId, ...what }, env);
+  const log = (what: Record<string, unknown>): void => debugLog({ event, session: sessionId, ...what }, settings);
   if (stateIsCurrent(state, st)) return void log({ outcome: 'current' });
   // NOTE: a transcript only grows, so once it names a forbidden host it always will: no need to read it again.
   if (state?.outcome === 'forbidden' && event === 'stop') return void log({ outcome: 'forbidden (earlier)' });
-  const windowMs = envNumber(env, 'KB_SESSION_DEBOUNCE_S', 300) * 1000;
+  const windowMs = settings.sessionDebounceS * 1000;
   const recent = state?.committedAt !== undefined && Date.now() - state.committedAt < windowMs;
   if (event === 'stop' && (recent || lockBusy(dir))) {
     if (state?.outcome !== 'pending') writeSessionState(dir, { ...(state ?? { sessionId }), sessionId, transcript, outcome: 'pending' });
     return void log({ outcome: 'pending', reason: recent ? 'debounce' : 'write lock busy' });
   }
   if (st.size > INLINE_MAX_BYTES) {
-    const pid = spawnWorker(['session', 'record', '--transcript', transcript, '--session-id', sessionId, '--data', dir, '--json'], env);
+    const pid = spawnWorker(['session', 'record', '--transcript', transcript, '--session-id', sessionId, '--data', dir, '--json'], settings.env);
     return void log({ outcome: 'worker', pid, bytes: st.size });
   }
   const { recordSession } = await import('../app/session.js');
@@ -154,30 +144,30 @@ export function handlePreCompact(input: HookInput, ctx: HookContext): Promise<un
 
 /** The SessionEnd hook: hand the last write to a detached worker, if there is one to do. */
 export function handleSessionEnd(input: HookInput, ctx: HookContext): undefined {
-  const env = ctx.env;
-  const at = sessionAtHand(input, env);
+  const { settings } = ctx;
+  const at = sessionAtHand(input, settings);
   if (!at) return undefined;
   const { sessionId, transcript, dir, st, state } = at;
   if (stateIsCurrent(state, st) || state?.outcome === 'forbidden') {
-    debugLog({ event: 'session-end', session: sessionId, outcome: state?.outcome ?? 'current' }, env);
+    debugLog({ event: 'session-end', session: sessionId, outcome: state?.outcome ?? 'current' }, settings);
     return undefined;
   }
-  const pid = spawnWorker(['session', 'record', '--transcript', transcript, '--session-id', sessionId, '--data', dir, '--json'], env);
-  debugLog({ event: 'session-end', session: sessionId, outcome: 'worker', pid }, env);
+  const pid = spawnWorker(['session', 'record', '--transcript', transcript, '--session-id', sessionId, '--data', dir, '--json'], settings.env);
+  debugLog({ event: 'session-end', session: sessionId, outcome: 'worker', pid }, settings);
   return undefined;
 }
 
 /** The SessionStart hook: start a catch-up worker when one is due. */
 export function handleSessionStart(input: HookInput, ctx: HookContext): undefined {
-  const env = ctx.env;
-  if (disabled(env)) return undefined;
-  const dir = dataRepo(env);
+  const { settings } = ctx;
+  if (!settings.sessions) return undefined;
+  const dir = dataRepo(settings);
   if (!dir) return undefined;
-  if (!catchUpDue(dir, envNumber(env, 'KB_SESSION_CATCHUP_MIN', 10))) return undefined;
+  if (!catchUpDue(dir, settings.sessionCatchupMin)) return undefined;
   const args = ['session', 'catch-up', '--data', dir, '--json'];
   const sessionId = str(input.session_id);
   if (sessionId) args.push('--exclude', sessionId);
-  const pid = spawnWorker(args, env);
-  debugLog({ event: 'session-start', session: sessionId, outcome: 'catch-up worker', pid }, env);
+  const pid = spawnWorker(args, settings.env);
+  debugLog({ event: 'session-start', session: sessionId, outcome: 'catch-up worker', pid }, settings);
   return undefined;
 }

@@ -122,11 +122,11 @@ export function assembleContext(kernel: { id: string; title: string; body: strin
 /** The prompt hook handler. */
 export async function handlePrompt(input: HookInput, ctx: HookContext): Promise<object | undefined> {
   const started = Date.now();
-  const debug = debugEnabled(ctx.env);
+  const debug = debugEnabled(ctx.settings);
   const sessionId = typeof input.session_id === 'string' && input.session_id ? input.session_id : undefined;
   const record: Record<string, unknown> = { event: 'prompt', session: sessionId };
   const done = (extra: Record<string, unknown>): undefined => {
-    if (debug) debugLog({ ...record, ...extra, ms: Date.now() - started }, ctx.env);
+    if (debug) debugLog({ ...record, ...extra, ms: Date.now() - started }, ctx.settings);
     return undefined;
   };
   if (typeof input.prompt !== 'string') return done({ skipped: 'no prompt string' });
@@ -136,14 +136,14 @@ export async function handlePrompt(input: HookInput, ctx: HookContext): Promise<
 
   let dir: string;
   try {
-    dir = resolveDataDir({ env: ctx.env }).dir;
+    dir = resolveDataDir({ env: ctx.settings.env }).dir;
   } catch (err) {
     return done({ skipped: 'data repo not resolvable', error: (err as Error).message });
   }
   record.data = dir;
   if (!fs.existsSync(path.join(dir, '.git'))) return done({ skipped: 'no data repo' });
 
-  const loaded = await loadPromptIndex(dir, ctx.env);
+  const loaded = await loadPromptIndex(dir, ctx.settings.env);
   if (!loaded.reader) return done({ skipped: 'no index', index: loaded.state });
   const { reader, state } = loaded;
   try {
