@@ -4,8 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findClaude } from '../../src/adapters/claude/find-claude.js';
 import { buildJudgePrompt } from '../../src/adapters/claude/judge.js';
-import { judgeablePieces, parseVerdict, verifyViolations } from '../../src/core/gate/verdict.js';
-import type { KernelEntry } from '../../src/adapters/index/kernel.js';
+import { judgeablePieces, parseVerdict, verifyViolations, type JudgeRule } from '../../src/core/gate/verdict.js';
 
 const envelope = (result: string, extra: Record<string, unknown> = {}): string => JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result, ...extra });
 
@@ -76,7 +75,7 @@ describe('verifyViolations', () => {
 });
 
 describe('buildJudgePrompt', () => {
-  const kernel: KernelEntry[] = [{ id: 'kb-1', title: 'Style', path: 'entries/kb-1-style.md', sig: '-', body: 'No filler.', rules: [{ pattern: 'x', message: 'No x.' }] }];
+  const kernel: JudgeRule[] = [{ id: 'kb-1', title: 'Style', body: 'No filler.', rules: [{ message: 'No x.' }] }];
 
   it('fences rules and prose with a random marker the prose cannot know, and asks for JSON', () => {
     const p = buildJudgePrompt([{ source: 'README.md', text: 'Hello <<abc>> world', line: 3 }], kernel, 'n0nce');

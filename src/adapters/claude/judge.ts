@@ -3,14 +3,13 @@
  * mode with every hook disabled (`--settings {"disableAllHooks":true}`) and KB_PROSE_LINT=0 in its environment,
  * the prompt on stdin, the OS temp dir as working directory. The child runs in its own process group, which is
  * killed at the timeout, on more than 1 MB of output, once the judge has exited, and when this process exits.
- * Never throws; the answer is read by src/gate/verdict.ts. Loaded only when a model call is due.
+ * Never throws; the answer is read by src/core/gate/verdict.ts. Loaded only when a model call is due.
  */
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import os from 'node:os';
 import type { ProsePiece } from '../../core/prose/extract.js';
-import type { KernelEntry } from '../index/kernel.js';
-import type { JudgeRun } from '../../core/gate/verdict.js';
+import type { JudgeRule, JudgeRun } from '../../core/gate/verdict.js';
 
 /** Settings handed to the child so no hook (this gate included) runs inside it. */
 export const CHILD_SETTINGS = '{"disableAllHooks":true}';
@@ -24,16 +23,16 @@ export interface JudgeOptions {
   model: string;
   timeoutMs: number;
   pieces: ProsePiece[];
-  kernel: KernelEntry[];
+  kernel: readonly JudgeRule[];
   env: NodeJS.ProcessEnv;
 }
 
 /** The prompt the judge reads on stdin. */
-export function buildJudgePrompt(pieces: ProsePiece[], kernel: KernelEntry[], nonce = crypto.randomBytes(6).toString('hex')): string {
+export function buildJudgePrompt(pieces: ProsePiece[], kernel: readonly JudgeRule[], nonce = crypto.randomBytes(6).toString('hex')): string {
   const mark = `<<${nonce}>>`;
   let kernelText = '';
   for (const e of kernel) {
-    const rules = e.rules.length > 0 ? `\nPatterns already enforced elsewhere: ${e.rules.map((r) => r.message).join(' | ')}` : '';
+    const rules = e.rules?.length ? `\nPatterns already enforced elsewhere: ${e.rules.map((r) => r.message).join(' | ')}` : '';
     kernelText += `### ${e.id}: ${e.title}\n${e.body}${rules}\n\n`;
   }
   if (kernelText.length > MAX_KERNEL_FOR_JUDGE) kernelText = `${kernelText.slice(0, MAX_KERNEL_FOR_JUDGE)}\n[rules cut here]\n`;

@@ -9,7 +9,7 @@ import type { ProsePiece } from '../prose/extract.js';
 import { locate, quoteOf, type Violation } from './rules.js';
 
 /**
- * Bump when the judge's prompt (src/gate/judge.ts) or the reading below changes, so verdicts cached for the old
+ * Bump when the judge's prompt (src/adapters/claude/judge.ts) or the reading below changes, so verdicts cached for the old
  * judge are not reused.
  */
 export const JUDGE_VERSION = 1;
@@ -21,6 +21,17 @@ export type JudgeOutcome =
   | { kind: 'pass' }
   | { kind: 'fail'; violations: Violation[] }
   | { kind: 'error'; reason: string; stderr?: string };
+
+/**
+ * One kernel entry as the judge reads it: the house rule's id, title and text, and the messages of its `rules:`
+ * patterns, which layer 1 already enforces.
+ */
+export interface JudgeRule {
+  id: string;
+  title: string;
+  body: string;
+  rules?: ReadonlyArray<{ message: string }>;
+}
 
 /** What the judge process did: its exit and output, or why it could not run or was stopped. */
 export type JudgeRun =
