@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 
 const MAGIC = 'GKBPIX01';
-export const INDEX_VERSION = 1;
+export const INDEX_VERSION = 2;
 
 /** Field bits of a posting: which part of the entry the keyword came from. */
 export const FIELD_TITLE = 1;
