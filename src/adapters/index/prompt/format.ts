@@ -342,6 +342,11 @@ export function readKernelBody(reader: IndexReader, k: IndexHeader['kernel'][num
   return reader.read(reader.header.sections.kernel[0] + k.off, k.len).toString('utf8');
 }
 
+/** Every kernel entry of an index, oldest first, with its body and rules. */
+export function readKernel(reader: IndexReader): IndexKernel[] {
+  return reader.header.kernel.map((k) => ({ id: k.id, title: k.title, path: k.path, sig: k.sig, body: readKernelBody(reader, k), rules: Array.isArray(k.rules) ? k.rules : [] }));
+}
+
 /** The [path, stat signature] pairs of one rotating window. */
 export function readWindow(reader: IndexReader, w: number): [string, string][] {
   const win = reader.header.windows[w];
