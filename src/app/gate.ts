@@ -26,7 +26,7 @@ const MAX_TIMEOUT_MS = 600_000;
 /** Time kept back from the hook deadline for writing the answer. */
 const DEADLINE_MARGIN_MS = 500;
 
-/** What the gate reads of the Settings: the judge's model, timeout and executable, PATH, and the judge's environment. */
+/** What the gate reads of the Settings: the judge's model, timeout, executable and environment, and PATH. */
 export type GateSettings = Pick<Settings, 'proseLintModel' | 'proseLintTimeoutMs' | 'proseLintClaude' | 'path' | 'env'>;
 
 export interface GateCall {

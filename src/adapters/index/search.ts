@@ -12,7 +12,7 @@ import { writeFileAtomic } from '../store/fsutil.js';
 import { bodyOf, readEntryText, stateDir } from '../store/layout.js';
 import { SEARCH_TERMS, termOf, terms, tokenize } from '../../core/text/terms.js';
 
-/** Term processing of MiniSearch, for indexing and querying alike: terms.ts under SEARCH_TERMS, one token at a time. */
+/** MiniSearch's term processing, for indexing and querying alike: terms.ts under SEARCH_TERMS, token by token. */
 export function processTerm(term: string): string | null {
   return termOf(term.toLowerCase(), SEARCH_TERMS) ?? null;
 }

@@ -197,11 +197,10 @@ const HAS_VOWEL = /[aeiouy]/;
  * Words of three letters or fewer, and words with a digit, are kept as they are.
  */
 export function stem(word: string): string {
-  const w = word;
-  if (w.length <= 3 || /\d/.test(w)) return w;
-  const irregular = IRREGULAR.get(w);
+  if (word.length <= 3 || /\d/.test(word)) return word;
+  const irregular = IRREGULAR.get(word);
   if (irregular) return irregular;
-  let s = w;
+  let s = word;
   if (s.endsWith('ies')) s = s.length > 4 && !/[kv]ies$/.test(s) ? `${s.slice(0, -3)}y` : s.slice(0, -1);
   else if (/(?:ss|x|ch|sh|zz|[^aeiou]us|ias)es$/.test(s)) s = STEM_FIX.get(s.slice(0, -2)) ?? s.slice(0, -2);
   else if (s.endsWith('s') && !/(?:ss|us|is|ias)$/.test(s)) s = s.slice(0, -1);

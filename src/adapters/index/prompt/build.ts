@@ -194,7 +194,7 @@ export async function rebuildPromptIndex(dir: string): Promise<BuildResult> {
   return { reader: readerFromBuffer(buf), saved, entries: pointable.length, ms: Date.now() - started };
 }
 
-/** The body of the detached builder that load.ts starts (from dist/hooks/prompt-build.js): rebuild, then release the lock. */
+/** The body of the detached builder load.ts starts (dist/hooks/prompt-build.js): rebuild, then release the lock. */
 export async function runBackgroundBuild(dir: string): Promise<void> {
   try {
     await rebuildPromptIndex(dir);

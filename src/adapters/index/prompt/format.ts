@@ -34,7 +34,7 @@ export interface KernelRule {
   flags?: string;
 }
 
-/** A kernel entry with its whole body and its rules: the prompt hook shows the body, the prose gate applies both. */
+/** A kernel entry with its whole body and rules: the prompt hook shows the body, the prose gate applies both. */
 export interface IndexKernel {
   id: string;
   title: string;

@@ -1,7 +1,7 @@
 /**
- * Contract: when and where the prompt index is rebuilt (spec/hooks.md, "Rebuilds"), the one door to it for every
- * reader (the prompt hook, the prose gate) and writer (git-kb commands and hooks that just wrote: refreshPromptIndex).
- * A fresh index is served as is. A missing or stale one is rebuilt in this process when the rebuild is cheap (the
+ * Contract: when and where the prompt index is rebuilt (spec/hooks.md, "Rebuilds"), the one door to it for its
+ * readers (the prompt hook, the prose gate) and writers (git-kb commands and hooks that just wrote call
+ * refreshPromptIndex). A fresh index is served as is. A missing or stale one is rebuilt in this process when the rebuild is cheap (the
  * estimate is the number of entry files times the per-file cost with or without a warm catalog cache) or when the
  * caller waits for it (`wait`); otherwise a detached builder process is started (at most one per data repo,
  * guarded by `prompt/build.lock`) and the caller gets no index, never a stale one. The hook's deadline can
@@ -24,7 +24,7 @@ const CACHE_BYTES_PER_FILE = 300;
 /** A build lock older than this is taken to be dead whatever its pid says. */
 const BUILD_LOCK_MAX_AGE_MS = 10 * 60_000;
 
-/** Rebuilds the prompt index of `dir` in this process (loads the builder, the catalog and, for changed files, the entry parser). */
+/** Rebuilds the index of `dir` in this process (loads the builder, the catalog and, for changed files, the parser). */
 async function rebuild(dir: string): Promise<BuildResult> {
   const { rebuildPromptIndex } = await import('./build.js');
   return rebuildPromptIndex(dir);
