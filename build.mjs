@@ -3,8 +3,9 @@
 //   stable names (dist/hooks/*.js);
 // - the hook entry dist/hook.js as ONE file holding the prompt handler: the prompt hook runs on every prompt, and
 //   each module Node loads costs about half a millisecond. The host signal's matcher is in it too (it runs on
-//   every prompt of a repo with hosts). Its on-demand imports (the other events, the index builder, the
-//   recent-sessions signal, the hosts.yaml loader) point at the stable files of the first build.
+//   every prompt of a repo with hosts). Its on-demand imports (the other events, the index builder, which is also
+//   what the background builder process runs, and the recent-sessions signal) point at the stable files of the
+//   first build.
 // dist/ is committed (the plugin is installed as the repository is committed, with no build step), so the output
 // is deterministic and holds nothing but this build: `node build.mjs --out DIR` writes a fresh build into DIR only,
 // and test/dist.test.ts checks that it is byte for byte the committed dist/ (spec/plugin.md).
@@ -40,9 +41,8 @@ const lazyHooks = {
   'src/hooks/session.ts': 'session',
   'src/adapters/index/prompt/build.ts': 'prompt-build',
   'src/hooks/prompt/signals/sessions.ts': 'signals-sessions',
-  'src/core/hosts/hosts.ts': 'hosts',
 };
-const stable = { cli: 'src/cli/entry.ts', 'hooks/prompt': 'src/hooks/prompt/prompt.ts' };
+const stable = { cli: 'src/cli/entry.ts' };
 for (const [src, name] of Object.entries(lazyHooks)) stable[`hooks/${name}`] = src;
 await build({ ...common, entryPoints: stable, outdir: tmp, splitting: true, chunkNames: 'chunks/[name]-[hash]' });
 await build({

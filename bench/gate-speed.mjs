@@ -83,8 +83,8 @@ const rebuilds = [];
 for (const size of SIZES) {
   const { dir, env: base } = gateRepo(size);
   const env = { ...base, PATH };
-  const kernelCache = path.join(dir, '.git', 'git-kb', 'gate-kernel.json');
-  // The first call after a change rebuilds the kernel cache through the catalog.
+  // The gate reads the kernel from the prompt index: the first call after a change rebuilds it through the catalog.
+  const kernelCache = path.join(dir, '.git', 'git-kb', 'prompt', 'index.v1');
   const cold = [];
   for (let i = 0; i < 5; i++) {
     fs.rmSync(kernelCache, { force: true });

@@ -76,7 +76,7 @@ function evaluate(fire) {
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 const repo = await tilRepo();
-const { rebuildPromptIndex } = await importTs('src/hooks/prompt/prompt.ts');
+const { rebuildPromptIndex } = await importTs('src/adapters/index/prompt/build.ts');
 const { scoreKeywords, KEYWORD_PARAMS } = await importTs('src/hooks/prompt/signals.ts');
 const { analyzePrompt } = await importTs('src/core/text/prompt-text.ts');
 const { readDoc } = await importTs('src/adapters/index/prompt/format.ts');

@@ -31,7 +31,8 @@ function hookOnce(env, prompt, session = 'warm') {
   return r.stdout;
 }
 
-const { rebuildPromptIndex, refreshPromptIndex } = await importTs('src/hooks/prompt/prompt.ts');
+const { rebuildPromptIndex } = await importTs('src/adapters/index/prompt/build.ts');
+const { refreshPromptIndex } = await importTs('src/adapters/index/prompt/load.ts');
 const ms = async (fn) => {
   const t = process.hrtime.bigint();
   await fn();

@@ -35,7 +35,8 @@ const projectDir = (i) => `/home/dev/src/project-${String(i).padStart(3, '0')}`;
 const { summarizeSession } = await importTs('src/core/sessions/summary.ts');
 const { parseTranscript } = await importTs('src/core/sessions/transcript.ts');
 const { formatEntry } = await importTs('src/core/format/entry.ts');
-const { rebuildPromptIndex, refreshPromptIndex } = await importTs('src/adapters/index/prompt/rebuild.ts');
+const { rebuildPromptIndex } = await importTs('src/adapters/index/prompt/build.ts');
+const { refreshPromptIndex } = await importTs('src/adapters/index/prompt/load.ts');
 
 function gitEnv() {
   return { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };

@@ -1,11 +1,13 @@
-// The search index cache (src/search.ts: packTree/LazyLeaf) must give exactly the results of a freshly built
-// index: after a cold build, after a reload from cache, and after incremental updates (add, edit, delete).
+// The search index cache (src/adapters/index/search.ts: packTree/LazyLeaf) must give exactly the results of a
+// freshly built index: after a cold build, after a reload from cache, and after incremental updates (add, edit,
+// delete); a cache of another MiniSearch or another version of the term processing is never used.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../src/adapters/index/catalog.js';
-import { loadSearchIndex, searchCatalog } from '../src/adapters/index/search.js';
+import v8 from 'node:v8';
+import { loadSearchIndex, MINISEARCH_VERSION, SEARCH_INDEX_VERSION, searchCatalog } from '../src/adapters/index/search.js';
 import { stateDir } from '../src/adapters/store/layout.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gkb-search-cache-'));
@@ -75,5 +77,19 @@ describe('search index cache', () => {
     const expected = await fresh(queries);
     fs.writeFileSync(path.join(stateDir(dir), 'search.v8'), Buffer.from('garbage'));
     expect(await results(queries)).toEqual(expected);
+  });
+
+  it('keys the cache by the MiniSearch it was written with, which is the one installed', async () => {
+    const installed = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', 'node_modules', 'minisearch', 'package.json'), 'utf8')) as { version: string };
+    expect(MINISEARCH_VERSION).toBe(installed.version);
+    await fresh(queries);
+    const file = path.join(stateDir(dir), 'search.v8');
+    const cache = v8.deserialize(fs.readFileSync(file)) as { v: number; minisearch: string };
+    expect([cache.v, cache.minisearch]).toEqual([SEARCH_INDEX_VERSION, MINISEARCH_VERSION]);
+    // A cache written by another MiniSearch (its private fields may differ) is rebuilt, not read.
+    fs.writeFileSync(file, v8.serialize({ ...cache, minisearch: '0.0.1' }));
+    const catalog = await loadCatalog(dir);
+    expect(loadSearchIndex(catalog).how).toBe('built');
+    expect(loadSearchIndex(catalog).how).toBe('cached');
   });
 });

@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../src/adapters/index/catalog.js';
-import { linkNeighbours, loadSearchIndex, makeSnippet, processTerm, queryTerms, searchCatalog, stem } from '../src/adapters/index/search.js';
+import { linkNeighbours, loadSearchIndex, makeSnippet, processTerm, queryTerms, searchCatalog } from '../src/adapters/index/search.js';
+import { stem } from '../src/core/text/terms.js';
 
 let dir: string;
 const put = (rel: string, fields: Record<string, string>, body: string, raw = ''): void => {

@@ -1,28 +1,34 @@
 /**
- * Contract: the prose gate's decision for one PreToolUse call (spec/hooks.md, "Prose gate", steps 3 to 8):
- * resolve the data repo, load the kernel, extract the prose, run the kernel rules (layer 1), then the model
- * judge (layer 2, verdicts cached). Returns the deny output, or undefined for allow; every reason goes to the
- * debug log. Loads no YAML parser, git library or model on layer 1: the kernel rebuild, the verdict cache and
- * the judge process are imported only when needed.
+ * Contract: the prose gate's decision for one PreToolUse call (spec/hooks.md, "Prose gate", steps 3 to 8): load
+ * the kernel, extract the prose, run the kernel rules (layer 1), then the model judge (layer 2, verdicts cached).
+ * Returns the deny output, or undefined for allow; every reason goes to the debug log. The data repo and the
+ * settings come from the caller (no environment is read here). The kernel comes from the prompt index, with its
+ * bodies and rules: one kernel cache for the prompt hook and the gate, rebuilt here when stale. Loads no YAML
+ * parser, git library or model on layer 1: the index rebuild, the verdict cache and the judge process are
+ * imported only when needed.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { resolveDataDir } from '../adapters/config/config.js';
-import { readSettings } from '../adapters/config/settings.js';
+import type { Settings } from '../adapters/config/settings.js';
 import { extractProse } from '../core/prose/extract.js';
 import { findClaude } from '../adapters/claude/find-claude.js';
 import { readBounded } from '../adapters/system/read-bounded.js';
 import { denyOutput, denyReason } from '../core/gate/deny.js';
-import { kernelRules, loadKernel } from '../adapters/index/kernel.js';
-import { checkRules } from '../core/gate/rules.js';
+import { readKernel, type IndexKernel } from '../adapters/index/prompt/format.js';
+import { loadPromptIndex } from '../adapters/index/prompt/load.js';
+import { checkRules, type GateRule } from '../core/gate/rules.js';
 import { JUDGE_VERSION, judgeablePieces, judgeOutcome } from '../core/gate/verdict.js';
 
 /** The judge model when KB_PROSE_LINT_MODEL is not set. */
 export const DEFAULT_MODEL = 'sonnet';
-/** The judge timeout when KB_PROSE_LINT_TIMEOUT_MS is not set (the hook's own deadline caps it). */
-export const DEFAULT_TIMEOUT_MS = 45_000;
+/** The longest judge timeout KB_PROSE_LINT_TIMEOUT_MS may ask for (the hook's own deadline caps it too). */
+const MAX_TIMEOUT_MS = 600_000;
 /** Time kept back from the hook deadline for writing the answer. */
 const DEADLINE_MARGIN_MS = 500;
+
+/** What the gate reads of the Settings: the judge's model, timeout, executable and environment, and PATH. */
+export type GateSettings = Pick<Settings, 'proseLintModel' | 'proseLintTimeoutMs' | 'proseLintClaude' | 'path' | 'env'>;
 
 export interface GateCall {
   tool: string;
@@ -32,30 +38,54 @@ export interface GateCall {
   rulesOnly: boolean;
   /** Epoch milliseconds by which the hook must have answered. */
   deadline: number;
-  env: NodeJS.ProcessEnv;
+  /** The data repo (it may not exist: the gate then allows). */
+  dataDir: string;
+  settings: GateSettings;
   log: (record: Record<string, unknown>) => void;
 }
 
-function timeoutFrom(env: NodeJS.ProcessEnv): number {
-  const n = Number.parseInt(env.KB_PROSE_LINT_TIMEOUT_MS ?? '', 10);
-  return Number.isFinite(n) && n > 0 ? Math.min(n, 600_000) : DEFAULT_TIMEOUT_MS;
+/** The kernel as the gate judges by it. */
+export interface GateKernel {
+  entries: IndexKernel[];
+  /** A hash of every kernel id, title, body and rule: equal digests mean the gate judges by the same rules. */
+  digest: string;
+  /** How the prompt index was had (`fresh`, `rebuilt (...)`), for the debug log. */
+  state: string;
+}
+
+/** The kernel of the data repo at `dir` (which must exist), from the prompt index, rebuilt here when stale. */
+export async function loadGateKernel(dir: string): Promise<GateKernel> {
+  // NOTE: `wait`: the gate has the time to rebuild a large index itself (its deadline is the judge's), and a
+  // kernel left out while a background build runs would let prose through.
+  const loaded = await loadPromptIndex(dir, undefined, { wait: true });
+  if (!loaded.reader) return { entries: [], digest: '', state: loaded.state };
+  let entries: IndexKernel[];
+  try {
+    entries = readKernel(loaded.reader);
+  } finally {
+    loaded.reader.close();
+  }
+  const h = crypto.createHash('sha256');
+  for (const e of entries) h.update(JSON.stringify([e.id, e.title, e.body, e.rules])).update('\n');
+  return { entries, digest: h.digest('hex'), state: loaded.state };
+}
+
+/** Every rule of the kernel, with the entry that carries it, in entry then list order. */
+export function kernelRules(kernel: GateKernel): GateRule[] {
+  const out: GateRule[] = [];
+  for (const e of kernel.entries) e.rules.forEach((r, i) => out.push({ id: e.id, title: e.title, index: i + 1, ...r }));
+  return out;
 }
 
 /** Decides one call: the deny output, or undefined (allow). */
 export async function gateCall(c: GateCall): Promise<object | undefined> {
-  const { tool, env, log } = c;
-  let dir: string;
-  try {
-    dir = resolveDataDir({ settings: readSettings(env) }).dir;
-  } catch (err) {
-    log({ decision: 'allow', why: `data repo: ${(err as Error).message}` });
-    return undefined;
-  }
+  const { tool, log, settings } = c;
+  const dir = c.dataDir;
   if (!fs.existsSync(path.join(dir, '.git'))) {
     log({ decision: 'allow', why: 'no data repo', dir });
     return undefined;
   }
-  const kernel = await loadKernel(dir);
+  const kernel = await loadGateKernel(dir);
   if (kernel.entries.length === 0) {
     log({ decision: 'allow', why: 'no kernel entries', kernel: kernel.state });
     return undefined;
@@ -82,12 +112,12 @@ export async function gateCall(c: GateCall): Promise<object | undefined> {
     return undefined;
   }
   // NOTE: no judge, no layer 2: a verdict cached while one was installed is not used either.
-  const claude = findClaude(env.KB_PROSE_LINT_CLAUDE, env.PATH ?? '', c.cwd);
+  const claude = findClaude(settings.proseLintClaude, settings.path, c.cwd);
   if (!claude) {
     log({ decision: 'allow', why: 'rules pass; no claude executable for the judge' });
     return undefined;
   }
-  const model = env.KB_PROSE_LINT_MODEL?.trim() || DEFAULT_MODEL;
+  const model = settings.proseLintModel?.trim() || DEFAULT_MODEL;
   const { readVerdict, saveVerdict, verdictKey } = await import('../adapters/index/verdicts.js');
   const key = verdictKey({ version: JUDGE_VERSION, model, digest: kernel.digest, pieces: judged });
   const cached = readVerdict(dir, key);
@@ -95,13 +125,13 @@ export async function gateCall(c: GateCall): Promise<object | undefined> {
     log({ decision: cached.pass ? 'allow' : 'deny', layer: 'judge', cache: 'hit' });
     return cached.pass ? undefined : denyOutput(denyReason({ tool, layer: 'judge', violations: cached.violations, model }));
   }
-  const timeoutMs = Math.min(timeoutFrom(env), c.deadline - Date.now() - DEADLINE_MARGIN_MS);
+  const timeoutMs = Math.min(settings.proseLintTimeoutMs, MAX_TIMEOUT_MS, c.deadline - Date.now() - DEADLINE_MARGIN_MS);
   if (timeoutMs < 1_000) {
     log({ decision: 'allow', why: 'rules pass; no time left for the judge' });
     return undefined;
   }
   const { runJudge } = await import('../adapters/claude/judge.js');
-  const outcome = judgeOutcome(await runJudge({ claude, model, timeoutMs, pieces: judged, kernel: kernel.entries, env }), judged);
+  const outcome = judgeOutcome(await runJudge({ claude, model, timeoutMs, pieces: judged, kernel: kernel.entries, env: settings.env }), judged);
   if (outcome.kind === 'error') {
     log({ decision: 'allow', layer: 'judge', why: outcome.reason, stderr: outcome.stderr });
     return undefined;

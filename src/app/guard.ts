@@ -15,7 +15,8 @@ import { KbError } from '../core/errors.js';
  */
 export async function refuseForbidden(dir: string, texts: { text: string; where: string; host?: string }[]): Promise<void> {
   if (!fs.existsSync(path.join(dir, 'hosts.yaml'))) return;
-  const { loadHosts, findHost, forbiddenMatcher, forbiddenMatch, describeForbidden } = await import('../core/hosts/hosts.js');
+  const { findHost, forbiddenMatcher, forbiddenMatch, describeForbidden } = await import('../core/hosts/hosts.js');
+  const { loadHosts } = await import('../adapters/store/hosts-file.js');
   const registry = await loadHosts(dir);
   const matcher = forbiddenMatcher(registry);
   for (const t of texts) {
@@ -30,6 +31,6 @@ export async function refuseForbidden(dir: string, texts: { text: string; where:
 /** The keys of the forbidden hosts of the repo (empty without hosts.yaml). */
 export async function forbiddenHostKeys(dir: string): Promise<Set<string>> {
   if (!fs.existsSync(path.join(dir, 'hosts.yaml'))) return new Set();
-  const { loadHosts } = await import('../core/hosts/hosts.js');
+  const { loadHosts } = await import('../adapters/store/hosts-file.js');
   return new Set((await loadHosts(dir)).hosts.filter((h) => h.forbidden).map((h) => h.key));
 }

@@ -20,16 +20,13 @@ import {
   formatHostProblems,
   HOSTS_FILE,
   hostMatcher,
-  hostsFile,
-  loadHosts,
   markerProblem,
   matchHosts,
   parseHosts,
   type HostDef,
   type HostRegistry,
-  hostLibs,
-  type HostLibs,
 } from '../core/hosts/hosts.js';
+import { hostsFile, loadHosts } from '../adapters/store/hosts-file.js';
 import { isValidHostKey, newId } from '../core/format/schema.js';
 import { readEntryText } from '../adapters/store/layout.js';
 import { nowStamp, splitList } from './fields.js';
@@ -47,8 +44,8 @@ function readHostsText(dir: string): string {
 }
 
 /** Validates new hosts.yaml text; INVALID_ENTRY listing every problem (nothing is written). */
-function checkHostsText(text: string, libs: HostLibs): HostRegistry {
-  const { registry, problems } = parseHosts(text, libs);
+function checkHostsText(text: string): HostRegistry {
+  const { registry, problems } = parseHosts(text);
   if (problems.length > 0) throw new KbError('INVALID_ENTRY', `hosts.yaml would be invalid, nothing written:\n${formatHostProblems(problems)}`, { file: HOSTS_FILE, problems });
   return registry;
 }
@@ -98,18 +95,17 @@ export async function registerHost(options: RegisterOptions): Promise<RegisterRe
   requireKey(options.key);
   const markers = splitMarkers(options.markers);
   const aliases = splitList(options.aliases);
-  const libs = await hostLibs();
   for (const m of [...markers, ...aliases]) {
-    const why = markerProblem(m, libs.regexRisk);
+    const why = markerProblem(m);
     if (why) throw new KbError('USAGE', `marker ${JSON.stringify(m)} ${why}`);
   }
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async (tx) => {
     const before = readHostsText(dir);
-    if (before) checkHostsText(before, libs);
-    const existed = before ? parseHosts(before, libs).registry.hosts.some((h) => h.key === options.key) : false;
-    const after = applyHostChange(before, { key: options.key, markers, aliases, forbidden: options.forbidden, description: options.description }, libs.yaml);
-    const registry = checkHostsText(after, libs);
+    if (before) checkHostsText(before);
+    const existed = before ? parseHosts(before).registry.hosts.some((h) => h.key === options.key) : false;
+    const after = applyHostChange(before, { key: options.key, markers, aliases, forbidden: options.forbidden, description: options.description });
+    const registry = checkHostsText(after);
     const host = registry.hosts.find((h) => h.key === options.key)!;
     if (after === before) return { key: options.key, created: false, changed: false, host };
     refuseSecrets(after, HOSTS_FILE);
@@ -139,15 +135,14 @@ export interface ForbidResult {
 
 /** Adds a global forbidden pattern to hosts.yaml and commits. */
 export async function forbidPattern(options: RepoOptions & { pattern: string }): Promise<ForbidResult> {
-  const libs = await hostLibs();
-  const why = markerProblem(options.pattern, libs.regexRisk);
+  const why = markerProblem(options.pattern);
   if (why) throw new KbError('USAGE', `forbidden pattern ${why}`);
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async (tx) => {
     const before = readHostsText(dir);
-    if (before) checkHostsText(before, libs);
-    const after = applyForbiddenPattern(before, options.pattern, libs.yaml);
-    const registry = checkHostsText(after, libs);
+    if (before) checkHostsText(before);
+    const after = applyForbiddenPattern(before, options.pattern);
+    const registry = checkHostsText(after);
     if (after === before) return { changed: false, count: registry.forbiddenPatterns.length };
     // NOTE: the commit message never quotes the pattern (it may itself be the name to keep out of the log).
     const commit = await tx.commit([{ path: HOSTS_FILE, content: after }], `hosts: add forbidden pattern #${registry.forbiddenPatterns.length}`);
@@ -191,7 +186,6 @@ export async function addHostFact(options: AddFactOptions): Promise<AddFactResul
   const title = (options.title ?? factTitle(body)).trim();
   if (!title) throw new KbError('INVALID_ENTRY', 'a host fact needs a title (--title)');
   const tags = splitList(options.tags);
-  const libs = await hostLibs();
   const { formatEntry, entryPath } = await import('../core/format/entry.js');
   const { validateEntryText } = await import('./fields.js');
   const now = options.now ?? new Date();
@@ -203,7 +197,7 @@ export async function addHostFact(options: AddFactOptions): Promise<AddFactResul
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async (tx) => {
     const before = readHostsText(dir);
-    const registry = before ? checkHostsText(before, libs) : { hosts: [], forbiddenPatterns: [] };
+    const registry = before ? checkHostsText(before) : { hosts: [], forbiddenPatterns: [] };
     const known = findHost(registry, options.key);
     const key = known?.key ?? options.key;
     requireKey(key);
@@ -213,8 +207,8 @@ export async function addHostFact(options: AddFactOptions): Promise<AddFactResul
     const files: PendingFile[] = [];
     let registered = false;
     if (!known) {
-      const after = applyHostChange(before, { key }, libs.yaml);
-      checkHostsText(after, libs);
+      const after = applyHostChange(before, { key });
+      checkHostsText(after);
       files.push({ path: HOSTS_FILE, content: after });
       registered = true;
     }
@@ -369,8 +363,7 @@ export interface HostStatusResult {
 export async function hostStatus(options: RepoOptions): Promise<HostStatusResult> {
   const { dir } = repoForRead(options);
   const text = readHostsText(dir);
-  const libs = await hostLibs();
-  const { registry, problems } = text ? parseHosts(text, libs) : { registry: { hosts: [], forbiddenPatterns: [] }, problems: [] };
+  const { registry, problems } = text ? parseHosts(text) : { registry: { hosts: [], forbiddenPatterns: [] }, problems: [] };
   const hosts = hostInfos(dir, registry);
   return {
     file: HOSTS_FILE,

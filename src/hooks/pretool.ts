@@ -38,6 +38,8 @@ export async function handlePreToolUse(input: HookInput, ctx: HookContext): Prom
   const log = (record: Record<string, unknown>): void =>
     debugLog({ event: 'pretool', tool, ms: Math.round(performance.now() - started), sinceStart: Math.round(performance.now()), ...record }, settings);
   const { gateCall } = await import('../app/gate.js');
+  const { resolveDataDir } = await import('../adapters/config/config.js');
   const cwd = typeof input.cwd === 'string' && input.cwd ? input.cwd : undefined;
-  return gateCall({ tool, input: input.tool_input, cwd, rulesOnly: settings.proseLint === 'rules', deadline: ctx.deadline, env: settings.env, log });
+  const dataDir = resolveDataDir({ settings }).dir;
+  return gateCall({ tool, input: input.tool_input, cwd, rulesOnly: settings.proseLint === 'rules', deadline: ctx.deadline, dataDir, settings, log });
 }

@@ -124,7 +124,7 @@ async function summarise(event: Event, input: HookInput, ctx: HookContext): Prom
   if (r.status === 'written') {
     // The next prompt should not pay for the index rebuild that this commit makes due.
     try {
-      const { refreshPromptIndex } = await import('../adapters/index/prompt/rebuild.js');
+      const { refreshPromptIndex } = await import('../adapters/index/prompt/load.js');
       await refreshPromptIndex(dir);
     } catch {
       /* the next prompt rebuilds it */

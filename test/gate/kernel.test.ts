@@ -1,11 +1,13 @@
 /**
- * The gate's kernel cache: served from `.git/git-kb/gate-kernel.json` while nothing changed, rebuilt after a
- * git-kb write, a hand edit of a kernel file, a plain-git commit, a deleted file or a corrupt cache.
+ * The gate's kernel, read from the prompt index (`.git/git-kb/prompt/index.v1`, the one kernel cache): served
+ * as it is while nothing changed, rebuilt after a git-kb write, a hand edit of a kernel file, a plain-git commit,
+ * a deleted file or a corrupt index.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { kernelCacheFile, kernelRules, loadKernel } from '../../src/adapters/index/kernel.js';
+import { indexFile } from '../../src/adapters/index/fresh.js';
+import { kernelRules, loadGateKernel as loadKernel } from '../../src/app/gate.js';
 import { git, kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { addKernel, setRules } from './support.js';
 
@@ -20,15 +22,15 @@ beforeAll(async () => {
 });
 afterAll(() => sb.cleanup());
 
-describe('loadKernel', () => {
-  it('rebuilds when the cache is missing, then serves it', async () => {
-    fs.rmSync(kernelCacheFile(sb.data), { force: true });
+describe('loadGateKernel', () => {
+  it('rebuilds when the index is missing, then serves it', async () => {
+    fs.rmSync(indexFile(sb.data), { force: true });
     const first = await loadKernel(sb.data);
-    expect(first.state).toBe('rebuilt (missing)');
+    expect(first.state).toMatch(/^rebuilt \(missing\)/);
     expect(first.entries.map((e) => [e.id, e.title, e.body])).toEqual([[style.id, 'House style', 'Plain words.']]);
     expect(kernelRules(first)).toEqual([{ id: style.id, title: 'House style', index: 1, pattern: '\\bleverage\\b', message: 'Say "use".' }]);
     const second = await loadKernel(sb.data);
-    expect(second.state).toBe('cached');
+    expect(second.state).toBe('fresh');
     expect(second.digest).toBe(first.digest);
   });
 
@@ -69,15 +71,15 @@ describe('loadKernel', () => {
     expect(k.entries.map((e) => e.title)).toContain('Not kernel');
   });
 
-  it('sees a deleted kernel file and survives a corrupt cache', async () => {
+  it('sees a deleted kernel file and survives a corrupt index', async () => {
     const k0 = await loadKernel(sb.data);
     const commit = k0.entries.find((e) => e.title === 'Commit style')!;
     fs.rmSync(path.join(sb.data, commit.path));
     let k = await loadKernel(sb.data);
     expect(k.entries.map((e) => e.title)).not.toContain('Commit style');
-    fs.writeFileSync(kernelCacheFile(sb.data), '{"v":1,"key":');
+    fs.writeFileSync(indexFile(sb.data), 'GKBPIX01{"v":2,"key":');
     k = await loadKernel(sb.data);
-    expect(k.state).toBe('rebuilt (missing)');
+    expect(k.state).toMatch(/^rebuilt \(missing\)/);
     expect(k.entries.length).toBeGreaterThan(0);
   });
 });

@@ -12,7 +12,8 @@ import { assembleContext } from '../../src/hooks/prompt/prompt.js';
 import { keyDirs } from '../../src/adapters/index/fresh.js';
 import { encodeIndex, FIELD_TAG, FIELD_TITLE, lookupTerms, openIndexFile, readDoc, readerFromBuffer, readKernelBody, readWindow, WINDOW_SIZE, type IndexModel } from '../../src/adapters/index/prompt/format.js';
 import { scoreKeywords, type Pointer } from '../../src/hooks/prompt/signals.js';
-import { analyzePrompt, classifyActivities, keywords, skipReason, stemWord, tagKeywords } from '../../src/core/text/prompt-text.js';
+import { analyzePrompt, classifyActivities, keywords, skipReason, tagKeywords } from '../../src/core/text/prompt-text.js';
+import { stem } from '../../src/core/text/terms.js';
 import { ROOT } from '../helpers/cli.js';
 
 describe('skip rules', () => {
@@ -66,16 +67,16 @@ describe('keywords', () => {
       ['bisecting', 'bisect'],
       ['settings', 'setting'],
     ]) {
-      expect(stemWord(a), `${a} ~ ${b}`).toBe(stemWord(b));
+      expect(stem(a), `${a} ~ ${b}`).toBe(stem(b));
     }
-    expect(stemWord('status')).toBe('status');
-    expect(stemWord('class')).toBe('class');
-    expect(stemWord('vim')).toBe('vim');
+    expect(stem('status')).toBe('status');
+    expect(stem('class')).toBe('class');
+    expect(stem('vim')).toBe('vim');
   });
 
   it('drops stop words, numbers and giant tokens, keeps non-ASCII words', () => {
     expect(keywords('How do I use the 2 branches of this Repo?')).toEqual(['branch', 'repo']);
-    expect(keywords(`x${'a'.repeat(60)} café Straße`)).toEqual(['café', 'straß']);
+    expect(keywords(`x${'a'.repeat(60)} café Straße`)).toEqual(['café', 'straße']);
     expect(keywords("don't can't it's")).toEqual([]);
   });
 
@@ -118,12 +119,13 @@ describe('index file', () => {
           { id: 'kb-a', title: 'Stash pop conflicts', terms: [['stash', FIELD_TITLE], ['pop', FIELD_TITLE], ['git', FIELD_TAG]] },
           { id: 'kb-b', title: 'Tab\there', terms: [['git', FIELD_TAG | FIELD_TITLE], ['ünïcode', FIELD_TITLE]] },
         ],
-        { kernel: [{ id: 'kb-k', title: 'K', path: 'entries/kb-k-k.md', sig: '1:2:3', body: 'Body with ünïcode ✓' }], files, extras: { x: { y: 1 } } },
+        { kernel: [{ id: 'kb-k', title: 'K', path: 'entries/kb-k-k.md', sig: '1:2:3', body: 'Body with ünïcode ✓', rules: [{ pattern: '\\bleverage\\b', message: 'Say "use".' }] }], files, extras: { host: { v: 1, error: 'x' } } },
       ),
     );
     const r = readerFromBuffer(buf);
     expect(r.header.n).toBe(2);
-    expect(r.header.extras).toEqual({ x: { y: 1 } });
+    expect(r.header.extras).toEqual({ host: { v: 1, error: 'x' } });
+    expect(r.header.kernel[0]!.rules).toEqual([{ pattern: '\\bleverage\\b', message: 'Say "use".' }]);
     const post = lookupTerms(r, ['git', 'stash', 'ünïcode', 'absent']);
     expect([...post.get('git')!]).toEqual([0 * 8 + FIELD_TAG, 1 * 8 + (FIELD_TAG | FIELD_TITLE)]);
     expect([...post.get('stash')!]).toEqual([FIELD_TITLE]);
@@ -162,19 +164,19 @@ describe('index file', () => {
 
 describe('keyword scoring', () => {
   const docs = [
-    { id: 'kb-1', title: 'Resolve a merge conflict from stash pop', terms: [['resolv', 1], ['merg', 1], ['conflict', 1], ['stash', 1], ['pop', 1], ['git', 2]] as [string, number][] },
-    { id: 'kb-2', title: 'Staging stashes', terms: [['stag', 1], ['stash', 1], ['git', 2]] as [string, number][] },
+    { id: 'kb-1', title: 'Resolve a merge conflict from stash pop', terms: [['resolve', 1], ['merge', 1], ['conflict', 1], ['stash', 1], ['pop', 1], ['git', 2]] as [string, number][] },
+    { id: 'kb-2', title: 'Staging stashes', terms: [['stage', 1], ['stash', 1], ['git', 2]] as [string, number][] },
     ...Array.from({ length: 50 }, (_, i) => ({ id: `kb-f${i}`, title: `Filler ${i}`, terms: [[`filler${i}`, 1], ['git', 2]] as [string, number][] })),
   ];
   const r = readerFromBuffer(encodeIndex(model(docs)));
 
   it('fires on distinctive shared keywords, best first', () => {
-    const { fired } = scoreKeywords(r, ['git', 'stash', 'pop', 'merg', 'conflict']);
+    const { fired } = scoreKeywords(r, ['git', 'stash', 'pop', 'merge', 'conflict']);
     expect(fired.map((s) => readDoc(r, s.doc).id)).toEqual(['kb-1']);
   });
 
   it('a single keyword never fires, however rare', () => {
-    expect(scoreKeywords(r, ['resolv']).fired).toEqual([]);
+    expect(scoreKeywords(r, ['resolve']).fired).toEqual([]);
   });
 
   it('a keyword in more than half of the entries weighs nothing', () => {
@@ -251,35 +253,34 @@ describe('ledger', () => {
   });
 });
 
+// NOTE: test/architecture.test.ts checks the hook entry's closure (no package but Node's, no use case) and the
+// built dist/hook.js; this checks the modules of the index layer the prompt path must not load either.
 describe('the prompt path loads little', () => {
-  // Static imports only: `import type` and dynamic `import()` are not followed (the rebuild path is dynamic).
-  function staticGraph(entry: string): Set<string> {
-    const seen = new Set<string>();
+  it('the handler imports statically neither the builder nor what it reads (catalog, entry parser, hosts.yaml)', () => {
+    const src = path.join(ROOT, 'src');
+    const graph = new Set<string>();
     const visit = (file: string): void => {
-      if (seen.has(file)) return;
-      seen.add(file);
+      if (graph.has(file)) return;
+      graph.add(file);
       if (!file.startsWith('/')) return;
-      const src = fs.readFileSync(file, 'utf8');
-      for (const m of src.matchAll(/^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm)) {
+      const text = fs.readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm)) {
         const spec = m[1]!;
-        if (spec.startsWith('.')) visit(path.resolve(path.dirname(file), spec.replace(/\.js$/, '.ts')));
-        else visit(spec);
+        visit(spec.startsWith('.') ? path.resolve(path.dirname(file), spec.replace(/\.js$/, '.ts')) : spec);
       }
     };
-    visit(entry);
-    return seen;
-  }
-
-  it('the handler and everything it imports statically use only node built-ins and light modules', () => {
-    const graph = staticGraph(path.join(ROOT, 'src', 'hooks', 'prompt.ts'));
+    visit(path.join(src, 'hooks', 'prompt', 'prompt.ts'));
     const packages = [...graph].filter((f) => !f.startsWith('/'));
     expect(packages.every((p) => p.startsWith('node:')), packages.join(', ')).toBe(true);
     const local = [...graph].filter((f) => f.startsWith('/')).map((f) => path.relative(ROOT, f));
-    for (const banned of ['src/adapters/index/catalog.ts', 'src/core/format/entry.ts', 'src/adapters/index/search.ts', 'src/adapters/git/git.ts', 'src/adapters/index/prompt/build.ts']) expect(local).not.toContain(banned);
-  });
-
-  it('the builder imports no hot-path module (so bundling keeps them in one chunk)', () => {
-    const src = fs.readFileSync(path.join(ROOT, 'src', 'hooks', 'prompt-build.ts'), 'utf8');
-    for (const m of src.matchAll(/^import\s+(?!type\b).*from\s+'(\.\/prompt[^']*)'/gm)) throw new Error(`prompt-build.ts imports ${m[1]} at run time`);
+    expect(local).toContain('src/adapters/index/prompt/load.ts');
+    for (const banned of [
+      'src/adapters/index/prompt/build.ts',
+      'src/adapters/index/catalog.ts',
+      'src/adapters/index/search.ts',
+      'src/core/format/entry.ts',
+      'src/core/hosts/hosts.ts',
+      'src/adapters/store/hosts-file.ts',
+    ]) expect(local).not.toContain(banned);
   });
 });

@@ -9,8 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HOOK_OUTPUT_MAX, KERNEL_BUDGET } from '../../src/core/budget.js';
 import { checkFreshness, indexFile } from '../../src/adapters/index/fresh.js';
 import { openIndexFile } from '../../src/adapters/index/prompt/format.js';
-import { MS_PER_FILE_COLD, SYNC_BUILD_BUDGET_MS } from '../../src/adapters/index/prompt/load.js';
-import { refreshPromptIndex } from '../../src/hooks/prompt/prompt.js';
+import { MS_PER_FILE_COLD, refreshPromptIndex, SYNC_BUILD_BUDGET_MS } from '../../src/adapters/index/prompt/load.js';
 import { kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { commitAll, contextOf, entryRel, entryText, makeRepo, payload, pointerIds, runPromptHook, tid, writeEntries, type TestEntry } from './prompt-support.js';
 
@@ -251,6 +250,38 @@ describe('large rebuilds', () => {
     }
     expect(pointerIds(ctx)).toEqual([tid(1)]);
     expect(ctx).toContain('Write plain sentences.');
+  });
+});
+
+describe('hosts.yaml fails closed', () => {
+  const facts: TestEntry[] = [
+    { id: tid(70), title: 'Webspace deploy quirks of the webroot', type: 'host_fact', host: 'hssh' },
+    { id: tid(71), title: 'Webroot deploy quirks on the NAS', type: 'host_fact', host: 'dssh' },
+  ];
+  const HOST_PROMPT = 'the webroot deploy quirks bite again on webspace and on debian-nas, what was the fix?';
+  const hostsYaml = (hsshMarkers: string): string => `hosts:\n  hssh:\n    forbidden: true\n    markers: [${hsshMarkers}]\n  dssh:\n    markers: [debian-nas]\n`;
+
+  it('points to no host fact and no host while hosts.yaml is malformed or holds a regex that does not compile', async () => {
+    await makeRepo(sb, [...base, ...facts]);
+    fs.writeFileSync(path.join(sb.data, 'hosts.yaml'), hostsYaml('webspace'));
+    await commitAll(sb, 'hosts');
+    // Valid: the allowed host's fact and its host pointer, never the forbidden host's fact.
+    const valid = contextOf(await runPromptHook(sb, payload(HOST_PROMPT, 'h0')));
+    expect(pointerIds(valid)).toEqual([tid(71)]);
+    expect(valid).toContain('- host:dssh — 1 fact about host dssh');
+    expect(valid).not.toContain(tid(70));
+
+    const broken = {
+      'malformed YAML': `${hostsYaml('webspace')}  hssh: [forbidden: true\n`,
+      'a regex that does not compile': hostsYaml('"/web(space/"'),
+    };
+    for (const [i, [why, text]] of Object.entries(broken).entries()) {
+      fs.writeFileSync(path.join(sb.data, 'hosts.yaml'), text);
+      const ctx = contextOf(await runPromptHook(sb, payload(HOST_PROMPT, `h${i + 1}`)));
+      expect(ctx, why).toContain('Write plain sentences.');
+      expect(pointerIds(ctx), why).toEqual([]);
+      expect(ctx, why).not.toMatch(/host:|Webspace|Webroot/);
+    }
   });
 });
 

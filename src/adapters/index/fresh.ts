@@ -20,8 +20,13 @@ export function indexFile(dir: string): string {
   return `${promptStateDir(dir)}/index.v1`;
 }
 
+/** The lock a background builder of the index holds while it runs (load.ts takes it, build.ts releases it). */
+export function buildLockFile(dir: string): string {
+  return `${promptStateDir(dir)}/build.lock`;
+}
+
 /**
- * The catalog cache of src/catalog.ts. NOTE: it is rewritten by any git-kb command that loads the catalog and
+ * The catalog cache of catalog.ts. NOTE: it is rewritten by any git-kb command that loads the catalog and
  * finds a changed file, so its stat data carries "a full check saw a change" into the key.
  */
 export function catalogCacheFile(dir: string): string {

@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { hashTerm } from './prompt/format.js';
+import { fnv1a } from '../../core/text/fnv.js';
 import { promptStateDir, writeInPlace } from './fresh.js';
 
 export interface Ledger {
@@ -22,7 +22,7 @@ export interface Ledger {
 export function ledgerName(sessionId: string): string {
   const safe = sessionId.replace(/[^A-Za-z0-9_-]/g, '');
   if (safe === sessionId && safe.length > 0 && safe.length <= 100) return `${safe}.json`;
-  return `${safe.slice(0, 60)}-${hashTerm(sessionId).toString(36)}.json`;
+  return `${safe.slice(0, 60)}-${fnv1a(sessionId).toString(36)}.json`;
 }
 
 function ledgerPath(dir: string, sessionId: string): string {

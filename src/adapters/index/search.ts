@@ -11,30 +11,15 @@ import type { Catalog, CatalogItem, EntryMeta } from './catalog.js';
 import { writeFileAtomic } from '../store/fsutil.js';
 import { readEntryText, stateDir } from '../store/layout.js';
 import { bodyOf } from '../../core/format/fence.js';
+import { SEARCH_TERMS, termOf, terms, tokenize } from '../../core/text/terms.js';
 
-/** Words too common to carry meaning in a query or a note. */
-export const STOP_WORDS = new Set(
-  `a about above after again against all am an and any are as at be because been before being below between both but by can could did do does doing down during each few for from further had has have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or other our ours ourselves out over own same she should so some such than that the their theirs them themselves then there these they this those through to too under until up very was we were what when where which while who whom why will with would you your yours yourself yourselves get got use using used want need make way thing things`.split(
-    /\s+/,
-  ),
-);
-
-/** A light English stemmer: folds plurals and common verb endings so "indexes", "indexing" meet "index". */
-export function stem(word: string): string {
-  if (word.length <= 3 || /\d/.test(word)) return word;
-  if (word.endsWith('ies') && word.length > 4) return `${word.slice(0, -3)}y`;
-  if (/(ches|shes|xes|sses|zes)$/.test(word)) return word.slice(0, -2);
-  if (word.endsWith('s') && !/(ss|us|is)$/.test(word)) return word.slice(0, -1);
-  if (word.endsWith('ing') && word.length > 5) return word.slice(0, -3).replace(/([^aeiou])\1$/, '$1');
-  if (word.endsWith('ed') && word.length > 4) return word.slice(0, -2).replace(/([^aeiou])\1$/, '$1');
-  return word;
+/** MiniSearch's term processing, for indexing and querying alike: terms.ts under SEARCH_TERMS, token by token. */
+export function processTerm(term: string): string | null {
+  return termOf(term.toLowerCase(), SEARCH_TERMS) ?? null;
 }
 
-/** Term processing shared by indexing and querying: lowercase, drop stop words, stem. */
-export function processTerm(term: string): string | null {
-  const t = term.toLowerCase();
-  if (t.length < 2 || STOP_WORDS.has(t)) return null;
-  return stem(t);
+function tokenizeText(text: string): string[] {
+  return tokenize(text, SEARCH_TERMS.numbers);
 }
 
 const FIELDS = ['title', 'tags', 'aliases', 'body', 'host', 'url'];
@@ -43,7 +28,7 @@ const FIELDS = ['title', 'tags', 'aliases', 'body', 'host', 'url'];
 const BOOST = { title: 2, tags: 2, aliases: 2, host: 2, url: 1, body: 1 };
 
 function indexOptions() {
-  return { idField: 'path', fields: FIELDS, storeFields: [] as string[], processTerm, autoVacuum: false as const };
+  return { idField: 'path', fields: FIELDS, storeFields: [] as string[], tokenize: tokenizeText, processTerm, autoVacuum: false as const };
 }
 
 interface IndexDoc {
@@ -56,12 +41,17 @@ interface IndexDoc {
   url: string;
 }
 
-/** Bump when the index shape or the term processing changes. */
-const INDEX_VERSION = 3;
-const MINISEARCH_STATE_KEYS = ['_index', '_documentCount', '_documentIds', '_idToShortId', '_fieldIds', '_fieldLength', '_avgFieldLength', '_nextId', '_storedFields', '_dirtCount'] as const;
+/** Bump when the index shape or the term processing (core/text/terms.ts) changes. */
+export const SEARCH_INDEX_VERSION = 4;
+/**
+ * The MiniSearch this code is built with (checked against node_modules by test/search-cache.test.ts). It is part
+ * of the cache key, because the cache holds MiniSearch's private fields (see saveState).
+ */
+export const MINISEARCH_VERSION = '7.2.0';
 
 interface IndexCache {
   v: number;
+  minisearch: string;
   fingerprint: string;
   sigs: Map<string, string>;
   state: Record<string, unknown>;
@@ -212,16 +202,38 @@ function unpackTree(tree: Tree, postings: Uint32Array): Tree {
   return tree;
 }
 
-function restore(state: Record<string, unknown>): MiniSearch<IndexDoc> {
+// ---------------------------------------------------------------------------------------------------------
+// NOTE: the only code that touches MiniSearch's private fields. MiniSearch.loadJSON rebuilds every Map of the term
+// tree on each load (see LazyLeaf): measured on the 1,871 notes of bench/search-quality.mjs, a load and one search
+// took 56 ms that way against 20 ms here. These two functions save and restore the fields as they are, the tree
+// packed. A MiniSearch release may rename them: the cache key holds MINISEARCH_VERSION, and a state that does not
+// fit is rebuilt, never used.
+const MINISEARCH_STATE_KEYS = ['_index', '_documentCount', '_documentIds', '_idToShortId', '_fieldIds', '_fieldLength', '_avgFieldLength', '_nextId', '_storedFields', '_dirtCount'] as const;
+
+/** The state of an index to cache: MiniSearch's fields, the term tree packed. */
+function saveState(index: MiniSearch<IndexDoc>): Record<string, unknown> {
+  const raw = index as unknown as Record<string, unknown>;
+  const state: Record<string, unknown> = {};
+  for (const k of MINISEARCH_STATE_KEYS) state[k] = raw[k];
+  state._index = packTree((raw._index as { _tree: Tree })._tree);
+  return state;
+}
+
+/** An index from a cached state; throws when the state does not fit this MiniSearch. */
+function restoreState(state: Record<string, unknown>): MiniSearch<IndexDoc> {
   const ms = new MiniSearch<IndexDoc>(indexOptions());
   const target = ms as unknown as Record<string, unknown>;
   const SearchableMap = (target._index as object).constructor as new (tree: unknown, prefix: string) => unknown;
-  for (const k of MINISEARCH_STATE_KEYS) target[k] = state[k];
+  for (const k of MINISEARCH_STATE_KEYS) {
+    if (!(k in target)) throw new Error(`search cache: MiniSearch has no field ${k}`);
+    target[k] = state[k];
+  }
   const { tree, postings } = state._index as { tree: Tree; postings: Uint32Array };
   if (!(tree instanceof Map) || !(postings instanceof Uint32Array)) throw new Error('search cache: unexpected index shape');
   target._index = new SearchableMap(unpackTree(tree, postings), '');
   return ms;
 }
+// ---------------------------------------------------------------------------------------------------------
 
 /** A search index in memory, with how it was obtained (for benchmarks and debugging). */
 export interface LoadedIndex {
@@ -236,23 +248,23 @@ export function loadSearchIndex(catalog: Catalog): LoadedIndex {
   let cache: IndexCache | undefined;
   try {
     const c = v8.deserialize(fs.readFileSync(file)) as IndexCache;
-    if (c?.v === INDEX_VERSION && c.sigs instanceof Map) cache = c;
+    if (c?.v === SEARCH_INDEX_VERSION && c.minisearch === MINISEARCH_VERSION && c.sigs instanceof Map) cache = c;
   } catch {
     cache = undefined;
   }
   const servable = catalog.items.filter((i) => i.entry);
-  if (cache && cache.fingerprint === catalog.fingerprint) {
-    try {
-      return { index: restore(cache.state), how: 'cached' };
-    } catch {
-      cache = undefined;
-    }
+  let restored: MiniSearch<IndexDoc> | undefined;
+  try {
+    restored = cache && restoreState(cache.state);
+  } catch {
+    restored = undefined; // a state this MiniSearch cannot take: rebuilt below
   }
+  if (restored && cache!.fingerprint === catalog.fingerprint) return { index: restored, how: 'cached' };
   let index: MiniSearch<IndexDoc>;
   let how: LoadedIndex['how'];
   const sigs = new Map<string, string>();
-  if (cache) {
-    index = restore(cache.state);
+  if (restored && cache) {
+    index = restored;
     how = 'updated';
     const now = new Map(servable.map((i) => [i.path, i]));
     for (const [p, s] of cache.sigs) {
@@ -265,7 +277,7 @@ export function loadSearchIndex(catalog: Catalog): LoadedIndex {
       sigs.set(item.path, s);
     }
     // NOTE: discarded documents leave dead terms behind; past a quarter of the index, rebuild instead.
-    if ((index as unknown as { _dirtCount: number })._dirtCount > Math.max(200, index.documentCount / 4)) {
+    if (index.dirtCount > Math.max(200, index.documentCount / 4)) {
       index = new MiniSearch<IndexDoc>(indexOptions());
       index.addAll(servable.map((i) => toDoc(dir, i.entry!, i.path)));
       how = 'built';
@@ -276,12 +288,9 @@ export function loadSearchIndex(catalog: Catalog): LoadedIndex {
     for (const item of servable) sigs.set(item.path, sig(item));
     how = 'built';
   }
-  const raw = index as unknown as Record<string, unknown>;
-  const state: Record<string, unknown> = {};
-  for (const k of MINISEARCH_STATE_KEYS) state[k] = raw[k];
-  state._index = packTree((raw._index as { _tree: Tree })._tree);
   try {
-    writeFileAtomic(file, v8.serialize({ v: INDEX_VERSION, fingerprint: catalog.fingerprint, sigs, state } satisfies IndexCache), { fsync: false });
+    const cached: IndexCache = { v: SEARCH_INDEX_VERSION, minisearch: MINISEARCH_VERSION, fingerprint: catalog.fingerprint, sigs, state: saveState(index) };
+    writeFileAtomic(file, v8.serialize(cached), { fsync: false });
   } catch {
     // a read-only repo still searches; it rebuilds next time
   }
@@ -317,12 +326,7 @@ export interface SearchHit {
 
 /** The query's terms after the same processing the index uses (for snippets and highlighting). */
 export function queryTerms(query: string): string[] {
-  const out: string[] = [];
-  for (const raw of query.split(/[^\p{L}\p{N}_]+/u)) {
-    const t = processTerm(raw);
-    if (t) out.push(t);
-  }
-  return out;
+  return terms(query, SEARCH_TERMS);
 }
 
 /** A one-line snippet of about `width` characters around the densest cluster of query terms. */
@@ -330,17 +334,19 @@ export function makeSnippet(body: string, terms: string[], width = 160): string 
   const text = body.replace(/^#+\s.*$/m, '').replace(/```[\s\S]*?```/g, (m) => m.replace(/\s+/g, ' ')).replace(/\s+/g, ' ').trim();
   if (text.length <= width) return text;
   const lower = text.toLowerCase();
+  // NOTE: a stem keeps its word's final e ("rebase"); the text may hold "rebasing", so the e is not looked for.
+  const needles = terms.map((t) => (t.length > 4 && t.endsWith('e') ? t.slice(0, -1) : t));
   let best = 0;
   let bestScore = -1;
   const positions: number[] = [];
-  for (const t of terms) {
+  for (const t of needles) {
     for (let i = lower.indexOf(t); i !== -1 && positions.length < 500; i = lower.indexOf(t, i + 1)) positions.push(i);
   }
   positions.sort((a, b) => a - b);
   for (const p of positions) {
     const start = Math.max(0, p - 40);
     const window = lower.slice(start, start + width);
-    const score = terms.filter((t) => window.includes(t)).length;
+    const score = needles.filter((t) => window.includes(t)).length;
     if (score > bestScore) {
       bestScore = score;
       best = start;

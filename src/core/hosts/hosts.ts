@@ -1,38 +1,19 @@
 /**
- * Contract: the host registry of spec/hosts.md. `hosts.yaml` in the data repo names hosts (a canonical key,
- * aliases, markers, a `forbidden` flag) and global forbidden patterns; `parseHosts` validates all of it on every
- * load and reports each problem with its line, so a typo can never silently drop a `forbidden: true`. Markers
- * are compiled once into a JSON-safe matcher (`compileMatcher`) that the prompt hook keeps in its index and runs
- * with `matchHosts`; `forbiddenMatch` is the one check every write path runs over the text it would store.
- * This module imports only node built-ins: what validation needs (the YAML parser, the regex-risk analyser, the
- * key check) is handed in as `HostLibs` (`hostLibs()` loads them), so the prompt hook's host signal loads the
- * matcher as one small module. NOTE: every module a cold hook process loads costs about a millisecond.
+ * Contract: the host registry of spec/hosts.md, pure: no file is read here (adapters/store/hosts-file.ts reads
+ * hosts.yaml and calls checkedRegistry). `hosts.yaml` names hosts (a canonical key, aliases, markers, a
+ * `forbidden` flag) and global forbidden patterns; `parseHosts` validates all of it and reports each problem with
+ * its line, so a typo can never silently drop a `forbidden: true`, and `checkedRegistry` refuses a registry with
+ * any problem. Markers are compiled into a JSON-safe matcher (matcher.ts) that the prompt index keeps and the
+ * prompt hook runs; `forbiddenMatch` is the one check every write path runs over the text it would store.
  */
-import fs from 'node:fs';
-import path from 'node:path';
+import YAML from 'yaml';
 import type * as YAMLNS from 'yaml';
+import { KbError } from '../errors.js';
+import { regexRisk } from '../format/regex-risk.js';
+import { isValidHostKey } from '../format/schema.js';
 import { compileMatcher, isRegexMarker, matchHosts, MIN_MARKER_CHARS, REGEX_MARKER, type HostMatcher } from './matcher.js';
 
 export { compileMatcher, isRegexMarker, matchHosts, MIN_MARKER_CHARS, type HostMatcher } from './matcher.js';
-
-/** The parts of the `yaml` package used here. */
-export type Yaml = Pick<typeof YAMLNS, 'parseDocument' | 'isMap' | 'isScalar'>;
-
-/** What validating hosts.yaml needs besides its text, handed in (dependencies in, no loads at import). */
-export interface HostLibs {
-  yaml: Yaml;
-  /** src/gate/regex-risk.ts: why a pattern could run slowly, or undefined. */
-  regexRisk: (pattern: string, flags?: string) => string | undefined;
-  /** src/schema.ts: the host key shape. */
-  isValidHostKey: (key: unknown) => boolean;
-}
-
-/** Loads the libraries of HostLibs. */
-export async function hostLibs(): Promise<HostLibs> {
-  const [yaml, risk, schema] = await Promise.all([import('yaml'), import('../format/regex-risk.js'), import('../format/schema.js')]);
-  const y = yaml as unknown as Yaml & { default?: Yaml };
-  return { yaml: y.default ?? y, regexRisk: risk.regexRisk, isValidHostKey: schema.isValidHostKey };
-}
 
 /** The registry file, at the top of the data repo. */
 export const HOSTS_FILE = 'hosts.yaml';
@@ -76,7 +57,7 @@ export function emptyRegistry(): HostRegistry {
  * Checks one marker or forbidden pattern; returns why it is refused, or undefined. A regex must compile, use only
  * the flags i, m, s, u, never match empty text, and pass the run-time risk analysis of the prose rules.
  */
-export function markerProblem(marker: string, regexRisk: HostLibs['regexRisk']): string | undefined {
+export function markerProblem(marker: string): string | undefined {
   if (typeof marker !== 'string' || marker.trim() === '') return 'is empty';
   if (marker !== marker.trim()) return 'has leading or trailing white space';
   if (/[\u0000-\u001f\u007f]/.test(marker)) return 'contains a control character (a tab or a line break)';
@@ -123,8 +104,7 @@ function stringList(v: unknown): string[] | undefined {
  * Parses and validates the text of hosts.yaml. Returns the registry (hosts with problems left out) and every
  * problem with its line; `loadHosts` turns problems into one error.
  */
-export function parseHosts(text: string, libs: HostLibs, file = HOSTS_FILE): { registry: HostRegistry; problems: HostProblem[] } {
-  const { yaml, regexRisk, isValidHostKey } = libs;
+export function parseHosts(text: string, file = HOSTS_FILE): { registry: HostRegistry; problems: HostProblem[] } {
   const problems: HostProblem[] = [];
   const registry = emptyRegistry();
   const src = text.replace(/\r\n?/g, '\n').replace(/^\uFEFF/, '');
@@ -135,7 +115,7 @@ export function parseHosts(text: string, libs: HostLibs, file = HOSTS_FILE): { r
     problems.push({ rule, message, file, line });
   };
 
-  const doc = yaml.parseDocument(src, { uniqueKeys: true });
+  const doc = YAML.parseDocument(src, { uniqueKeys: true });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
     problem('hosts-yaml', `malformed YAML: ${e.message.split('\n')[0]}`, e.linePos?.[0]?.line ?? 1);
@@ -143,40 +123,40 @@ export function parseHosts(text: string, libs: HostLibs, file = HOSTS_FILE): { r
   }
   const root = doc.contents;
   if (root === null || root === undefined) return { registry, problems };
-  if (!yaml.isMap(root)) {
+  if (!YAML.isMap(root)) {
     problem('hosts-yaml', 'hosts.yaml must be a mapping with "hosts" and optionally "forbidden_patterns"', at(root));
     return { registry, problems };
   }
   for (const pair of root.items) {
-    const k = yaml.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    const k = YAML.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
     if (!TOP_FIELDS.has(k)) problem('hosts-field', `unknown top-level field "${k}"; the fields are: ${[...TOP_FIELDS].join(', ')}`, at(pair.key));
   }
 
   const hostsNode = root.get('hosts', true);
-  if (hostsNode !== undefined && hostsNode !== null && !(yaml.isScalar(hostsNode) && hostsNode.value === null)) {
-    if (!yaml.isMap(hostsNode)) {
+  if (hostsNode !== undefined && hostsNode !== null && !(YAML.isScalar(hostsNode) && hostsNode.value === null)) {
+    if (!YAML.isMap(hostsNode)) {
       problem('hosts-field', '"hosts" must be a mapping of host key to its settings', at(hostsNode));
     } else {
       for (const pair of hostsNode.items) {
         const keyNode = pair.key;
-        const key = yaml.isScalar(keyNode) ? String(keyNode.value) : String(keyNode);
+        const key = YAML.isScalar(keyNode) ? String(keyNode.value) : String(keyNode);
         const line = at(keyNode);
         if (!isValidHostKey(key)) {
           problem('host-key', `host key "${key}" must match ^[a-z0-9][a-z0-9_-]{0,63}$ (lowercase letters, digits, _ and -)`, line);
           continue;
         }
         const value = pair.value;
-        const raw = value === null || value === undefined || (yaml.isScalar(value) && value.value === null) ? {} : (value as { toJSON?: () => unknown }).toJSON?.();
+        const raw = value === null || value === undefined || (YAML.isScalar(value) && value.value === null) ? {} : (value as { toJSON?: () => unknown }).toJSON?.();
         if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
           problem('host-field', `host "${key}" must be a mapping (aliases, markers, forbidden, description)`, line);
           continue;
         }
         const r = raw as Record<string, unknown>;
         let ok = true;
-        const fieldLine = (f: string): number => (yaml.isMap(value) ? at(value.get(f, true) ?? keyNode) : line);
+        const fieldLine = (f: string): number => (YAML.isMap(value) ? at(value.get(f, true) ?? keyNode) : line);
         for (const f of Object.keys(r)) {
           if (!HOST_FIELDS.has(f)) {
-            problem('host-field', `host "${key}": unknown field "${f}"; the fields are: ${[...HOST_FIELDS].join(', ')}`, yaml.isMap(value) ? at(value.items.find((p) => yaml.isScalar(p.key) && p.key.value === f)?.key) : line);
+            problem('host-field', `host "${key}": unknown field "${f}"; the fields are: ${[...HOST_FIELDS].join(', ')}`, YAML.isMap(value) ? at(value.items.find((p) => YAML.isScalar(p.key) && p.key.value === f)?.key) : line);
             ok = false;
           }
         }
@@ -203,7 +183,7 @@ export function parseHosts(text: string, libs: HostLibs, file = HOSTS_FILE): { r
             problem('host-alias', `host "${key}": alias "${a}" is a pattern; put patterns under "markers"`, fieldLine('aliases'));
             ok = false;
           } else {
-            const why = markerProblem(a, regexRisk);
+            const why = markerProblem(a);
             if (why) {
               problem('host-alias', `host "${key}": alias "${a}" ${why}`, fieldLine('aliases'));
               ok = false;
@@ -211,7 +191,7 @@ export function parseHosts(text: string, libs: HostLibs, file = HOSTS_FILE): { r
           }
         }
         for (const m of markers ?? []) {
-          const why = markerProblem(m, regexRisk);
+          const why = markerProblem(m);
           if (why) {
             problem('host-marker', `host "${key}": marker ${JSON.stringify(m)} ${why}`, fieldLine('markers'));
             ok = false;
@@ -243,7 +223,7 @@ export function parseHosts(text: string, libs: HostLibs, file = HOSTS_FILE): { r
   if (!fp) problem('forbidden-patterns', '"forbidden_patterns" must be a list of words or /regex/ patterns', at(fpNode));
   else {
     for (const p of fp) {
-      const why = markerProblem(p, regexRisk);
+      const why = markerProblem(p);
       if (why) problem('forbidden-pattern', `forbidden pattern ${JSON.stringify(p)} ${why}`, at(fpNode));
       else registry.forbiddenPatterns.push(p);
     }
@@ -269,33 +249,18 @@ export function hostTerms(h: HostDef): string[] {
   return dedupe([h.key, ...h.aliases, ...h.markers]).filter((t) => isRegexMarker(t) || t.length >= MIN_MARKER_CHARS);
 }
 
-/** The absolute path of hosts.yaml in a data repo. */
-export function hostsFile(dir: string): string {
-  return path.join(dir, HOSTS_FILE);
-}
-
 /** Formats problems one per line as `hosts.yaml:LINE: message [rule]`. */
 export function formatHostProblems(problems: HostProblem[]): string {
   return problems.map((p) => `${p.file}:${p.line}: ${p.message} [${p.rule}]`).join('\n');
 }
 
 /**
- * Reads and validates the registry of a data repo (a missing file is an empty registry). Throws INVALID_ENTRY
- * listing every problem: a registry with any problem is never used, because a broken forbidden flag must not
- * let anything through.
+ * The registry of the text of hosts.yaml. Throws INVALID_ENTRY listing every problem: a registry with any problem
+ * is never used, because a broken forbidden flag must not let anything through.
  */
-export async function loadHosts(dir: string): Promise<HostRegistry> {
-  let text: string;
-  try {
-    text = fs.readFileSync(hostsFile(dir), 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyRegistry();
-    const { KbError } = await import('../errors.js');
-    throw new KbError('INVALID_ENTRY', `${HOSTS_FILE}: cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { file: HOSTS_FILE });
-  }
-  const { registry, problems } = parseHosts(text, await hostLibs());
+export function checkedRegistry(text: string): HostRegistry {
+  const { registry, problems } = parseHosts(text);
   if (problems.length > 0) {
-    const { KbError } = await import('../errors.js');
     throw new KbError('INVALID_ENTRY', `${HOSTS_FILE} is invalid; fix it (spec/hosts.md) and try again:\n${formatHostProblems(problems)}`, { file: HOSTS_FILE, line: problems[0]!.line, problems });
   }
   return registry;
@@ -356,12 +321,12 @@ export interface HostChange {
 const HEADER = '# git-kb host registry (spec/hosts.md): hosts with their aliases and markers, and text never to store.\n';
 
 /** Returns the text of hosts.yaml with one host added or extended (markers and aliases are merged). */
-export function applyHostChange(text: string, change: HostChange, yaml: Yaml): string {
-  const doc = yaml.parseDocument(text.trim() ? text : `${HEADER}hosts: {}\n`);
-  if (!yaml.isMap(doc.contents)) doc.contents = doc.createNode({}) as never;
+export function applyHostChange(text: string, change: HostChange): string {
+  const doc = YAML.parseDocument(text.trim() ? text : `${HEADER}hosts: {}\n`);
+  if (!YAML.isMap(doc.contents)) doc.contents = doc.createNode({}) as never;
   const root = doc.contents as YAMLNS.YAMLMap;
   let hosts = root.get('hosts', true);
-  if (!yaml.isMap(hosts)) {
+  if (!YAML.isMap(hosts)) {
     hosts = doc.createNode({}) as unknown as typeof hosts;
     root.set('hosts', hosts);
   }
@@ -369,7 +334,7 @@ export function applyHostChange(text: string, change: HostChange, yaml: Yaml): s
   // NOTE: flow style ({} written by a fresh file) is switched to block style so the file stays hand-editable.
   (map as { flow?: boolean }).flow = false;
   let host = map.get(change.key, true) as unknown;
-  if (!yaml.isMap(host)) {
+  if (!YAML.isMap(host)) {
     host = doc.createNode({});
     map.set(change.key, host);
   }
@@ -394,8 +359,8 @@ export function applyHostChange(text: string, change: HostChange, yaml: Yaml): s
 }
 
 /** Returns the text of hosts.yaml with a global forbidden pattern added (once). */
-export function applyForbiddenPattern(text: string, pattern: string, yaml: Yaml): string {
-  const doc = yaml.parseDocument(text.trim() ? text : `${HEADER}hosts: {}\n`);
+export function applyForbiddenPattern(text: string, pattern: string): string {
+  const doc = YAML.parseDocument(text.trim() ? text : `${HEADER}hosts: {}\n`);
   const root = doc.contents as YAMLNS.YAMLMap;
   const current = stringList((root.get('forbidden_patterns', true) as { toJSON?: () => unknown } | undefined)?.toJSON?.()) ?? [];
   if (!current.includes(pattern)) root.set('forbidden_patterns', doc.createNode([...current, pattern]));

@@ -1,7 +1,7 @@
 /**
  * Contract: matching host markers in text (spec/hosts.md, "Detection"), the part of the host registry the prompt
- * hook runs on every prompt: pure, dependency-free, so it bundles into the hook entry. Validation and loading of
- * hosts.yaml stay in src/hosts.ts.
+ * hook runs on every prompt: pure, dependency-free, so it bundles into the hook entry. Validation of hosts.yaml is
+ * in hosts.ts, and reading it in adapters/store/hosts-file.ts.
  *
  * NOTE: the rule: a plain marker matches case-insensitively as a whole word, where a word is a run of letters,
  * digits, `_` and `-` (so `10.0.0.7` does not match `10.0.0.70`, `pop-os` does not match `pop-os2`, and `dssh`

@@ -1,12 +1,9 @@
 /**
  * Contract: the signals of the prompt hook (spec/hooks.md, "Signals"). A signal looks at one prompt and the
  * prompt index and proposes pointers (id, title, why); the handler merges them in the order of PROMPT_SIGNALS,
- * drops what the session's ledger already showed, and applies each signal's limit. A signal that needs data
- * the index does not carry gives a `collect` function: it runs only when the index is rebuilt (it may import
- * heavy modules there, dynamically) and its JSON result is stored in the index as `extras[name]`.
- *
- * Seams for the next signals: the host signal and the recent-sessions signal are added to PROMPT_SIGNALS below
- * (their `collect` reads hosts.yaml and the session summaries; `ctx.firstPrompt` tells a session's first prompt).
+ * drops what the session's ledger already showed, and applies each signal's limit. A signal only fires: data
+ * the index does not otherwise carry is computed when the index is built, by the index layer
+ * (adapters/index/prompt/extras-*.ts), and read here from `header.extras`.
  */
 import type { HookInput } from '../protocol.js';
 import { FIELD_ALIAS, FIELD_TITLE, lookupTerms, readDoc, type IndexReader } from '../../adapters/index/prompt/format.js';
@@ -44,34 +41,10 @@ export interface SignalResult {
   debug?: Record<string, unknown>;
 }
 
-/** An entry as the index builder sees it (the catalog's fields, without the body). */
-export interface BuildEntry {
-  id: string;
-  title: string;
-  type: string;
-  tags: string[];
-  aliases: string[];
-  appliesTo: string[];
-  kernel: boolean;
-  host?: string;
-  created?: string;
-  updated?: string;
-  path: string;
-  data: Record<string, unknown>;
-}
-
-/** What `collect` gets at build time. */
-export interface BuildContext {
-  dir: string;
-  /** Every servable entry, newest first. */
-  entries: BuildEntry[];
-}
-
 export interface PromptSignal {
   name: string;
   /** The most pointers of this signal per prompt, after dedup. */
   limit: number;
-  collect?: (build: BuildContext) => unknown | Promise<unknown>;
   fire: (ctx: SignalContext) => SignalResult;
 }
 
@@ -207,17 +180,12 @@ export async function loadSignal(slot: SignalSlot): Promise<PromptSignal> {
   return 'load' in slot ? slot.load() : slot;
 }
 
-function extras(ctx: SignalContext, name: string): Record<string, unknown> | undefined {
-  const x = ctx.reader.header.extras?.[name];
-  return x && typeof x === 'object' ? (x as Record<string, unknown>) : undefined;
-}
-
 /** Host signal (signals/host.ts): only when the index holds a matcher with at least one host. */
 const hostSlot: LazySignal = {
   name: 'host',
   wanted: (ctx) => {
-    const m = extras(ctx, 'host')?.matcher as { labels?: unknown[] } | undefined;
-    return Array.isArray(m?.labels) && m.labels.length > 0;
+    const labels = ctx.reader.header.extras?.host?.matcher?.labels;
+    return Array.isArray(labels) && labels.length > 0;
   },
   load: () => import('./signals/host.js').then((m) => m.hostSignal),
 };
@@ -225,7 +193,7 @@ const hostSlot: LazySignal = {
 /** Recent-sessions signal (signals/sessions.ts): only on a session's first prompt, when summaries exist. */
 const sessionsSlot: LazySignal = {
   name: 'sessions',
-  wanted: (ctx) => ctx.firstPrompt && typeof extras(ctx, 'sessions')?.file === 'string',
+  wanted: (ctx) => ctx.firstPrompt && typeof ctx.reader.header.extras?.sessions?.file === 'string',
   load: () => import('./signals/sessions.js').then((m) => m.recentSessionsSignal),
 };
 

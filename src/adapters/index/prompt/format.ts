@@ -6,9 +6,13 @@
  * never trusts the file (a short, foreign or corrupt file reads as "no index").
  */
 import fs from 'node:fs';
+import { fnv1a } from '../../../core/text/fnv.js';
+import type { HostExtras } from './extras-hosts.js';
+import type { SessionExtras } from './extras-sessions.js';
 
 const MAGIC = 'GKBPIX01';
-export const INDEX_VERSION = 1;
+/** Bump when the format or the terms (core/text/terms.ts) change: an index of another version reads as none. */
+export const INDEX_VERSION = 2;
 
 /** Field bits of a posting: which part of the entry the keyword came from. */
 export const FIELD_TITLE = 1;
@@ -23,7 +27,14 @@ export interface IndexDoc {
   terms: Map<string, number>;
 }
 
-/** A kernel entry with its whole body. */
+/** A `rules:` pattern of a kernel entry (already validated by the entry parser), for the prose gate. */
+export interface KernelRule {
+  pattern: string;
+  message: string;
+  flags?: string;
+}
+
+/** A kernel entry with its whole body and rules: the prompt hook shows the body, the prose gate applies both. */
 export interface IndexKernel {
   id: string;
   title: string;
@@ -31,6 +42,13 @@ export interface IndexKernel {
   /** Stat signature of the file (see statSig). */
   sig: string;
   body: string;
+  rules: KernelRule[];
+}
+
+/** Data of the signals that the index does not otherwise carry, computed at build time (extras-*.ts). */
+export interface IndexExtras {
+  host?: HostExtras;
+  sessions?: SessionExtras;
 }
 
 /** Everything an index file holds, before encoding. */
@@ -46,8 +64,7 @@ export interface IndexModel {
   /** Every entry file with its stat signature, for the rotating window; the newest few also go in `hot`. */
   files: [string, string][];
   hot: [string, string][];
-  /** Data of other signals, computed at build time (src/hooks/prompt-signals.ts). */
-  extras: Record<string, unknown>;
+  extras: IndexExtras;
   built: string;
 }
 
@@ -61,31 +78,19 @@ export interface IndexHeader {
   n: number;
   nBuckets: number;
   sections: Record<'buckets' | 'postings' | 'docs' | 'docText' | 'kernel', [number, number]>;
-  kernel: { id: string; title: string; path: string; sig: string; off: number; len: number }[];
+  kernel: { id: string; title: string; path: string; sig: string; rules: KernelRule[]; off: number; len: number }[];
   activity: Record<string, [string, string][]>;
   hot: [string, string][];
   /** [offset, length, file count] of each window of the stat list. */
   windows: [number, number, number][];
   fileCount: number;
-  extras: Record<string, unknown>;
+  extras: IndexExtras;
 }
 
 /** Files checked per prompt by the rotating window (spec/hooks.md, "Freshness"). */
 export const WINDOW_SIZE = 64;
 /** The most recently modified entry files, checked on every prompt. */
 export const HOT_SIZE = 16;
-
-/** FNV-1a over a string's UTF-16 units: the bucket of a keyword. */
-export function hashTerm(term: string): number {
-  // NOTE: FNV-1a, the same as src/fnv.ts, written out here on purpose: importing that five-line module would
-  // make the bundler give it a chunk of its own, one more module load (about half a millisecond) on every prompt.
-  let h = 0x811c9dc5;
-  for (let i = 0; i < term.length; i++) {
-    h ^= term.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
 
 function bucketCount(terms: number): number {
   let n = 16;
@@ -115,7 +120,7 @@ export function encodeIndex(model: IndexModel): Buffer {
     t.copy(rec, 1);
     rec.writeUInt32LE(list.length, 1 + t.length);
     list.forEach((v, j) => rec.writeUInt32LE(v, 1 + t.length + 4 + 4 * j));
-    buckets[hashTerm(term) & (nBuckets - 1)]!.push(rec);
+    buckets[fnv1a(term) & (nBuckets - 1)]!.push(rec);
   }
   const bucketDir = Buffer.alloc(nBuckets * 8);
   const bucketBodies: Buffer[] = [];
@@ -146,7 +151,7 @@ export function encodeIndex(model: IndexModel): Buffer {
   let kpos = 0;
   for (const k of model.kernel) {
     const b = Buffer.from(k.body, 'utf8');
-    kernelHeader.push({ id: k.id, title: k.title, path: k.path, sig: k.sig, off: kpos, len: b.length });
+    kernelHeader.push({ id: k.id, title: k.title, path: k.path, sig: k.sig, rules: k.rules, off: kpos, len: b.length });
     kernelBodies.push(b);
     kpos += b.length;
   }
@@ -291,7 +296,7 @@ export function lookupTerms(reader: IndexReader, terms: string[]): Map<string, U
   if (h.n === 0 || terms.length === 0) return out;
   const byBucket = new Map<number, string[]>();
   for (const t of terms) {
-    const b = hashTerm(t) & (h.nBuckets - 1);
+    const b = fnv1a(t) & (h.nBuckets - 1);
     const list = byBucket.get(b);
     if (list) list.push(t);
     else byBucket.set(b, [t]);
@@ -335,6 +340,11 @@ export function readDoc(reader: IndexReader, doc: number): { id: string; title: 
 /** The body of a kernel entry listed in the header. */
 export function readKernelBody(reader: IndexReader, k: IndexHeader['kernel'][number]): string {
   return reader.read(reader.header.sections.kernel[0] + k.off, k.len).toString('utf8');
+}
+
+/** Every kernel entry of an index, oldest first, with its body and rules. */
+export function readKernel(reader: IndexReader): IndexKernel[] {
+  return reader.header.kernel.map((k) => ({ id: k.id, title: k.title, path: k.path, sig: k.sig, body: readKernelBody(reader, k), rules: Array.isArray(k.rules) ? k.rules : [] }));
 }
 
 /** The [path, stat signature] pairs of one rotating window. */

@@ -1,17 +1,18 @@
 /**
- * Contract: when and where the prompt index is rebuilt (spec/hooks.md, "Rebuilds"). A fresh index is served as
- * is. A missing or stale one is rebuilt in the prompt's own process when the rebuild is cheap (the estimate is
- * the number of entry files times the per-file cost with or without a warm catalog cache); otherwise a detached
- * builder process is started (at most one per data repo, guarded by `prompt/build.lock`) and the prompt gets no
- * context, never a stale index. The hook's deadline can therefore never cut a large first build short forever.
+ * Contract: when and where the prompt index is rebuilt (spec/hooks.md, "Rebuilds"), the one door to it for its
+ * readers (the prompt hook, the prose gate) and writers (git-kb commands and hooks that just wrote call
+ * refreshPromptIndex). A fresh index is served as is. A missing or stale one is rebuilt in this process when the rebuild is cheap (the
+ * estimate is the number of entry files times the per-file cost with or without a warm catalog cache) or when the
+ * caller waits for it (`wait`); otherwise a detached builder process is started (at most one per data repo,
+ * guarded by `prompt/build.lock`) and the caller gets no index, never a stale one. The hook's deadline can
+ * therefore never cut a large first build short forever. The builder (build.ts) is imported only to rebuild.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { processAlive } from '../../system/pid.js';
 import type { BuildResult } from './build.js';
-import { catalogCacheFile, checkFreshness, indexFile, promptStateDir } from '../fresh.js';
+import { buildLockFile, catalogCacheFile, checkFreshness, indexFile } from '../fresh.js';
 import { openIndexFile, type IndexReader } from './format.js';
-import { PROMPT_KIT } from './kit.js';
 
 /** A rebuild expected to take longer than this runs in the background. */
 export const SYNC_BUILD_BUDGET_MS = 2500;
@@ -23,10 +24,10 @@ const CACHE_BYTES_PER_FILE = 300;
 /** A build lock older than this is taken to be dead whatever its pid says. */
 const BUILD_LOCK_MAX_AGE_MS = 10 * 60_000;
 
-/** Rebuilds the prompt index of `dir` in this process (loads the builder, the catalog and, for changed files, the entry parser). */
-export async function rebuildPromptIndex(dir: string): Promise<BuildResult> {
-  const { buildPromptIndex } = await import('./build.js');
-  return buildPromptIndex(dir, PROMPT_KIT);
+/** Rebuilds the index of `dir` in this process (loads the builder, the catalog and, for changed files, the parser). */
+async function rebuild(dir: string): Promise<BuildResult> {
+  const { rebuildPromptIndex } = await import('./build.js');
+  return rebuildPromptIndex(dir);
 }
 
 /**
@@ -40,7 +41,7 @@ export async function refreshPromptIndex(dir: string): Promise<void> {
     if (!reader) return;
     const fresh = checkFreshness(dir, reader).fresh;
     reader.close();
-    if (!fresh) await rebuildPromptIndex(dir);
+    if (!fresh) await rebuild(dir);
   } catch {
     /* the next prompt rebuilds */
   }
@@ -80,15 +81,11 @@ export function estimateRebuildMs(dir: string, knownFiles?: number): number {
   return warm * MS_PER_FILE_WARM + (files - warm) * MS_PER_FILE_COLD;
 }
 
-function buildLock(dir: string): string {
-  return path.join(promptStateDir(dir), 'build.lock');
-}
-
 /** True while a background builder holds the lock. */
 export function buildRunning(dir: string): boolean {
   try {
-    const st = fs.statSync(buildLock(dir));
-    const pid = Number.parseInt(fs.readFileSync(buildLock(dir), 'utf8'), 10);
+    const st = fs.statSync(buildLockFile(dir));
+    const pid = Number.parseInt(fs.readFileSync(buildLockFile(dir), 'utf8'), 10);
     return Date.now() - st.mtimeMs < BUILD_LOCK_MAX_AGE_MS && (!Number.isInteger(pid) || pid <= 0 ? Date.now() - st.mtimeMs < 5000 : processAlive(pid));
   } catch {
     return false;
@@ -96,9 +93,9 @@ export function buildRunning(dir: string): boolean {
 }
 
 /** Starts a detached builder for `dir` unless one is running. Returns false when none could be started. */
-export async function startBackgroundBuild(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+export async function startBackgroundBuild(dir: string, env?: NodeJS.ProcessEnv): Promise<boolean> {
   if (buildRunning(dir)) return true;
-  const lock = buildLock(dir);
+  const lock = buildLockFile(dir);
   try {
     fs.mkdirSync(path.dirname(lock), { recursive: true });
     fs.rmSync(lock, { force: true });
@@ -108,12 +105,12 @@ export async function startBackgroundBuild(dir: string, env: NodeJS.ProcessEnv =
     return false; // another prompt won the race, or nothing can be written
   }
   try {
-    // NOTE: the builder imports the prompt handler's module and runs runBackgroundBuild: from a build, the stable
-    // dist/hooks/prompt.js (the hook entry bundles this code too, but importing the entry would run a hook); from
-    // the sources (tests), this very module.
+    // NOTE: the builder imports build.ts and runs runBackgroundBuild: from a build, its stable file
+    // dist/hooks/prompt-build.js (lazyHooks of build.mjs; this code may be bundled anywhere); from the sources,
+    // the build.ts beside this file.
     const here = import.meta.url;
     const dist = here.lastIndexOf('/dist/');
-    const builder = dist === -1 ? here : `${here.slice(0, dist)}/dist/hooks/prompt.js`;
+    const builder = dist === -1 ? new URL(`./build${path.extname(new URL(here).pathname)}`, here).href : `${here.slice(0, dist)}/dist/hooks/prompt-build.js`;
     const code = 'const [u, d] = process.argv.slice(1); const m = await import(u); await m.runBackgroundBuild(d);';
     // NOTE: loaded here, not at the top: node:child_process pulls in net and dgram, milliseconds a prompt
     // that needs no builder should not pay.
@@ -129,20 +126,20 @@ export async function startBackgroundBuild(dir: string, env: NodeJS.ProcessEnv =
   }
 }
 
-/** The body of the detached builder: rebuild, then release the lock. */
-export async function runBackgroundBuild(dir: string): Promise<void> {
-  try {
-    await rebuildPromptIndex(dir);
-  } finally {
-    fs.rmSync(buildLock(dir), { force: true });
-  }
-}
-
 /** The index of a prompt, or why there is none. */
 export type LoadedIndex = { reader: IndexReader; state: string } | { reader?: undefined; state: string };
 
-/** Loads the index of `dir`: fresh as is, else rebuilt here when cheap, else in the background (no index now). */
-export async function loadPromptIndex(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadedIndex> {
+/** How loadPromptIndex may rebuild. */
+export interface LoadOptions {
+  /** Rebuild here whatever it costs, never in the background (for a caller with time, such as the prose gate). */
+  wait?: boolean;
+}
+
+/**
+ * Loads the index of `dir`: fresh as is, else rebuilt here when cheap or waited for, else in the background (no
+ * index now); `env` is the environment of a background builder (the caller's own when undefined).
+ */
+export async function loadPromptIndex(dir: string, env?: NodeJS.ProcessEnv, options: LoadOptions = {}): Promise<LoadedIndex> {
   const reader = openIndexFile(indexFile(dir));
   let reason = 'missing';
   let knownFiles: number | undefined;
@@ -153,12 +150,14 @@ export async function loadPromptIndex(dir: string, env: NodeJS.ProcessEnv = proc
     knownFiles = reader.header.fileCount;
     reader.close();
   }
-  if (buildRunning(dir)) return { state: `${reason}; a background build is running` };
-  const estimate = estimateRebuildMs(dir, knownFiles);
-  if (estimate > SYNC_BUILD_BUDGET_MS) {
-    const started = await startBackgroundBuild(dir, env);
-    return { state: `${reason}; rebuild estimated at ${Math.round(estimate)} ms ${started ? 'started in the background' : 'could not be started'}` };
+  if (!options.wait) {
+    if (buildRunning(dir)) return { state: `${reason}; a background build is running` };
+    const estimate = estimateRebuildMs(dir, knownFiles);
+    if (estimate > SYNC_BUILD_BUDGET_MS) {
+      const started = await startBackgroundBuild(dir, env);
+      return { state: `${reason}; rebuild estimated at ${Math.round(estimate)} ms ${started ? 'started in the background' : 'could not be started'}` };
+    }
   }
-  const built = await rebuildPromptIndex(dir);
+  const built = await rebuild(dir);
   return { reader: built.reader, state: `rebuilt (${reason}) in ${built.ms} ms${built.saved ? '' : ', not saved'}` };
 }

@@ -1,167 +1,33 @@
 /**
- * Contract: the recent-sessions signal of the prompt hook (spec/hooks.md, "Signals"; spec/sessions.md,
- * "Recall"). On a session's first looked-at prompt, it points to the latest few session summaries of the same
- * project directory (the payload's `cwd`, matched exactly), the current session left out. At index time
- * (`collect`) the newest summaries of every directory are written to a side file named by a fresh token, and
- * the index keeps only its name: the header every prompt parses stays small however many sessions and
- * directories there are. The side file is hashed by directory into BUCKETS parts behind a table of offsets, so a
- * first prompt reads the table and one small part, not the whole list. A missing, unreadable or foreign side file
+ * Contract: the recent-sessions signal of the prompt hook (spec/hooks.md, "Signals"; spec/sessions.md, "Recall").
+ * On a session's first looked-at prompt, it points to the latest few session summaries of the same project
+ * directory (the payload's `cwd`, matched exactly), the current session left out. The summaries are read from the
+ * side file the index names (adapters/index/prompt/extras-sessions.ts); a missing, unreadable or foreign one
  * gives no pointers.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { promptStateDir } from '../../../adapters/index/fresh.js';
+import { normDir, readSideRows, SIDE_FILE } from '../../../adapters/index/prompt/extras-sessions.js';
 import type { Pointer, PromptSignal } from '../signals.js';
-import { fnv1a } from '../../../core/text/fnv.js';
 
-/** Summaries kept per directory (one more than shown, so the current session can be left out). */
-export const RECENT_KEPT = 4;
 /** Pointers shown. */
 export const RECENT_SHOWN = 3;
-
-/** What the index keeps for this signal. */
-export interface SessionExtras {
-  v: 1;
-  /** The side file's name inside the prompt state directory. */
-  file?: string;
-  sessions?: number;
-  dirs?: number;
-}
-
-/** One row of the side file: [entry id, pointer title, session id]. */
-type Row = [string, string, string];
-
-/** Parts of the side file; a directory's rows are all in part fnv1a(dir) % BUCKETS. */
-export const BUCKETS = 64;
-const MAGIC = 'GKBRS001';
-const TABLE = 8 + BUCKETS * 8;
-const SIDE_FILE = /^recent-[0-9a-f]+\.bin$/;
-
-
-/** Encodes the side file: a magic, a table of [offset, length] per part, then each part as JSON {dir: rows}. */
-export function encodeSide(byDir: Record<string, Row[]>): Buffer {
-  const parts: Record<string, Row[]>[] = Array.from({ length: BUCKETS }, () => ({}));
-  for (const [dir, rows] of Object.entries(byDir)) parts[fnv1a(dir) % BUCKETS]![dir] = rows;
-  const bodies = parts.map((p) => Buffer.from(Object.keys(p).length ? JSON.stringify(p) : '', 'utf8'));
-  const table = Buffer.alloc(TABLE);
-  table.write(MAGIC, 0, 'latin1');
-  let off = TABLE;
-  bodies.forEach((b, i) => {
-    table.writeUInt32LE(off, 8 + i * 8);
-    table.writeUInt32LE(b.length, 12 + i * 8);
-    off += b.length;
-  });
-  return Buffer.concat([table, ...bodies]);
-}
-
-/** The rows of one directory from a side file (undefined when the file is missing or foreign). */
-export function readSideRows(file: string, dir: string): Row[] | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    const table = Buffer.alloc(TABLE);
-    if (fs.readSync(fd, table, 0, TABLE, 0) !== TABLE || table.toString('latin1', 0, 8) !== MAGIC) return undefined;
-    const b = fnv1a(dir) % BUCKETS;
-    const off = table.readUInt32LE(8 + b * 8);
-    const len = table.readUInt32LE(12 + b * 8);
-    if (len === 0) return [];
-    const part = Buffer.alloc(len);
-    if (fs.readSync(fd, part, 0, len, off) !== len) return undefined;
-    const all = JSON.parse(part.toString('utf8')) as Record<string, Row[]>;
-    return Object.prototype.hasOwnProperty.call(all, dir) ? all[dir] : [];
-  } catch {
-    return undefined;
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' && v ? v : v instanceof Date ? v.toISOString() : undefined;
-}
-
-/** Normalises a directory for matching: no trailing separators. */
-export function normDir(d: string): string {
-  return d.length > 1 ? d.replace(/[\\/]+$/, '') : d;
-}
-
-/** The pointer title of a summary: date, branch, title and prompt count. */
-export function sessionLine(e: { title: string; data: Record<string, unknown>; created?: string; updated?: string }): string {
-  const d = e.data;
-  const when = (str(d.ended) ?? str(d.started) ?? e.updated ?? e.created ?? '').slice(0, 10);
-  const turns = typeof d.turns === 'number' ? ` (${d.turns} prompt${d.turns === 1 ? '' : 's'})` : '';
-  const branch = str(d.branch);
-  return [when, branch, `${e.title}${turns}`].filter(Boolean).join(' · ');
-}
-
-/** Builds the side file of the newest summaries per directory and returns its name. */
-export async function collectSessions(build: {
-  dir: string;
-  entries: { id: string; title: string; type: string; created?: string; updated?: string; data: Record<string, unknown> }[];
-}): Promise<SessionExtras> {
-  const byDir = new Map<string, { end: string; row: Row }[]>();
-  let count = 0;
-  for (const e of build.entries) {
-    if (e.type !== 'session_summary') continue;
-    const cwd = str(e.data.cwd);
-    if (!cwd) continue;
-    count++;
-    const key = normDir(cwd);
-    const end = str(e.data.ended) ?? str(e.data.started) ?? e.updated ?? e.created ?? '';
-    const list = byDir.get(key) ?? [];
-    list.push({ end, row: [e.id, sessionLine(e), str(e.data.session_id) ?? ''] });
-    if (list.length > RECENT_KEPT * 4) {
-      list.sort((a, b) => (a.end < b.end ? 1 : a.end > b.end ? -1 : 0));
-      list.length = RECENT_KEPT;
-    }
-    byDir.set(key, list);
-  }
-  const out: Record<string, Row[]> = {};
-  for (const [k, list] of byDir) {
-    list.sort((a, b) => (a.end < b.end ? 1 : a.end > b.end ? -1 : a.row[0] < b.row[0] ? 1 : -1));
-    out[k] = list.slice(0, RECENT_KEPT).map((x) => x.row);
-  }
-  if (count === 0) return { v: 1, sessions: 0, dirs: 0 };
-  const crypto = await import('node:crypto');
-  const state = promptStateDir(build.dir);
-  const name = `recent-${crypto.randomBytes(6).toString('hex')}.bin`;
-  fs.mkdirSync(state, { recursive: true });
-  const tmp = path.join(state, `.${name}.${process.pid}.tmp`);
-  fs.writeFileSync(tmp, encodeSide(out));
-  fs.renameSync(tmp, path.join(state, name));
-  // Side files of earlier builds: removed once old enough that no running prompt can still be reading one.
-  for (const f of fs.readdirSync(state)) {
-    if (!/^recent-[0-9a-f]+\.(?:bin|json)$/.test(f) || f === name) continue;
-    const p = path.join(state, f);
-    try {
-      if (Date.now() - fs.statSync(p).mtimeMs > 60_000) fs.rmSync(p, { force: true });
-    } catch {
-      /* gone already */
-    }
-  }
-  return { v: 1, file: name, sessions: count, dirs: byDir.size };
-}
 
 export const recentSessionsSignal: PromptSignal = {
   name: 'sessions',
   limit: RECENT_SHOWN,
-  collect: collectSessions,
   fire(ctx) {
     if (!ctx.firstPrompt) return { pointers: [] };
-    const x = ctx.reader.header.extras?.sessions as SessionExtras | undefined;
+    const x = ctx.reader.header.extras?.sessions;
     const cwd = typeof ctx.input.cwd === 'string' && ctx.input.cwd ? normDir(ctx.input.cwd) : undefined;
     if (!x?.file || !cwd || !SIDE_FILE.test(x.file)) return { pointers: [] };
     const rows = readSideRows(path.join(promptStateDir(ctx.dataDir), x.file), cwd);
     if (!rows) return { pointers: [], ...(ctx.debug ? { debug: { error: 'side file unreadable' } } : {}) };
     const self = typeof ctx.input.session_id === 'string' ? ctx.input.session_id : undefined;
-    const pointers: Pointer[] = (rows ?? [])
+    const pointers: Pointer[] = rows
       .filter((r) => Array.isArray(r) && typeof r[0] === 'string' && r[2] !== self)
       .slice(0, RECENT_SHOWN)
       .map((r) => ({ id: r[0], title: `earlier session: ${r[1]}`, signal: 'recent-session' }));
-    return { pointers, ...(ctx.debug ? { debug: { cwd, found: rows?.length ?? 0 } } : {}) };
+    return { pointers, ...(ctx.debug ? { debug: { cwd, found: rows.length } } : {}) };
   },
 };

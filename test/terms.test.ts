@@ -1,0 +1,146 @@
+/**
+ * The one term pipeline (src/core/text/terms.ts): the stemmer on a table of words, the tokenizer, the two stop
+ * lists, and search and the prompt index giving the same terms for the same words.
+ */
+import { describe, expect, it } from 'vitest';
+import { processTerm, queryTerms } from '../src/adapters/index/search.js';
+import { keywords, tagKeywords } from '../src/core/text/prompt-text.js';
+import { PROMPT_STOP_WORDS, PROMPT_TERMS, SEARCH_TERMS, STOP_WORDS, stem, terms, tokenize } from '../src/core/text/terms.js';
+
+/** [word, its stem]: every inflection lands on the base word as written, final e included. */
+const STEMS: [string, string][] = [
+  ['rebase', 'rebase'],
+  ['rebases', 'rebase'],
+  ['rebasing', 'rebase'],
+  ['rebased', 'rebase'],
+  ['merge', 'merge'],
+  ['merges', 'merge'],
+  ['merging', 'merge'],
+  ['merged', 'merge'],
+  ['status', 'status'],
+  ['statuses', 'status'],
+  ['index', 'index'],
+  ['indexes', 'index'],
+  ['indexing', 'index'],
+  ['indexed', 'index'],
+  ['commits', 'commit'],
+  ['committed', 'commit'],
+  ['committing', 'commit'],
+  ['branches', 'branch'],
+  ['alias', 'alias'],
+  ['aliases', 'alias'],
+  ['aliasing', 'alias'],
+  ['databases', 'database'],
+  ['cache', 'cache'],
+  ['caches', 'cache'],
+  ['caching', 'cache'],
+  ['queries', 'query'],
+  ['queried', 'query'],
+  ['running', 'run'],
+  ['stopped', 'stop'],
+  ['classes', 'class'],
+  ['processes', 'process'],
+  ['causes', 'cause'],
+  ['buses', 'bus'],
+  ['focusing', 'focus'],
+  ['changing', 'change'],
+  ['staging', 'stage'],
+  ['coding', 'code'],
+  ['encoding', 'encode'],
+  ['providing', 'provide'],
+  ['including', 'include'],
+  ['writing', 'write'],
+  ['typing', 'type'],
+  ['deleting', 'delete'],
+  ['creating', 'create'],
+  ['updated', 'update'],
+  ['handling', 'handle'],
+  ['compiling', 'compile'],
+  ['scheduling', 'schedule'],
+  ['resolving', 'resolve'],
+  ['parsing', 'parse'],
+  ['closing', 'close'],
+  ['replacing', 'replace'],
+  ['syncing', 'sync'],
+  ['comparing', 'compare'],
+  ['configuring', 'configure'],
+  ['requiring', 'require'],
+  ['storing', 'store'],
+  ['ignoring', 'ignore'],
+  ['routing', 'route'],
+  ['issuing', 'issue'],
+  ['evaluating', 'evaluate'],
+  ['cloning', 'clone'],
+  ['logging', 'log'],
+  ['debugging', 'debug'],
+  ['adding', 'add'],
+  ['embedded', 'embed'],
+  ['embed', 'embed'],
+  ['installing', 'install'],
+  ['monitoring', 'monitor'],
+  ['filtering', 'filter'],
+  ['editing', 'edit'],
+  ['opening', 'open'],
+  ['joining', 'join'],
+  ['hanging', 'hang'],
+  ['controlled', 'control'],
+  ['settings', 'set'],
+  ['entries', 'entry'],
+  ['cookies', 'cookie'],
+  ['schemas', 'schema'],
+  ['repos', 'repo'],
+  ['string', 'string'],
+  ['speed', 'speed'],
+  ['needed', 'need'],
+  ['fixes', 'fix'],
+  ['pushes', 'push'],
+  ['v2s', 'v2s'],
+  ['vim', 'vim'],
+  ['constructor', 'constructor'],
+];
+
+describe('stem', () => {
+  it('has a table of at least 30 words', () => {
+    expect(STEMS.length).toBeGreaterThanOrEqual(30);
+  });
+
+  it.each(STEMS)('%s -> %s', (word, want) => {
+    expect(stem(word)).toBe(want);
+  });
+});
+
+describe('tokenize and terms', () => {
+  it('lower-cases, drops apostrophes and giant tokens, keeps numbers only when asked, reads any script', () => {
+    expect(tokenize("Don't use the 2 branches")).toEqual(['dont', 'use', 'the', '2', 'branches']);
+    expect(tokenize('port 3000 v2', false)).toEqual(['port', 'v2']);
+    expect(tokenize(`x${'a'.repeat(60)} café Straße`)).toEqual(['café', 'straße']);
+    expect(tokenize('max_connections 127.0.0.1')).toEqual(['max', 'connections', '127', '0', '0', '1']);
+  });
+
+  it('search keeps what a query needs; the prompt drops its filler and numbers', () => {
+    for (const w of STOP_WORDS) expect(PROMPT_STOP_WORDS.has(w), w).toBe(true);
+    expect(terms('how do I get the new work tree on port 3000', SEARCH_TERMS)).toEqual(['new', 'work', 'tree', 'port', '3000']);
+    expect(terms('how do I get the new work tree on port 3000', PROMPT_TERMS)).toEqual(['tree', 'port']);
+  });
+});
+
+describe('search and the prompt index agree', () => {
+  const words = STEMS.map(([w]) => w).filter((w) => !PROMPT_STOP_WORDS.has(w) && !PROMPT_STOP_WORDS.has(stem(w)));
+
+  it('give the same term for every word, whatever its case', () => {
+    expect(words.length).toBeGreaterThan(30);
+    for (const w of words) {
+      const cased = w[0]!.toUpperCase() + w.slice(1);
+      expect(processTerm(cased), w).toBe(keywords(cased)[0] ?? null);
+      expect(queryTerms(w), w).toEqual(keywords(w));
+      expect(tagKeywords(w), w).toEqual(keywords(w));
+    }
+  });
+
+  it('on a sentence, the prompt keywords are the search terms without the prompt-only stop words and numbers', () => {
+    const text = 'Rebasing the feature branches broke 30 merges; please fix the statuses of the indexes and caches';
+    const search = queryTerms(text);
+    expect(search).toEqual(['rebase', 'feature', 'branch', 'broke', '30', 'merge', 'please', 'fix', 'status', 'index', 'cache']);
+    expect(keywords(text)).toEqual(search.filter((t) => !/^\d+$/.test(t) && !PROMPT_STOP_WORDS.has(t)));
+  });
+});
