@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{b as a}from"./chunk-YIDETWRV.js";import{h as o}from"./chunk-QVKE2XEP.js";function p(t){let e=a({data:t.data,settings:t.settings});return o(e.dir),e}async function d(t){let e=a({data:t.data,settings:t.settings}),{ensureDataRepo:r}=await import("./transaction-FO7RL3JE.js"),s=await r(e.dir);return{...e,created:s}}export{p as a,d as b};

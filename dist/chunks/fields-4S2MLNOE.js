@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b,c,d}from"./chunk-4OV7ALBV.js";import"./chunk-BG7FUDE7.js";import"./chunk-36HIX7PN.js";import"./chunk-5E6UPPSX.js";import"./chunk-WMZD7ED7.js";import"./chunk-Y2OVPXMM.js";import"./chunk-2PHYWACO.js";import"./chunk-ZHHVG47C.js";export{d as nowStamp,b as parseLinks,a as splitList,c as validateEntryText};

@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b,c,d,e,f,g,h}from"./chunk-37MV3YWB.js";import"./chunk-WMZD7ED7.js";import"./chunk-QVKE2XEP.js";import"./chunk-K3OKSKV7.js";import"./chunk-Y2OVPXMM.js";import"./chunk-OM3NNH33.js";import"./chunk-2PHYWACO.js";import"./chunk-ZHHVG47C.js";export{a as STOP_WORDS,h as linkNeighbours,d as loadSearchIndex,f as makeSnippet,c as processTerm,e as queryTerms,g as searchCatalog,b as stem};

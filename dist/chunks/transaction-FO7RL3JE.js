@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{r as a,s as b,t as c,u as d,v as e}from"./chunk-VPLFCI5T.js";import"./chunk-YIZ237XV.js";import"./chunk-DOGLB34D.js";import"./chunk-QVKE2XEP.js";import"./chunk-K3OKSKV7.js";import"./chunk-Y2OVPXMM.js";import"./chunk-OM3NNH33.js";import"./chunk-2PHYWACO.js";import"./chunk-ZHHVG47C.js";export{a as ensureDataRepo,c as refuseSecrets,d as withWriteLock,e as writeAndCommit,b as writeManifest};
