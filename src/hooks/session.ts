@@ -17,13 +17,11 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveDataDir } from '../adapters/config/config.js';
 import type { Settings } from '../adapters/config/settings.js';
-import { stateDir } from '../adapters/store/layout.js';
-import { processAlive } from '../adapters/system/pid.js';
+import { writeLockBusy } from '../adapters/store/lock.js';
 import { catchUpDue, readSessionState, stateIsCurrent, writeSessionState } from '../adapters/store/session-state.js';
 import { debugLog, type HookContext, type HookInput } from './protocol.js';
 
@@ -66,23 +64,21 @@ function spawnWorker(args: string[], env: NodeJS.ProcessEnv): number | undefined
   return child.pid;
 }
 
+/** A Stop that finds the write lock held waits this long for it before leaving the write for later. */
+const LOCK_WAIT_MS = 2000;
+
 /**
- * True when another live writer holds the write lock. A lock whose holder died on this machine is not busy: the
- * write goes ahead, and taking the lock breaks it and completes the dead writer's journal.
+ * True when another live writer still holds the write lock after a short wait (the store's writeLockBusy: a lock
+ * whose holder died is not busy). NOTE: a CLI or MCP write holds the lock for a fraction of a second, so a Stop
+ * that arrives meanwhile waits for it and lands, rather than leaving the summary to the next Stop.
  */
-function lockBusy(dir: string): boolean {
-  // NOTE: the lock's path and pid/host lines are the store's (layout.ts lockDataRepo, fsutil.ts acquireLock);
-  // liveness is processAlive's, the rule the store uses to break a dead holder's lock.
-  const file = path.join(stateDir(dir), 'write.lock');
-  const st = fs.statSync(file, { throwIfNoEntry: false });
-  if (!st || Date.now() - st.mtimeMs >= BUSY_LOCK_MS) return false;
-  try {
-    const [pid, host] = fs.readFileSync(file, 'utf8').split('\n');
-    if (host === os.hostname() && Number(pid) > 0) return processAlive(Number(pid));
-  } catch {
-    /* unreadable: treat as busy */
+async function lockBusy(dir: string): Promise<boolean> {
+  const until = Date.now() + LOCK_WAIT_MS;
+  while (writeLockBusy(dir, { maxAgeMs: BUSY_LOCK_MS })) {
+    if (Date.now() >= until) return true;
+    await new Promise((r) => setTimeout(r, 50));
   }
-  return true;
+  return false;
 }
 
 /** What Stop, PreCompact and SessionEnd need: the session, its transcript file and the data repo; else nothing. */
@@ -110,7 +106,7 @@ async function summarise(event: Event, input: HookInput, ctx: HookContext): Prom
   if (state?.outcome === 'forbidden' && event === 'stop') return void log({ outcome: 'forbidden (earlier)' });
   const windowMs = settings.sessionDebounceS * 1000;
   const recent = state?.committedAt !== undefined && Date.now() - state.committedAt < windowMs;
-  if (event === 'stop' && (recent || lockBusy(dir))) {
+  if (event === 'stop' && (recent || (await lockBusy(dir)))) {
     if (state?.outcome !== 'pending') writeSessionState(dir, { ...(state ?? { sessionId }), sessionId, transcript, outcome: 'pending' });
     return void log({ outcome: 'pending', reason: recent ? 'debounce' : 'write lock busy' });
   }
