@@ -132,7 +132,8 @@ export const FOLDERS: [folder: string, mayImport: string[]][] = [
   ['src/adapters/claude', ['src/core', 'src/adapters/system', 'src/adapters/store']],
   ['src/app', ['src/core', 'src/adapters']],
   ['src/hooks', ['src/core', 'src/adapters', 'src/app']],
-  ['src/cli', ['src/core', 'src/adapters/config', 'src/app']],
+  ['src/mcp', ['src/core', 'src/adapters/config', 'src/app']],
+  ['src/cli', ['src/core', 'src/adapters/config', 'src/app', 'src/mcp']],
 ];
 
 /** The folder of FOLDERS a file belongs to (the longest prefix), or undefined. */
@@ -190,6 +191,7 @@ export function cycles(graph: Graph): string[] {
 export const PACKAGES: [test: (spec: string) => boolean, name: string, folders: string[]][] = [
   [(s) => s === 'isomorphic-git' || s.startsWith('isomorphic-git/'), 'isomorphic-git', ['src/adapters/git']],
   [(s) => s === 'commander', 'commander', ['src/cli']],
+  [(s) => s.startsWith('@modelcontextprotocol/') || s === 'zod', 'the MCP SDK', ['src/mcp']],
   [(s) => s === 'minisearch', 'minisearch', ['src/adapters/index']],
   [(s) => /^node:(fs|os|child_process|net|http|https|worker_threads|v8|zlib)(\/|$)/.test(s), 'node I/O modules', ['src/adapters', 'src/app', 'src/hooks', 'src/cli']],
   [(s) => s === 'diff', 'diff', ['src/core', 'src/app']],

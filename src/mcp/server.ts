@@ -1,0 +1,319 @@
+/**
+ * Contract: `git-kb mcp`, the knowledge base over the Model Context Protocol (spec/mcp.md). Tools named as the
+ * verbs, with the CLI's argument names, call the same use cases (src/app), so validation, secret refusal, the
+ * write lock and commits are the CLI's own; a failure comes back as a tool error whose text is the CLI's
+ * `{"error":{"code","message"}}`. Entries are resources `kb://entry/<id>`. Every call reads through the
+ * never-stale caches, so an entry written by the CLI, a hook, plain git or a pull is seen by the next call.
+ * Loaded only by the `mcp` verb: nothing here is on the prompt hook's path.
+ */
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { Settings } from '../adapters/config/settings.js';
+import { KbError } from '../core/errors.js';
+import { ACTIVITIES, RELS, TYPES } from '../core/format/schema.js';
+
+/** What the server needs from its container. */
+export interface McpOptions {
+  /** The data repo, resolved once by the container (as the CLI resolves it). */
+  data: string;
+  /** The environment, parsed once by the container. */
+  settings: Settings;
+  version: string;
+}
+
+type ToolResult = { content: { type: 'text'; text: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+
+/** A tool result holding `value` as JSON text and as structured content. */
+function ok(value: Record<string, unknown>): ToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value, null, 2) }], structuredContent: value };
+}
+
+/** A tool error carrying the CLI's error JSON. */
+function fail(err: unknown): ToolResult {
+  const e = err instanceof KbError ? { code: err.code, message: err.message } : { code: 'INTERNAL', message: String((err as Error)?.message ?? err) };
+  return { content: [{ type: 'text', text: JSON.stringify({ error: e }) }], isError: true };
+}
+
+/** Runs a use case and turns its outcome into a tool result. */
+async function run(fn: () => Promise<Record<string, unknown>>): Promise<ToolResult> {
+  try {
+    return ok(await fn());
+  } catch (err) {
+    return fail(err);
+  }
+}
+
+// NOTE: closed sets are plain strings named in the description, not enums: the use case then refuses a bad value
+// with the CLI's own error code (INVALID_ENTRY, USAGE), where a schema enum would answer with the SDK's message.
+const type = z.string().describe(`entry type, one of: ${TYPES.join(', ')}`);
+const link = z.object({ rel: z.string().describe(`one of: ${RELS.join(', ')}`), to: z.string().describe('the target entry id, e.g. kb-3lvn09zbq0') });
+const activity = z.string().describe(`one of: ${ACTIVITIES.join(', ')}`);
+const since = z.string().describe('only entries updated on or after this date (YYYY-MM-DD)');
+const hit = z.object({ id: z.string(), title: z.string(), type: z.string(), path: z.string() }).passthrough();
+
+const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
+
+/** Builds the server with every tool, the entry resources and the prompts. */
+export function createServer(options: McpOptions): McpServer {
+  const repo = { data: options.data, settings: options.settings };
+
+  const server = new McpServer({ name: 'git-kb', version: options.version }, { instructions: 'A personal knowledge base of markdown notes in git. Search it before working something out again; `get` the entries a search points to; `add` durable lessons, decisions, conventions, references and bookmarks.' });
+
+  server.registerTool(
+    'search',
+    {
+      title: 'Search the knowledge base',
+      description:
+        'Ranked lexical search over titles, tags, aliases and bodies. It finds words, not meanings: pass the user\'s words plus synonyms and related terms as several queries (an array); they are merged. Returns pointers (id, title, type, tags, snippet), never whole bodies: call `get` for the entries worth reading.',
+      inputSchema: {
+        query: z.union([z.string(), z.array(z.string()).min(1)]).describe('one query, or several phrasings of the same question'),
+        type: type.optional(),
+        tag: z.string().optional(),
+        host: z.string().optional().describe('only facts about this host key'),
+        since: since.optional(),
+        limit: z.number().int().positive().max(100).optional().describe('at most this many results (default 10)'),
+      },
+      outputSchema: { query: z.string(), queries: z.array(z.string()), results: z.array(hit) },
+      annotations: { title: 'Search', ...READ },
+    },
+    (a) =>
+      run(async () => {
+        const { searchEntries } = await import('../app/search.js');
+        const r = await searchEntries({ ...repo, queries: Array.isArray(a.query) ? a.query : [a.query], type: a.type, tag: a.tag, host: a.host, since: a.since, limit: a.limit });
+        return { query: r.query, queries: r.queries, results: r.results };
+      }),
+  );
+
+  server.registerTool(
+    'get',
+    {
+      title: 'Read entries',
+      description: 'The full text (front matter and body) of entries by id, e.g. the ids a search or the prompt hook pointed to. With links: true, also the ids and titles of their 1-hop linked neighbours.',
+      inputSchema: { ids: z.array(z.string()).min(1).describe('entry ids such as kb-3lvn09zbq0'), links: z.boolean().optional() },
+      outputSchema: { entries: z.array(z.object({ id: z.string(), path: z.string(), text: z.string() }).passthrough()) },
+      annotations: { title: 'Get', ...READ },
+    },
+    (a) =>
+      run(async () => {
+        const { getEntries } = await import('../app/get.js');
+        return { entries: await getEntries({ ...repo, ids: a.ids, links: a.links }) };
+      }),
+  );
+
+  server.registerTool(
+    'list',
+    {
+      title: 'List entries',
+      description: 'Entries newest first (id, title, type, tags, dates), filtered by type, tag, host or date.',
+      inputSchema: { type: type.optional(), tag: z.string().optional(), host: z.string().optional(), since: since.optional(), limit: z.number().int().positive().max(1000).optional().describe('default 50') },
+      outputSchema: { entries: z.array(hit) },
+      annotations: { title: 'List', ...READ },
+    },
+    (a) =>
+      run(async () => {
+        const { listEntries } = await import('../app/list.js');
+        return { entries: await listEntries({ ...repo, type: a.type, tag: a.tag, host: a.host, since: a.since, limit: a.limit ?? 50 }) };
+      }),
+  );
+
+  server.registerTool(
+    'add',
+    {
+      title: 'Add an entry',
+      description:
+        'Adds one entry and commits it. Search first: do not add what is already there (edit it instead). Keep it to one durable idea, titled as a statement a later reader would search for. Secrets are refused; links must name existing ids; a bookmark needs a url; a host_fact needs a host.',
+      inputSchema: {
+        type,
+        title: z.string().min(1),
+        body: z.string().describe('markdown; [[id]] links to another entry'),
+        tags: z.array(z.string()).optional(),
+        links: z.array(link).optional(),
+        url: z.string().optional(),
+        applies_to: z.array(activity).optional().describe('activities whose prompts should be pointed to this entry'),
+        kernel: z.boolean().optional().describe('inject the whole body on every prompt (short house rules only)'),
+        host: z.string().optional(),
+        aliases: z.array(z.string()).optional(),
+      },
+      outputSchema: { id: z.string(), path: z.string(), commit: z.string() },
+      annotations: { title: 'Add', ...WRITE },
+    },
+    (a) =>
+      run(async () => {
+        const { addEntry } = await import('../app/add.js');
+        const r = await addEntry({
+          ...repo,
+          type: a.type,
+          title: a.title,
+          body: a.body,
+          tags: a.tags,
+          links: a.links?.map((l) => `${l.rel}:${l.to}`),
+          url: a.url,
+          appliesTo: a.applies_to,
+          kernel: a.kernel,
+          host: a.host,
+          aliases: a.aliases,
+        });
+        return { ...r };
+      }),
+  );
+
+  server.registerTool(
+    'edit',
+    {
+      title: 'Edit an entry',
+      description: 'Changes one entry in place and commits it; returns the diff. Give only what changes: body replaces the body, append adds to it.',
+      inputSchema: {
+        id: z.string(),
+        title: z.string().optional(),
+        tags: z.array(z.string()).optional().describe('replaces the tags'),
+        add_tags: z.array(z.string()).optional(),
+        remove_tags: z.array(z.string()).optional(),
+        links: z.array(link).optional().describe('links to add'),
+        unlink: z.array(z.string()).optional().describe('ids whose links are removed'),
+        url: z.string().optional(),
+        applies_to: z.array(activity).optional(),
+        kernel: z.boolean().optional(),
+        aliases: z.array(z.string()).optional(),
+        body: z.string().optional(),
+        append: z.string().optional(),
+      },
+      outputSchema: { id: z.string(), path: z.string(), commit: z.string().optional(), changed: z.boolean(), diff: z.string() },
+      annotations: { title: 'Edit', ...WRITE, idempotentHint: true },
+    },
+    (a) =>
+      run(async () => {
+        if (a.body !== undefined && a.append !== undefined) throw new KbError('USAGE', 'give body or append, not both');
+        const { editEntry } = await import('../app/edit.js');
+        const r = await editEntry({
+          ...repo,
+          id: a.id,
+          title: a.title,
+          tags: a.tags,
+          addTags: a.add_tags,
+          removeTags: a.remove_tags,
+          links: a.links?.map((l) => `${l.rel}:${l.to}`),
+          unlink: a.unlink,
+          url: a.url,
+          appliesTo: a.applies_to,
+          kernel: a.kernel,
+          aliases: a.aliases,
+          body: a.body,
+          append: a.append,
+        });
+        return { ...r };
+      }),
+  );
+
+  server.registerTool(
+    'status',
+    {
+      title: 'Knowledge base status',
+      description: 'Where the data repo is, entry counts by type, the kernel\'s size against its budget, problems, and the remote and sync state.',
+      inputSchema: {},
+      annotations: { title: 'Status', ...READ },
+    },
+    () =>
+      run(async () => {
+        const { repoStatus } = await import('../app/status.js');
+        return { ...(await repoStatus(repo)) };
+      }),
+  );
+
+  server.registerTool(
+    'host_load',
+    {
+      title: 'Load a host\'s facts',
+      description: 'The recorded facts about one host (by key or alias), oldest first, with a status: loaded, empty, unknown or forbidden. A forbidden host is never loaded.',
+      inputSchema: { key: z.string() },
+      annotations: { title: 'Host facts', ...READ },
+    },
+    (a) =>
+      run(async () => {
+        const { loadHostFacts } = await import('../app/host.js');
+        return { ...(await loadHostFacts({ ...repo, key: a.key })) };
+      }),
+  );
+
+  server.registerTool(
+    'session_list',
+    {
+      title: 'List session summaries',
+      description: 'Summaries of past coding sessions, most recent first, optionally of one project directory.',
+      inputSchema: { cwd: z.string().optional().describe('a project directory, matched exactly'), limit: z.number().int().positive().max(200).optional().describe('default 20') },
+      annotations: { title: 'Sessions', ...READ },
+    },
+    (a) =>
+      run(async () => {
+        const { listSessions } = await import('../app/session.js');
+        return { sessions: await listSessions({ ...repo, cwd: a.cwd, limit: a.limit ?? 20 }) };
+      }),
+  );
+
+  server.registerTool(
+    'session_show',
+    {
+      title: 'Show a session summary',
+      description: 'One session summary by entry id or by session id (a prefix of 8 or more characters).',
+      inputSchema: { id: z.string() },
+      annotations: { title: 'Session', ...READ },
+    },
+    (a) =>
+      run(async () => {
+        const { showSession } = await import('../app/session.js');
+        return { ...(await showSession({ ...repo, id: a.id })) };
+      }),
+  );
+
+  server.registerResource(
+    'entry',
+    new ResourceTemplate('kb://entry/{id}', {
+      list: async () => {
+        const { listEntries } = await import('../app/list.js');
+        const items = await listEntries({ ...repo, limit: 200 });
+        return { resources: items.map((e) => ({ uri: `kb://entry/${e.id}`, name: e.id, title: e.title, mimeType: 'text/markdown' })) };
+      },
+    }),
+    { title: 'Knowledge base entry', description: 'One entry of the knowledge base, verbatim (front matter and markdown body).', mimeType: 'text/markdown' },
+    async (uri, vars) => {
+      const { getEntries } = await import('../app/get.js');
+      const id = String(Array.isArray(vars.id) ? vars.id[0] : vars.id);
+      const [entry] = await getEntries({ ...repo, ids: [id] });
+      return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: entry!.text }] };
+    },
+  );
+
+  server.registerPrompt(
+    'search-first',
+    {
+      title: 'Search the knowledge base before answering',
+      description: 'Asks the model to look in the knowledge base for what is already known about a question before working it out.',
+      argsSchema: { question: z.string() },
+    },
+    (a) => ({
+      messages: [
+        {
+          role: 'user',
+          content: {
+            type: 'text',
+            text: `Before answering, call the git-kb search tool with my words and a few synonyms as several queries, then get the entries that look relevant, and answer from them (say which ids you used). Question: ${a.question}`,
+          },
+        },
+      ],
+    }),
+  );
+
+  return server;
+}
+
+/** Serves the knowledge base over stdio until the client closes the connection. */
+export async function serveStdio(options: McpOptions): Promise<void> {
+  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+  const server = createServer(options);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+  });
+  await server.connect(transport);
+  await closed;
+}

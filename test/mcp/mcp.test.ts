@@ -1,0 +1,159 @@
+/**
+ * `git-kb mcp` driven as a process by the MCP SDK's own client over stdio: initialize, list tools, resources and
+ * prompts, call every tool (bad input included), read a resource, see a plain-git commit at once, and write from
+ * three places at once. The data repo is checked with the real git CLI afterwards.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, expectCleanRepo, git, hook, kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { SECRET_BATTERY } from '../fixtures/secrets.js';
+
+let sb: Sandbox;
+let client: Client;
+
+type CallResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent?: Record<string, any> };
+
+async function call(name: string, args: Record<string, unknown> = {}): Promise<CallResult> {
+  return (await client.callTool({ name, arguments: args })) as CallResult;
+}
+
+/** The CLI's error JSON carried by a tool error. */
+function errorOf(r: CallResult): { code: string; message: string } {
+  expect(r.isError, JSON.stringify(r)).toBe(true);
+  return JSON.parse(r.content[0]!.text).error;
+}
+
+async function commits(): Promise<number> {
+  return Number((await git(sb.data, ['rev-list', '--count', 'HEAD'], sb.env)).trim());
+}
+
+beforeAll(async () => {
+  sb = makeSandbox('gkb-mcp-');
+  const r = await kb(sb, ['--data', sb.data, 'init']);
+  expect(r.code, r.stderr).toBe(0);
+  const env = Object.fromEntries(Object.entries(sb.env).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  client = new Client({ name: 'git-kb-test', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--data', sb.data], env, stderr: 'pipe' }));
+}, 30_000);
+
+afterAll(async () => {
+  await client?.close();
+  sb?.cleanup();
+});
+
+describe('git-kb mcp', () => {
+  it('lists the tools named as the verbs, each with a description, a schema and annotations', async () => {
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name).sort();
+    expect(names).toEqual(['add', 'edit', 'get', 'host_load', 'list', 'search', 'session_list', 'session_show', 'status']);
+    for (const t of tools) {
+      expect(t.description!.length, t.name).toBeGreaterThan(40);
+      expect(t.inputSchema.type).toBe('object');
+      expect(typeof t.annotations?.readOnlyHint, t.name).toBe('boolean');
+    }
+    const search = tools.find((t) => t.name === 'search')!;
+    expect(search.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(search.outputSchema?.type).toBe('object');
+    expect(tools.find((t) => t.name === 'add')!.annotations).toMatchObject({ readOnlyHint: false });
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toContain('kb://entry/{id}');
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toContain('search-first');
+  });
+
+  it('adds, searches, gets, lists, edits and reports status, each write one commit', async () => {
+    const before = await commits();
+    const added = await call('add', { type: 'decision', title: 'Postgres for the job queue', body: 'We use SKIP LOCKED instead of Redis: one less service.', tags: ['db', 'queue'] });
+    expect(added.isError, JSON.stringify(added)).toBeFalsy();
+    const id = added.structuredContent!.id as string;
+    expect(id).toMatch(/^kb-[0-9a-z]+$/);
+    expect(await commits()).toBe(before + 1);
+
+    const linked = await call('add', { type: 'lesson_learned', title: 'Workers must take jobs with SKIP LOCKED', body: 'Two workers took one job.', links: [{ rel: 'depends_on', to: id }] });
+    const id2 = linked.structuredContent!.id as string;
+
+    const found = await call('search', { query: ['job queue', 'background jobs'] });
+    expect(found.structuredContent!.results.map((h: { id: string }) => h.id)).toContain(id);
+    expect(found.structuredContent!.results[0].snippet).toBeTruthy();
+
+    const got = await call('get', { ids: [id2], links: true });
+    const entry = got.structuredContent!.entries[0];
+    expect(entry.text).toContain('Two workers took one job.');
+    expect(entry.links.map((l: { id: string }) => l.id)).toContain(id);
+
+    const listed = await call('list', { type: 'decision' });
+    expect(listed.structuredContent!.entries.map((e: { id: string }) => e.id)).toEqual([id]);
+
+    const edited = await call('edit', { id, append: 'Measured: 4k jobs/s on one node.', add_tags: ['ops'] });
+    expect(edited.structuredContent).toMatchObject({ id, changed: true });
+    expect(edited.structuredContent!.diff).toContain('+Measured: 4k jobs/s on one node.');
+
+    const status = await call('status');
+    expect(status.structuredContent).toMatchObject({ entries: 2, data_dir: sb.data });
+
+    const resource = await client.readResource({ uri: `kb://entry/${id}` });
+    expect((resource.contents[0] as { text: string }).text).toContain('Measured: 4k jobs/s');
+
+    expect(await call('host_load', { key: 'db1' })).toMatchObject({ structuredContent: { key: 'db1', status: 'unknown' } });
+    expect((await call('session_list')).structuredContent).toEqual({ sessions: [] });
+    expect(errorOf(await call('session_show', { id: 'kb-zzzzzzzzzz' })).code).toBe('NOT_FOUND');
+    await expectCleanRepo(sb.data);
+  });
+
+  it('bad input is a tool error with the CLI\'s code, and nothing is written', async () => {
+    const before = await commits();
+    const head = (await git(sb.data, ['rev-parse', 'HEAD'], sb.env)).trim();
+    expect(errorOf(await call('get', { ids: ['kb-0000000000'] })).code).toBe('NOT_FOUND');
+    expect(errorOf(await call('add', { type: 'nonsense', title: 'x', body: 'y' })).code).toBe('INVALID_ENTRY');
+    expect(errorOf(await call('add', { type: 'decision', title: 'linked', body: 'y', links: [{ rel: 'relates_to', to: 'kb-0000000000' }] })).code).toBe('INVALID_ENTRY');
+    const secret = SECRET_BATTERY.find((s) => s.kind === 'GitHub token')!;
+    const refused = errorOf(await call('add', { type: 'decision', title: 'deploy notes', body: `the token is ${secret.secret}` }));
+    expect(refused.code).toBe('SECRET_DETECTED');
+    expect(refused.message).not.toContain(secret.secret);
+    expect(errorOf(await call('edit', { id: 'kb-0000000000', append: 'x' })).code).toBe('NOT_FOUND');
+    expect(await commits()).toBe(before);
+    expect((await git(sb.data, ['rev-parse', 'HEAD'], sb.env)).trim()).toBe(head);
+    await expectCleanRepo(sb.data);
+    const objects = await git(sb.data, ['cat-file', '--batch-all-objects', '--batch'], sb.env);
+    expect(objects).not.toContain(secret.secret);
+  });
+
+  it('sees an entry committed by plain git while it runs, at the next call', async () => {
+    const rel = 'entries/kb-0handmade1-zebra-crossing.md';
+    fs.writeFileSync(path.join(sb.data, rel), '---\nid: kb-0handmade1\ntitle: Zebra crossing timings\ntype: factual_reference\ntags: []\nlinks: []\ncreated: 2026-11-30\nupdated: 2026-11-30\n---\n\nPedestrian phases run 7 seconds.\n');
+    await git(sb.data, ['add', rel], sb.env);
+    await git(sb.data, ['commit', '-qm', 'by hand'], sb.env);
+    const found = await call('search', { query: 'zebra crossing' });
+    expect(found.structuredContent!.results[0]?.id).toBe('kb-0handmade1');
+  });
+
+  it('three writers at once (this server, the CLI, a Stop hook) all land, fsck clean', async () => {
+    const transcript = path.join(sb.root, 'transcript.jsonl');
+    const line = (o: object): string => JSON.stringify(o);
+    fs.writeFileSync(
+      transcript,
+      [
+        line({ type: 'user', uuid: 'u1', timestamp: '2026-11-30T10:00:00Z', sessionId: 'sess-mcp-1', cwd: '/home/u/proj', message: { role: 'user', content: 'Make the importer skip hidden folders please' } }),
+        line({ type: 'assistant', uuid: 'a1', timestamp: '2026-11-30T10:00:05Z', sessionId: 'sess-mcp-1', message: { role: 'assistant', model: 'claude-test', content: [{ type: 'text', text: 'Done: hidden folders are skipped.' }] } }),
+      ].join('\n') + '\n',
+    );
+    const before = await commits();
+    const [m, c, h] = await Promise.all([
+      call('add', { type: 'pattern_convention', title: 'Name branches after the ticket', body: 'feat/ABC-123-short-name' }),
+      kb(sb, ['--data', sb.data, 'add', '--type', 'lesson_learned', '--title', 'Retry flaky uploads twice', 'Twice, then fail loudly.']),
+      hook(sb, 'stop', { session_id: 'sess-mcp-1', transcript_path: transcript, cwd: '/home/u/proj', hook_event_name: 'Stop', stop_hook_active: false }, { env: { ...sb.env, GIT_KB_DATA: sb.data } }),
+    ]);
+    expect(m.isError, JSON.stringify(m)).toBeFalsy();
+    expect(c.code, c.stderr).toBe(0);
+    expect(h.code).toBe(0);
+    expect(await commits()).toBe(before + 3);
+    const tree = await git(sb.data, ['ls-tree', '-r', '--name-only', 'HEAD'], sb.env);
+    expect(tree).toContain(m.structuredContent!.path);
+    expect(tree).toMatch(/sessions\/\d{4}\/\d{2}\//);
+    expect(tree).toContain('retry-flaky-uploads-twice');
+    await expectCleanRepo(sb.data);
+  });
+});
