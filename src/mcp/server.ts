@@ -309,6 +309,8 @@ export function createServer(options: McpOptions): McpServer {
 /** Serves the knowledge base over stdio until the client closes the connection. */
 export async function serveStdio(options: McpOptions): Promise<void> {
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+  const { keepRepoWarm } = await import('../app/serve.js');
+  keepRepoWarm({ data: options.data, settings: options.settings });
   const server = createServer(options);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {

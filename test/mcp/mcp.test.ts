@@ -130,6 +130,20 @@ describe('git-kb mcp', () => {
     expect(found.structuredContent!.results[0]?.id).toBe('kb-0handmade1');
   });
 
+  it('sees a hand edit made in place, with no commit, at the next call', async () => {
+    const rel = 'entries/kb-0handmade1-zebra-crossing.md';
+    const abs = path.join(sb.data, rel);
+    const before = await call('search', { query: 'quokka habitat' });
+    expect(before.structuredContent!.results).toEqual([]);
+    for (let i = 0; i < 5; i++) {
+      fs.writeFileSync(abs, fs.readFileSync(abs, 'utf8').replace(/Pedestrian phases run \d+ seconds\.|Quokka habitat \d+\./, `Quokka habitat ${i}.`));
+      const found = await call('search', { query: 'quokka habitat' });
+      expect(found.structuredContent!.results[0]?.id, `round ${i}`).toBe('kb-0handmade1');
+      expect(found.structuredContent!.results[0]?.snippet).toContain(`Quokka habitat ${i}`);
+    }
+    await git(sb.data, ['commit', '-qam', 'hand edit'], sb.env);
+  });
+
   it('three writers at once (this server, the CLI, a Stop hook) all land, fsck clean', async () => {
     const transcript = path.join(sb.root, 'transcript.jsonl');
     const line = (o: object): string => JSON.stringify(o);

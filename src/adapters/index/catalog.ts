@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import type { Entry, Problem } from '../../core/format/entry.js';
+import { rememberWarm, settleWarm, warmValue } from './warm.js';
 import { writeFileAtomic } from '../store/fsutil.js';
 import { listEntryFiles, readEntryText, stateDir, type EntryFile } from '../store/layout.js';
 
@@ -106,6 +107,9 @@ export function readItem(dir: string, file: EntryFile, parseEntry: typeof import
 
 /** Loads the catalog, refreshing the cache when anything changed. */
 export async function loadCatalog(dir: string, options: { writeCache?: boolean } = {}): Promise<Catalog> {
+  await settleWarm();
+  const kept = warmValue<Catalog>(dir, 'catalog');
+  if (kept) return kept;
   const files = listEntryFiles(dir);
   const cached = readCache(dir);
   const reparsed: string[] = [];
@@ -141,7 +145,9 @@ export async function loadCatalog(dir: string, options: { writeCache?: boolean }
   const duplicates = new Map([...claims].filter(([, paths]) => paths.length > 1));
   const hash = crypto.createHash('sha1');
   for (const i of items) hash.update(`${i.path}\0${i.mtimeMs}\0${i.ctimeMs}\0${i.size}\0${i.ino}\n`);
-  return { dir, items, byId, duplicates, fingerprint: hash.digest('hex'), reparsed };
+  const catalog = { dir, items, byId, duplicates, fingerprint: hash.digest('hex'), reparsed };
+  rememberWarm(dir, 'catalog', { ...catalog, reparsed: [] });
+  return catalog;
 }
 
 /** Every problem in the catalog: each file's own, duplicate ids, and links to ids that do not exist. */

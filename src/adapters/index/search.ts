@@ -8,6 +8,7 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import MiniSearch, { type SearchResult } from 'minisearch';
 import type { Catalog, CatalogItem, EntryMeta } from './catalog.js';
+import { rememberWarm, warmValue } from './warm.js';
 import { writeFileAtomic } from '../store/fsutil.js';
 import { readEntryText, stateDir } from '../store/layout.js';
 import { bodyOf } from '../../core/format/fence.js';
@@ -241,8 +242,18 @@ export interface LoadedIndex {
   how: 'cached' | 'updated' | 'built';
 }
 
-/** Loads the search index for a catalog: from cache, updated in place, or built from scratch. */
+/** The search index of a catalog: the one a long-lived process keeps (warm.ts) while nothing changed, else loadIndexState's. */
 export function loadSearchIndex(catalog: Catalog): LoadedIndex {
+  const name = `search:${catalog.fingerprint}`;
+  const kept = warmValue<MiniSearch<IndexDoc>>(catalog.dir, name);
+  if (kept) return { index: kept, how: 'cached' };
+  const loaded = loadIndexState(catalog);
+  rememberWarm(catalog.dir, name, loaded.index);
+  return loaded;
+}
+
+/** Loads the search index for a catalog: from cache, updated in place, or built from scratch. */
+function loadIndexState(catalog: Catalog): LoadedIndex {
   const dir = catalog.dir;
   const file = path.join(stateDir(dir), 'search.v8');
   let cache: IndexCache | undefined;

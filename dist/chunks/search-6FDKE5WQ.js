@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b,c,d,e,f,g,h}from"./chunk-RHPMEA3Z.js";import"./chunk-JDN65ZSX.js";import"./chunk-2EP4QJTV.js";import"./chunk-UJNA6TNG.js";import"./chunk-WMZD7ED7.js";import"./chunk-N42KQIYO.js";import"./chunk-P56FQ7LC.js";import"./chunk-ZHHVG47C.js";export{c as MINISEARCH_VERSION,b as SEARCH_INDEX_VERSION,h as linkNeighbours,d as loadSearchIndex,f as makeSnippet,a as processTerm,e as queryTerms,g as searchCatalog};

@@ -1,0 +1,44 @@
+/**
+ * The plugin's MCP server (.mcp.json: `git-kb mcp`) run by the real Claude Code CLI: the model's request lists
+ * the server's tools, a scripted call of its search tool runs with no permission prompt for reads, and the tool
+ * result the server returned reaches the model in the next request.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lastToolResults } from '../helpers/model-api.js';
+import { converse, installedRig, prompt, type Rig } from './claude-support.js';
+
+let rig: Rig;
+beforeAll(async () => {
+  rig = await installedRig('gkb-cc-mcp-');
+}, 60_000);
+afterAll(async () => {
+  await rig?.stop();
+});
+
+describe('the plugin MCP server', () => {
+  it('offers its tools to the model, and a search call returns pointers from the data repo', async () => {
+    const { api, sb, seeded } = rig;
+    // First turn: find the server's search tool name in the tools the CLI sends.
+    converse(api, ['Looking.']);
+    api.reset();
+    await prompt(sb, 'What tools do you have for the knowledge base?');
+    // Claude Code 2.1.328 defers MCP tools: their names are listed in the request's text (ToolSearch loads
+    // their schemas on demand), not in `tools`.
+    const sent = JSON.stringify(api.mainRequests()[0]!.body);
+    const names = [...new Set(sent.match(/mcp__[A-Za-z0-9_-]*git-kb[A-Za-z0-9_-]*__[a-z_]+/g) ?? [])];
+    const search = names.find((n) => n.endsWith('__search'));
+    expect(search, sent.slice(0, 2000)).toBeDefined();
+    for (const verb of ['get', 'add', 'list', 'status']) expect(names).toContain(search!.replace(/search$/, verb));
+
+    converse(api, [{ tool: search!, input: { query: ['redis eviction', 'cache keys'] } }, 'Use allkeys-lru.']);
+    api.reset();
+    const r = await prompt(sb, 'Which redis eviction policy suits a cache?', ['--allowedTools', search!]);
+    expect(r.json.permission_denials).toEqual([]);
+    const main = api.mainRequests();
+    expect(main).toHaveLength(2);
+    const [result] = lastToolResults(main[1]!);
+    expect(result!.is_error).toBeFalsy();
+    expect(result!.text).toContain(seeded.notes.redis!);
+    expect(result!.text).toContain('Redis eviction policy for caches');
+  }, 90_000);
+});
