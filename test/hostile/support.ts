@@ -161,6 +161,43 @@ export function foundIn(haystack: string, secret: string): string[] {
   return needlesOf(secret).filter((n) => hay.includes(n.toLowerCase()));
 }
 
+/**
+ * Pieces of `secret` (16 letters and digits in a row, with both in them) found in `haystack`, comparing only
+ * letters and digits, lower-cased: catches a secret copied into a slug (`_` turned into `-`, cut at 40
+ * characters) or a title (`_` turned into spaces). Returns the number of such pieces.
+ */
+export function fragmentsIn(haystack: string, secret: string, len = 16): number {
+  const norm = (t: string): string => t.toLowerCase().replace(/[^a-z0-9]+/g, '');
+  const hay = norm(haystack);
+  const sec = norm(secret);
+  let n = 0;
+  for (let i = 0; i + len <= sec.length; i += 4) {
+    const piece = sec.slice(i, i + len);
+    if (/[0-9]/.test(piece) && /[a-z]/.test(piece) && hay.includes(piece)) n++;
+  }
+  return n;
+}
+
+/** True when any part of `secret` is in `haystack` (whole, any case, or a 16-character piece). */
+export function holds(haystack: string, secret: string): boolean {
+  return foundIn(haystack, secret).length > 0 || fragmentsIn(haystack, secret) > 0;
+}
+
+/** `text` with every secret (any case) replaced by <secret>, so a failure message never prints one. */
+export function mask(text: string, secrets: string[]): string {
+  let out = text;
+  for (const s of secrets) {
+    for (const n of needlesOf(s)) out = out.replace(new RegExp(n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), '<secret>');
+    // Slug and title forms: the letters and digits of the secret with any separators between them.
+    const core = s.replace(/[^A-Za-z0-9]+/g, '');
+    if (core.length >= 16) {
+      const sep = core.split('').map((c) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^A-Za-z0-9]*');
+      out = out.replace(new RegExp(sep, 'gi'), '<secret>');
+    }
+  }
+  return out;
+}
+
 /** C0 control characters other than newline and tab (ESC included), and DEL and C1 controls. */
 export const CONTROL = /[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]/;
 
