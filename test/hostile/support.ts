@@ -46,6 +46,8 @@ export interface KillOptions {
   cwd?: string;
   /** Start the kill timer when this file appears (a lock), not at spawn. */
   afterFile?: string;
+  /** Start the kill timer at the first new name in this (existing) directory, e.g. `.git/objects`. */
+  afterChangeIn?: string;
   /** Hard cap: the process is killed after this many ms whatever happens (default 60 s). */
   capMs?: number;
 }
@@ -95,6 +97,16 @@ export function kbKilledAfter(sb: Sandbox, args: string[], delayMs: number, opti
       poll = setInterval(() => {
         if (fs.existsSync(file)) arm();
       }, 1);
+    } else if (options.afterChangeIn) {
+      const d = options.afterChangeIn;
+      const before = new Set(fs.readdirSync(d));
+      watcher = fs.watch(d, (_ev, name) => {
+        if (name && !before.has(String(name))) arm();
+      });
+      watcher.on('error', () => undefined);
+      poll = setInterval(() => {
+        if (fs.readdirSync(d).some((n) => !before.has(n))) arm();
+      }, 2);
     } else arm();
     child.on('error', reject);
     child.on('exit', (code, signal) => {
@@ -107,7 +119,7 @@ export function kbKilledAfter(sb: Sandbox, args: string[], delayMs: number, opti
         resolve({
           code,
           signal,
-          lockSeen: options.afterFile ? lockAtMs !== undefined : true,
+          lockSeen: options.afterFile || options.afterChangeIn ? lockAtMs !== undefined : true,
           ms: Date.now() - started,
           lockAtMs,
           stdout: Buffer.concat(out).toString('utf8'),
@@ -115,6 +127,18 @@ export function kbKilledAfter(sb: Sandbox, args: string[], delayMs: number, opti
         }),
       );
     });
+  });
+}
+
+/** `git fsck --strict` with stdout and stderr together, whatever its exit ("bad sha1 file" is a warning on stderr). */
+export function fsckOutput(dir: string, env?: NodeJS.ProcessEnv): Promise<{ code: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const c = spawn('git', ['fsck', '--strict', '--no-progress', '--no-dangling'], { cwd: dir, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    c.stdout.on('data', (d: Buffer) => (text += d.toString()));
+    c.stderr.on('data', (d: Buffer) => (text += d.toString()));
+    c.on('error', reject);
+    c.on('close', (code) => resolve({ code: code ?? 1, text }));
   });
 }
 

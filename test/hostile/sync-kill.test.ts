@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, kb, makeSandbox, type RunResult, type Sandbox } from '../helpers/cli.js';
 import { cleanGitEnv, startGitServer, type GitServer } from '../helpers/git-server.js';
 import { entryText, tid, writeEntries, type TestEntry } from '../hooks/prompt-support.js';
-import { copyTree, kbKilledAfter, lockPath, seeded, type KillResult } from './support.js';
+import { copyTree, fsckOutput, kbKilledAfter, lockPath, seeded, tempFiles, type KillResult } from './support.js';
 
 const NEW_ON_B = 60;
 /** Kill offsets after the lock appears: the finding's 15-60 ms, then the same window scaled to this machine. */
@@ -26,6 +26,8 @@ let tipB: string;
 let shared: { id: string; path: string };
 /** ms from the lock appearing to the end of an unkilled sync of the same state. */
 let lockToExit = 60;
+/** ms from spawn to the lock appearing (the fetch comes before it). */
+let spawnToLock = 200;
 
 async function kbOk(sb: Sandbox, args: string[]): Promise<RunResult> {
   const r = await kb(sb, args);
@@ -59,7 +61,10 @@ beforeAll(async () => {
   const probeDir = path.join(a.root, 'probe');
   await copyTree(template, probeDir);
   const probe = await kbKilledAfter(a, ['--data', probeDir, 'sync'], 120_000, { afterFile: lockPath(probeDir) });
-  if (probe.lockAtMs !== undefined) lockToExit = Math.max(20, probe.ms - probe.lockAtMs);
+  if (probe.lockAtMs !== undefined) {
+    lockToExit = Math.max(20, probe.ms - probe.lockAtMs);
+    spawnToLock = probe.lockAtMs;
+  }
   await git(bare, ['update-ref', 'refs/heads/main', tipB], cleanGitEnv());
   fs.rmSync(probeDir, { recursive: true, force: true });
 }, 120_000);
@@ -144,6 +149,49 @@ describe('sync SIGKILLed while it checks out a merge', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
     expect(killed, 'most rounds should really be killed').toBeGreaterThanOrEqual(Math.ceil(ROUNDS / 2));
+  });
+});
+
+describe('sync SIGKILLed while it stores the fetched objects', () => {
+  /**
+   * Kills a sync a few ms after the first new folder appears under .git/objects (the fetched objects are stored
+   * one loose file each, just before the lock), then runs `check` on the repo after the next sync.
+   */
+  async function killDuringStore(seed: number, base: number, check: (dir: string, what: string, next: RunResult) => Promise<string[]>): Promise<void> {
+    const rnd = seeded(seed);
+    const failures: string[] = [];
+    let killed = 0;
+    for (let n = 0; n < ROUNDS && failures.length < 3; n++) {
+      const dir = await freshRound(base + n);
+      const delay = Math.round(rnd() * 12);
+      const k = await kbKilledAfter(a, ['--data', dir, 'sync'], delay, { afterChangeIn: path.join(dir, '.git', 'objects') });
+      if (k.signal === 'SIGKILL') killed++;
+      const what = `round ${n}: killed ${delay} ms after the first object folder appeared (at ${k.lockAtMs ?? '-'} ms; the lock comes at ~${spawnToLock} ms; ended by ${k.signal ?? `exit ${k.code}`})`;
+      const next = await kb(a, ['--data', dir, 'sync']);
+      failures.push(...(await check(dir, what, next)));
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    expect(failures).toEqual([]);
+    expect(killed).toBeGreaterThanOrEqual(Math.ceil(ROUNDS / 2));
+  }
+
+  it('F25: no temp file is left under .git, and git fsck --strict reports no bad sha1 file, after the next sync', { timeout: 150_000 }, async () => {
+    await killDuringStore(0xf25, 200, async (dir, what) => {
+      const out: string[] = [];
+      const fsck = (await fsckOutput(dir, a.env)).text;
+      if (/bad sha1 file/.test(fsck)) out.push(`${what}: git fsck: ${fsck.split('\n').find((l) => /bad sha1 file/.test(l))}`);
+      const left = tempFiles(path.join(dir, '.git'));
+      if (left.length) out.push(`${what}: ${left.length} temp file(s) left under .git, e.g. ${left[0]}`);
+      return out;
+    });
+  });
+
+  it('NEW-1: the next sync completes the merge (no "Could not find <oid>": the objects a killed fetch left out are fetched again)', { timeout: 150_000 }, async () => {
+    await killDuringStore(0x7e1, 300, async (dir, what, next) => {
+      if (![0, 4].includes(next.code)) return [`${what}: the next sync exited ${next.code}: ${next.stderr.trim().slice(0, 200)}`];
+      const inHead = await entriesInHead(dir);
+      return inHead.length === NEW_ON_B + 1 ? [] : [`${what}: ${inHead.length} entries in HEAD after the next sync`];
+    });
   });
 });
 
