@@ -46,15 +46,6 @@ async function entryCount(dir: string): Promise<number> {
   return out ? out.split('\n').length : 0;
 }
 
-/** Time of one unkilled run of `args` on a copy of the template (ms). */
-async function timeOf(args: (dir: string) => string[]): Promise<number> {
-  const dir = path.join(sb.root, `timing-${Date.now()}`);
-  await copyTree(template, dir);
-  const k = await kbKilledAfter(sb, args(dir), 60_000);
-  fs.rmSync(dir, { recursive: true, force: true });
-  return k.ms;
-}
-
 /** `rounds` kill delays spread over [5%, 95%] of `windowMs`, one random point per slice, seeded. */
 function delays(rounds: number, windowMs: number, seed: number): number[] {
   const rnd = seeded(seed);
@@ -62,40 +53,66 @@ function delays(rounds: number, windowMs: number, seed: number): number[] {
   return Array.from({ length: rounds }, (_, i) => Math.round(windowMs * 0.05 + i * slice + rnd() * slice));
 }
 
+/** The journal a write keeps while its files are written (src/adapters/store/transaction.ts). */
+const journalOf = (dir: string): string => path.join(dir, '.git', 'git-kb', 'journal.json');
+
+/**
+ * Import kill points: odd rounds a few ms into the file writing (timer from the moment the journal appears,
+ * spread over the journal-to-exit time of an unkilled import), even rounds spread over the whole import.
+ */
+async function importKills(seed: number): Promise<{ run: (dir: string, n: number) => Promise<{ k: Awaited<ReturnType<typeof kbKilledAfter>>; what: string }>; windowMs: number }> {
+  const dir = path.join(sb.root, `timing-${seed}`);
+  await copyTree(template, dir);
+  const t = await kbKilledAfter(sb, ['--data', dir, 'import', notes], 60_000, { afterFile: journalOf(dir) });
+  fs.rmSync(dir, { recursive: true, force: true });
+  const whole = delays(ROUNDS, t.ms, seed);
+  const journalWindow = Math.max(5, t.ms - (t.lockAtMs ?? 0));
+  const inJournal = delays(ROUNDS, journalWindow, seed + 1);
+  return {
+    windowMs: t.ms,
+    run: async (d, n) => {
+      if (n % 2 === 1) {
+        const k = await kbKilledAfter(sb, ['--data', d, 'import', notes], inJournal[n]!, { afterFile: journalOf(d) });
+        return { k, what: `killed ${inJournal[n]} ms after the journal appeared (of ~${journalWindow} ms): ${k.signal ?? `exit ${k.code}`}` };
+      }
+      const k = await kbKilledAfter(sb, ['--data', d, 'import', notes], whole[n]!);
+      return { k, what: `killed ${whole[n]} ms after spawn (of ~${t.ms} ms): ${k.signal ?? `exit ${k.code}`}` };
+    },
+  };
+}
+
 describe('F11: a killed import', () => {
   it('F11: after a killed import and the next add, HEAD holds all the imported notes or none of them', { timeout: 120_000 }, async () => {
     expect(noteCount).toBeGreaterThanOrEqual(300);
-    const windowMs = await timeOf((dir) => ['--data', dir, 'import', notes]);
-    const ds = delays(ROUNDS, windowMs, 0xf11);
-    const seen: string[] = [];
+    const kills = await importKills(0xf11);
+    let killed = 0;
     for (let n = 0; n < ROUNDS; n++) {
       const dir = path.join(sb.root, `imp-${n}`);
       await copyTree(template, dir);
-      const k = await kbKilledAfter(sb, ['--data', dir, 'import', notes], ds[n]!);
+      const { k, what } = await kills.run(dir, n);
+      if (k.signal === 'SIGKILL') killed++;
       const add = await kb(sb, ['--data', dir, 'add', '--type', 'decision', '--title', `After killed import ${n}`]);
       expect(add.code, add.stderr).toBe(0);
       const imported = (await entryCount(dir)) - 1;
       const subjects = (await git(dir, ['log', '--format=%s'], sb.env)).trim();
-      seen.push(`${ds[n]} ms: ${k.signal ?? `exit ${k.code}`}, ${imported} imported`);
-      expect([0, noteCount], `round ${n} (killed after ${ds[n]} ms of ~${windowMs}): ${imported} of ${noteCount} notes in HEAD after the next add; commits:\n${subjects.split('\n').slice(0, 4).join('\n')}`).toContain(imported);
+      expect([0, noteCount], `round ${n} (${what}): ${imported} of ${noteCount} notes in HEAD after the next add; commits:\n${subjects.split('\n').slice(0, 4).join('\n')}`).toContain(imported);
       fs.rmSync(dir, { recursive: true, force: true });
     }
-    expect(seen.filter((s) => s.includes('SIGKILL')).length, seen.join('\n')).toBeGreaterThanOrEqual(Math.ceil(ROUNDS / 2));
+    expect(killed).toBeGreaterThanOrEqual(Math.ceil(ROUNDS / 2));
   });
 
   it('F11: rerunning an import after a killed one gives each note exactly once', { timeout: 120_000 }, async () => {
-    const windowMs = await timeOf((dir) => ['--data', dir, 'import', notes]);
-    const ds = delays(ROUNDS, windowMs, 0xf11b);
+    const kills = await importKills(0xf11b);
     let killed = 0;
     for (let n = 0; n < ROUNDS; n++) {
       const dir = path.join(sb.root, `reimp-${n}`);
       await copyTree(template, dir);
-      const k = await kbKilledAfter(sb, ['--data', dir, 'import', notes], ds[n]!);
+      const { k, what } = await kills.run(dir, n);
       if (k.signal !== 'SIGKILL') continue; // it finished: a rerun is a second import, not a retry
       killed++;
       const again = await kb(sb, ['--data', dir, 'import', notes]);
       const imported = await entryCount(dir);
-      expect(imported, `round ${n} (killed after ${ds[n]} ms of ~${windowMs}), rerun exited ${again.code}: ${imported} entries for ${noteCount} notes`).toBe(noteCount);
+      expect(imported, `round ${n} (${what}), rerun exited ${again.code}: ${imported} entries for ${noteCount} notes`).toBe(noteCount);
       fs.rmSync(dir, { recursive: true, force: true });
     }
     expect(killed).toBeGreaterThanOrEqual(Math.ceil(ROUNDS / 2));
@@ -141,7 +158,7 @@ describe('F13: concurrent first writes', () => {
   it('F13: eight first writes at once to a data repo that does not exist yet all succeed, eight entries', { timeout: 60_000 }, async () => {
     const failures: string[] = [];
     // A few rounds: the race is between the creations, so each round is a new, missing repo.
-    for (let round = 0; round < 3 && failures.length === 0; round++) {
+    for (let round = 0; round < 8 && failures.length === 0; round++) {
       const dir = path.join(sb.root, `race-${round}`);
       const results: RunResult[] = await Promise.all(Array.from({ length: 8 }, (_, i) => kb(sb, ['--data', dir, 'add', '--type', 'decision', '--title', `Racer ${round}.${i}`])));
       results.forEach((r, i) => {
