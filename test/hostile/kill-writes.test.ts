@@ -175,18 +175,24 @@ describe('F13: concurrent first writes', () => {
 
 describe('F25: temp files of killed writes', () => {
   it('F25: after a killed add and one more command, `git fsck --strict` reports no bad sha1 file and no temp file is left', { timeout: 120_000 }, async () => {
-    const dir = path.join(sb.root, 'tmp-left');
-    await copyTree(template, dir);
-    for (let i = 0; i < 3; i++) expect((await kb(sb, ['--data', dir, 'add', '--type', 'decision', '--title', `Existing ${i}`])).code).toBe(0);
-    const probe = await kbKilledAfter(sb, ['--data', dir, 'add', '--type', 'lesson_learned', '--title', 'Timing probe', '--', 'x '.repeat(2000)], 60_000);
-    const rounds = ROUNDS * 2;
-    // Half the kills spread over the whole add, half a few ms after the first new folder under .git/objects
-    // (while the objects are written).
+    // Every round starts from a copy of the same small repo, so the objects an add writes land in new folders
+    // under .git/objects (the cue for the kills aimed at the object writes).
+    const base = path.join(sb.root, 'tmp-base');
+    await copyTree(template, base);
+    for (let i = 0; i < 3; i++) expect((await kb(sb, ['--data', base, 'add', '--type', 'decision', '--title', `Existing ${i}`])).code).toBe(0);
+    const probeDir = path.join(sb.root, 'tmp-probe');
+    await copyTree(base, probeDir);
+    const probe = await kbKilledAfter(sb, ['--data', probeDir, 'add', '--type', 'lesson_learned', '--title', 'Timing probe', '--', 'x '.repeat(2000)], 60_000);
+    const rounds = ROUNDS * 3;
+    // Two kills in three a few ms after the first new folder under .git/objects (while the objects are
+    // written), the others spread over the whole add.
     const ds = delays(rounds, probe.ms, 0xf25);
     const rnd = seeded(0xf25b);
     const failures: string[] = [];
-    for (let n = 0; n < rounds; n++) {
-      const atObjects = n % 2 === 1;
+    for (let n = 0; n < rounds && failures.length < 3; n++) {
+      const dir = path.join(sb.root, `tmp-${n}`);
+      await copyTree(base, dir);
+      const atObjects = n % 3 !== 0;
       if (atObjects) ds[n] = Math.round(rnd() * 4);
       const k = await kbKilledAfter(sb, ['--data', dir, 'add', '--type', 'lesson_learned', '--title', `Killed ${n}`, '--', `Body ${n}, long enough to matter. `.repeat(60)], ds[n]!, atObjects ? { afterChangeIn: path.join(dir, '.git', 'objects') } : {});
       const next = await kb(sb, ['--data', dir, 'add', '--type', 'decision', '--title', `After ${n}`]);
@@ -196,7 +202,7 @@ describe('F25: temp files of killed writes', () => {
       const label = `round ${n} (killed ${ds[n]} ms after ${atObjects ? 'the first new folder under .git/objects' : `spawn, of ~${probe.ms}`}: ${k.signal ?? `exit ${k.code}`})`;
       if (/bad sha1 file/.test(fsck)) failures.push(`${label}: git fsck: ${fsck.split('\n').find((l) => /bad sha1 file/.test(l))}`);
       if (left.length) failures.push(`${label}: temp files left: ${left.join(', ')}`);
-      if (failures.length >= 3) break;
+      fs.rmSync(dir, { recursive: true, force: true });
     }
     expect(failures).toEqual([]);
   });
