@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, kb, makeSandbox, type RunResult, type Sandbox } from '../helpers/cli.js';
 import { cleanGitEnv, startGitServer, type GitServer } from '../helpers/git-server.js';
-import { entryText, tid, writeEntries, type TestEntry } from '../hooks/prompt-support.js';
+import { tid, writeEntries, type TestEntry } from '../hooks/prompt-support.js';
 import { copyTree, fsckOutput, kbKilledAfter, lockPath, seeded, tempFiles, type KillResult } from './support.js';
 
 const NEW_ON_B = 60;
@@ -195,5 +195,3 @@ describe('sync SIGKILLed while it stores the fetched objects', () => {
   });
 });
 
-// Keep the fixture helpers referenced (entryText documents the on-disk format the hand-written entries use).
-void entryText;
