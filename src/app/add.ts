@@ -5,7 +5,7 @@
 import { entryPath, formatEntry, newId } from '../core/format/entry.js';
 import { KbError } from '../core/errors.js';
 import { idSet } from './find.js';
-import { nowStamp, parseLinks, splitList, validateEntryText } from './fields.js';
+import { nowStamp, oneLineTitle, parseLinks, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
 import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
@@ -35,13 +35,15 @@ export interface AddResult {
 /** Adds one entry. */
 export async function addEntry(options: AddOptions): Promise<AddResult> {
   if (typeof options.title !== 'string' || !options.title.trim()) throw new KbError('INVALID_ENTRY', 'missing title: pass --title "..."');
+  oneLineTitle(options.title);
+  const tags = tagList(options.tags);
   const now = options.now ?? new Date();
   const stamp = nowStamp(now);
   const fieldsFor = (id: string): Record<string, unknown> => ({
     id,
     title: options.title.trim(),
     type: options.type,
-    tags: splitList(options.tags),
+    tags,
     aliases: splitList(options.aliases),
     links: parseLinks(options.links),
     url: options.url,

@@ -8,7 +8,7 @@ import { parseEntry, splitEntry, updateEntryText } from '../core/format/entry.js
 import { KbError } from '../core/errors.js';
 import { readEntryText } from '../adapters/store/layout.js';
 import { filesById, findEntryFile } from './find.js';
-import { nowStamp, parseLinks, splitList, validateEntryText } from './fields.js';
+import { nowStamp, oneLineTitle, parseLinks, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
 import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
@@ -52,16 +52,17 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     }
     const e = parsed.entry;
     const changes: Record<string, unknown> = {};
-    if (options.title !== undefined) changes.title = options.title.trim();
+    if (options.title !== undefined) changes.title = oneLineTitle(options.title);
     if (options.type !== undefined) changes.type = options.type;
     if (options.url !== undefined) changes.url = options.url || undefined;
     if (options.kernel !== undefined) changes.kernel = options.kernel ? true : undefined;
     if (options.appliesTo !== undefined) changes.applies_to = splitList(options.appliesTo);
     if (options.aliases !== undefined) changes.aliases = splitList(options.aliases);
-    let tags = options.tags !== undefined ? splitList(options.tags) : e.tags;
-    const add = splitList(options.addTags);
-    const remove = new Set(splitList(options.removeTags));
-    tags = [...new Set([...tags, ...add])].filter((t) => !remove.has(t));
+    // Tags are kept in written form (src/core/format/tags.ts): an old tag with capitals is rewritten too.
+    const removed = splitList(options.removeTags);
+    const remove = new Set([...removed, ...removed.map((t) => t.toLowerCase().replace(/\s+/g, '-'))]);
+    const kept = (options.tags !== undefined ? splitList(options.tags) : e.tags).filter((t) => !remove.has(t));
+    const tags = tagList([...kept, ...splitList(options.addTags)]).filter((t) => !remove.has(t));
     if (tags.join('\0') !== e.tags.join('\0')) changes.tags = tags;
     if (options.links?.length || options.unlink?.length) {
       const unlink = new Set(options.unlink ?? []);
