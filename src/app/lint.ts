@@ -1,7 +1,7 @@
 /**
  * Contract: `lint` checks the whole data repo, re-reading every file (not the cache): each entry against the
  * format with links resolved, ids claimed twice, and files in the entry folders that are not entries. Every
- * problem has a file, a line and a rule; any problem makes the result name LINT_FAILED (the CLI exits with it).
+ * problem has a file, a line and a rule (secret-shaped content included, masked); any problem makes the result name LINT_FAILED (the CLI exits with it).
  */
 import fs from 'node:fs';
 import path from 'node:path';
