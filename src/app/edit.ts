@@ -52,7 +52,7 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     }
     const e = parsed.entry;
     const changes: Record<string, unknown> = {};
-    if (options.title !== undefined) changes.title = oneLineTitle(options.title);
+    if (options.title !== undefined) changes.title = options.title.trim();
     if (options.type !== undefined) changes.type = options.type;
     if (options.url !== undefined) changes.url = options.url || undefined;
     if (options.kernel !== undefined) changes.kernel = options.kernel ? true : undefined;
@@ -84,6 +84,7 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     const after = updateEntryText(before, file.path, changes, body);
     // NOTE: secrets first, so a secret is refused as one and never echoed by a format message.
     refuseSecrets(after, file.path);
+    if (options.title !== undefined) oneLineTitle(options.title);
     validateEntryText(after, file.path, (x) => ids.has(x));
     await refuseForbidden(dir, [{ text: after, where: file.path, host: e.host }]);
     const commit = await tx.commit([{ path: file.path, content: after }], `edit ${e.id}: ${String(changes.title ?? e.title)}`);

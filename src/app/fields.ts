@@ -18,7 +18,7 @@ export function tagList(values: string | string[] | undefined): string[] {
   return normalizeTags(splitList(values));
 }
 
-/** A --title trimmed, refused (USAGE) when it holds a line break. */
+/** A --title trimmed, refused (USAGE) when it holds a line break (check secrets first: this message is not masked). */
 export function oneLineTitle(title: string): string {
   const t = title.trim();
   if (/[\r\n]/.test(t)) throw new KbError('USAGE', 'the title must be one line: --title holds a line break (put the rest in the body)');
