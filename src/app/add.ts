@@ -5,7 +5,7 @@
 import { entryPath, formatEntry, newId } from '../core/format/entry.js';
 import { KbError } from '../core/errors.js';
 import { idSet } from './find.js';
-import { nowStamp, parseLinks, splitList, validateEntryText } from './fields.js';
+import { nowStamp, oneLineTitle, parseLinks, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
 import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
@@ -37,11 +37,11 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
   if (typeof options.title !== 'string' || !options.title.trim()) throw new KbError('INVALID_ENTRY', 'missing title: pass --title "..."');
   const now = options.now ?? new Date();
   const stamp = nowStamp(now);
-  const fieldsFor = (id: string): Record<string, unknown> => ({
+  const fieldsFor = (id: string, tags: string[]): Record<string, unknown> => ({
     id,
     title: options.title.trim(),
     type: options.type,
-    tags: splitList(options.tags),
+    tags,
     aliases: splitList(options.aliases),
     links: parseLinks(options.links),
     url: options.url,
@@ -54,20 +54,22 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
   });
   const body = options.body ?? '';
   // Validate before creating anything, with a provisional id.
-  const probe = fieldsFor(newId(now));
+  const probe = fieldsFor(newId(now), splitList(options.tags));
   const probeText = formatEntry(probe, body);
   const probePath = safePath(probe);
   // Links are checked against the repo inside the lock; everything else is checked before touching the disk.
   // NOTE: secrets first, so a secret pasted into a field is refused as one and never echoed by a format message
   // (such as `"url" is not a URL: <the value>`).
   refuseSecrets(probeText, probePath);
-  validateEntryText(probeText, probePath, () => true);
+  oneLineTitle(options.title);
+  const tags = tagList(options.tags);
+  validateEntryText(formatEntry({ ...probe, tags }, body), probePath, () => true);
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async (tx) => {
     const ids = idSet(dir);
     let id = newId(now);
     while (ids.has(id)) id = newId(now);
-    const fields = fieldsFor(id);
+    const fields = fieldsFor(id, tags);
     const text = formatEntry(fields, body);
     const rel = entryPath(fields as { id: string; title: string; type: string; host?: string; created?: string });
     validateEntryText(text, rel, (x) => ids.has(x));

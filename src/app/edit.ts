@@ -8,7 +8,7 @@ import { parseEntry, splitEntry, updateEntryText } from '../core/format/entry.js
 import { KbError } from '../core/errors.js';
 import { readEntryText } from '../adapters/store/layout.js';
 import { filesById, findEntryFile } from './find.js';
-import { nowStamp, parseLinks, splitList, validateEntryText } from './fields.js';
+import { nowStamp, oneLineTitle, parseLinks, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
 import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
@@ -58,10 +58,11 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     if (options.kernel !== undefined) changes.kernel = options.kernel ? true : undefined;
     if (options.appliesTo !== undefined) changes.applies_to = splitList(options.appliesTo);
     if (options.aliases !== undefined) changes.aliases = splitList(options.aliases);
-    let tags = options.tags !== undefined ? splitList(options.tags) : e.tags;
-    const add = splitList(options.addTags);
-    const remove = new Set(splitList(options.removeTags));
-    tags = [...new Set([...tags, ...add])].filter((t) => !remove.has(t));
+    // Tags are kept in written form (src/core/format/tags.ts): an old tag with capitals is rewritten too.
+    const removed = splitList(options.removeTags);
+    const remove = new Set([...removed, ...removed.map((t) => t.toLowerCase().replace(/\s+/g, '-'))]);
+    const kept = (options.tags !== undefined ? splitList(options.tags) : e.tags).filter((t) => !remove.has(t));
+    const tags = tagList([...kept, ...splitList(options.addTags)]).filter((t) => !remove.has(t));
     if (tags.join('\0') !== e.tags.join('\0')) changes.tags = tags;
     if (options.links?.length || options.unlink?.length) {
       const unlink = new Set(options.unlink ?? []);
@@ -83,6 +84,7 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     const after = updateEntryText(before, file.path, changes, body);
     // NOTE: secrets first, so a secret is refused as one and never echoed by a format message.
     refuseSecrets(after, file.path);
+    if (options.title !== undefined) oneLineTitle(options.title);
     validateEntryText(after, file.path, (x) => ids.has(x));
     await refuseForbidden(dir, [{ text: after, where: file.path, host: e.host }]);
     const commit = await tx.commit([{ path: file.path, content: after }], `edit ${e.id}: ${String(changes.title ?? e.title)}`);

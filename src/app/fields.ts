@@ -4,12 +4,25 @@
  */
 import { formatProblems, KbError } from '../core/errors.js';
 import { parseEntry, RELS, type Link } from '../core/format/entry.js';
+import { normalizeTags } from '../core/format/tags.js';
 
 /** Splits "a,b, c" (or repeated values) into a clean, de-duplicated list. */
 export function splitList(values: string | string[] | undefined): string[] {
   if (values === undefined) return [];
   const all = (Array.isArray(values) ? values : [values]).flatMap((v) => v.split(','));
   return [...new Set(all.map((v) => v.trim()).filter(Boolean))];
+}
+
+/** Tags as typed ("Foo Bar,big" or repeated) in written form (src/core/format/tags.ts); USAGE for one that cannot be. */
+export function tagList(values: string | string[] | undefined): string[] {
+  return normalizeTags(splitList(values));
+}
+
+/** A --title trimmed, refused (USAGE) when it holds a line break (check secrets first: this message is not masked). */
+export function oneLineTitle(title: string): string {
+  const t = title.trim();
+  if (/[\r\n]/.test(t)) throw new KbError('USAGE', 'the title must be one line: --title holds a line break (put the rest in the body)');
+  return t;
 }
 
 /** Parses `rel:id` link arguments. */

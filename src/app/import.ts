@@ -8,6 +8,9 @@ import path from 'node:path';
 import { entryPath, formatEntry, interpretEntry, isValidId, newId, splitEntry, TYPES, type Problem } from '../core/format/entry.js';
 import { formatProblems, KbError } from '../core/errors.js';
 import { findSecrets, redactSecrets } from '../core/secrets/scan.js';
+import { redactFields, safeName } from '../core/secrets/guard.js';
+import { normalizeTag } from '../core/format/tags.js';
+import { decodeUtf8 } from '../core/text/utf8.js';
 import { filesById } from './find.js';
 import { nowStamp } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
@@ -47,15 +50,23 @@ function walk(root: string, rel = ''): string[] {
 }
 
 interface Note {
+  /** The note's path relative to DIR as messages and results name it: any secret in it replaced by its marker. */
   file: string;
   fields: Record<string, unknown>;
   body: string;
+  /** Secrets in the note's own path (a file named after a token): refused, or redacted with --redact. */
+  nameSecrets: { kind: string; preview: string }[];
 }
 
-function readNote(root: string, file: string, options: ImportOptions, stamp: string): Note {
+/** A title made from a file name: `-` and `_` read as spaces, except inside a [REDACTED:kind] marker. */
+function titleFromName(name: string): string {
+  return name.replace(/\.(md|markdown)$/i, '').replace(/\[REDACTED:[a-z0-9-]+\]|[-_]+/g, (m) => (m.startsWith('[') ? m : ' ')).trim();
+}
+
+function readNote(root: string, file: string, shown: string, options: ImportOptions, stamp: string): Note {
   const buf = fs.readFileSync(path.join(root, file));
-  if (buf.includes(0)) throw new KbError('INVALID_ENTRY', `${file}:1: binary content is not a note`, { file, line: 1 });
-  const text = buf.toString('utf8').replace(/\r\n?/g, '\n');
+  if (buf.includes(0)) throw new KbError('INVALID_ENTRY', `${shown}:1: binary content is not a note`, { file: shown, line: 1 });
+  const text = decodeUtf8(buf, shown).replace(/\r\n?/g, '\n');
   let data: Record<string, unknown> = {};
   let body = text;
   if (/^---[ \t]*\S*[ \t]*\n/.test(text)) {
@@ -71,20 +82,27 @@ function readNote(root: string, file: string, options: ImportOptions, stamp: str
       body = body.slice(m.index + m[0].length).replace(/^\n+/, '');
     }
   }
-  if (!title) title = path.basename(file).replace(/\.(md|markdown)$/i, '').replace(/[-_]+/g, ' ');
-  const folderTags = options.tagsFromFolders ? path.dirname(file).split('/').filter((s) => s && s !== '.') : [];
+  // NOTE: the file name is scanned as it is, before `_` becomes a space: a token named file must not hide.
+  const nameSecrets = findSecrets(file).map((f) => ({ kind: f.kind, preview: f.preview }));
+  if (!title) title = titleFromName(path.basename(shown));
+  const folderTags = options.tagsFromFolders ? path.dirname(shown).split('/').filter((s) => s && s !== '.') : [];
   const ownTags = Array.isArray(data.tags) ? data.tags.map(String) : typeof data.tags === 'string' ? data.tags.split(',').map((s) => s.trim()) : [];
+  // Tags in written form (src/core/format/tags.ts); one that cannot be mapped is kept as it is and judged below.
+  const tags = [...ownTags, ...folderTags].map((t) => t.trim()).filter(Boolean).map((t) => {
+    const n = normalizeTag(t);
+    return 'tag' in n ? n.tag : t;
+  });
   const type = options.type ?? (typeof data.type === 'string' && (TYPES as readonly string[]).includes(data.type) ? data.type : 'factual_reference');
   const fields: Record<string, unknown> = {
     ...data,
     id: typeof data.id === 'string' ? data.id : undefined,
     title,
     type,
-    tags: [...new Set([...ownTags, ...folderTags].map((t) => t.trim()).filter(Boolean))],
+    tags: [...new Set(tags)],
     created: typeof data.created === 'string' ? data.created : stamp,
     updated: stamp,
   };
-  return { file, fields, body };
+  return { file: shown, fields, body, nameSecrets };
 }
 
 /** Imports a folder of markdown notes. */
@@ -104,13 +122,14 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
     const skipped: ImportResult['skipped'] = [];
     const redacted: ImportResult['redacted'] = [];
     for (const file of files) {
+      const shown = safeName(file);
       let note: Note;
       try {
-        note = readNote(root, file, options, stamp);
+        note = readNote(root, file, shown, options, stamp);
       } catch (err) {
         const e = err as KbError;
         const line = (e.data?.line as number | undefined) ?? 1;
-        problems.push({ rule: 'parse', message: e.message.replace(/^[^:]+:\d+: /, ''), file, line });
+        problems.push({ rule: 'parse', message: e.message.replace(/^[^:]+:\d+: /, ''), file: shown, line });
         continue;
       }
       let id = note.fields.id as string | undefined;
@@ -119,22 +138,27 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
       }
       taken.add(id);
       note.fields.id = id;
-      const rel = entryPath(note.fields as { id: string; title: string; type: string });
-      let text = formatEntry(note.fields, note.body);
       if (options.redact) {
-        const r = redactSecrets(text);
-        if (r.count > 0) {
-          text = r.text;
-          redacted.push({ file, kinds: r.kinds, count: r.count });
-        }
+        // Fields and body are redacted apart, before formatting: the formatter then quotes a marker value, so
+        // a `[REDACTED:kind]` title stays a string (not a YAML list), and the slug is made from the marker.
+        const f = redactFields(note.fields);
+        const b = redactSecrets(note.body);
+        const kinds = [...new Set([...note.nameSecrets.map((x) => x.kind), ...f.kinds, ...b.kinds])];
+        const count = note.nameSecrets.length + f.count + b.count;
+        if (count > 0) redacted.push({ file: note.file, kinds, count });
+        note.fields = f.fields;
+        note.body = b.text;
+        note.nameSecrets = [];
       }
+      const rel = entryPath(note.fields as { id: string; title: string; type: string });
+      const text = formatEntry(note.fields, note.body);
       notes.push({ ...note, id, path: rel, text });
     }
     for (const n of notes) {
       // The fields are plain values this module built, so they are judged directly (no YAML round trip).
       const raw = { data: n.fields, body: n.body, frontmatter: '', bodyLine: 1 };
       const found = interpretEntry(raw, n.path, { idExists: (x) => taken.has(x) }).problems.map((p) => ({ ...p, file: n.file, line: undefined }));
-      for (const s of findSecrets(n.text)) found.push({ rule: 'secret', message: `secret-shaped content (${s.kind}, ${s.preview})`, file: n.file, line: undefined });
+      for (const s of [...n.nameSecrets, ...findSecrets(n.text)]) found.push({ rule: 'secret', message: `secret-shaped content (${s.kind}, ${s.preview})`, file: n.file, line: undefined });
       problems.push(...found);
     }
     let keep = notes;

@@ -9,6 +9,7 @@ import { KbError } from '../core/errors.js';
 import { writeFileAtomic } from '../adapters/store/fsutil.js';
 import { headOid, setRemote } from '../adapters/git/git.js';
 import { cloneRepo } from '../adapters/git/transport.js';
+import { redactUrl } from '../adapters/git/remote.js';
 import { dataRepoExists, ENTRY_ROOTS, looksLikeDataRepo } from '../adapters/store/layout.js';
 import { ensureDataRepo, writeManifest } from '../adapters/write/data-repo.js';
 import { repoForRead, type RepoOptions } from './repo.js';
@@ -79,5 +80,10 @@ export async function initDataRepo(options: InitOptions): Promise<InitResult> {
     cfg.data_dir = dir;
     writeFileAtomic(configFile, `${JSON.stringify(cfg, null, 2)}\n`);
   }
-  return { data_dir: dir, action, config_file: configFile, remote: options.remote ?? options.clone, entries: countEntries(dir), ...(notes.length ? { notes } : {}) };
+  return { data_dir: dir, action, config_file: configFile, remote: remoteShown(options.remote ?? options.clone), entries: countEntries(dir), ...(notes.length ? { notes } : {}) };
+}
+
+/** A remote URL as results show it: any password or token in it removed. */
+function remoteShown(url: string | undefined): string | undefined {
+  return url === undefined ? undefined : redactUrl(url);
 }

@@ -347,6 +347,22 @@ function settingsPath(options: InstallOptions): string {
   return path.join(options.home, '.claude', 'settings.json');
 }
 
+/** The file a settings path really names: the end of its symlinks (even a dangling one), else itself. */
+function linkTarget(file: string): string {
+  let p = file;
+  for (let i = 0; i < 40; i++) {
+    let link: string;
+    try {
+      if (!fs.lstatSync(p).isSymbolicLink()) return p;
+      link = fs.readlinkSync(p);
+    } catch {
+      return p;
+    }
+    p = path.resolve(path.dirname(p), link);
+  }
+  throw new KbError('USAGE', `${file}: too many levels of symbolic links`);
+}
+
 async function unifiedDiff(file: string, before: string, after: string): Promise<string> {
   if (before === after) return '';
   const { createTwoFilesPatch } = await import('diff');
@@ -373,7 +389,8 @@ async function change(action: 'install' | 'uninstall', options: InstallOptions):
     } catch {
       /* new file */
     }
-    writeFileAtomic(file, after, { mode });
+    // NOTE: a symlinked settings file (dotfiles) stays a link: the write goes to the file it points to.
+    writeFileAtomic(linkTarget(file), after, { mode });
   }
   return { action, settings: file, changed, dryRun: options.dryRun === true, diff, events: changed ? events : [] };
 }

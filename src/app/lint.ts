@@ -1,7 +1,7 @@
 /**
  * Contract: `lint` checks the whole data repo, re-reading every file (not the cache): each entry against the
  * format with links resolved, ids claimed twice, and files in the entry folders that are not entries. Every
- * problem has a file, a line and a rule; any problem makes the result name LINT_FAILED (the CLI exits with it).
+ * problem has a file, a line and a rule (secret-shaped content included, masked); any problem makes the result name LINT_FAILED (the CLI exits with it).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import type { ErrorCode } from '../core/errors.js';
 import { parseEntry, type Problem } from '../core/format/entry.js';
 import { conflictProblems, isConflictSibling } from '../core/merge/merge.js';
 import { entryFolderNames, readEntryText } from '../adapters/store/layout.js';
+import { findSecrets } from '../core/secrets/scan.js';
 import { filesById } from './find.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 
@@ -17,6 +18,11 @@ export interface LintResult {
   problems: Problem[];
   /** Set when there is any problem. */
   exit?: Extract<ErrorCode, 'LINT_FAILED'>;
+}
+
+/** Secret-shaped content of a file (a plain git push can bring one), with its line and a masked preview. */
+function secretProblems(text: string, file: string): Problem[] {
+  return findSecrets(text).map((f) => ({ rule: 'secret', message: `secret-shaped content (${f.kind}, ${f.preview}) at column ${f.column}: remove it and rotate the secret`, file, line: f.line }));
 }
 
 /** Lints the data repo (findings are data, not thrown: the result names LINT_FAILED when there are any). */
@@ -45,8 +51,11 @@ export function lintRepo(options: RepoOptions): LintResult {
       }
       problems.push(...parseEntry(text, rel, { idExists: (id) => ids.has(id) }).problems);
       problems.push(...conflictProblems(text, rel));
+      problems.push(...secretProblems(text, rel));
     }
   }
+  const hostsYaml = path.join(dir, 'hosts.yaml');
+  if (fs.existsSync(hostsYaml)) problems.push(...secretProblems(fs.readFileSync(hostsYaml, 'utf8'), 'hosts.yaml'));
   // Sync conflicts in files that are not entries keep theirs beside ours (spec/sync.md).
   for (const name of fs.readdirSync(dir).sort()) {
     if (isConflictSibling(name)) problems.push({ rule: 'conflict-unresolved', message: `sync conflict: ${name} holds the other version of ${name.replace(/\.conflict-[0-9a-f]{8}$/, '')}; settle it with "git-kb resolve ${name} --keep ours|theirs"`, file: name, line: 1 });

@@ -4,6 +4,7 @@
 import { loadCatalog, newestFirst, type EntryMeta } from '../adapters/index/catalog.js';
 import { KbError } from '../core/errors.js';
 import { TYPES } from '../core/format/schema.js';
+import { isoAtLeast, parseSince } from '../core/format/since.js';
 import { forbiddenHostKeys } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 
@@ -28,7 +29,7 @@ export interface ListItem {
 /** Lists entries. */
 export async function listEntries(options: ListOptions): Promise<ListItem[]> {
   if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw new KbError('USAGE', `unknown type "${options.type}"; one of: ${TYPES.join(', ')}`);
-  if (options.since && Number.isNaN(Date.parse(options.since))) throw new KbError('USAGE', `--since "${options.since}" is not a date (use YYYY-MM-DD)`);
+  const since = options.since ? parseSince(options.since) : undefined;
   const { dir } = repoForRead(options);
   const catalog = await loadCatalog(dir);
   const hidden = await forbiddenHostKeys(dir);
@@ -37,7 +38,7 @@ export async function listEntries(options: ListOptions): Promise<ListItem[]> {
     (!options.type || e.type === options.type) &&
     (!options.tag || e.tags.some((t) => t.toLowerCase() === options.tag!.toLowerCase())) &&
     (!options.host || e.host === options.host) &&
-    (!options.since || (e.updated ?? e.created ?? '') >= options.since);
+    (!since || isoAtLeast(e.updated ?? e.created, since));
   const all = newestFirst([...catalog.byId.values()].filter(keep));
   return all.slice(0, options.limit ?? all.length).map((e) => ({ id: e.id, title: e.title, type: e.type, tags: e.tags, path: e.path, created: e.created, updated: e.updated }));
 }

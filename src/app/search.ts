@@ -5,6 +5,7 @@
 import { loadCatalog } from '../adapters/index/catalog.js';
 import { KbError } from '../core/errors.js';
 import { TYPES } from '../core/format/schema.js';
+import { parseSince } from '../core/format/since.js';
 import { loadSearchIndex, searchCatalog, type SearchHit } from '../adapters/index/search.js';
 import { forbiddenHostKeys } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
@@ -30,9 +31,10 @@ export async function searchEntries(options: SearchCommandOptions): Promise<Sear
   if (queries.length === 0) throw new KbError('USAGE', 'search needs a query, e.g. git-kb search "rebase onto main"');
   if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw new KbError('USAGE', `unknown type "${options.type}"; one of: ${TYPES.join(', ')}`);
   if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 1)) throw new KbError('USAGE', '--limit must be a positive integer');
+  const since = options.since ? parseSince(options.since) : undefined;
   const { dir } = repoForRead(options);
   const catalog = await loadCatalog(dir);
   const { index } = loadSearchIndex(catalog);
-  const results = searchCatalog(catalog, index, { ...options, queries, hideHosts: await forbiddenHostKeys(dir) });
+  const results = searchCatalog(catalog, index, { ...options, since, queries, hideHosts: await forbiddenHostKeys(dir) });
   return { query: queries.join(' | '), queries, results };
 }

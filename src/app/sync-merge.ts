@@ -14,6 +14,7 @@ import { mergeBases, type PathChange } from '../adapters/git/walk.js';
 import { ENTRY_ROOTS } from '../adapters/store/layout.js';
 import { withWriteLock, type WriteTransaction } from '../adapters/write/transaction.js';
 import { KbError } from '../core/errors.js';
+import { findSecrets } from '../core/secrets/scan.js';
 import { idFromFileName } from '../core/format/schema.js';
 import { conflictOpenLine, mergeDataFile, mergeEntryText } from '../core/merge/merge.js';
 import { conflictsIn, trackConflicts } from './conflicts.js';
@@ -29,12 +30,22 @@ function entryIdOf(p: string): string | undefined {
   return isEntryPath(p) ? idFromFileName(p.split('/').pop()!) : undefined;
 }
 
-/** How the data repo's files merge, `label` naming their side in conflict blocks. */
-function dataRepoRules(label: string): MergeRules {
+/**
+ * How the data repo's files merge, `label` naming their side in conflict blocks. A merged text that would hold
+ * secret-shaped content (the remote brought it by a plain git push) is not written: theirs' version is kept
+ * unchanged, so git-kb never writes a new blob holding a secret (spec/secrets.md), and `secretHeld` names it for
+ * a note; ours stays in history.
+ */
+function dataRepoRules(label: string, secretHeld: Set<string>): MergeRules {
   return {
     mergeText: (p, base, ours, theirs) => {
       const id = entryIdOf(p);
-      return id ? mergeEntryText(base, ours, theirs, p, conflictOpenLine(id, label)) : mergeDataFile(base, ours, theirs, p);
+      const m = id ? mergeEntryText(base, ours, theirs, p, conflictOpenLine(id, label)) : mergeDataFile(base, ours, theirs, p);
+      if (m.text !== ours && m.text !== theirs && findSecrets(m.text).length > 0) {
+        secretHeld.add(p);
+        return { text: theirs, conflict: false };
+      }
+      return m;
     },
     inline: (p) => entryIdOf(p) !== undefined,
     nameOf: (p) => entryIdOf(p) ?? p,
@@ -72,11 +83,15 @@ async function pull(tx: WriteTransaction, reader: ObjectReader, t: RemoteTarget,
     if (bases.includes(tip)) return; // we are ahead: nothing to pull
     if (!bases.includes(head)) {
       const label = `${t.remote}/${t.branch} at ${tip.slice(0, 8)}`;
-      const rules = dataRepoRules(label);
+      const secretHeld = new Set<string>();
+      const rules = dataRepoRules(label, secretHeld);
       const baseTrees = await Promise.all(bases.map(async (b) => (await reader.commit(b)).tree));
       const m = await mergeTrees({ dir, reader, bases: baseTrees, ours: (await reader.commit(head)).tree, theirs: (await reader.commit(tip)).tree, label, rules });
       if (bases.length > 1) result.notes.push(`histories crossed (${bases.length} merge bases): merged file by file against each base`);
       if (bases.length === 0) result.notes.push('the remote history is unrelated to this one: merged with no common base');
+      for (const p of secretHeld) {
+        m.notes.push(`${rules.nameOf!(p)}: ${label} holds secret-shaped content, so it was not merged into a new version: kept ${label}'s version unchanged (your change is in ${head.slice(0, 8)}); remove the secret (git-kb lint shows where), re-apply your change and sync`);
+      }
       result.notes.push(...m.notes);
       target = await writeCommit({ dir, tree: m.tree, parents: [head, tip], message: mergeMessage(t, m.merged.length, m.conflicts, m.notes, rules), author: tx.author() });
       made = m.conflicts;

@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import type { Settings } from '../adapters/config/settings.js';
 import type { RepoOptions } from '../app/repo.js';
 import { KbError, type ErrorCode } from '../core/errors.js';
+import { decodeUtf8 } from '../core/text/utf8.js';
 
 /** The flags every verb takes. */
 export interface Globals {
@@ -83,14 +84,16 @@ export async function readStdinIfPiped(): Promise<string | undefined> {
   if (!st.isFIFO() && !st.isFile() && !st.isSocket()) return undefined;
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return decodeUtf8(Buffer.concat(chunks), 'stdin');
 }
 
 /** Reads a --file argument (`-` for stdin), with a clear error. */
 export function readFileArg(file: string): string {
+  let bytes: Buffer;
   try {
-    return fs.readFileSync(file === '-' ? 0 : file, 'utf8');
+    bytes = fs.readFileSync(file === '-' ? 0 : file);
   } catch (err) {
     throw new KbError('NOT_FOUND', `cannot read --file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
+  return decodeUtf8(bytes, file === '-' ? '--file - (stdin)' : `--file ${file}`);
 }

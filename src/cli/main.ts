@@ -25,6 +25,7 @@ import * as session from './commands/session.js';
 import * as status from './commands/status.js';
 import * as sync from './commands/sync.js';
 import { declare, isJson, type Cli, type Reply } from './io.js';
+import { terminalSafe } from './render/safe.js';
 
 /** Builds the command tree; `reply` receives each verb's result. */
 function buildProgram(settings: Settings, reply: (r: Reply) => void): Command {
@@ -53,7 +54,7 @@ function buildProgram(settings: Settings, reply: (r: Reply) => void): Command {
   program.hook('postAction', async (_p: Command, action: Command) => {
     if (action.name() === 'sync') return;
     const { autoSyncCommitted } = await import('../app/auto-sync.js');
-    for (const line of await autoSyncCommitted({ settings })) process.stderr.write(`git-kb: ${line}\n`);
+    for (const line of await autoSyncCommitted({ settings })) process.stderr.write(`git-kb: ${terminalSafe(line)}\n`);
   });
   return program;
 }
@@ -75,12 +76,12 @@ function commanderToKbError(err: CommanderError): KbError | undefined {
 export async function main(argv: string[]): Promise<void> {
   let outcome: ErrorCode | undefined;
   const program = buildProgram(readSettings(), (r) => {
-    out(isJson() ? JSON.stringify(r.json, null, 2) : r.text());
+    out(isJson() ? JSON.stringify(r.json, null, 2) : terminalSafe(r.text()));
     outcome = r.exit;
   });
   try {
     if (argv.length === 0) {
-      out(program.helpInformation());
+      out(terminalSafe(program.helpInformation()));
       return;
     }
     await program.parseAsync(argv, { from: 'user' });
@@ -108,7 +109,7 @@ function report(err: unknown): void {
     const data = kb && Object.keys(kb.data).length ? { data: kb.data } : {};
     process.stderr.write(`${JSON.stringify({ error: { code, message, ...data } })}\n`);
   } else {
-    process.stderr.write(`git-kb: error: ${message}\n`);
+    process.stderr.write(`git-kb: error: ${terminalSafe(message)}\n`);
   }
   process.exitCode = kb ? kb.exitCode : 1;
 }

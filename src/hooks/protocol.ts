@@ -39,38 +39,63 @@ export function debugEnabled(settings: DebugSettings): boolean {
   return settings.hookDebug;
 }
 
-/** Appends one JSONL record to the debug log when debugging is on (never throws). */
+/** Largest debug record written; a longer one is cut (the log is for counts and ids, never for prompt text). */
+const MAX_DEBUG_RECORD = 16 * 1024;
+
+/**
+ * Appends one JSONL record to the debug log when debugging is on. Bounded: one open (the file created with mode
+ * 600, its folder with mode 700, made at most once, never recursively), one write, no retry loop, and any error
+ * (a folder under /proc, a full disk) drops the record. Never throws.
+ */
 export function debugLog(record: object, settings: DebugSettings): void {
   if (!debugEnabled(settings)) return;
+  const file = settings.hookDebugFile;
+  const line = `${JSON.stringify({ time: new Date().toISOString(), ...record }).slice(0, MAX_DEBUG_RECORD)}\n`;
+  const open = (): number => fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NONBLOCK, 0o600);
+  let fd: number | undefined;
   try {
-    const file = settings.hookDebugFile;
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.appendFileSync(file, `${JSON.stringify({ time: new Date().toISOString(), ...record })}\n`);
+    try {
+      fd = open();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return;
+      fs.mkdirSync(path.dirname(file), { mode: 0o700 });
+      fd = open();
+    }
+    if (!fs.fstatSync(fd).isFile()) return;
+    fs.writeSync(fd, line);
   } catch {
     /* debugging must never break a hook */
+  } finally {
+    if (fd !== undefined) {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        /* nothing to do */
+      }
+    }
   }
 }
 
-function readStdin(): string | undefined {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  const buf = Buffer.alloc(65536);
-  for (;;) {
-    let n: number;
-    try {
-      n = fs.readSync(0, buf, 0, buf.length, null);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EAGAIN') continue;
-      if (code === 'EOF') break;
-      return undefined;
-    }
-    if (n === 0) break;
-    total += n;
-    if (total > MAX_STDIN) return undefined;
-    chunks.push(Buffer.from(buf.subarray(0, n)));
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/**
+ * Reads stdin to its end with stream events, so the deadline timer keeps running while it waits: a stdin that
+ * never closes ends with the deadline, and an empty non-blocking one waits in the event loop (no busy retry).
+ * Undefined for a payload over MAX_STDIN or a read error.
+ */
+function readStdin(): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const stdin = process.stdin;
+    stdin.on('data', (c: Buffer) => {
+      total += c.length;
+      if (total > MAX_STDIN) {
+        stdin.destroy();
+        resolve(undefined);
+      } else chunks.push(c);
+    });
+    stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    stdin.on('error', () => resolve(undefined));
+  });
 }
 
 /** Parses the stdin payload; undefined unless it is one JSON object. */
@@ -106,7 +131,7 @@ export async function runHook(event: string, handlers: Record<string, () => Prom
   try {
     const load = handlers[event];
     if (!load) return;
-    const input = parseInput(readStdin());
+    const input = parseInput(await readStdin());
     if (!input) {
       debugLog({ event, skipped: 'stdin is not one JSON object' }, settings);
       return;

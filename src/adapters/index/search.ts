@@ -13,6 +13,7 @@ import { writeFileAtomic } from '../store/fsutil.js';
 import { readEntryText, stateDir } from '../store/layout.js';
 import { bodyOf } from '../../core/format/fence.js';
 import { SEARCH_TERMS, termOf, terms, tokenize } from '../../core/text/terms.js';
+import { isoAtLeast } from '../../core/format/since.js';
 
 /** MiniSearch's term processing, for indexing and querying alike: terms.ts under SEARCH_TERMS, token by token. */
 export function processTerm(term: string): string | null {
@@ -378,7 +379,7 @@ function matchesFilters(e: EntryMeta, o: SearchOptions): boolean {
   if (o.type && e.type !== o.type) return false;
   if (o.tag && !e.tags.some((t) => t.toLowerCase() === o.tag!.toLowerCase())) return false;
   if (o.host && e.host !== o.host) return false;
-  if (o.since && (e.updated ?? e.created ?? '') < o.since) return false;
+  if (o.since && !isoAtLeast(e.updated ?? e.created, o.since)) return false;
   return true;
 }
 

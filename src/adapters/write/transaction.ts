@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { KbError } from '../../core/errors.js';
-import { findSecrets } from '../../core/secrets/scan.js';
+import { refuseSecretWrite } from '../../core/secrets/guard.js';
 import { resolveAuthor, type Author, type CommitIdentity } from '../git/author.js';
 import { writeCommitObjects, type FileChange } from '../git/commit.js';
 import { blobOid } from '../git/encoding.js';
@@ -24,6 +24,8 @@ import { clearJournal, readJournal, writeJournal, type Journal } from '../store/
 import { ENTRY_ROOTS, safeJoin } from '../store/layout.js';
 import { lockDataRepo } from '../store/lock.js';
 import { checkoutCommit, finishCheckout } from './checkout.js';
+
+export { refuseSecrets } from '../../core/secrets/guard.js';
 
 /** One file to write (content) or delete (null), relative to the data repo. */
 export interface PendingFile {
@@ -62,16 +64,6 @@ export interface WriteTransaction {
   commit(files: PendingFile[], message: string, options?: CommitOptions): Promise<string>;
   /** Moves the current branch from `from` to `to` with its working files; returns the files changed. */
   checkout(from: string | undefined, to: string, reader: ObjectReader): Promise<PathChange[]>;
-}
-
-/** Refuses text that carries secret-shaped content, naming each kind and where (file:line). */
-export function refuseSecrets(text: string, where: string): void {
-  const found = findSecrets(text);
-  if (found.length === 0) return;
-  const list = found.map((f) => `${f.kind} at ${where}:${f.line}:${f.column} (${f.preview})`).join('; ');
-  throw new KbError('SECRET_DETECTED', `refused: secret-shaped content would be committed: ${list}. Remove it (store secrets in a secret manager, not the KB) and try again.`, {
-    findings: found.map((f) => ({ kind: f.kind, file: where, line: f.line, column: f.column })),
-  });
 }
 
 /** Commits working files that hold their new content already: objects, then the branch, then the index. */
@@ -134,6 +126,8 @@ function checkedPath(dir: string, p: string, anyPath: boolean | undefined): stri
 }
 
 async function commitFiles(dir: string, author: Author, files: PendingFile[], message: string, options: CommitOptions): Promise<string> {
+  // The one secret scan of every byte written into the repo: paths, contents and the commit message.
+  refuseSecretWrite(files, message);
   const abs = files.map((f) => checkedPath(dir, f.path, options.anyPath));
   const ref = currentBranch(dir, 'writing');
   writeJournal(dir, { kind: 'commit', paths: files.map((f) => f.path), message });

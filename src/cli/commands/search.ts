@@ -11,7 +11,7 @@ export function register(ctx: Cli): void {
     .option('--type <type>', 'only this type')
     .option('--tag <tag>', 'only entries with this tag')
     .option('--host <key>', 'only facts of this host')
-    .option('--since <date>', 'only entries updated since (YYYY-MM-DD)')
+    .option('--since <date>', 'only entries updated since (YYYY-MM-DD, today, yesterday, 7d, 2w...)')
     .option('--limit <n>', 'at most N results (default 10)', intArg('--limit'))
     .action(async (queries: string[], o: Record<string, unknown>, cmd: Command) => {
       const { searchEntries } = await import('../../app/search.js');

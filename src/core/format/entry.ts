@@ -8,6 +8,8 @@ import YAML from 'yaml';
 import { KbError, type Place } from '../errors.js';
 import { closingFence } from './fence.js';
 import { regexRisk } from './regex-risk.js';
+import { secretFreeSlugSource } from '../secrets/guard.js';
+import { tagProblem } from './tags.js';
 
 export interface Link {
   rel: Rel;
@@ -68,6 +70,11 @@ export function slugify(title: string): string {
   return (lastHyphen > 20 ? cut.slice(0, lastHyphen) : cut).replace(/-+$/, '');
 }
 
+/** The slug of an entry's file name: from its title with every secret replaced first (a slug never holds one). */
+export function titleSlug(title: string): string {
+  return slugify(secretFreeSlugSource(title));
+}
+
 /** Where an entry lives in the data repo, by type (spec/entry-format.md, "Files"). */
 export function entryPath(e: { id: string; title: string; type: string; host?: string; created?: string }): string {
   if (e.type === 'session_summary') {
@@ -76,9 +83,9 @@ export function entryPath(e: { id: string; title: string; type: string; host?: s
   }
   if (e.type === 'host_fact') {
     if (!isValidHostKey(e.host)) throw new KbError('INVALID_ENTRY', `host_fact needs a valid host key, got ${JSON.stringify(e.host)}`);
-    return `hosts/${e.host}/${e.id}-${slugify(e.title)}.md`;
+    return `hosts/${e.host}/${e.id}-${titleSlug(e.title)}.md`;
   }
-  return `entries/${e.id}-${slugify(e.title)}.md`;
+  return `entries/${e.id}-${titleSlug(e.title)}.md`;
 }
 
 /** Ids linked from a body with Obsidian-style `[[kb-…]]` (an alias after `|` is ignored). */
@@ -97,11 +104,33 @@ const refuseJs = {
   },
 };
 
+/**
+ * Parses front matter YAML. A key that is a list or a mapping (`? [a, b]`, `{a: 1}: x`) is refused with its line:
+ * JavaScript objects cannot hold it (the YAML library would stringify it and print a warning on stderr).
+ */
+function parseFrontMatter(s: string): object {
+  const lineCounter = new YAML.LineCounter();
+  const doc = YAML.parseDocument(s, { lineCounter, logLevel: 'error' });
+  if (doc.errors.length) throw doc.errors[0];
+  let bad: number | undefined;
+  YAML.visit(doc, {
+    Pair(_key, pair) {
+      if (YAML.isCollection(pair.key)) {
+        bad = (pair.key as { range?: [number, number, number] }).range?.[0] ?? 0;
+        return YAML.visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  if (bad !== undefined) throw Object.assign(new Error('a key is a list or a mapping; front matter keys must be plain words'), { linePos: [lineCounter.linePos(bad)] });
+  return (doc.toJS() ?? {}) as object;
+}
+
 const MATTER_OPTIONS = {
   language: 'yaml',
   engines: {
     yaml: {
-      parse: (s: string): object => (YAML.parse(s) ?? {}) as object,
+      parse: parseFrontMatter,
       stringify: (o: object): string => YAML.stringify(o, { lineWidth: 0 }),
     },
     js: refuseJs,
@@ -217,6 +246,8 @@ export function interpretEntry(raw: RawEntry, file: string, options: CheckOption
 
   const title = typeof d.title === 'string' ? d.title.trim() : typeof d.title === 'number' ? String(d.title) : '';
   if (!title) problem('title-missing', 'missing or empty "title"', 'title');
+  else if (/[\r\n]/.test(title)) problem('title-multiline', '"title" must be one line (it holds a line break)', 'title');
+  else if (/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(title)) problem('title-control', '"title" holds control characters (terminal escapes)', 'title');
 
   const type = d.type as EntryType;
   if (typeof d.type !== 'string' || !(TYPES as readonly string[]).includes(d.type)) {
@@ -225,6 +256,10 @@ export function interpretEntry(raw: RawEntry, file: string, options: CheckOption
 
   const tags = stringList(d.tags);
   if (!tags) problem('tags-invalid', '"tags" must be a list of strings', 'tags');
+  for (const t of tags ?? []) {
+    const why = tagProblem(t.trim());
+    if (why) problem('tag-invalid', why, 'tags');
+  }
 
   const links: Link[] = [];
   if (d.links !== undefined && d.links !== null) {

@@ -192,9 +192,11 @@ export async function handlePrompt(input: HookInput, ctx: HookContext): Promise<
     const reason = a.pointers.length > 0 ? undefined : deduped.length > 0 ? 'all_deduped' : 'no_signal';
     if (debug) {
       Object.assign(record, {
-        keywords,
+        // NOTE: no prompt text, not even keywords (a keyword can be a piece of a pasted secret): counts, ids,
+        // signals and scores only (spec/hooks.md, "Debug log").
+        keywords: keywords.length,
         activities,
-        pointers: a.pointers.map((p) => ({ id: p.id, signal: p.signal, score: p.score, terms: p.terms })),
+        pointers: a.pointers.map((p) => ({ id: p.id, signal: p.signal, score: p.score, terms: p.terms?.length ?? 0 })),
         deduped,
         dropped: a.dropped,
         kernel: { bodies: a.kernelBodies, pointers: a.kernelPointers },

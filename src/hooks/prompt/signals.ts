@@ -138,7 +138,7 @@ export const keywordSignal: PromptSignal = {
     const { fired, near } = scoreKeywords(ctx.reader, ctx.keywords, KEYWORD_PARAMS, { near: ctx.debug ? 5 : 0 });
     // NOTE: a few more than the limit are read, so that entries the ledger drops can be replaced.
     const pointers = fired.slice(0, KEYWORD_PARAMS.max * 3).map((s) => ({ ...readDoc(ctx.reader, s.doc), signal: 'keyword', score: round(s.score), terms: s.terms }));
-    const debug = ctx.debug ? { nearMisses: near.map((s) => ({ ...readDoc(ctx.reader, s.doc), score: round(s.score), terms: s.terms })) } : undefined;
+    const debug = ctx.debug ? { nearMisses: near.map((s) => ({ id: readDoc(ctx.reader, s.doc).id, score: round(s.score), terms: s.terms.length })) } : undefined;
     return { pointers, debug };
   },
 };

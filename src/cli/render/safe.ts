@@ -1,0 +1,17 @@
+/**
+ * Contract: the one terminal filter of human output. Every text main prints (a verb's rendered reply, an error
+ * message, a note on stderr) passes through `terminalSafe`: ANSI escape sequences (CSI such as `ESC[31m`, OSC
+ * such as titles and hyperlinks, ended by BEL or `ESC\`) are removed whole, and every other C0 control (all but
+ * newline and tab), DEL and C1 control becomes `?`, so text from entries, commits or arguments cannot drive the
+ * terminal. JSON output needs no filter: JSON.stringify escapes control characters.
+ */
+
+// eslint-disable-next-line no-control-regex
+const SEQUENCE = /\x1b\[[0-?]{0,64}[ -/]{0,16}[@-~]|\x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)|\x1b[P^_X][^\x1b]{0,4096}\x1b\\|\x1b[@-Z\\-_]|\x9b[0-?]{0,64}[ -/]{0,16}[@-~]/g;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+/** `text` with terminal escape sequences removed and other control characters shown as `?`. */
+export function terminalSafe(text: string): string {
+  return text.replace(SEQUENCE, '').replace(/\r\n/g, '\n').replace(CONTROL, '?');
+}

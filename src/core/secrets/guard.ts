@@ -1,0 +1,94 @@
+/**
+ * Contract: the one secret guard of everything written into the data repo (spec/secrets.md). `refuseSecrets`
+ * throws SECRET_DETECTED naming each kind and where (never the secret: a masked preview); `refuseSecretWrite`
+ * checks a whole write (every path, every content, the commit message) and is called by the write transaction
+ * for every commit. `redactFields` redacts the string values of front matter fields as `key: value` lines (so a
+ * `password: ...` field is seen with its key), leaving YAML quoting to the formatter: a `[REDACTED:kind]` value
+ * stays a string. `secretFreeSlugSource` is what a file-name slug may be made of: the title with every secret
+ * replaced, so a slug (lower-cased, `_` turned into `-`) never carries one.
+ */
+import { KbError } from '../errors.js';
+import { findSecrets, redactSecrets, type SecretFinding } from './scan.js';
+
+/** Refuses text that carries secret-shaped content, naming each kind and where (file:line:column). */
+export function refuseSecrets(text: string, where: string): void {
+  const found = findSecrets(text);
+  if (found.length === 0) return;
+  refuse(found.map((f) => ({ ...f, where })));
+}
+
+function refuse(found: (SecretFinding & { where: string })[]): never {
+  const list = found.map((f) => `${f.kind} at ${f.where}:${f.line}:${f.column} (${f.preview})`).join('; ');
+  throw new KbError('SECRET_DETECTED', `refused: secret-shaped content would be committed: ${list}. Remove it (store secrets in a secret manager, not the KB) and try again.`, {
+    findings: found.map((f) => ({ kind: f.kind, file: f.where, line: f.line, column: f.column })),
+  });
+}
+
+/** A path safe to name in a message: each secret in it replaced by its marker. */
+export function safeName(p: string): string {
+  return redactSecrets(p).text;
+}
+
+/**
+ * Refuses a write (files and commit message) when any path or content holds secret-shaped content. Paths are
+ * scanned as they are and with `-` and `_` read as the separators a slug may have made of them.
+ */
+export function refuseSecretWrite(files: { path: string; content: string | Buffer | null }[], message: string): void {
+  const found: (SecretFinding & { where: string })[] = [];
+  for (const f of files) {
+    const name = safeName(f.path);
+    for (const s of findSecrets(f.path)) found.push({ ...s, where: `the path ${name}` });
+    if (f.content !== null) {
+      const text = typeof f.content === 'string' ? f.content : f.content.toString('utf8');
+      for (const s of findSecrets(text)) found.push({ ...s, where: name });
+    }
+  }
+  for (const s of findSecrets(message)) found.push({ ...s, where: 'the commit message' });
+  if (found.length) refuse(found);
+}
+
+/** The text a file-name slug is made from: `title` with each secret replaced by its marker. */
+export function secretFreeSlugSource(title: string): string {
+  return findSecrets(title).length ? redactSecrets(title).text : title;
+}
+
+/** What redacting did: how many secrets and of which kinds. */
+export interface Redaction {
+  count: number;
+  kinds: string[];
+}
+
+function merge(into: Redaction, r: { count: number; kinds: string[] }): void {
+  into.count += r.count;
+  for (const k of r.kinds) if (!into.kinds.includes(k)) into.kinds.push(k);
+}
+
+function redactValue(key: string | undefined, v: unknown, into: Redaction): unknown {
+  if (typeof v === 'string') {
+    if (key !== undefined) {
+      const prefix = `${key}: `;
+      const line = redactSecrets(`${prefix}${v}`);
+      if (line.count > 0 && line.text.startsWith(prefix)) {
+        merge(into, line);
+        return line.text.slice(prefix.length);
+      }
+    }
+    const r = redactSecrets(v);
+    merge(into, r);
+    return r.text;
+  }
+  if (Array.isArray(v)) return v.map((x) => redactValue(undefined, x, into));
+  if (v && typeof v === 'object' && !(v instanceof Date)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = redactValue(k, x, into);
+    return out;
+  }
+  return v;
+}
+
+/** Front matter fields with every secret in a string value replaced by `[REDACTED:kind]`. */
+export function redactFields(fields: Record<string, unknown>): { fields: Record<string, unknown> } & Redaction {
+  const r: Redaction = { count: 0, kinds: [] };
+  const out = redactValue(undefined, fields, r) as Record<string, unknown>;
+  return { fields: out, ...r };
+}

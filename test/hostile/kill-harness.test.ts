@@ -1,0 +1,209 @@
+/**
+ * Kill harness (issue 16): every write verb SIGKILLed at seeded random points, KB_HOSTILE_KILLS times each
+ * (default 20). Half the kill points are spread over the time an unkilled run of the verb takes here, half over
+ * the time after it takes the write lock (where the writing happens). After every kill: `git fsck --strict` is
+ * clean (no error, no "bad sha1 file" warning), and after the next git-kb command `git status --porcelain` is
+ * empty and no temp file is left. Verbs: add, edit, import, sync, host add, session record, restore.
+ * Some verbs may pass today; the harness stays as a guard for the refactor.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { git, kb, makeSandbox, ROOT, type RunResult, type Sandbox } from '../helpers/cli.js';
+import { cleanGitEnv, startGitServer, type GitServer } from '../helpers/git-server.js';
+import { tid, writeEntries } from '../hooks/prompt-support.js';
+import { copyTree, fsckOutput, kbKilledAfter, lockPath, seeded, tempFiles } from './support.js';
+
+const KILLS = Number(process.env.KB_HOSTILE_KILLS ?? 20);
+const SEED = Number(process.env.KB_HOSTILE_SEED ?? 0x5eed);
+const CORPUS = '/work/shared/corpus/jbranchaud-til';
+const TRANSCRIPT = path.join(ROOT, 'test', 'fixtures', 'transcripts', 'coding-session.jsonl');
+
+let sb: Sandbox;
+beforeAll(() => {
+  sb = makeSandbox('gkb-harness-');
+});
+afterAll(() => sb.cleanup());
+
+async function ok(args: string[]): Promise<RunResult> {
+  const r = await kb(sb, args);
+  if (r.code !== 0) throw new Error(`git-kb ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+  return r;
+}
+
+/** What one verb's harness needs. */
+interface Verb {
+  name: string;
+  /** Makes the repo the rounds start from (returns its dir). */
+  setup(): Promise<string>;
+  /** The repo a round runs on: the shared one, or a fresh copy when the verb cannot repeat on one repo. */
+  repoFor?(round: number): Promise<string>;
+  /** The killed command's arguments. */
+  args(dir: string, round: number): string[];
+  /** The next git-kb command, after the kill. */
+  next(dir: string, round: number): string[];
+  /** Exit codes the next command may end with. */
+  nextCodes?: number[];
+}
+
+async function baseRepo(name: string, entries = 3): Promise<string> {
+  const dir = path.join(sb.root, name);
+  await ok(['--data', dir, 'init']);
+  for (let i = 0; i < entries; i++) await ok(['--data', dir, 'add', '--type', 'decision', '--title', `Existing ${name} ${i}`, '--', `Body of existing entry ${i}. `.repeat(20)]);
+  return dir;
+}
+
+const addNext = (dir: string, round: number): string[] => ['--data', dir, 'add', '--type', 'decision', '--title', `Next after round ${round}`];
+
+let server: GitServer | undefined;
+afterAll(async () => {
+  await server?.stop();
+});
+
+const verbs: Verb[] = [
+  {
+    name: 'add',
+    setup: () => baseRepo('add'),
+    args: (dir, n) => ['--data', dir, 'add', '--type', 'lesson_learned', '--title', `Killed add ${n}`, '--', `Body of killed add ${n}. `.repeat(60)],
+    next: addNext,
+  },
+  (() => {
+    let id = '';
+    return {
+      name: 'edit',
+      setup: async () => {
+        const dir = await baseRepo('edit', 1);
+        id = JSON.parse((await ok(['--data', dir, '--json', 'add', '--type', 'decision', '--title', 'Edited over and over', '--', 'First body.'])).stdout).id;
+        return dir;
+      },
+      args: (dir, n) => ['--data', dir, 'edit', id, '--body', `Body number ${n}. `.repeat(50), '--add-tag', `round-${n}`],
+      next: addNext,
+    } satisfies Verb;
+  })(),
+  (() => {
+    let template = '';
+    return {
+      name: 'import',
+      setup: async () => {
+        // 66 notes: over the 64 at which new blobs go into one pack.
+        fs.cpSync(path.join(CORPUS, 'python'), path.join(sb.root, 'harness-notes', 'python'), { recursive: true });
+        template = await baseRepo('import-template', 1);
+        return template;
+      },
+      repoFor: async (n) => {
+        const dir = path.join(sb.root, `import-${n}`);
+        await copyTree(template, dir);
+        return dir;
+      },
+      args: (dir) => ['--data', dir, 'import', '--redact', path.join(sb.root, 'harness-notes')],
+      next: addNext,
+    } satisfies Verb;
+  })(),
+  (() => {
+    let template = '';
+    let bare = '';
+    let tip = '';
+    return {
+      name: 'sync',
+      setup: async () => {
+        server = await startGitServer();
+        bare = server.createBare('kb');
+        const url = server.repoUrl('kb');
+        const ad = path.join(sb.root, 'sync-a');
+        const bd = path.join(sb.root, 'sync-b');
+        await ok(['--data', ad, 'init', '--clone', url]);
+        const shared = JSON.parse((await ok(['--data', ad, '--json', 'add', '--type', 'decision', '--title', 'Shared entry', '--', 'Original.'])).stdout);
+        await ok(['--data', ad, 'sync']);
+        await ok(['--data', bd, 'init', '--clone', url]);
+        writeEntries(bd, Array.from({ length: 30 }, (_, i) => ({ id: tid(5000 + i), title: `From bravo ${i}`, body: `Bravo text ${i}. `.repeat(10) })));
+        await git(bd, ['add', '-A'], sb.env);
+        await git(bd, ['commit', '-q', '-m', 'bravo notes'], sb.env);
+        await ok(['--data', bd, 'edit', shared.id, '--body', 'Bravo version.']);
+        await ok(['--data', bd, 'sync']);
+        tip = (await git(bare, ['rev-parse', 'main'], cleanGitEnv())).trim();
+        await ok(['--data', ad, 'edit', shared.id, '--body', 'Alpha version.']);
+        template = ad;
+        return ad;
+      },
+      repoFor: async (n) => {
+        const dir = path.join(sb.root, `sync-${n}`);
+        await copyTree(template, dir);
+        await git(bare, ['update-ref', 'refs/heads/main', tip], cleanGitEnv());
+        return dir;
+      },
+      args: (dir) => ['--data', dir, 'sync'],
+      next: (dir) => ['--data', dir, 'sync'],
+      nextCodes: [0, 4],
+    } satisfies Verb;
+  })(),
+  {
+    name: 'host add',
+    setup: async () => {
+      const dir = await baseRepo('host', 1);
+      await ok(['--data', dir, 'host', 'register', 'pop-os', '--marker', '192.168.1.20']);
+      return dir;
+    },
+    args: (dir, n) => ['--data', dir, 'host', 'add', 'pop-os', `Fact number ${n}: the gallery is served from /srv/gallery-${n}.`],
+    next: addNext,
+  },
+  {
+    name: 'session record',
+    setup: () => baseRepo('session', 1),
+    args: (dir, n) => ['--data', dir, 'session', 'record', '--transcript', TRANSCRIPT, '--session-id', `harness-session-${n}`],
+    next: addNext,
+  },
+  (() => {
+    let id = '';
+    return {
+      name: 'restore',
+      setup: async () => {
+        const dir = await baseRepo('restore', 1);
+        id = JSON.parse((await ok(['--data', dir, '--json', 'add', '--type', 'decision', '--title', 'Restored over and over', '--', 'Version one. '.repeat(40)])).stdout).id;
+        await ok(['--data', dir, 'edit', id, '--body', 'Version two. '.repeat(40)]);
+        return dir;
+      },
+      args: (dir) => ['--data', dir, 'restore', id],
+      next: addNext,
+    } satisfies Verb;
+  })(),
+];
+
+describe('kill harness', () => {
+  for (const verb of verbs) {
+    it(`kills "${verb.name}" ${KILLS} times at seeded random points: fsck clean after each kill, status clean after the next command`, { timeout: 60_000 + KILLS * 6_000 }, async () => {
+      const shared = await verb.setup();
+      // Timing probe: one unkilled run, noting when the lock appears.
+      const probeDir = verb.repoFor ? await verb.repoFor(-1) : shared;
+      const probe = await kbKilledAfter(sb, verb.args(probeDir, -1), 60_000, { afterFile: lockPath(probeDir) });
+      expect([0, 4], `probe run of ${verb.name}: ${probe.stderr}`).toContain(probe.code);
+      const total = Math.max(50, probe.ms);
+      const afterLock = Math.max(10, probe.ms - (probe.lockAtMs ?? 0));
+      const rnd = seeded(SEED ^ verb.name.length * 7919 ^ verb.name.charCodeAt(0));
+      const failures: string[] = [];
+      let killed = 0;
+      const seenTemp = new Set<string>();
+      for (let n = 0; n < KILLS && failures.length < 10; n++) {
+        const dir = verb.repoFor ? await verb.repoFor(n) : shared;
+        const fromLock = n % 2 === 1;
+        const delay = Math.round(rnd() * (fromLock ? afterLock : total * 1.1));
+        const k = await kbKilledAfter(sb, verb.args(dir, n), delay, fromLock ? { afterFile: lockPath(dir) } : {});
+        if (k.signal === 'SIGKILL') killed++;
+        const what = `${verb.name} round ${n}: killed ${delay} ms after ${fromLock ? 'the lock appeared' : 'spawn'} (~${fromLock ? afterLock : total} ms window; ${k.signal ?? `exit ${k.code}`})`;
+        const fsck = await fsckOutput(dir, sb.env);
+        const fsckText = fsck.text.split('\n').filter((l) => l.trim() && ![...seenTemp].some((f) => l.includes(f))).join('\n');
+        if (fsck.code !== 0 || /bad sha1 file|error|warning/i.test(fsckText)) failures.push(`${what}: git fsck --strict right after the kill: ${(fsckText || fsck.text).trim().split('\n')[0]}`);
+        const next = await kb(sb, verb.next(dir, n));
+        if (!(verb.nextCodes ?? [0]).includes(next.code)) failures.push(`${what}: the next command exited ${next.code}: ${next.stderr.trim().slice(0, 200)}`);
+        const status = (await git(dir, ['status', '--porcelain'], sb.env)).trim();
+        if (status) failures.push(`${what}: git status after the next command: ${status.split('\n').length} line(s), e.g. ${status.split('\n')[0]}`);
+        // A temp file is reported once, by the round that left it (a shared repo keeps it for later rounds).
+        const left = tempFiles(path.join(dir, '.git')).filter((f) => !seenTemp.has(f));
+        for (const f of left) seenTemp.add(f);
+        if (left.length) failures.push(`${what}: temp file(s) left under .git after the next command: ${left.join(', ')}`);
+        if (verb.repoFor && failures.length === 0) fs.rmSync(dir, { recursive: true, force: true });
+      }
+      expect(failures).toEqual([]);
+      expect(killed, `${verb.name}: most rounds should really be killed`).toBeGreaterThanOrEqual(Math.ceil(KILLS / 3));
+    });
+  }
+});
