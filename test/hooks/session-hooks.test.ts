@@ -275,9 +275,13 @@ describe('fail-open', () => {
     expect(await commits()).toBe(n);
     await git(sb.data, ['checkout', 'hosts.yaml'], sb.env);
     fs.writeFileSync(path.join(sb.data, '.git', 'git-kb', 'write.lock'), `${process.pid}\nhost\n${Date.now()}\n`);
+    const before = await commits();
     const busy = await runHook('stop', payload('stop', 'sess-y', t), { env: { KB_SESSION_DEBOUNCE_S: '0' } });
     expect([busy.code, busy.stdout]).toEqual([0, '']);
-    expect(busy.ms).toBeLessThan(2000);
+    // A held lock is waited for 2 s at most (spec/sessions.md), then the write is left pending, never blocked on.
+    expect(busy.ms).toBeGreaterThanOrEqual(1900);
+    expect(busy.ms).toBeLessThan(4000);
+    expect(await commits()).toBe(before);
     fs.rmSync(path.join(sb.data, '.git', 'git-kb', 'write.lock'));
   });
 
