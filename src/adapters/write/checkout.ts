@@ -3,7 +3,7 @@
  * sync): only the files that differ are rewritten, and the index is updated for just those paths. It refuses,
  * before changing anything, when a file it must rewrite has uncommitted changes. The branch moves first, after
  * the journal, so a killed checkout is finished by the next writer, by replaying it: every journalled path gets
- * the branch's version in the work tree (unless changed by hand since) AND in the index, and is added to the
+ * the branch's version in the work tree (unless changed by hand since; a temp file beside it is removed) AND in the index, and is added to the
  * conflict list to re-check; replaying twice changes nothing more. Runs under the write lock (a
  * WriteTransaction's `checkout`). `bringPaths` is the one idempotent "make these paths hold these blobs" step,
  * shared with the commit's roll-back.
@@ -16,7 +16,7 @@ import { currentBranch, headOid, setRef } from '../git/git.js';
 import { updateIndexFile } from '../git/index-file.js';
 import { ObjectReader } from '../git/reader.js';
 import { diffTrees, type PathChange } from '../git/walk.js';
-import { writeFileAtomic } from '../store/fsutil.js';
+import { removeTempSiblings, writeFileAtomic } from '../store/fsutil.js';
 import { addConflictCandidates } from '../store/conflict-list.js';
 import { clearJournal, writeJournal, type Journal } from '../store/journal.js';
 import { safeJoin, writablePath } from '../store/layout.js';
@@ -114,6 +114,7 @@ export async function checkoutCommit(dir: string, from: string | undefined, to: 
  * neither version, is left as it is) and in the index, and goes on the conflict list. Returns the files rewritten.
  */
 export async function finishCheckout(dir: string, journal: Extract<Journal, { kind: 'checkout' }>): Promise<string[]> {
+  for (const p of journal.paths) removeTempSiblings(safeJoin(dir, p));
   const reader = new ObjectReader(dir);
   try {
     const headTree = await reader.treeOf(await headOid(dir));
