@@ -147,7 +147,7 @@ export async function discover(t: RemoteTarget, service: 'git-upload-pack' | 'gi
     return { refs: new Map((info.refs ?? []).map((r) => [r.ref, r.oid])), caps: (info.capabilities ?? {}) as Record<string, unknown>, creds };
   } catch (err) {
     if (refused && !(err instanceof KbError)) {
-      throw new KbError('AUTH_FAILED', `${redactUrl(t.url)} refused the credentials of ${refused} (HTTP 401): the user name or password/token is wrong; fix it (git-kb init --remote URL, or GIT_KB_TOKEN); ${KEPT}`, { url: redactUrl(t.url), status: 401 });
+      throw new KbError('AUTH_FAILED', `authentication to ${redactUrl(t.url)} failed (HTTP 401): the server refused the credentials of ${refused} (a wrong user name, password or token); fix ${refused === 'the URL' ? 'the URL (git-kb init --remote URL)' : 'GIT_KB_TOKEN (and GIT_KB_USERNAME) or "token" in the config'}; ${KEPT}`, { url: redactUrl(t.url), status: 401 });
     }
     throw networkError(err, t.url);
   }
