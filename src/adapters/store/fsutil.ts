@@ -2,7 +2,7 @@
  * Contract: file writes that are all-or-nothing (write a temporary file, fsync, rename): readers see the old
  * content or the new, never a part, and the temporary files a killed writer leaves are found by their name. A
  * file inside a repository's `.git` (objects, refs, the index, git-kb's state) gets its temporary file in one
- * folder, `.git/git-kb/tmp/`, named by the writer's pid, never beside it: git reads every name under
+ * folder, `.git/git-kb/.tmp/`, named by the writer's pid, never beside it: git reads every name under
  * `.git/objects` as an object ("bad sha1 file"), and the lock holder sweeps the ones whose writer is dead.
  */
 import crypto from 'node:crypto';
@@ -14,7 +14,7 @@ const GIT_SEGMENT = `${path.sep}.git${path.sep}`;
 
 /** The one folder for temporary files of writes into a repo's `.git` (the repo is the folder holding `.git`). */
 export function gitTempDir(repo: string): string {
-  return path.join(repo, '.git', 'git-kb', 'tmp');
+  return path.join(repo, '.git', 'git-kb', '.tmp');
 }
 
 function tempFor(file: string): string {
@@ -29,7 +29,7 @@ function tempFor(file: string): string {
 }
 
 /**
- * Removes the temporary files under `.git/git-kb/tmp/` whose writer process is gone (killed between creating and
+ * Removes the temporary files under `.git/git-kb/.tmp/` whose writer process is gone (killed between creating and
  * renaming one). Live writers' files are left: caches are written without the write lock.
  */
 export function sweepDeadTemps(repo: string): void {
