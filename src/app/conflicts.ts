@@ -5,9 +5,8 @@
  * the repo.
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { writeFileAtomic } from '../adapters/store/fsutil.js';
-import { entryFolderNames, safeJoin, stateDir } from '../adapters/store/layout.js';
+import { readConflictList, writeConflictList } from '../adapters/store/conflict-list.js';
+import { entryFolderNames, safeJoin } from '../adapters/store/layout.js';
 import { idFromFileName } from '../core/format/schema.js';
 import { findConflicts, isConflictSibling } from '../core/merge/merge.js';
 
@@ -25,10 +24,6 @@ export interface ConflictInfo {
 /** The file a conflict sibling holds theirs of. */
 export function siblingOf(p: string): string {
   return p.replace(/\.conflict-[0-9a-f]{8}$/, '');
-}
-
-function conflictsFile(dir: string): string {
-  return path.join(stateDir(dir), 'conflicts.json');
 }
 
 /** Conflict marks in a working file (entries in conflict form, git's own markers). */
@@ -67,25 +62,12 @@ function scanConflicts(dir: string): ConflictInfo[] {
  * up to date. The first call on a repo (no list yet) scans every file once.
  */
 export function trackConflicts(dir: string, touched: string[] = []): ConflictInfo[] {
-  let paths: string[] | undefined;
-  try {
-    const parsed = JSON.parse(fs.readFileSync(conflictsFile(dir), 'utf8')) as unknown;
-    if (Array.isArray(parsed) && parsed.every((p) => typeof p === 'string')) paths = parsed;
-  } catch {
-    // missing or unreadable: scan below
-  }
+  let paths = readConflictList(dir);
   const listed = paths;
   if (!paths) paths = [...new Set(scanConflicts(dir).map((c) => c.path))];
   const candidates = [...new Set([...paths, ...touched])];
   const infos = candidates.flatMap((p) => conflictsIn(dir, p));
   const now = [...new Set(infos.map((c) => c.path))].sort();
-  if (!listed || JSON.stringify(now) !== JSON.stringify([...listed].sort())) {
-    try {
-      fs.mkdirSync(stateDir(dir), { recursive: true });
-      writeFileAtomic(conflictsFile(dir), JSON.stringify(now), { fsync: false });
-    } catch {
-      // NOTE: a read-only repo still reports; it just re-checks next time.
-    }
-  }
+  if (!listed || JSON.stringify(now) !== JSON.stringify([...listed].sort())) writeConflictList(dir, now);
   return infos.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.line - b.line));
 }

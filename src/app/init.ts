@@ -64,7 +64,7 @@ export async function initDataRepo(options: InitOptions): Promise<InitResult> {
     action = 'cloned';
   } else if (dataRepoExists(dir)) {
     action = resolved.source === 'flag' ? 'adopted' : 'existing';
-    // NOTE: adopting a git repo that has no kb.json and no entry folders marks it as a data repo with one
+    // NOTE: adopting a git repo that has no kb.json (entry-like folders or not) marks it as a data repo with one
     // commit adding kb.json; a v1 repo (kb.json with next_id) is left exactly as it is.
     if (!looksLikeDataRepo(dir)) await writeManifest(dir, 'git-kb: adopt this repository as a data repo', identity);
   } else {

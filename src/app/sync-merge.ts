@@ -49,6 +49,8 @@ function dataRepoRules(label: string, secretHeld: Set<string>): MergeRules {
     },
     inline: (p) => entryIdOf(p) !== undefined,
     nameOf: (p) => entryIdOf(p) ?? p,
+    // An entry is its id: a file renamed on one side and edited on the other merges into one file.
+    identity: entryIdOf,
     // A deleted entry says so in the history; a deleted data file (hosts.yaml, say) is worth a note.
     noteDeletion: (p) => !isEntryPath(p),
   };

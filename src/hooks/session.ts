@@ -21,6 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveDataDir } from '../adapters/config/config.js';
 import type { Settings } from '../adapters/config/settings.js';
+import { isDataRepo } from '../adapters/store/layout.js';
 import { writeLockBusy } from '../adapters/store/lock.js';
 import { catchUpDue, readSessionState, stateIsCurrent, writeSessionState } from '../adapters/store/session-state.js';
 import { debugLog, type HookContext, type HookInput } from './protocol.js';
@@ -32,10 +33,10 @@ const BUSY_LOCK_MS = 60_000;
 
 type Event = 'stop' | 'precompact' | 'session-end' | 'session-start';
 
-/** The data repo when it exists (hooks never create one). */
+/** The data repo when it exists and is one (kb.json: the CLI's rule); hooks never create one nor write elsewhere. */
 function dataRepo(settings: Settings): string | undefined {
   const { dir } = resolveDataDir({ settings });
-  return fs.existsSync(path.join(dir, '.git')) ? dir : undefined;
+  return isDataRepo(dir) ? dir : undefined;
 }
 
 function str(v: unknown): string | undefined {

@@ -100,9 +100,18 @@ export function git(cwd: string, args: string[], env?: NodeJS.ProcessEnv): Promi
   });
 }
 
-/** Asserts-by-throwing that the repo is clean: `git fsck` passes and `git status --porcelain` is empty. */
+/**
+ * Asserts-by-throwing that the repo is clean: `git fsck --strict` passes with nothing on stderr either (a "bad
+ * sha1 file" is only a warning there, exit 0), and `git status --porcelain` is empty.
+ */
 export async function expectCleanRepo(dir: string): Promise<void> {
-  await git(dir, ['fsck', '--strict', '--no-progress']);
+  const fsck = await new Promise<string>((resolve, reject) => {
+    execFile('git', ['fsck', '--strict', '--no-progress', '--no-dangling'], { cwd: dir, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`git fsck --strict failed in ${dir}: ${stderr || error.message}`));
+      else resolve(`${stdout}${stderr}`.trim());
+    });
+  });
+  if (/bad sha1 file|error|warning/i.test(fsck)) throw new Error(`git fsck --strict in ${dir} reported:\n${fsck}`);
   const status = await git(dir, ['status', '--porcelain']);
   if (status.trim()) throw new Error(`git status not clean in ${dir}:\n${status}`);
 }

@@ -3,7 +3,8 @@
  * that one side left alone are taken whole, so a merge costs what changed, not the size of the repo. Several
  * merge bases (criss-cross histories) are tried file by file; unrelated histories merge with no base at all.
  * What a file means is the caller's: its rules merge the texts of a file both sides changed, say whether a
- * conflict stays inside the file or goes beside it, and name files in notes.
+ * conflict stays inside the file or goes beside it, name files in notes, and say which files are the same
+ * thing under two names (a rename on one side then merges with an edit on the other, into one file).
  */
 import { encodeTree, type TreeEntry } from './encoding.js';
 import { writeLooseObject } from './objects.js';
@@ -19,6 +20,11 @@ export interface MergeRules {
   nameOf?(path: string): string;
   /** True when the other side deleting this file deserves a note (default: always). */
   noteDeletion?(path: string): boolean;
+  /**
+   * What a file is, whatever its name (an entry's id): a side that removed a file and added one of the same
+   * identity in that folder renamed it, and the other side's changes follow it to the new name.
+   */
+  identity?(path: string): string | undefined;
 }
 
 /** A conflict this merge produced. */
@@ -84,10 +90,56 @@ export async function mergeTrees(options: { dir: string; reader: ObjectReader; b
     return { entry, extra: { ...t, path: name } };
   };
 
+  /**
+   * Renames on `side` in one folder: a base file it no longer has, and a file it added with the same identity.
+   * The other side and the bases get the new name (copies of their maps), so the walk merges them under it.
+   */
+  const followRenames = (prefix: string, side: Map<string, TreeEntry>, other: Map<string, TreeEntry>, bases: Map<string, TreeEntry>[], where: string): { other: Map<string, TreeEntry>; bases: Map<string, TreeEntry>[] } => {
+    const identity = rules.identity;
+    if (!identity || bases.length === 0) return { other, bases };
+    const full = (n: string): string => (prefix ? `${prefix}/${n}` : n);
+    const added = new Map<string, string>();
+    for (const [n, e] of side) if (e.type === 'blob' && !bases.some((b) => b.has(n))) {
+      const id = identity(full(n));
+      if (id) added.set(id, n);
+    }
+    if (added.size === 0) return { other, bases };
+    let copied = false;
+    for (const b of [...bases]) {
+      for (const [n, e] of b) {
+        if (e.type !== 'blob' || side.has(n)) continue;
+        const id = identity(full(n));
+        const to = id ? added.get(id) : undefined;
+        if (!to) continue;
+        if (!copied) {
+          other = new Map(other);
+          bases = bases.map((m) => new Map(m));
+          copied = true;
+        }
+        for (const m of [other, ...bases]) {
+          const moved = m.get(n);
+          if (moved && !m.has(to)) {
+            m.delete(n);
+            m.set(to, { ...moved, path: to });
+          }
+        }
+        added.delete(id!);
+        result.notes.push(`${nameOf(full(to))}: renamed from ${full(n)} to ${full(to)} ${where}; the changes on the other side follow it`);
+      }
+    }
+    return { other, bases };
+  };
+
   const walk = async (baseTrees: (string | undefined)[], oTree: string | undefined, tTree: string | undefined, prefix: string): Promise<string | undefined> => {
-    const o = await reader.tree(oTree);
-    const t = await reader.tree(tTree);
-    const bs = await Promise.all(baseTrees.map((b) => reader.tree(b)));
+    const o0 = await reader.tree(oTree);
+    const t0 = await reader.tree(tTree);
+    let t = t0;
+    let bs = await Promise.all(baseTrees.map((b) => reader.tree(b)));
+    // Renames: ours first (theirs and the bases follow), then theirs (ours and the bases follow).
+    ({ other: t, bases: bs } = followRenames(prefix, o0, t, bs, 'here'));
+    const r = followRenames(prefix, t, o0, bs, `on ${label}`);
+    const o = r.other;
+    bs = r.bases;
     const out: TreeEntry[] = [];
     const names = new Set([...o.keys(), ...t.keys()]);
     for (const b of bs) for (const k of b.keys()) names.add(k);
@@ -141,8 +193,8 @@ export async function mergeTrees(options: { dir: string; reader: ObjectReader; b
     }
     if (out.length === 0) return undefined;
     // Unchanged from one side: reuse its tree object instead of writing an identical one.
-    if (oTree && out.length === o.size && out.every((e) => same(e, o.get(e.path)))) return oTree;
-    if (tTree && out.length === t.size && out.every((e) => same(e, t.get(e.path)))) return tTree;
+    if (oTree && out.length === o0.size && out.every((e) => same(e, o0.get(e.path)))) return oTree;
+    if (tTree && out.length === t0.size && out.every((e) => same(e, t0.get(e.path)))) return tTree;
     return writeTree(out);
   };
 

@@ -114,7 +114,32 @@ export async function storePack(dir: string, pack: Buffer, reader: ObjectReader)
     if (next.length === pending.length) throw new Error(`${next.length} delta(s) with a missing base`);
     pending = next;
   }
+  // NOTE: stored so that an object on disk implies the pack's objects it needs are too (a fetch killed midway
+  // must not leave the tip commit without its trees, or the next sync, seeing the commit, skips the fetch):
+  // blobs, then trees, then tags, then commits with every parent before its children.
+  const rank = { blob: 0, tree: 1, tag: 2, commit: 3 } as const;
+  const objs = [...resolved.values()].sort((a, b) => rank[a.type] - rank[b.type]);
+  const commits = new Map(objs.filter((o) => o.type === 'commit').map((o) => [o.oid, o]));
+  const ordered = objs.filter((o) => o.type !== 'commit');
+  const placed = new Set<string>();
+  const place = (oid: string): void => {
+    // Iterative post-order: parents first, however long the history.
+    const stack: { oid: string; expanded: boolean }[] = [{ oid, expanded: false }];
+    while (stack.length) {
+      const top = stack.pop()!;
+      const c = commits.get(top.oid);
+      if (!c || placed.has(top.oid)) continue;
+      if (top.expanded) {
+        placed.add(top.oid);
+        ordered.push(c);
+        continue;
+      }
+      stack.push({ oid: top.oid, expanded: true });
+      for (const m of c.data.toString('latin1', 0, c.data.indexOf('\n\n') >>> 0).matchAll(/^parent ([0-9a-f]{40})$/gm)) stack.push({ oid: m[1]!, expanded: false });
+    }
+  };
+  for (const oid of commits.keys()) place(oid);
   let written = 0;
-  for (const obj of resolved.values()) if (writeLooseAs(dir, obj.oid, obj.type, obj.data)) written++;
+  for (const obj of ordered) if (writeLooseAs(dir, obj.oid, obj.type, obj.data)) written++;
   return written;
 }

@@ -68,10 +68,44 @@ export function authFor(settings: TransportSettings): (url: string) => Credentia
   return () => (token ? { username, password: token } : { cancel: true });
 }
 
-/** isomorphic-git's node HTTP client with our abort signal and idle timeout on every request. */
+/** The repository URL a request went to (its service path and credentials removed), for messages. */
+function repoOf(url: string): string {
+  return redactUrl(url.replace(/\/(info\/refs|git-upload-pack|git-receive-pack)(\?.*)?$/, ''));
+}
+
+/**
+ * Why an HTTP answer cannot be git's smart HTTP, from its status line and headers alone (so a server that never
+ * ends its error page is reported at once), or undefined when it may be. 401 is left to the credentials dance.
+ */
+function notGitAnswer(url: string, status: number, statusMessage: string | undefined, type: string): KbError | undefined {
+  const where = repoOf(url);
+  if (status === 401) return undefined;
+  if (status === 403) return new KbError('AUTH_FAILED', `${where} refused access (HTTP 403): the credentials were refused or lack access; check GIT_KB_TOKEN (and GIT_KB_USERNAME) or "token" in the config; ${KEPT}`, { url: where, status });
+  if (status !== 200) return new KbError('SYNC_FAILED', `${where} answered HTTP ${status}${statusMessage ? ` ${statusMessage}` : ''}; is the URL a git repository? ${KEPT}`, { url: where, status });
+  if (!/^application\/x-git-/i.test(type.trim())) {
+    return new KbError('SYNC_FAILED', `${where} is not a git server: it answered with ${type.split(';')[0]!.trim() || 'no content type'}, not git's smart HTTP (a web page or a proxy?); check the URL; ${KEPT}`, { url: where, status, reason: 'not-git' });
+  }
+  return undefined;
+}
+
+/**
+ * isomorphic-git's node HTTP client with our abort signal and idle timeout on every request, which refuses an
+ * answer that is not smart HTTP (an error status, a web page) as soon as its headers arrive, closing the request.
+ */
 export function httpClient(signal?: AbortSignal, timeoutMs = 30_000): typeof http {
   return {
-    request: (req) => http.request({ ...req, signal: req.signal ?? signal, fetchOptions: { ...(req.fetchOptions ?? {}), timeout: timeoutMs } } as Parameters<typeof http.request>[0]),
+    request: async (req) => {
+      const own = new AbortController();
+      const outer = req.signal ?? signal;
+      const res = await http.request({ ...req, signal: outer ? AbortSignal.any([outer, own.signal]) : own.signal, fetchOptions: { ...(req.fetchOptions ?? {}), timeout: timeoutMs } } as Parameters<typeof http.request>[0]);
+      const type = res.headers?.['content-type'] ?? res.headers?.['Content-Type'] ?? '';
+      const bad = notGitAnswer(req.url, res.statusCode, res.statusMessage, String(type));
+      if (bad) {
+        own.abort();
+        throw bad;
+      }
+      return res;
+    },
   };
 }
 

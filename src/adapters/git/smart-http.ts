@@ -129,15 +129,26 @@ export async function discover(t: RemoteTarget, service: 'git-upload-pack' | 'gi
   const base = new URL(t.url);
   let creds: Credentials | undefined = base.username || base.password ? { username: decodeURIComponent(base.username), password: decodeURIComponent(base.password) } : undefined;
   const auth = authFor(t.settings);
+  // The credentials the server was sent and answered 401 to: the URL's, then the token's (isomorphic-git asks
+  // onAuth after a refusal of the URL's, and onAuthFailure after a refusal of the token's).
+  let refused: 'the URL' | 'the token' | undefined;
   const onAuth = (u: string): Credentials | { cancel: true } => {
+    if (creds) refused = 'the URL';
     const a = auth(u);
     if ('username' in a) creds = a;
     return a;
   };
+  const onAuthFailure = (): { cancel: true } => {
+    refused = 'the token';
+    return { cancel: true };
+  };
   try {
-    const info = await git.getRemoteInfo2({ http: httpClient(t.signal, t.timeoutMs), url: t.url, onAuth, forPush: service === 'git-receive-pack', protocolVersion: 1 });
+    const info = await git.getRemoteInfo2({ http: httpClient(t.signal, t.timeoutMs), url: t.url, onAuth, onAuthFailure, forPush: service === 'git-receive-pack', protocolVersion: 1 });
     return { refs: new Map((info.refs ?? []).map((r) => [r.ref, r.oid])), caps: (info.capabilities ?? {}) as Record<string, unknown>, creds };
   } catch (err) {
+    if (refused && !(err instanceof KbError)) {
+      throw new KbError('AUTH_FAILED', `authentication to ${redactUrl(t.url)} failed (HTTP 401): the server refused the credentials of ${refused} (a wrong user name, password or token); fix ${refused === 'the URL' ? 'the URL (git-kb init --remote URL)' : 'GIT_KB_TOKEN (and GIT_KB_USERNAME) or "token" in the config'}; ${KEPT}`, { url: redactUrl(t.url), status: 401 });
+    }
     throw networkError(err, t.url);
   }
 }

@@ -1,19 +1,55 @@
 /**
- * Contract: file writes that are all-or-nothing (write a temporary sibling, fsync, rename): readers see the old
- * content or the new, never a part, and the temporary files a killed writer leaves are found by their name.
+ * Contract: file writes that are all-or-nothing (write a temporary file, fsync, rename): readers see the old
+ * content or the new, never a part, and the temporary files a killed writer leaves are found by their name. A
+ * file inside a repository's `.git` (objects, refs, the index, git-kb's state) gets its temporary file in one
+ * folder, `.git/git-kb/.tmp/`, named by the writer's pid, never beside it: git reads every name under
+ * `.git/objects` as an object ("bad sha1 file"), and the lock holder sweeps the ones whose writer is dead.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { processAlive } from '../system/pid.js';
 
-function tempSibling(file: string): string {
-  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`);
+const GIT_SEGMENT = `${path.sep}.git${path.sep}`;
+
+/** The one folder for temporary files of writes into a repo's `.git` (the repo is the folder holding `.git`). */
+export function gitTempDir(repo: string): string {
+  return path.join(repo, '.git', 'git-kb', '.tmp');
+}
+
+function tempFor(file: string): string {
+  const tag = `${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+  const at = file.lastIndexOf(GIT_SEGMENT);
+  if (at >= 0) {
+    const dir = gitTempDir(file.slice(0, at));
+    fs.mkdirSync(dir, { recursive: true });
+    return path.join(dir, `${path.basename(file)}.${tag}`);
+  }
+  return path.join(path.dirname(file), `.${path.basename(file)}.${tag}`);
+}
+
+/**
+ * Removes the temporary files under `.git/git-kb/.tmp/` whose writer process is gone (killed between creating and
+ * renaming one). Live writers' files are left: caches are written without the write lock.
+ */
+export function sweepDeadTemps(repo: string): void {
+  const dir = gitTempDir(repo);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    const m = /\.(\d+)\.[0-9a-f]+\.tmp$/.exec(n);
+    if (!m || !processAlive(Number(m[1]))) fs.rmSync(path.join(dir, n), { force: true, recursive: true });
+  }
 }
 
 /** Writes a file atomically: readers see the old content or the new, never a part. */
 export function writeFileAtomic(file: string, data: string | Uint8Array, options: { mode?: number; fsync?: boolean } = {}): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = tempSibling(file);
+  const tmp = tempFor(file);
   const fd = fs.openSync(tmp, 'w', options.mode ?? 0o644);
   try {
     fs.writeFileSync(fd, data);
@@ -32,7 +68,7 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
 /** The promise form of writeFileAtomic, with fs.promises.writeFile's signature (for isomorphic-git). */
 export async function writeFileAtomicAsync(file: string, data: string | Uint8Array, options?: unknown): Promise<void> {
   const mode = typeof options === 'object' && options !== null ? (options as { mode?: number }).mode : undefined;
-  const tmp = tempSibling(file);
+  const tmp = tempFor(file);
   const handle = await fs.promises.open(tmp, 'w', mode ?? 0o644);
   try {
     await handle.writeFile(data);

@@ -39,6 +39,25 @@ export function safeJoin(dir: string, rel: string): string {
   return abs;
 }
 
+/**
+ * Resolves a repo-relative path to write, refusing one that a symbolic link on the way (entries/, hosts/<key>, any
+ * folder between the repo and the file) would lead elsewhere: a write lands inside the data repo or nowhere.
+ */
+export function writablePath(dir: string, rel: string): string {
+  const abs = safeJoin(dir, rel);
+  const parts = path.relative(dir, abs).split(path.sep).slice(0, -1);
+  let at = path.resolve(dir);
+  for (const part of parts) {
+    at = path.join(at, part);
+    const st = fs.lstatSync(at, { throwIfNoEntry: false });
+    if (!st) break;
+    if (st.isSymbolicLink()) {
+      throw new KbError('USAGE', `refusing to write ${rel}: ${path.relative(dir, at)} is a symbolic link (to ${fs.readlinkSync(at)}); a data repo's folders must be real folders inside it`, { file: rel });
+    }
+  }
+  return abs;
+}
+
 function readDirents(abs: string): fs.Dirent[] {
   try {
     return fs.readdirSync(abs, { withFileTypes: true });
@@ -102,9 +121,17 @@ export function dataRepoExists(dir: string): boolean {
   }
 }
 
-/** True when a git repo looks like a data repo: it has kb.json or one of the entry folders. */
+/**
+ * True when a git repo is a data repo: it has kb.json (every repo git-kb creates or adopts, and every v1 repo,
+ * whose kb.json holds next_id). Entry-like folders alone prove nothing: a code repo may have a sessions/ module.
+ */
 export function looksLikeDataRepo(dir: string): boolean {
-  return ['kb.json', ...ENTRY_ROOTS].some((f) => fs.existsSync(path.join(dir, f)));
+  return fs.existsSync(path.join(dir, 'kb.json'));
+}
+
+/** True when `dir` is a git repo that is a data repo (the rule of requireDataRepo, as a test). */
+export function isDataRepo(dir: string): boolean {
+  return dataRepoExists(dir) && looksLikeDataRepo(dir);
 }
 
 /**
@@ -116,7 +143,7 @@ export function requireDataRepo(dir: string): void {
     throw new KbError('NO_DATA_REPO', `no data repo at ${dir}; run "git-kb init" (or "git-kb add ..." to create the default one), or pass --data DIR`, { dir });
   }
   if (!looksLikeDataRepo(dir)) {
-    throw new KbError('NO_DATA_REPO', `${dir} is a git repository but not a git-kb data repo (no kb.json, entries/, hosts/ or sessions/); run "git-kb init --data ${dir}" to make it one, or pass another --data`, { dir });
+    throw new KbError('NO_DATA_REPO', `${dir} is a git repository but not a git-kb data repo (it has no kb.json); run "git-kb init --data ${dir}" to make it one, or pass another --data`, { dir });
   }
 }
 

@@ -2,8 +2,11 @@
  * Contract: moving the current branch to another commit and bringing the working files along (the pull of
  * sync): only the files that differ are rewritten, and the index is updated for just those paths. It refuses,
  * before changing anything, when a file it must rewrite has uncommitted changes. The branch moves first, after
- * the journal, so a killed checkout is finished by the next writer: every journalled file that still holds its
- * old version gets the one the branch now has. Runs under the write lock (a WriteTransaction's `checkout`).
+ * the journal, so a killed checkout is finished by the next writer, by replaying it: every journalled path gets
+ * the branch's version in the work tree (unless changed by hand since; a temp file beside it is removed) AND in the index, and is added to the
+ * conflict list to re-check; replaying twice changes nothing more. Runs under the write lock (a
+ * WriteTransaction's `checkout`). `bringPaths` is the one idempotent "make these paths hold these blobs" step,
+ * shared with the commit's roll-back.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,12 +16,13 @@ import { currentBranch, headOid, setRef } from '../git/git.js';
 import { updateIndexFile } from '../git/index-file.js';
 import { ObjectReader } from '../git/reader.js';
 import { diffTrees, type PathChange } from '../git/walk.js';
-import { writeFileAtomic } from '../store/fsutil.js';
+import { removeTempSiblings, writeFileAtomic } from '../store/fsutil.js';
+import { addConflictCandidates } from '../store/conflict-list.js';
 import { clearJournal, writeJournal, type Journal } from '../store/journal.js';
-import { safeJoin } from '../store/layout.js';
+import { safeJoin, writablePath } from '../store/layout.js';
 
 /** The blob a working file holds now: null when missing, "not-a-file" for a folder or link. */
-function workingOid(dir: string, p: string): string | null {
+export function workingOid(dir: string, p: string): string | null {
   const abs = safeJoin(dir, p);
   try {
     const st = fs.lstatSync(abs);
@@ -43,9 +47,21 @@ function removeEmptyParents(dir: string, p: string): void {
   }
 }
 
-async function writeWorkingFiles(dir: string, changes: PathChange[], reader: ObjectReader): Promise<void> {
-  for (const c of changes) {
-    const abs = safeJoin(dir, c.path);
+/** One path and the blob it is to hold (null: absent). */
+export interface PathTarget {
+  path: string;
+  oid: string | null;
+  mode?: string;
+}
+
+/**
+ * Makes each path hold its target blob: the working file is rewritten (or removed) only where it differs, and the
+ * index entry of every path is set to the target, so `git status` is clean for them. Idempotent.
+ */
+export async function bringPaths(dir: string, targets: PathTarget[], reader: ObjectReader): Promise<void> {
+  for (const c of targets) {
+    if (workingOid(dir, c.path) === c.oid) continue;
+    const abs = writablePath(dir, c.path);
     if (c.oid === null) {
       fs.rmSync(abs, { force: true });
       removeEmptyParents(dir, c.path);
@@ -55,7 +71,12 @@ async function writeWorkingFiles(dir: string, changes: PathChange[], reader: Obj
     // NOTE: a symlink in the data repo is written as a plain file holding its target; entries never are links.
     writeFileAtomic(abs, content, { fsync: false, mode: c.mode === '100755' ? 0o755 : 0o644 });
   }
-  updateIndexFile(dir, changes.map((c) => ({ path: c.path, oid: c.oid })));
+  updateIndexFile(dir, targets.map((c) => ({ path: c.path, oid: c.oid })));
+}
+
+/** The written paths a checkout must have re-checked for conflicts (its outcome, recorded before the journal goes). */
+function noteWritten(dir: string, targets: PathTarget[]): void {
+  addConflictCandidates(dir, targets.filter((c) => c.oid !== null).map((c) => c.path));
 }
 
 /** Moves the current branch from `from` to commit `to` with its working files; returns the files it changed. */
@@ -77,7 +98,8 @@ export async function checkoutCommit(dir: string, from: string | undefined, to: 
   writeJournal(dir, { kind: 'checkout', from: from ?? null, to, paths: changes.map((c) => c.path) });
   await setRef(dir, ref, to);
   try {
-    await writeWorkingFiles(dir, changes, reader);
+    await bringPaths(dir, changes, reader);
+    noteWritten(dir, changes);
   } catch (err) {
     const msg = String((err as Error)?.message ?? err).split('\n')[0];
     throw new KbError('SYNC_FAILED', `the branch moved to ${to.slice(0, 8)} but updating the files stopped (${msg}); fix the cause and run "git-kb sync" again, which finishes the update`, { to });
@@ -87,24 +109,34 @@ export async function checkoutCommit(dir: string, from: string | undefined, to: 
 }
 
 /**
- * Finishes a checkout a killed process left half done: every journalled file that still holds its old version
- * while HEAD holds another gets HEAD's version; files changed by hand since are left alone. Returns those fixed.
+ * Finishes a checkout a killed process left half done, by replaying it against the branch (which moved first, or
+ * not at all): every journalled path gets HEAD's version in the work tree (a file changed by hand since, holding
+ * neither version, is left as it is) and in the index, and goes on the conflict list. Returns the files rewritten.
  */
 export async function finishCheckout(dir: string, journal: Extract<Journal, { kind: 'checkout' }>): Promise<string[]> {
+  for (const p of journal.paths) removeTempSiblings(safeJoin(dir, p));
   const reader = new ObjectReader(dir);
   try {
     const headTree = await reader.treeOf(await headOid(dir));
     const fromTree = await reader.treeOf(journal.from);
-    const fixes: PathChange[] = [];
+    const targets: PathTarget[] = [];
+    const rewritten: string[] = [];
+    const byHand: PathTarget[] = [];
     for (const p of journal.paths) {
       const was = (await reader.blobAt(fromTree, p))?.oid ?? null;
       const want = await reader.blobAt(headTree, p);
       const now = workingOid(dir, p);
-      if (now === was && (want?.oid ?? null) !== was) fixes.push({ path: p, oid: want?.oid ?? null, mode: want?.mode });
+      const target = { path: p, oid: want?.oid ?? null, mode: want?.mode };
+      if (now === target.oid || now === was) {
+        if (now !== target.oid) rewritten.push(p);
+        targets.push(target);
+      } else byHand.push(target);
     }
-    if (fixes.length) await writeWorkingFiles(dir, fixes, reader);
+    await bringPaths(dir, targets, reader);
+    if (byHand.length) updateIndexFile(dir, byHand); // changed by hand: the file stays, the index follows the branch
+    noteWritten(dir, targets);
     clearJournal(dir);
-    return fixes.map((f) => f.path);
+    return rewritten;
   } finally {
     reader.close();
   }

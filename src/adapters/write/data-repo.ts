@@ -1,14 +1,31 @@
 /**
  * Contract: a data repo comes into being here: created with its manifest (kb.json) on the first write, or a git
- * repo adopted by `init` given one. The manifest is committed through the write transaction like any write.
+ * repo adopted by `init` given one. The manifest is committed through the write transaction like any write. A
+ * new repo is made whole in a hidden sibling folder and renamed into place, so a first write killed at any point
+ * leaves no repo (the next write creates it) or a whole one, and of several first writes at once, one creation
+ * wins and the others use it.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { KbError } from '../../core/errors.js';
 import type { CommitIdentity } from '../git/author.js';
 import { initRepo } from '../git/git.js';
 import { dataRepoExists, requireDataRepo } from '../store/layout.js';
+import { processAlive } from '../system/pid.js';
 import { withWriteLock } from './transaction.js';
+
+const CREATING = /^\..+\.(\d+)\.[0-9a-f]+\.creating$/;
+
+/** Removes the half-made repos that killed creations left beside `dir`. */
+function sweepDeadCreations(dir: string): void {
+  const parent = path.dirname(dir);
+  const prefix = `.${path.basename(dir)}.`;
+  for (const name of fs.readdirSync(parent)) {
+    const m = name.startsWith(prefix) ? CREATING.exec(name) : null;
+    if (m && !processAlive(Number(m[1]))) fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+  }
+}
 
 /** Creates the data repo with its manifest when it does not exist yet (the embedded default, on first write). */
 export async function ensureDataRepo(dir: string, options: { identity?: CommitIdentity } = {}): Promise<boolean> {
@@ -19,9 +36,25 @@ export async function ensureDataRepo(dir: string, options: { identity?: CommitId
   if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) {
     throw new KbError('NO_DATA_REPO', `${dir} exists and is not a git repository; choose another --data directory or run "git -C ${dir} init"`, { dir });
   }
-  await initRepo(dir);
-  await writeManifest(dir, 'git-kb: create data repo', options);
-  return true;
+  const abs = path.resolve(dir);
+  fs.mkdirSync(path.dirname(abs), { recursive: true });
+  sweepDeadCreations(abs);
+  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.creating`);
+  try {
+    await initRepo(tmp);
+    await writeManifest(tmp, 'git-kb: create data repo', options);
+    try {
+      fs.renameSync(tmp, abs);
+    } catch (err) {
+      // Another first write got there first (ENOTEMPTY/EEXIST): use its repo.
+      if (!dataRepoExists(abs)) throw err;
+      requireDataRepo(abs);
+      return false;
+    }
+    return true;
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 /** Writes and commits kb.json (a new repo, or a git repo adopted by `init`). */
@@ -31,5 +64,5 @@ export async function writeManifest(dir: string, message: string, options: { ide
   // same second (their kb.json stays identical, so merging them later cannot conflict on it). Not recorded for
   // the auto-sync push: creating a repo is not a write the user asked to share.
   const tagged = `${message}\n\nrepo ${crypto.randomBytes(6).toString('hex')}`;
-  await withWriteLock(dir, (tx) => tx.commit([{ path: 'kb.json', content: manifest }], tagged, { record: false }), options);
+  await withWriteLock(dir, (tx) => tx.commit([{ path: 'kb.json', content: manifest }], tagged, { record: false }), { ...options, manifest: true });
 }

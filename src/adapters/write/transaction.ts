@@ -3,8 +3,9 @@
  * cross-process lock, finishes whatever a killed writer left in the journal, and hands `fn` a WriteTransaction;
  * only through it are files committed (`commit`: journal, working files written atomically, then blobs, trees
  * and the commit, the branch, the index) or a commit checked out (`checkout`, for sync). A process killed at any
- * point leaves either no trace or a journal that the next writer rolls forward, so the repo is always valid and
- * the next write needs no manual help. Dependencies point one way: this folder uses store/ (lock, journal, files)
+ * point leaves either no trace or a journal that the next writer replays (a commit: all of it or none of it; a
+ * checkout: finished), so the repo is always valid and the next write needs no manual help; taking the lock also
+ * sweeps the temporary files of dead writers (store/fsutil.ts). Dependencies point one way: this folder uses store/ (lock, journal, files)
  * and git/ (objects, refs, index); neither of them knows about it.
  */
 import fs from 'node:fs';
@@ -19,11 +20,11 @@ import { updateIndexFile } from '../git/index-file.js';
 import { ObjectReader } from '../git/reader.js';
 import type { PathChange } from '../git/walk.js';
 import { noteCommit } from '../store/commit-events.js';
-import { removeTempSiblings, writeFileAtomic } from '../store/fsutil.js';
+import { removeTempSiblings, sweepDeadTemps, writeFileAtomic } from '../store/fsutil.js';
 import { clearJournal, readJournal, writeJournal, type Journal } from '../store/journal.js';
-import { ENTRY_ROOTS, safeJoin } from '../store/layout.js';
+import { ENTRY_ROOTS, requireDataRepo, safeJoin, writablePath } from '../store/layout.js';
 import { lockDataRepo } from '../store/lock.js';
-import { checkoutCommit, finishCheckout } from './checkout.js';
+import { bringPaths, checkoutCommit, finishCheckout, workingOid, type PathTarget } from './checkout.js';
 
 export { refuseSecrets } from '../../core/secrets/guard.js';
 
@@ -51,6 +52,8 @@ export interface Recovery {
   /** The files committed (a commit) or brought up to date (a checkout). */
   paths: string[];
   commit?: string;
+  /** A commit whose files were not all written: every one of them put back as HEAD has it. */
+  rolledBack?: string[];
 }
 
 /** The writes that may be made while the write lock is held. */
@@ -80,39 +83,42 @@ async function commitWritten(dir: string, ref: string, changes: FileChange[], me
   }
 }
 
-/** Completes a commit that a killed process left half done: commits what was fully written. */
+/**
+ * Finishes a commit a killed process left half done, all or nothing: when every journalled path holds the blob
+ * the journal names (the files were all written whole), they are committed, as the one commit meant (a commit
+ * that already moved the branch only needs its index entries); otherwise every path is put back to HEAD's
+ * version, working file and index (a torn or missing file of an import drops the whole import). A journal from
+ * before the blobs were named commits what is there.
+ */
 async function finishCommit(dir: string, journal: Extract<Journal, { kind: 'commit' }>, author: Author): Promise<Recovery> {
   const ref = currentBranch(dir, 'writing');
   for (const p of journal.paths) removeTempSiblings(safeJoin(dir, p));
   const reader = new ObjectReader(dir);
   const changes: FileChange[] = [];
-  const same: { path: string; oid: string }[] = [];
+  const same: { path: string; oid: string | null }[] = [];
+  const back: PathTarget[] = [];
+  let whole = true;
   try {
     const headTree = await reader.treeOf(await headOid(dir));
-    const { splitEntry } = await import('../../core/format/entry.js');
-    for (const p of journal.paths) {
-      const abs = safeJoin(dir, p);
-      const old = (await reader.blobAt(headTree, p))?.oid;
-      let content: Buffer | null = fs.existsSync(abs) ? fs.readFileSync(abs) : null;
-      if (content !== null && p.endsWith('.md')) {
-        try {
-          splitEntry(content.toString('utf8'), p);
-        } catch {
-          // Torn by the kill (bulk writes skip the rename): put back what HEAD has, or drop a file that was new.
-          content = old ? await reader.blob(old) : null;
-          if (content) writeFileAtomic(abs, content);
-          else fs.rmSync(abs, { force: true });
-        }
-      }
-      if ((old ?? null) === (content === null ? null : blobOid(content))) {
-        if (old) same.push({ path: p, oid: old });
-      } else changes.push({ path: p, content });
+    for (const [i, p] of journal.paths.entries()) {
+      const old = (await reader.blobAt(headTree, p)) ?? undefined;
+      const now = workingOid(dir, p);
+      back.push({ path: p, oid: old?.oid ?? null, mode: old?.mode });
+      if (journal.oids && now !== journal.oids[i]) whole = false;
+      if ((old?.oid ?? null) === now) same.push({ path: p, oid: now });
+      else if (now === 'not-a-file') whole = false;
+      else changes.push({ path: p, content: now === null ? null : fs.readFileSync(safeJoin(dir, p)) });
+    }
+    if (!whole) {
+      await bringPaths(dir, back, reader);
+      clearJournal(dir);
+      return { kind: 'commit', paths: [], rolledBack: journal.paths };
     }
   } finally {
     reader.close();
   }
   let commit: string | undefined;
-  if (changes.length > 0) commit = await commitWritten(dir, ref, changes, `git-kb: complete an interrupted write (${journal.message.split('\n')[0]})`, author);
+  if (changes.length > 0) commit = await commitWritten(dir, ref, changes, journal.message, author);
   if (same.length > 0) updateIndexFile(dir, same);
   clearJournal(dir);
   return { kind: 'commit', paths: changes.map((c) => c.path), commit };
@@ -122,7 +128,7 @@ function checkedPath(dir: string, p: string, anyPath: boolean | undefined): stri
   if (!anyPath && !(ENTRY_ROOTS as readonly string[]).includes(p.split('/')[0]!) && p !== 'kb.json' && p !== 'hosts.yaml') {
     throw new KbError('USAGE', `refusing to write ${p}: outside the data repo's entry folders`);
   }
-  return safeJoin(dir, p);
+  return writablePath(dir, p);
 }
 
 async function commitFiles(dir: string, author: Author, files: PendingFile[], message: string, options: CommitOptions): Promise<string> {
@@ -130,13 +136,14 @@ async function commitFiles(dir: string, author: Author, files: PendingFile[], me
   refuseSecretWrite(files, message);
   const abs = files.map((f) => checkedPath(dir, f.path, options.anyPath));
   const ref = currentBranch(dir, 'writing');
-  writeJournal(dir, { kind: 'commit', paths: files.map((f) => f.path), message });
+  writeJournal(dir, { kind: 'commit', paths: files.map((f) => f.path), message, oids: files.map((f) => (f.content === null ? null : blobOid(Buffer.from(f.content)))) });
   let done = 0;
   let workingFiles: Promise<unknown> | undefined;
   if (options.bulk) {
     // NOTE: a bulk write of NEW files (import) skips the temp-and-rename and runs on the thread pool while the
-    // objects are built: the journal names the files, the branch moves only once they are all written, and
-    // recovery drops any that a kill left torn, so the repo stays valid at a fraction of the cost.
+    // objects are built: the journal names the files and their blobs, the branch moves only once they are all
+    // written, and recovery puts the whole import back when a kill left any torn or missing (one commit, all or
+    // nothing), so the repo stays valid at a fraction of the cost.
     for (const d of new Set(abs.map((a) => path.dirname(a)))) fs.mkdirSync(d, { recursive: true });
     workingFiles = (async () => {
       for (let i = 0; i < files.length; i += 64) {
@@ -165,9 +172,13 @@ async function commitFiles(dir: string, author: Author, files: PendingFile[], me
 
 /**
  * Holds the data repo's write lock around `fn`, finishing any interrupted write first, and hands `fn` the
- * transaction it writes through. `identity` says who commits (Settings' author fields and home folders).
+ * transaction it writes through. `identity` says who commits (Settings' author fields and home folders);
+ * `manifest` is for data-repo.ts alone (the commit that makes a git repo a data repo).
  */
-export async function withWriteLock<T>(dir: string, fn: (tx: WriteTransaction) => Promise<T>, options: { identity?: CommitIdentity; timeoutMs?: number } = {}): Promise<T> {
+export async function withWriteLock<T>(dir: string, fn: (tx: WriteTransaction) => Promise<T>, options: { identity?: CommitIdentity; timeoutMs?: number; manifest?: boolean } = {}): Promise<T> {
+  // Nothing is ever committed into a git repo that is not a data repo (kb.json), whoever asks; only the
+  // manifest's own commit (data-repo.ts) makes one.
+  if (!options.manifest) requireDataRepo(dir);
   const lock = await lockDataRepo(dir, options.timeoutMs);
   let open = true;
   let author: Author | undefined;
@@ -176,6 +187,7 @@ export async function withWriteLock<T>(dir: string, fn: (tx: WriteTransaction) =
     if (!open) throw new Error(`the write lock of ${dir} was released; write inside withWriteLock`);
   };
   try {
+    sweepDeadTemps(dir);
     const journal = readJournal(dir);
     let recovered: Recovery | undefined;
     if (journal?.kind === 'commit') recovered = await finishCommit(dir, journal, authorOf());
