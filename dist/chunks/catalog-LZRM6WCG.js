@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b,c,d}from"./chunk-SGVOMACE.js";import"./chunk-4YE6G6LI.js";import"./chunk-2EP4QJTV.js";import"./chunk-UJNA6TNG.js";import"./chunk-5MLBPU6A.js";import"./chunk-W2ZCWOQW.js";import"./chunk-N42KQIYO.js";import"./chunk-P56FQ7LC.js";import"./chunk-ZHHVG47C.js";export{c as catalogProblems,b as loadCatalog,d as newestFirst,a as readItem};

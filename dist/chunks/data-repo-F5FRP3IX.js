@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b}from"./chunk-SH5KAT3H.js";import"./chunk-LYPP2I7K.js";import"./chunk-OYT34WVQ.js";import"./chunk-4OQBCCN5.js";import"./chunk-RTN4YRFQ.js";import"./chunk-OM3NNH33.js";import"./chunk-2EP4QJTV.js";import"./chunk-UJNA6TNG.js";import"./chunk-DLX6Z2LP.js";import"./chunk-N42KQIYO.js";import"./chunk-P56FQ7LC.js";import"./chunk-DOGLB34D.js";import"./chunk-ZHHVG47C.js";export{a as ensureDataRepo,b as writeManifest};
