@@ -193,6 +193,17 @@ function dateRange(started: string, ended: string | undefined): string {
   return e.slice(0, 10) === day ? `${day} ${from}–${e.slice(11, 16)} UTC` : `${day} ${from} – ${e.slice(0, 10)} ${e.slice(11, 16)} UTC`;
 }
 
+/**
+ * A summary's text with its times left out (`updated`, `ended` and the end of the intro's date range): two
+ * renderings with the same key say the same thing, so the later one is not committed (a SessionEnd after the last
+ * Stop only moves the end time).
+ */
+export function summaryContentKey(text: string): string {
+  return text
+    .replace(/^(?:updated|ended): .*$/gm, '')
+    .replace(/^(Claude Code session .*?\d{4}-\d\d-\d\d \d\d:\d\d)(?:–\d\d:\d\d| – \d{4}-\d\d-\d\d \d\d:\d\d)( UTC)/m, '$1$2');
+}
+
 /** The project's name: the last folder of its directory. */
 function projectName(cwd: string | undefined): string | undefined {
   if (!cwd) return undefined;
