@@ -14,7 +14,7 @@ import { fnv1a } from '../text/fnv.js';
 import { idTime } from '../format/schema.js';
 
 /** Bump when the rendering changes, so catch-up knows older summaries may be re-rendered. */
-const SUMMARY_VERSION = 1;
+const SUMMARY_VERSION = 2;
 
 /** Limits of what a summary keeps (spec/sessions.md, "Format"). */
 export const LIMITS = {
@@ -250,6 +250,7 @@ export function summarizeSession(facts: TranscriptFacts, options: SummaryOptions
     started: stampOf(started),
     ended: facts.endedAt ? stampOf(facts.endedAt) : undefined,
     turns: facts.turns ?? facts.prompts.length,
+    files_changed: facts.filesChanged.length || undefined,
     pr_links: facts.prLinks.slice(0, LIMITS.prLinks).map((u) => scrub(u)),
     transcript: options.transcriptPath ? scrub(options.transcriptPath) : undefined,
     summary_version: SUMMARY_VERSION,
