@@ -3,6 +3,7 @@
  * uninstall): pure functions from a use case's result to text.
  */
 import type { InitResult } from '../../app/init.js';
+import path from 'node:path';
 import type { InstallResult } from '../../app/install.js';
 import type { StatusResult } from '../../app/status.js';
 
@@ -33,10 +34,24 @@ export function status(r: StatusResult): string {
   ].join('\n');
 }
 
-/** `install` and `uninstall`: what changed in the settings file (the diff too on a dry run). */
+/** `install` and `uninstall`: what changed in the settings file (the diff too on a dry run), and the shim. */
 export function install(r: InstallResult): string {
   const verb = r.action === 'install' ? 'installed' : 'removed';
-  if (!r.changed) return r.action === 'install' ? `git-kb hooks already installed in ${r.settings}` : `no git-kb hooks in ${r.settings}`;
-  const what = `${r.events.join(', ')} in ${r.settings}`;
-  return r.dryRun ? `${r.diff}\n(dry run: would have ${verb} git-kb hooks for ${what}; nothing written)` : `${verb} git-kb hooks for ${what}`;
+  const lines: string[] = [];
+  if (!r.changed) lines.push(r.action === 'install' ? `git-kb hooks already installed in ${r.settings}` : `no git-kb hooks in ${r.settings}`);
+  else {
+    const what = `${r.events.join(', ')} in ${r.settings}`;
+    lines.push(r.dryRun ? `${r.diff}\n(dry run: would have ${verb} git-kb hooks for ${what}; nothing written)` : `${verb} git-kb hooks for ${what}`);
+  }
+  const c = r.cli;
+  const would = r.dryRun ? 'would write' : 'wrote';
+  if (c.action === 'written') lines.push(`${would} ${c.path}, so the "git-kb get" the hooks suggest runs this checkout`);
+  else if (c.action === 'unchanged') lines.push(`git-kb shim: ${c.path}`);
+  else if (c.action === 'on-path') lines.push(`git-kb on PATH: ${c.path}`);
+  else if (c.action === 'kept') lines.push(`kept ${c.path} (not written by git-kb install): the model runs that git-kb`);
+  else if (c.action === 'removed') lines.push(`${r.dryRun ? 'would remove' : 'removed'} ${c.path}`);
+  if (c.notOnPath && c.path) lines.push(`note: ${path.dirname(c.path)} is not on PATH: add it (export PATH="${path.dirname(c.path)}:$PATH" in your shell profile) so the model can run git-kb`);
+  if (r.plugin && r.action === 'uninstall') lines.push(`the git-kb plugin (${r.plugin}) is still installed and runs its hooks`);
+  else if (r.plugin) lines.push(`warning: the git-kb plugin (${r.plugin}) is installed too: each hook runs twice ("git-kb uninstall" removes these)`);
+  return lines.join('\n');
 }
