@@ -57,7 +57,7 @@ function render() {
     '\\fIverb\\fR [\\fIoptions\\fR]',
     '.SH DESCRIPTION',
     'A personal knowledge base of markdown files with YAML front matter in a git data repo, for you and your coding agents.',
-    'Every verb takes \\fB\\-\\-json\\fR and \\fB\\-\\-data\\fR \\fIDIR\\fR. Exit codes: 0 success, 1 internal error, 2 usage, 3 not found, 4 conflict, 5 refused content, 6 remote failure.',
+    'Every verb takes \\fB\\-\\-json\\fR and \\fB\\-\\-data\\fR \\fIDIR\\fR. Exit codes: 0 success, 1 internal error, 2 usage, 3 not found, 4 conflict, 5 refused content, 6 remote failure, 7 a doctor check failed (spec/errors.md).',
     '.PP',
     '.nf',
     literal(top),

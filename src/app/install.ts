@@ -84,7 +84,7 @@ export function isOurCommand(command: unknown): boolean {
 }
 
 /** The checkout this module runs from: the nearest parent with hooks/hooks.json and bin/git-kb-hook. */
-function packageRoot(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
+export function packageRoot(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
   let dir = from;
   for (;;) {
     if (fs.existsSync(path.join(dir, 'hooks', 'hooks.json')) && fs.existsSync(path.join(dir, 'bin', 'git-kb-hook'))) return dir;
@@ -374,12 +374,12 @@ export function editSettings(text: string, desired: Record<string, HookGroup[]> 
   return { text: out, events: [...touched].sort() };
 }
 
-function settingsPath(options: InstallOptions): string {
+function settingsPath(options: Pick<InstallOptions, 'settings' | 'home' | 'claudeConfigDir'>): string {
   if (options.settings) return path.resolve(options.settings);
   return path.join(claudeDir(options), 'settings.json');
 }
 
-function claudeDir(options: InstallOptions): string {
+function claudeDir(options: Pick<InstallOptions, 'home' | 'claudeConfigDir'>): string {
   return options.claudeConfigDir ?? path.join(options.home, '.claude');
 }
 
@@ -501,6 +501,27 @@ async function change(action: 'install' | 'uninstall', options: InstallOptions):
   }
   const cli = reachCli(action, root, options);
   return { action, settings: file, changed, dryRun: options.dryRun === true, diff, events: changed ? events : [], cli, ...(plugin ? { plugin } : {}) };
+}
+
+/** Where git-kb's hooks are wired: the settings file (when it runs git-kb-hook), the plugin, both or neither. */
+export function hookWiring(options: Pick<InstallOptions, 'settings' | 'home' | 'claudeConfigDir'>): { settings: string; inSettings: boolean; plugin?: string } {
+  const file = settingsPath(options);
+  let text = '';
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    /* no settings file */
+  }
+  const parsed = (() => {
+    try {
+      return JSON.parse(text || '{}') as { hooks?: Record<string, { hooks?: { command?: unknown }[] }[]> };
+    } catch {
+      return {};
+    }
+  })();
+  const inSettings = Object.values(parsed.hooks ?? {}).some((groups) => Array.isArray(groups) && groups.some((g) => Array.isArray(g?.hooks) && g.hooks.some((h) => isOurCommand(h?.command))));
+  const plugin = installedPlugin(claudeDir(options), text);
+  return { settings: file, inSettings, ...(plugin ? { plugin } : {}) };
 }
 
 /** Wires git-kb's hooks into the Claude Code settings file and puts `git-kb` in reach of the model's shell. */

@@ -1,7 +1,8 @@
 /**
  * Contract: the human output of the verbs about the data repo and its setup (init, status, install,
- * uninstall): pure functions from a use case's result to text.
+ * uninstall, doctor): pure functions from a use case's result to text.
  */
+import type { DoctorResult } from '../../app/doctor.js';
 import type { InitResult } from '../../app/init.js';
 import path from 'node:path';
 import type { InstallResult } from '../../app/install.js';
@@ -53,5 +54,16 @@ export function install(r: InstallResult): string {
   if (c.notOnPath && c.path) lines.push(`note: ${path.dirname(c.path)} is not on PATH: add it (export PATH="${path.dirname(c.path)}:$PATH" in your shell profile) so the model can run git-kb`);
   if (r.plugin && r.action === 'uninstall') lines.push(`the git-kb plugin (${r.plugin}) is still installed and runs its hooks`);
   else if (r.plugin) lines.push(`warning: the git-kb plugin (${r.plugin}) is installed too: each hook runs twice ("git-kb uninstall" removes these)`);
+  return lines.join('\n');
+}
+
+/** `doctor`: one line per check (status, name, what was found, and the fix when it is not ok), then a verdict. */
+export function doctor(r: DoctorResult): string {
+  const mark = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' } as const;
+  const width = Math.max(...r.checks.map((c) => c.name.length));
+  const lines = r.checks.map((c) => `${mark[c.status]}  ${c.name.padEnd(width)}  ${c.detail}${c.fix ? `; fix: ${c.fix}` : ''}`);
+  const fails = r.checks.filter((c) => c.status === 'fail').length;
+  const warns = r.checks.filter((c) => c.status === 'warn').length;
+  lines.push(fails ? `${fails} check${fails === 1 ? '' : 's'} failed` : warns ? `all checks pass (${warns} warning${warns === 1 ? '' : 's'})` : 'all checks pass');
   return lines.join('\n');
 }
