@@ -308,7 +308,7 @@ describe('the layering of src/', () => {
 
   it('the built hook bundle imports only Node modules and its on-demand handlers', () => {
     const file = path.join(ROOT, 'dist', 'hook.js');
-    expect(fs.existsSync(file), 'dist/hook.js is built by npm run build').toBe(true);
+    expect(fs.existsSync(file), 'dist/hook.js is built by npm run bundle').toBe(true);
     const text = fs.readFileSync(file, 'utf8');
     const specs = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["']([^"']+)["']/g)].map((m) => m[1]!);
     expect(specs.length).toBeGreaterThan(0);

@@ -39,7 +39,7 @@ describe('the committed dist/', () => {
     const r = await run(process.execPath, ['build.mjs', '--out', fresh], { cwd: ROOT, timeoutMs: 120_000 });
     expect(r.code, r.stderr).toBe(0);
     const committed = await committedDist();
-    const hint = 'dist/ in git differs from a fresh build: run `npm run build` and commit dist/ (spec/plugin.md)';
+    const hint = 'dist/ in git differs from a fresh build: run `npm run bundle` and commit dist/ (spec/plugin.md)';
     expect([...committed.keys()].sort(), hint).toEqual(filesUnder(fresh));
     for (const f of filesUnder(fresh)) expect(committed.get(f)!.equals(fs.readFileSync(path.join(fresh, f))), `${hint}: ${f}`).toBe(true);
   }, 120_000);

@@ -75,10 +75,11 @@ describe('summarizeSession: the all-kinds fixture, field by field', () => {
       model: 'claude-opus-4-6',
       started: '2026-04-10T08:00:07Z',
       ended: '2026-04-10T08:03:02Z',
-      turns: 5,
+      turns: 4,
+      files_changed: 1,
       pr_links: ['https://github.com/ines/infra/pull/7'], // from the pr-link record and the reply, once
       transcript: '/home/ines/.claude/projects/-home-ines-src-infra/5d0c2b7a.jsonl',
-      summary_version: 1,
+      summary_version: 2,
     });
   });
 
@@ -87,9 +88,8 @@ describe('summarizeSession: the all-kinds fixture, field by field', () => {
       [
         '1. nginx on pop-os returns 502 for /api since this morning. Find out why.',
         '2. /model opus',
-        '3. /compact',
-        '4. also add a systemd drop-in so the upgrade cannot disable it again',
-        '5. thanks, that fixed it',
+        '3. also add a systemd drop-in so the upgrade cannot disable it again',
+        '4. thanks, that fixed it',
       ].join('\n'),
     );
     expect(s.body).not.toContain('Which unit creates'); // the subagent's prompt
@@ -100,9 +100,9 @@ describe('summarizeSession: the all-kinds fixture, field by field', () => {
 
   it('keeps the recaps, the last reply, PRs, files changed, files read and commands', () => {
     const sec = sections(s.body);
-    expect(sec.intro).toBe(`Claude Code session ${sid} in /home/ines/src/infra on main, 2026-04-10 08:00–08:03 UTC, 5 prompts, claude-opus-4-6.`);
+    expect(sec.intro).toBe(`Claude Code session ${sid} in /home/ines/src/infra on main, 2026-04-10 08:00–08:03 UTC, 4 prompts, claude-opus-4-6.`);
     expect(sec.Recaps).toBe(
-      'nginx 502 on pop-os: api.socket disabled\n\nThis session is being continued from a previous conversation. Summary: nginx on pop-os returned 502 because api.socket was disabled by the upgrade; re-enabling it is pending.',
+      'nginx 502 on pop-os: api.socket disabled\n\nnginx on pop-os returned 502 because api.socket was disabled by the upgrade; re-enabling it is pending.',
     );
     expect(sec['Last reply']).toBe('Re-enabled api.socket on pop-os and added a drop-in; PR https://github.com/ines/infra/pull/7 keeps it enabled across upgrades.');
     expect(sec['Pull requests']).toBe('- https://github.com/ines/infra/pull/7');
@@ -148,7 +148,7 @@ describe('summarizeSession: the other fixtures', () => {
     const s = summary(facts('subagent-compact.jsonl'));
     expect(s.title).toBe('date-tz audit');
     expect(sections(s.body).Recaps).toContain('Timezone audit of date parsing in reporting');
-    expect(s.fields.turns).toBe(5);
+    expect(s.fields.turns).toBe(4);
   });
 
   it('a truncated transcript: what was read is summarised', () => {

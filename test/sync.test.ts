@@ -295,7 +295,7 @@ describe('sync failures: clear errors, sync exit codes, local commits intact', (
     // Token from the config file works as well as the env.
     fs.mkdirSync(path.join(a.home, '.config', 'git-kb'), { recursive: true });
     const cfgFile = path.join(a.home, '.config', 'git-kb', 'config.json');
-    const cfg = JSON.parse(fs.readFileSync(cfgFile, 'utf8'));
+    const cfg = fs.existsSync(cfgFile) ? JSON.parse(fs.readFileSync(cfgFile, 'utf8')) : {}; // init writes it only with --default
     fs.writeFileSync(cfgFile, JSON.stringify({ ...cfg, token: 'right-token', username: 'alice' }));
     const ok = await sync(a, { GIT_KB_TOKEN: '', GIT_KB_USERNAME: '' });
     expect(ok.pushed).toBe(true);

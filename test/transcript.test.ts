@@ -151,22 +151,20 @@ describe('parseTranscript: subagent and compaction', () => {
     expect(f.title).toBe('date-tz audit');
   });
 
-  it('keeps prompts but not the subagent prompt, meta caveat, command output or compact summary', () => {
+  it('keeps prompts but not the subagent prompt, meta caveat, command output, /compact or compact summary', () => {
     expect(f.prompts).toEqual([
       'Find every place we parse dates without a timezone and list them.',
       'Fix export.ts first, use UTC explicitly.',
-      '/compact',
       'Now fix the other two the same way.',
       'and add a changelog line', // typed while Claude worked: a queued-command attachment
     ]);
     expect(f.firstPrompt).toBe('Find every place we parse dates without a timezone and list them.');
-    expect(f.turns).toBe(5);
+    expect(f.turns).toBe(4);
   });
 
-  it('collects the compact summary and the summary record as recaps, in order', () => {
+  it('collects the compact summary (without its boilerplate) and the summary record as recaps, in order', () => {
     expect(f.recaps).toHaveLength(2);
-    expect(f.recaps[0]).toMatch(/^This session is being continued from a previous conversation/);
-    expect(f.recaps[0]).toContain('Pending: src/report/import.ts:18');
+    expect(f.recaps[0]).toBe('1. Primary Request: list and fix date parsing without a timezone.\n2. Pending: src/report/import.ts:18 and src/jobs/nightly.ts:7.');
     expect(f.recaps[1]).toBe('Timezone audit of date parsing in reporting');
   });
 
@@ -455,5 +453,38 @@ describe('allTranscriptText', () => {
     const facts: TranscriptFacts = { ...EMPTY, prompts: ['ssh db.internal'], title: 't' };
     delete facts.otherTexts;
     expect(allTranscriptText(facts)).toBe('t\nssh db.internal');
+  });
+});
+
+describe('parseTranscript: a /compact as Claude Code 2.1.328 writes it', () => {
+  // The compaction texts are the CLI's own strings (found in its binary): the opening, the summary the model wrote
+  // (its <analysis> draft and <summary> tags), the pointer to the full transcript and the line telling it to go on.
+  const base = { sessionId: 's-compact', cwd: '/w/p', gitBranch: 'main', isSidechain: false };
+  const lines = [
+    { ...base, type: 'user', uuid: 'u1', timestamp: '2026-05-01T10:00:00.000Z', message: { role: 'user', content: 'Rename the config loader and update callers.' } },
+    { ...base, type: 'assistant', uuid: 'a1', timestamp: '2026-05-01T10:00:05.000Z', message: { id: 'm1', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'Done.' }] } },
+    { ...base, type: 'user', uuid: 'u2', timestamp: '2026-05-01T10:01:00.000Z', message: { role: 'user', content: '<command-name>/compact</command-name>\n<command-message>compact</command-message>\n<command-args></command-args>' } },
+    { ...base, type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', uuid: 's1', timestamp: '2026-05-01T10:01:10.000Z', compactMetadata: { trigger: 'manual', preTokens: 1200 } },
+    {
+      ...base,
+      type: 'user',
+      uuid: 'u3',
+      isCompactSummary: true,
+      isVisibleInTranscriptOnly: true,
+      timestamp: '2026-05-01T10:01:11.000Z',
+      message: {
+        role: 'user',
+        content:
+          'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\nSummary:\n<analysis>\nThe user wanted a rename.\n</analysis>\n\n<summary>\n1. Primary Request and Intent:\n   Rename loadConfig to readConfig and update callers.\n\n7. Pending Tasks:\n   - none\n</summary>\n\nIf you need specific details from before compaction (like exact code snippets, error messages, or content you generated), read the full transcript at: /home/u/.claude/projects/-w-p/s-compact.jsonl\n\nContinue the conversation from where it left off without asking the user any further questions. Pick up the last task as if the break never happened.',
+      },
+    },
+    { ...base, type: 'user', uuid: 'u4', timestamp: '2026-05-01T10:01:12.000Z', message: { role: 'user', content: '<local-command-stdout>Compacted (ctrl+o to see full summary)</local-command-stdout>' } },
+  ];
+  const f = parseTranscript(lines.map((l) => JSON.stringify(l)).join('\n'));
+
+  it('keeps the model summary as the recap, with no boilerplate, and does not count /compact as a prompt', () => {
+    expect(f.recaps).toEqual(['1. Primary Request and Intent:\n   Rename loadConfig to readConfig and update callers.\n\n7. Pending Tasks:\n   - none']);
+    expect(f.prompts).toEqual(['Rename the config loader and update callers.']);
+    expect(f.turns).toBe(1);
   });
 });

@@ -1,10 +1,12 @@
 /**
- * Contract: `init` makes a data repo usable and records it in the config: it creates a new one, adopts an
- * existing git clone as it is (nothing converted), or clones one (`--clone URL`), and can set the remote.
+ * Contract: `init` makes a data repo usable: it creates a new one, adopts an existing git clone as it is (nothing
+ * converted), or clones one (`--clone URL`), and can set the remote. It records the repo as the default (the
+ * config's `data_dir`) only when asked (`makeDefault`, the CLI's `--default`): `git-kb --data DIR init` never
+ * changes which repo the other commands use.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { defaultDataDir, readConfig, readConfigFile, resolveDataDir, writableConfigFile } from '../adapters/config/config.js';
+import { readConfig, readConfigFile, resolveDataDir, writableConfigFile } from '../adapters/config/config.js';
 import { KbError } from '../core/errors.js';
 import { writeFileAtomic } from '../adapters/store/fsutil.js';
 import { headOid, setRemote } from '../adapters/git/git.js';
@@ -18,6 +20,8 @@ import { remoteSettings } from './sync-settings.js';
 export interface InitOptions extends RepoOptions {
   clone?: string;
   remote?: string;
+  /** Record this repo as the default data repo in the config. */
+  makeDefault?: boolean;
 }
 
 export interface InitResult {
@@ -74,7 +78,9 @@ export async function initDataRepo(options: InitOptions): Promise<InitResult> {
   repoForRead({ data: dir, settings: options.settings });
   if (options.remote) await setRemote(dir, options.remote);
   let configFile: string | undefined;
-  if (path.resolve(dir) !== path.resolve(defaultDataDir(options.settings)) && resolved.source !== 'env') {
+  // The repo commands use with neither --data nor GIT_KB_DATA (the embedded default needs no config line).
+  const current = resolveDataDir({ settings: { ...options.settings, dataDir: undefined } }).dir;
+  if (options.makeDefault && path.resolve(current) !== path.resolve(dir)) {
     configFile = writableConfigFile(options.settings);
     const cfg = readConfigFile(configFile) ?? {};
     cfg.data_dir = dir;

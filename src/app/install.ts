@@ -1,25 +1,53 @@
 /**
  * Contract: `git-kb install` / `git-kb uninstall` (spec/hooks.md, "Install without the plugin"). Wires the hooks
  * of hooks/hooks.json (the one source of truth), with ${CLAUDE_PLUGIN_ROOT} replaced by this checkout's
- * absolute path, into ~/.claude/settings.json. The file is edited as text: only the spans that change are
+ * absolute path, into Claude Code's settings.json. The file is edited as text: only the spans that change are
  * touched, so every other setting and hook keeps its bytes, and uninstall after install gives back the
  * original file. Install is idempotent; uninstall removes only hook commands that run git-kb-hook. A settings
  * file that is not valid JSON is refused, and nothing is written with --dry-run (the diff is returned).
+ *
+ * The hooks' pointers tell the model to run `git-kb get`: install puts `git-kb` in reach of the model's shell by
+ * writing a shim (`~/.local/bin/git-kb`, or --bin-dir) that runs this checkout's bin/git-kb, unless `git-kb` on
+ * PATH already is this checkout's; it says so when the shim's folder is not on PATH. NOTE: a shim rather than
+ * absolute commands, because the pointer text, SKILL.md, the permission rule `Bash(git-kb *)` and the prose gate's
+ * read-only allowance all name the bare `git-kb`, as the plugin (which puts bin/ on PATH) does.
+ *
+ * When the git-kb plugin is installed and enabled (Claude Code's plugins/installed_plugins.json), install refuses
+ * (CONFLICT): every hook would run twice. --force wires anyway.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KbError } from '../core/errors.js';
 import { writeFileAtomic } from '../adapters/store/fsutil.js';
+import { findExecutable } from '../adapters/system/which.js';
 
 export interface InstallOptions {
-  /** The settings file (default ~/.claude/settings.json). */
+  /** The settings file (default <claudeConfigDir>/settings.json). */
   settings?: string;
   /** The git-kb checkout whose bin/git-kb-hook is wired (default: this one). */
   root?: string;
   dryRun?: boolean;
-  /** The user's home, for the default settings file. */
+  /** The user's home, for the default shim folder. */
   home: string;
+  /** Claude Code's config folder (CLAUDE_CONFIG_DIR, default ~/.claude): settings.json and plugins/. */
+  claudeConfigDir?: string;
+  /** The user's PATH, to tell whether `git-kb` already reaches this checkout and the shim folder is on it. */
+  path?: string;
+  /** Where the `git-kb` shim goes (default ~/.local/bin). */
+  binDir?: string;
+  /** Wire the hooks even though the git-kb plugin is installed. */
+  force?: boolean;
+}
+
+/** How the model's shell reaches `git-kb`. */
+export interface CliReach {
+  /** `written`/`removed`: the shim; `on-path`: PATH already finds this checkout's git-kb; `kept`: a git-kb that is not ours is in the shim's place. */
+  action: 'written' | 'unchanged' | 'removed' | 'on-path' | 'kept' | 'none';
+  /** The `git-kb` the model's shell runs. */
+  path?: string;
+  /** True when the shim's folder is not on PATH (the user must add it). */
+  notOnPath?: boolean;
 }
 
 export interface InstallResult {
@@ -31,6 +59,10 @@ export interface InstallResult {
   diff: string;
   /** Events whose hooks were added or removed. */
   events: string[];
+  /** The `git-kb` command the hooks' pointers name. */
+  cli: CliReach;
+  /** The installed git-kb plugin (`git-kb@<marketplace>`), when there is one. */
+  plugin?: string;
 }
 
 interface HookCommand {
@@ -52,7 +84,7 @@ export function isOurCommand(command: unknown): boolean {
 }
 
 /** The checkout this module runs from: the nearest parent with hooks/hooks.json and bin/git-kb-hook. */
-function packageRoot(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
+export function packageRoot(from: string = path.dirname(fileURLToPath(import.meta.url))): string {
   let dir = from;
   for (;;) {
     if (fs.existsSync(path.join(dir, 'hooks', 'hooks.json')) && fs.existsSync(path.join(dir, 'bin', 'git-kb-hook'))) return dir;
@@ -342,9 +374,13 @@ export function editSettings(text: string, desired: Record<string, HookGroup[]> 
   return { text: out, events: [...touched].sort() };
 }
 
-function settingsPath(options: InstallOptions): string {
+function settingsPath(options: Pick<InstallOptions, 'settings' | 'home' | 'claudeConfigDir'>): string {
   if (options.settings) return path.resolve(options.settings);
-  return path.join(options.home, '.claude', 'settings.json');
+  return path.join(claudeDir(options), 'settings.json');
+}
+
+function claudeDir(options: Pick<InstallOptions, 'home' | 'claudeConfigDir'>): string {
+  return options.claudeConfigDir ?? path.join(options.home, '.claude');
 }
 
 /** The file a settings path really names: the end of its symlinks (even a dangling one), else itself. */
@@ -369,6 +405,85 @@ async function unifiedDiff(file: string, before: string, after: string): Promise
   return createTwoFilesPatch(file, file, before, after, '', '', { context: 3 }).replace(/^Index: .*\n=+\n/, '');
 }
 
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The installed and enabled git-kb plugin: a `git-kb@<marketplace>` key of `plugins` in
+ * <claudeConfigDir>/plugins/installed_plugins.json (as Claude Code 2.1.328 writes it) that the settings file does
+ * not disable (`enabledPlugins[key] === false`).
+ */
+export function installedPlugin(claudeConfigDir: string, settingsText = ''): string | undefined {
+  const data = readJson(path.join(claudeConfigDir, 'plugins', 'installed_plugins.json')) as { plugins?: Record<string, unknown> } | undefined;
+  const keys = Object.keys(data?.plugins ?? {}).filter((k) => /^git-kb@/.test(k));
+  let enabled: Record<string, unknown> = {};
+  try {
+    const parsed = JSON.parse(settingsText || '{}') as { enabledPlugins?: Record<string, unknown> };
+    enabled = parsed.enabledPlugins ?? {};
+  } catch {
+    /* checked by editSettings */
+  }
+  return keys.find((k) => enabled[k] !== false);
+}
+
+/** The first line of every shim install writes: how uninstall knows the file is ours. */
+const SHIM_MARK = '# git-kb shim, written by "git-kb install"; "git-kb uninstall" removes it';
+
+function shimText(root: string): string {
+  const cli = path.join(root, 'bin', 'git-kb').replace(/'/g, `'\\''`);
+  return `#!/bin/sh\n${SHIM_MARK}\nexec node '${cli}' "$@"\n`;
+}
+
+function isOurShim(file: string): boolean {
+  try {
+    return fs.readFileSync(file, 'utf8').split('\n')[1] === SHIM_MARK;
+  } catch {
+    return false;
+  }
+}
+
+function realpath(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/** Puts `git-kb` in reach of the model's shell (install) or takes the shim away (uninstall). */
+function reachCli(action: 'install' | 'uninstall', root: string, options: InstallOptions): CliReach {
+  const binDir = path.resolve(options.binDir ?? path.join(options.home, '.local', 'bin'));
+  const shim = path.join(binDir, 'git-kb');
+  const pathVar = options.path ?? '';
+  const onPath = pathVar.split(path.delimiter).some((d) => d && path.resolve(d) === binDir);
+  if (action === 'uninstall') {
+    if (!isOurShim(shim)) return { action: 'none' };
+    if (!options.dryRun) fs.rmSync(shim, { force: true });
+    return { action: 'removed', path: shim };
+  }
+  const found = findExecutable('git-kb', pathVar);
+  const ours = realpath(path.join(root, 'bin', 'git-kb'));
+  if (found && !isOurShim(found) && realpath(found) === ours) return { action: 'on-path', path: found };
+  if (fs.existsSync(shim) && !isOurShim(shim)) return { action: 'kept', path: shim, ...(onPath ? {} : { notOnPath: true }) };
+  const text = shimText(root);
+  let same = false;
+  try {
+    same = fs.readFileSync(shim, 'utf8') === text;
+  } catch {
+    /* no shim yet */
+  }
+  if (!same && !options.dryRun) {
+    fs.mkdirSync(binDir, { recursive: true });
+    writeFileAtomic(shim, text, { mode: 0o755 });
+  }
+  return { action: same ? 'unchanged' : 'written', path: shim, ...(onPath ? {} : { notOnPath: true }) };
+}
+
 async function change(action: 'install' | 'uninstall', options: InstallOptions): Promise<InstallResult> {
   const file = settingsPath(options);
   let before = '';
@@ -377,7 +492,16 @@ async function change(action: 'install' | 'uninstall', options: InstallOptions):
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new KbError('USAGE', `cannot read ${file}: ${(err as Error).message}`);
   }
-  const desired = action === 'install' ? desiredHooks(options.root ?? packageRoot()) : undefined;
+  const root = options.root ?? packageRoot();
+  const plugin = installedPlugin(claudeDir(options), before);
+  if (action === 'install' && plugin && !options.force) {
+    throw new KbError(
+      'CONFLICT',
+      `the git-kb plugin (${plugin}) is installed and already runs these hooks; wiring them into ${file} too would run each twice. Keep the plugin (nothing to do), or remove it first ("claude plugin uninstall ${plugin}"); --force wires them anyway`,
+      { plugin, settings: file },
+    );
+  }
+  const desired = action === 'install' ? desiredHooks(root) : undefined;
   const exists = before !== '';
   const { text: after, events } = editSettings(before, desired, file);
   const changed = after !== before && !(action === 'uninstall' && !exists);
@@ -392,15 +516,37 @@ async function change(action: 'install' | 'uninstall', options: InstallOptions):
     // NOTE: a symlinked settings file (dotfiles) stays a link: the write goes to the file it points to.
     writeFileAtomic(linkTarget(file), after, { mode });
   }
-  return { action, settings: file, changed, dryRun: options.dryRun === true, diff, events: changed ? events : [] };
+  const cli = reachCli(action, root, options);
+  return { action, settings: file, changed, dryRun: options.dryRun === true, diff, events: changed ? events : [], cli, ...(plugin ? { plugin } : {}) };
 }
 
-/** Wires git-kb's hooks into the Claude Code settings file. */
+/** Where git-kb's hooks are wired: the settings file (when it runs git-kb-hook), the plugin, both or neither. */
+export function hookWiring(options: Pick<InstallOptions, 'settings' | 'home' | 'claudeConfigDir'>): { settings: string; inSettings: boolean; plugin?: string } {
+  const file = settingsPath(options);
+  let text = '';
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    /* no settings file */
+  }
+  const parsed = (() => {
+    try {
+      return JSON.parse(text || '{}') as { hooks?: Record<string, { hooks?: { command?: unknown }[] }[]> };
+    } catch {
+      return {};
+    }
+  })();
+  const inSettings = Object.values(parsed.hooks ?? {}).some((groups) => Array.isArray(groups) && groups.some((g) => Array.isArray(g?.hooks) && g.hooks.some((h) => isOurCommand(h?.command))));
+  const plugin = installedPlugin(claudeDir(options), text);
+  return { settings: file, inSettings, ...(plugin ? { plugin } : {}) };
+}
+
+/** Wires git-kb's hooks into the Claude Code settings file and puts `git-kb` in reach of the model's shell. */
 export function installHooks(options: InstallOptions): Promise<InstallResult> {
   return change('install', options);
 }
 
-/** Removes git-kb's hooks from the Claude Code settings file. */
+/** Removes git-kb's hooks from the Claude Code settings file, and the shim install wrote. */
 export function uninstallHooks(options: InstallOptions): Promise<InstallResult> {
   return change('uninstall', options);
 }

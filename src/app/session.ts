@@ -13,7 +13,7 @@ import { KbError, type ErrorCode } from '../core/errors.js';
 import { describeForbidden, forbiddenMatch, forbiddenMatcher, type HostMatcher } from '../core/hosts/hosts.js';
 import { loadHosts } from '../adapters/store/hosts-file.js';
 import { findSecrets } from '../core/secrets/scan.js';
-import { summarizeSession, type SessionSummary } from '../core/sessions/summary.js';
+import { summarizeSession, summaryContentKey, type SessionSummary } from '../core/sessions/summary.js';
 import { readSessionState, stateIsCurrent, writeSessionState, type SessionState } from '../adapters/store/session-state.js';
 import { readEntryText, safeJoin } from '../adapters/store/layout.js';
 import { allTranscriptText, parseTranscript } from '../core/sessions/transcript.js';
@@ -36,6 +36,17 @@ export interface RecordOptions extends RepoOptions {
   now?: Date;
   /** A forbidden matcher already built (catch-up builds it once). */
   forbidden?: HostMatcher;
+  /** Bring the prompt index up to date after a commit (default true; catch-up does it once at its end). */
+  refreshIndex?: boolean;
+}
+
+/**
+ * After a summary commit: the prompt index (when the repo has one) is rebuilt now, by the writer, so that the
+ * next prompt finds it fresh, whichever process wrote (a Stop, the SessionEnd worker, a catch-up, the CLI).
+ */
+async function refreshIndexAfterWrite(dir: string): Promise<void> {
+  const { refreshPromptIndex } = await import('../adapters/index/prompt/load.js');
+  await refreshPromptIndex(dir);
 }
 
 export interface RecordResult {
@@ -49,11 +60,6 @@ export interface RecordResult {
   redactions?: number;
   /** Set when the status is forbidden. */
   exit?: Extract<ErrorCode, 'FORBIDDEN_HOST'>;
-}
-
-/** The `updated:` line is the one line a re-render changes even when nothing else did. */
-function withoutUpdated(text: string): string {
-  return text.replace(/^updated: .*$/m, '');
 }
 
 /** The `session_id` an existing summary file records (read without the YAML parser). */
@@ -96,6 +102,12 @@ async function renderSummary(s: SessionSummary, updated: string): Promise<string
  * load (so forbidden hosts cannot be told) stops the write with its error.
  */
 export async function recordSession(options: RecordOptions): Promise<RecordResult> {
+  const r = await recordOnce(options);
+  if (r.status === 'written' && options.refreshIndex !== false) await refreshIndexAfterWrite(options.dir ?? repoForRead(options).dir);
+  return r;
+}
+
+async function recordOnce(options: RecordOptions): Promise<RecordResult> {
   const file = path.resolve(options.transcript);
   const st = transcriptStat(file);
   const facts = parseTranscript(readTranscript(file, st.size));
@@ -136,7 +148,7 @@ export async function recordSession(options: RecordOptions): Promise<RecordResul
       summary = again.summary;
     }
     let text = await renderSummary(summary, nowStamp(now));
-    if (existing !== undefined && withoutUpdated(existing) === withoutUpdated(text)) {
+    if (existing !== undefined && summaryContentKey(existing) === summaryContentKey(text)) {
       state('unchanged', { id: summary.id, path: summary.path });
       return { status: 'unchanged', sessionId: summary.sessionId, id: summary.id, path: summary.path, redactions: summary.redactions };
     }
@@ -250,7 +262,7 @@ export async function catchUpSessions(options: CatchUpOptions): Promise<CatchUpR
     }
     result.looked++;
     try {
-      const r = await recordSession({ transcript: f.file, sessionId: f.sessionId, dir, settings: options.settings, forbidden: matcher });
+      const r = await recordSession({ transcript: f.file, sessionId: f.sessionId, dir, settings: options.settings, forbidden: matcher, refreshIndex: false });
       if (r.status === 'written') result.written.push(r.id!);
       else if (r.status === 'unchanged') result.unchanged++;
       else if (r.status === 'forbidden') result.forbidden++;
@@ -259,6 +271,7 @@ export async function catchUpSessions(options: CatchUpOptions): Promise<CatchUpR
       result.failed.push({ file: f.file, error: (err as Error).message.split('\n')[0]! });
     }
   }
+  if (result.written.length > 0) await refreshIndexAfterWrite(dir);
   return result;
 }
 

@@ -23,6 +23,7 @@ export const EXIT_CODES = {
   NETWORK: 6,
   PUSH_REJECTED: 6,
   UNSUPPORTED_REMOTE: 6,
+  CHECK_FAILED: 7,
 } as const;
 
 export type ErrorCode = keyof typeof EXIT_CODES;

@@ -117,16 +117,8 @@ async function summarise(event: Event, input: HookInput, ctx: HookContext): Prom
   }
   const { recordSession } = await import('../app/session.js');
   const r = await recordSession({ transcript, sessionId, dir, settings: ctx.settings });
+  // NOTE: a written summary leaves the prompt index fresh (recordSession rebuilds it), so the next prompt does not.
   log({ outcome: r.status, id: r.id, reason: r.reason });
-  if (r.status === 'written') {
-    // The next prompt should not pay for the index rebuild that this commit makes due.
-    try {
-      const { refreshPromptIndex } = await import('../adapters/index/prompt/load.js');
-      await refreshPromptIndex(dir);
-    } catch {
-      /* the next prompt rebuilds it */
-    }
-  }
   return undefined;
 }
 

@@ -13,9 +13,9 @@ let sb: Sandbox;
 afterEach(() => sb?.cleanup());
 
 describe('init', () => {
-  it('creates a new data repo, commits the manifest and records it in the config', async () => {
+  it('creates a new data repo, commits the manifest and, with --default, records it in the config', async () => {
     sb = makeSandbox();
-    const r = await kbj(sb, ['init']);
+    const r = await kbj(sb, ['init', '--default']);
     const configFile = path.join(sb.home, '.config', 'git-kb', 'config.json');
     expect(r).toEqual({ data_dir: sb.data, action: 'created', config_file: configFile, entries: 0 });
     expect(JSON.parse(fs.readFileSync(configFile, 'utf8'))).toEqual({ data_dir: sb.data });
@@ -33,11 +33,35 @@ describe('init', () => {
     const st = JSON.parse((await kb(sb, ['status', '--json'])).stdout);
     expect(st).toMatchObject({ data_dir: sb.data, source: 'config', entries: 1 });
 
-    // A second init of the same directory changes nothing.
+    // A second init of the same directory changes nothing (the config already names it).
     const before = await snapshot(sb);
-    const again = await kbj(sb, ['init']);
+    const again = await kbj(sb, ['init', '--default']);
     expect(again).toMatchObject({ data_dir: sb.data, action: 'adopted', entries: 1 });
     await expectUnchanged(sb, before);
+  });
+
+  it('--data DIR init never changes the default data repo unless --default is given', async () => {
+    sb = makeSandbox();
+    const configFile = path.join(sb.home, '.config', 'git-kb', 'config.json');
+    // No config yet: init of another directory writes none, and commands without --data still go to the default.
+    const other = path.join(sb.root, 'other-kb');
+    const r = await kbj(sb, ['init'], { data: other });
+    expect(r).toMatchObject({ data_dir: other, action: 'created', entries: 0 });
+    expect(r.config_file).toBeUndefined();
+    expect(fs.existsSync(configFile)).toBe(false);
+    const st = await kb(sb, ['status', '--json']);
+    expect(st.code).toBe(3); // the default repo, which does not exist
+    expect(JSON.parse(st.stderr).error).toMatchObject({ code: 'NO_DATA_REPO' });
+    expect(st.stderr).toContain(path.join(sb.home, '.git-kb', 'data'));
+    // A config naming a repo: a second init elsewhere keeps it byte for byte.
+    await kbj(sb, ['init', '--default']);
+    const text = fs.readFileSync(configFile, 'utf8');
+    await kbj(sb, ['init'], { data: path.join(sb.root, 'third-kb') });
+    expect(fs.readFileSync(configFile, 'utf8')).toBe(text);
+    expect(JSON.parse((await kb(sb, ['status', '--json'])).stdout)).toMatchObject({ source: 'config', data_dir: sb.data });
+    // Asked for: --default moves it.
+    expect((await kbj(sb, ['init', '--default'], { data: other })).config_file).toBe(configFile);
+    expect(JSON.parse(fs.readFileSync(configFile, 'utf8'))).toEqual({ data_dir: other });
   });
 
   it('adopts an existing clone as it is: nothing converted, nothing committed', async () => {

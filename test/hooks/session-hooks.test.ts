@@ -194,6 +194,40 @@ describe('SessionEnd and SessionStart', () => {
     await expectCleanRepo(sb.data);
   });
 
+  it('a one-prompt session makes one commit: SessionEnd after the Stop only moves the end time, and writes nothing', async () => {
+    await dataRepo();
+    const t = path.join(sb.root, 'sess-one.jsonl');
+    const stateFile = path.join(sb.data, '.git', 'git-kb', 'sessions', 'sess-one.json');
+    const caughtUp = (): boolean => fs.existsSync(stateFile) && JSON.parse(fs.readFileSync(stateFile, 'utf8')).size === fs.statSync(t).size;
+    turn(t, 'sess-one', 'what does the retry helper do');
+    const n = await commits();
+    await runHook('stop', payload('stop', 'sess-one', t));
+    expect(await commits()).toBe(n + 1);
+    const before = summaries()[0];
+    // What Claude Code appends after the last Stop, before SessionEnd: records with later times and no prompt.
+    fs.appendFileSync(t, line('sess-one', { type: 'system', subtype: 'stop_hook_summary', content: '' }) + line('sess-one', { type: 'last-prompt', lastPrompt: 'what does the retry helper do' }));
+    await runHook('session-end', payload('session-end', 'sess-one', t, { reason: 'prompt_input_exit' }));
+    await until(() => caughtUp() && idle());
+    expect(await commits()).toBe(n + 1);
+    expect(summaries()[0]).toBe(before);
+    expect(JSON.parse(fs.readFileSync(stateFile, 'utf8')).outcome).toBe('unchanged');
+  });
+
+  it('the SessionEnd worker leaves the prompt index fresh after it commits', async () => {
+    await dataRepo();
+    const t = path.join(sb.root, 'sess-fresh.jsonl');
+    const prompt = (text: string, env: NodeJS.ProcessEnv = {}): Promise<RunResult> =>
+      run('sh', ['-c', command('UserPromptSubmit')], { env: hookEnv(env), input: JSON.stringify({ session_id: 'other', cwd: '/x', prompt: text }) });
+    await prompt('the first prompt builds the prompt index of this repo');
+    turn(t, 'sess-fresh', 'how is the cache invalidated');
+    const n = await commits();
+    await runHook('session-end', payload('session-end', 'sess-fresh', t, { reason: 'other' }));
+    await until(async () => (await commits()) === n + 1 && idle());
+    const debug = path.join(sb.root, 'debug.jsonl');
+    await prompt('how do we cut a release of the widgets app', { KB_HOOK_DEBUG: '1', KB_HOOK_DEBUG_FILE: debug });
+    expect(JSON.parse(fs.readFileSync(debug, 'utf8').trim().split('\n').pop()!).index).toBe('fresh');
+  });
+
   it('SessionStart catches up on transcripts under ~/.claude/projects never summarised, at most once per interval', async () => {
     await dataRepo();
     const projects = path.join(sb.home, '.claude', 'projects', '-home-u-proj');

@@ -110,6 +110,28 @@ describe('recent-sessions signal', () => {
     expect(pointerLines(second).filter((l) => l.includes('earlier session'))).toEqual([]);
   });
 
+  it('leaves out trivial sessions: one prompt, no file changed, a few minutes (spec/sessions.md)', async () => {
+    const t = path.join(sb.root, 'triv-1.jsonl');
+    const base = Date.UTC(2026, 4, 1, 9, 50, 0);
+    const one = (extra: object[] = []) =>
+      [
+        { type: 'user', sessionId: 'triv-1', cwd: proj, gitBranch: 'main', uuid: 'triv-1-1', timestamp: new Date(base).toISOString(), message: { role: 'user', content: 'what time is it in Tokyo' } },
+        { type: 'user', sessionId: 'triv-1', cwd: proj, gitBranch: 'main', uuid: 'triv-1-2', timestamp: new Date(base).toISOString(), message: { role: 'user', content: '<command-name>/exit</command-name>' } },
+        ...extra,
+      ]
+        .map((r) => JSON.stringify(r))
+        .join('\n');
+    fs.writeFileSync(t, one());
+    const trivial = (await kbJson(sb, ['session', 'record', '--transcript', t])).id as string;
+    const kept = await summary('real-2', 40, 'Thumbnail cache');
+    expect(pointerLines(await promptHook('make the gallery page load faster on slow phones', 'current-2', proj))).toEqual([`- ${kept} — earlier session: 2026-05-01 · main · Thumbnail cache (2 prompts)`]);
+    // The same one prompt, but the session wrote a file: no longer trivial.
+    const write = { type: 'assistant', sessionId: 'triv-1', cwd: proj, uuid: 'triv-1-3', timestamp: new Date(base + 30_000).toISOString(), message: { id: 'm1', role: 'assistant', model: 'm', content: [{ type: 'tool_use', id: 'tu1', name: 'Write', input: { file_path: `${proj}/notes.md`, content: 'x' } }] } };
+    fs.writeFileSync(t, one([write]));
+    expect((await kbJson(sb, ['session', 'record', '--transcript', t])).id).toBe(trivial);
+    expect(pointerLines(await promptHook('make the gallery page load faster on slow phones', 'current-3', proj)).map((l) => l.split(' — ')[0])).toEqual([`- ${trivial}`, `- ${kept}`]);
+  });
+
   it('leaves out the current session and other directories, and says nothing in a directory without summaries', async () => {
     const ids = [await summary('aaa-1', 1, 'Alpha work'), await summary('bbb-2', 2, 'Beta work')];
     const ctx = await promptHook('continue where we left off with the widget build', 'bbb-2', `${proj}/`);

@@ -195,3 +195,73 @@ describe('git-kb install / uninstall', () => {
     }
   });
 });
+
+describe('git-kb install: the git-kb the pointers name, and the plugin', () => {
+  /** The user's PATH: the shim folder, node's folder and the system folders; nothing of this checkout. */
+  function userPath(): string {
+    return [path.join(sb.home, '.local', 'bin'), path.dirname(process.execPath), '/usr/local/bin', '/usr/bin', '/bin'].join(path.delimiter);
+  }
+
+  it('after install, the "git-kb get" a hook pointer asks for runs in a shell with the user\'s PATH', async () => {
+    const env = { ...sb.env, GIT_KB_DATA: sb.data, PATH: userPath() };
+    const added = JSON.parse((await kb(sb, ['--data', sb.data, 'add', '--type', 'lesson_learned', '--title', 'Squash fixup commits with autosquash', '--tags', 'git', '--json', 'git rebase -i --autosquash main'])).stdout);
+    for (const [title, body] of [['Redis eviction policy for the session cache', 'allkeys-lru'], ['Terraform state lives in the ops bucket', 's3 backend'], ['Flamegraphs with perf on the build box', 'perf record -g']]) {
+      expect((await kb(sb, ['--data', sb.data, 'add', '--type', 'factual_reference', '--title', title!, body!])).code).toBe(0);
+    }
+    const r = await kb(sb, ['install'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(path.join(sb.home, '.local', 'bin', 'git-kb'));
+    expect(r.stdout).not.toContain('not on PATH');
+    const cmd = ourCommands(fs.readFileSync(settings, 'utf8')).UserPromptSubmit![0]!;
+    const hook = await run('sh', ['-c', cmd], { env, input: JSON.stringify({ session_id: 's', cwd: sb.root, prompt: 'how do I squash my fixup commits with autosquash before the PR?' }) });
+    const context = JSON.parse(hook.stdout).hookSpecificOutput.additionalContext as string;
+    expect(context).toContain(`- ${added.id} — `);
+    const ask = /`git-kb get <id> \.\.\.`/.exec(context);
+    expect(ask).not.toBeNull();
+    const get = await run('sh', ['-c', `git-kb get ${added.id}`], { env, cwd: sb.root });
+    expect([get.code, get.stderr]).toEqual([0, '']);
+    expect(get.stdout).toContain('Squash fixup commits with autosquash');
+
+    // Uninstall takes the shim away with the hooks; a git-kb that install did not write is never touched.
+    expect((await kb(sb, ['uninstall'], { env })).code).toBe(0);
+    expect(fs.existsSync(path.join(sb.home, '.local', 'bin', 'git-kb'))).toBe(false);
+    fs.writeFileSync(path.join(sb.home, '.local', 'bin', 'git-kb'), '#!/bin/sh\necho mine\n', { mode: 0o755 });
+    const again = JSON.parse((await kb(sb, ['install', '--json'], { env })).stdout);
+    expect(again.cli).toMatchObject({ action: 'kept' });
+    await kb(sb, ['uninstall'], { env });
+    expect(fs.readFileSync(path.join(sb.home, '.local', 'bin', 'git-kb'), 'utf8')).toBe('#!/bin/sh\necho mine\n');
+  });
+
+  it('says so when the shim folder is not on PATH', async () => {
+    const r = await kb(sb, ['install', '--bin-dir', path.join(sb.root, 'elsewhere')], { env: { ...sb.env, PATH: '/usr/bin:/bin' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`${path.join(sb.root, 'elsewhere')} is not on PATH`);
+    expect(fs.existsSync(path.join(sb.root, 'elsewhere', 'git-kb'))).toBe(true);
+  });
+
+  it('refuses to wire the hooks a second time when the git-kb plugin is installed (exit 4), unless --force', async () => {
+    // What Claude Code 2.1.328 writes on "claude plugin install git-kb@git-kb" (test/e2e/claude-plugin.test.ts).
+    const plugins = path.join(sb.home, '.claude', 'plugins', 'installed_plugins.json');
+    fs.mkdirSync(path.dirname(plugins), { recursive: true });
+    fs.writeFileSync(plugins, JSON.stringify({ version: 2, plugins: { 'git-kb@git-kb': [{ scope: 'user', installPath: path.join(sb.home, '.claude', 'plugins', 'cache', 'git-kb', 'git-kb', '2.0.0'), version: '2.0.0' }] } }));
+    fs.writeFileSync(settings, USER_SETTINGS);
+    const r = await kb(sb, ['install']);
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain('git-kb plugin (git-kb@git-kb) is installed');
+    expect(r.stderr).toContain('claude plugin uninstall git-kb@git-kb');
+    expect(fs.readFileSync(settings, 'utf8')).toBe(USER_SETTINGS);
+    expect(fs.existsSync(path.join(sb.home, '.local', 'bin', 'git-kb'))).toBe(false);
+
+    const forced = await kb(sb, ['install', '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain('each hook runs twice');
+    // uninstall removes the duplicate, giving the file back.
+    expect((await kb(sb, ['uninstall'])).code).toBe(0);
+    expect(fs.readFileSync(settings, 'utf8')).toBe(USER_SETTINGS);
+
+    // A plugin the user disabled does not run: install wires the hooks.
+    const disabled = USER_SETTINGS.replace('"model": "opus",', '"model": "opus",\n    "enabledPlugins": { "git-kb@git-kb": false },');
+    fs.writeFileSync(settings, disabled);
+    expect((await kb(sb, ['install'])).code).toBe(0);
+  });
+});

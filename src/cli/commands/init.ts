@@ -6,12 +6,13 @@ import { type Cli, repoOptions } from '../io.js';
 /** Registers the verb on the program. */
 export function register(ctx: Cli): void {
   const { verb } = ctx;
-  verb('init', 'create a data repo, adopt an existing clone, or clone one; record it in the config')
+  verb('init', 'create a data repo, adopt an existing clone, or clone one (--default: record it in the config)')
     .option('--clone <url>', 'clone this remote into the data repo directory')
     .option('--remote <url>', 'set the remote (origin) used by sync')
-    .action(async (o: { clone?: string; remote?: string }, cmd: Command) => {
+    .option('--default', 'record this data repo in the config as the one every command uses')
+    .action(async (o: { clone?: string; remote?: string; default?: boolean }, cmd: Command) => {
       const { initDataRepo } = await import('../../app/init.js');
-      const r = await initDataRepo({ ...o, ...repoOptions(ctx, cmd) });
+      const r = await initDataRepo({ clone: o.clone, remote: o.remote, makeDefault: o.default === true, ...repoOptions(ctx, cmd) });
       ctx.reply({ json: r, text: () => render.init(r) });
     });
 }

@@ -1,8 +1,10 @@
 /**
  * Contract: the human output of the verbs about the data repo and its setup (init, status, install,
- * uninstall): pure functions from a use case's result to text.
+ * uninstall, doctor): pure functions from a use case's result to text.
  */
+import type { DoctorResult } from '../../app/doctor.js';
 import type { InitResult } from '../../app/init.js';
+import path from 'node:path';
 import type { InstallResult } from '../../app/install.js';
 import type { StatusResult } from '../../app/status.js';
 
@@ -33,10 +35,35 @@ export function status(r: StatusResult): string {
   ].join('\n');
 }
 
-/** `install` and `uninstall`: what changed in the settings file (the diff too on a dry run). */
+/** `install` and `uninstall`: what changed in the settings file (the diff too on a dry run), and the shim. */
 export function install(r: InstallResult): string {
   const verb = r.action === 'install' ? 'installed' : 'removed';
-  if (!r.changed) return r.action === 'install' ? `git-kb hooks already installed in ${r.settings}` : `no git-kb hooks in ${r.settings}`;
-  const what = `${r.events.join(', ')} in ${r.settings}`;
-  return r.dryRun ? `${r.diff}\n(dry run: would have ${verb} git-kb hooks for ${what}; nothing written)` : `${verb} git-kb hooks for ${what}`;
+  const lines: string[] = [];
+  if (!r.changed) lines.push(r.action === 'install' ? `git-kb hooks already installed in ${r.settings}` : `no git-kb hooks in ${r.settings}`);
+  else {
+    const what = `${r.events.join(', ')} in ${r.settings}`;
+    lines.push(r.dryRun ? `${r.diff}\n(dry run: would have ${verb} git-kb hooks for ${what}; nothing written)` : `${verb} git-kb hooks for ${what}`);
+  }
+  const c = r.cli;
+  const would = r.dryRun ? 'would write' : 'wrote';
+  if (c.action === 'written') lines.push(`${would} ${c.path}, so the "git-kb get" the hooks suggest runs this checkout`);
+  else if (c.action === 'unchanged') lines.push(`git-kb shim: ${c.path}`);
+  else if (c.action === 'on-path') lines.push(`git-kb on PATH: ${c.path}`);
+  else if (c.action === 'kept') lines.push(`kept ${c.path} (not written by git-kb install): the model runs that git-kb`);
+  else if (c.action === 'removed') lines.push(`${r.dryRun ? 'would remove' : 'removed'} ${c.path}`);
+  if (c.notOnPath && c.path) lines.push(`note: ${path.dirname(c.path)} is not on PATH: add it (export PATH="${path.dirname(c.path)}:$PATH" in your shell profile) so the model can run git-kb`);
+  if (r.plugin && r.action === 'uninstall') lines.push(`the git-kb plugin (${r.plugin}) is still installed and runs its hooks`);
+  else if (r.plugin) lines.push(`warning: the git-kb plugin (${r.plugin}) is installed too: each hook runs twice ("git-kb uninstall" removes these)`);
+  return lines.join('\n');
+}
+
+/** `doctor`: one line per check (status, name, what was found, and the fix when it is not ok), then a verdict. */
+export function doctor(r: DoctorResult): string {
+  const mark = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' } as const;
+  const width = Math.max(...r.checks.map((c) => c.name.length));
+  const lines = r.checks.map((c) => `${mark[c.status]}  ${c.name.padEnd(width)}  ${c.detail}${c.fix ? `; fix: ${c.fix}` : ''}`);
+  const fails = r.checks.filter((c) => c.status === 'fail').length;
+  const warns = r.checks.filter((c) => c.status === 'warn').length;
+  lines.push(fails ? `${fails} check${fails === 1 ? '' : 's'} failed` : warns ? `all checks pass (${warns} warning${warns === 1 ? '' : 's'})` : 'all checks pass');
+  return lines.join('\n');
 }

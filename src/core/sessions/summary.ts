@@ -14,7 +14,7 @@ import { fnv1a } from '../text/fnv.js';
 import { idTime } from '../format/schema.js';
 
 /** Bump when the rendering changes, so catch-up knows older summaries may be re-rendered. */
-const SUMMARY_VERSION = 1;
+const SUMMARY_VERSION = 2;
 
 /** Limits of what a summary keeps (spec/sessions.md, "Format"). */
 export const LIMITS = {
@@ -193,6 +193,17 @@ function dateRange(started: string, ended: string | undefined): string {
   return e.slice(0, 10) === day ? `${day} ${from}–${e.slice(11, 16)} UTC` : `${day} ${from} – ${e.slice(0, 10)} ${e.slice(11, 16)} UTC`;
 }
 
+/**
+ * A summary's text with its times left out (`updated`, `ended` and the end of the intro's date range): two
+ * renderings with the same key say the same thing, so the later one is not committed (a SessionEnd after the last
+ * Stop only moves the end time).
+ */
+export function summaryContentKey(text: string): string {
+  return text
+    .replace(/^(?:updated|ended): .*$/gm, '')
+    .replace(/^(Claude Code session .*?\d{4}-\d\d-\d\d \d\d:\d\d)(?:–\d\d:\d\d| – \d{4}-\d\d-\d\d \d\d:\d\d)( UTC)/m, '$1$2');
+}
+
 /** The project's name: the last folder of its directory. */
 function projectName(cwd: string | undefined): string | undefined {
   if (!cwd) return undefined;
@@ -239,6 +250,7 @@ export function summarizeSession(facts: TranscriptFacts, options: SummaryOptions
     started: stampOf(started),
     ended: facts.endedAt ? stampOf(facts.endedAt) : undefined,
     turns: facts.turns ?? facts.prompts.length,
+    files_changed: facts.filesChanged.length || undefined,
     pr_links: facts.prLinks.slice(0, LIMITS.prLinks).map((u) => scrub(u)),
     transcript: options.transcriptPath ? scrub(options.transcriptPath) : undefined,
     summary_version: SUMMARY_VERSION,

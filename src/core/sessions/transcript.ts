@@ -24,11 +24,14 @@ export interface TranscriptFacts {
   title?: string;
   /** The first real user prompt. */
   firstPrompt?: string;
-  /** Real user prompts in order; a slash command is kept as its command text (`/review 12`). */
+  /**
+   * Real user prompts in order; a slash command is kept as its command text (`/review 12`), but the commands
+   * that only manage the session (`/compact`, `/clear`, `/exit`, ... SESSION_COMMANDS) are not prompts.
+   */
   prompts: string[];
   /** Number of real user prompts. */
   turns: number;
-  /** Compact summaries, in order. */
+  /** Compact summaries, in order, without the boilerplate Claude Code wraps them in (cleanRecap). */
   recaps: string[];
   /** Pull request URLs, unique, in first-seen order. */
   prLinks: string[];
@@ -90,6 +93,44 @@ const STRIPPED_SPANS =
 const HARNESS_TEXT =
   /^(?:<(?:local-command-[\w-]+|bash-stdout|bash-stderr|task-notification|command-message|command-args|user-memory-input|system-reminder)\b|\[Request interrupted by user|Caveat: The messages below were generated)/;
 
+/**
+ * Slash commands that manage the session rather than ask for work: not counted as prompts. NOTE: the custom
+ * commands and skills a user types (`/review 12`, `/git-kb ...`) are prompts.
+ */
+const SESSION_COMMANDS = new Set(['compact', 'clear', 'exit', 'quit', 'resume', 'rewind', 'context', 'cost', 'usage', 'status', 'help', 'login', 'logout', 'doctor']);
+
+/** Paragraphs Claude Code puts around a compaction summary (2.1.x: opening, transcript pointer, continue line). */
+const RECAP_BOILERPLATE =
+  /^(?:This session is being continued from (?:a previous conversation|another machine)|If you need specific details from before compaction|Continue the conversation from where (?:it|we) left (?:it )?off|Please continue the conversation from where|Pick up the last task as if the break never happened|The messages after this summary are the most recent messages|Recent messages are preserved verbatim)/;
+
+/**
+ * The model's summary out of a compaction text: the `<analysis>` draft dropped, the `<summary>` tags and the
+ * `Summary:` label taken off, and the harness's own paragraphs (RECAP_BOILERPLATE) removed.
+ */
+export function cleanRecap(text: string): string {
+  let t = text.replace(/<analysis>[\s\S]*?<\/analysis>/g, '');
+  const inner = /<summary>([\s\S]*?)<\/summary>/.exec(t);
+  if (inner) t = inner[1]!;
+  const paragraphs = t.split(/\n\s*\n/).map((p) => p.trim()).filter((p) => p !== '');
+  const kept: string[] = [];
+  for (const p of paragraphs) {
+    if (!RECAP_BOILERPLATE.test(p)) {
+      kept.push(p);
+      continue;
+    }
+    if (!/^This session is being continued/.test(p)) continue;
+    // An opening that runs straight into the summary: "... conversation. Summary: ..." on one line, or
+    // "... summarized below:\nAnalysis: ..." on the next.
+    const label = /\bSummary:\s*/.exec(p);
+    const rest = label ? p.slice(label.index + label[0].length).trim() : p.split('\n').slice(1).join('\n').trim();
+    if (rest) kept.push(rest);
+  }
+  return kept
+    .join('\n\n')
+    .replace(/^(?:Analysis:[\s\S]*?\n)?Summary:\s*\n/, '')
+    .trim();
+}
+
 function isRec(v: unknown): v is Rec {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -131,11 +172,15 @@ function promptOf(raw: string): string | undefined {
   if (name) {
     const args = /<command-args>([\s\S]*?)<\/command-args>/.exec(t)?.[1]?.trim();
     const cmd = name.startsWith('/') ? name : `/${name}`;
+    if (SESSION_COMMANDS.has(cmd.slice(1).toLowerCase())) return undefined;
     return args ? `${cmd} ${args}` : cmd;
   }
   const bash = /^<bash-input>([\s\S]*?)<\/bash-input>$/.exec(t)?.[1]?.trim();
   if (bash !== undefined) return bash ? `!${bash}` : undefined;
   if (HARNESS_TEXT.test(t)) return undefined;
+  // Older transcripts keep a typed command as its bare text.
+  const bare = /^\/([\w-]+)$/.exec(t)?.[1];
+  if (bare && SESSION_COMMANDS.has(bare.toLowerCase())) return undefined;
   return t;
 }
 
@@ -422,7 +467,8 @@ class Reader {
   }
 
   private recap(v: unknown): void {
-    const t = str(v)?.trim();
+    const raw = str(v);
+    const t = raw === undefined ? undefined : cleanRecap(raw);
     if (!t || this.seenRecaps.has(t)) return;
     this.seenRecaps.add(t);
     this.facts.recaps.push(t);

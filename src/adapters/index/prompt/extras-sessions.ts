@@ -8,6 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { isTrivialSession } from '../../../core/sessions/trivial.js';
 import { fnv1a } from '../../../core/text/fnv.js';
 import { promptStateDir } from '../fresh.js';
 
@@ -103,7 +104,7 @@ export async function sessionExtras(build: {
   for (const e of build.entries) {
     if (e.type !== 'session_summary') continue;
     const cwd = str(e.data.cwd);
-    if (!cwd) continue;
+    if (!cwd || isTrivialSession(e.data)) continue;
     count++;
     const key = normDir(cwd);
     const end = str(e.data.ended) ?? str(e.data.started) ?? e.updated ?? e.created ?? '';

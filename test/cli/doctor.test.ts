@@ -1,0 +1,93 @@
+/**
+ * `git-kb doctor`: one line per check with its fix; exit 0 when every check passes (warnings allowed), 7 when one
+ * fails; --json gives {ok, data_dir, checks: [{name, status, detail, fix?}]}.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
+
+let sb: Sandbox;
+afterEach(() => sb?.cleanup());
+
+interface Check {
+  name: string;
+  status: 'ok' | 'warn' | 'fail';
+  detail: string;
+  fix?: string;
+}
+
+async function doctor(env: NodeJS.ProcessEnv = {}): Promise<{ code: number; checks: Record<string, Check>; text: string }> {
+  const j = await kb(sb, ['--data', sb.data, 'doctor', '--json'], { env });
+  const t = await kb(sb, ['--data', sb.data, 'doctor'], { env });
+  expect(t.code).toBe(j.code);
+  const parsed = JSON.parse(j.stdout) as { ok: boolean; checks: Check[] };
+  expect(parsed.ok).toBe(j.code === 0);
+  return { code: j.code, checks: Object.fromEntries(parsed.checks.map((c) => [c.name, c])), text: t.stdout };
+}
+
+/** A PATH with a stand-in `claude` (the judge's executable is only looked for). */
+function withClaude(): NodeJS.ProcessEnv {
+  const bin = path.join(sb.root, 'bin');
+  fs.mkdirSync(bin, { recursive: true });
+  fs.writeFileSync(path.join(bin, 'claude'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+  return { PATH: `${bin}${path.delimiter}${process.env.PATH}` };
+}
+
+describe('git-kb doctor', () => {
+  it('fails (exit 7) with a fix on each failing line when there is no data repo and no hook', async () => {
+    sb = makeSandbox('gkb-doctor-');
+    const r = await doctor();
+    expect(r.code).toBe(7);
+    expect(r.checks['data-repo']).toMatchObject({ status: 'fail', fix: expect.stringContaining('git-kb init') });
+    expect(r.checks['data-repo']!.detail).toContain('from --data');
+    expect(r.checks.hooks).toMatchObject({ status: 'fail', fix: expect.stringContaining('git-kb install') });
+    expect(r.checks.bundle!.status).toBe('ok');
+    const lines = r.text.trim().split('\n');
+    expect(lines.find((l) => l.startsWith('FAIL  data-repo'))).toContain('; fix: run "git-kb init"');
+    expect(lines.at(-1)).toBe('2 checks failed');
+  });
+
+  it('passes (exit 0) on a healthy repo with the hooks in settings.json and claude on PATH; warns on what is only off', async () => {
+    sb = makeSandbox('gkb-doctor-');
+    expect((await kb(sb, ['--data', sb.data, 'add', '--type', 'decision', '--title', 'Doctor is cheap', 'no network'])).code).toBe(0);
+    expect((await kb(sb, ['install'])).code).toBe(0);
+    const r = await doctor(withClaude());
+    expect(r.code).toBe(0);
+    for (const name of ['data-repo', 'head', 'manifest', 'conflicts', 'lint', 'journal', 'hooks', 'bundle', 'judge']) expect(r.checks[name]!.status, name).toBe('ok');
+    expect(r.checks.remote).toMatchObject({ status: 'warn', fix: expect.stringContaining('git-kb init --remote') });
+    expect(r.checks['prompt-index']!.status).toBe('warn'); // no prompt has run yet
+    expect(r.text.trim().split('\n').at(-1)).toBe('all checks pass (2 warnings)');
+
+    // An https remote without a token, and the judge missing: warnings, still exit 0.
+    expect((await kb(sb, ['--data', sb.data, 'init', '--remote', 'https://git.example.com/me/kb.git'])).code).toBe(0);
+    const r2 = await doctor({ PATH: '/usr/bin:/bin' });
+    expect(r2.code).toBe(0);
+    expect(r2.checks.remote).toMatchObject({ status: 'ok', detail: 'origin https://git.example.com/me/kb.git' });
+    expect(r2.checks.auth!.status).toBe('warn');
+    expect(r2.checks.judge!.status).toBe('warn');
+    expect((await doctor({ PATH: '/usr/bin:/bin', GIT_KB_TOKEN: 'x' })).checks.auth!.status).toBe('ok');
+  });
+
+  it('finds a broken kb.json, a leftover journal and lock, and hooks wired twice (plugin and settings.json)', async () => {
+    sb = makeSandbox('gkb-doctor-');
+    expect((await kb(sb, ['--data', sb.data, 'add', '--type', 'decision', '--title', 'Doctor is cheap', 'no network'])).code).toBe(0);
+    expect((await kb(sb, ['install'])).code).toBe(0);
+    const plugins = path.join(sb.home, '.claude', 'plugins', 'installed_plugins.json');
+    fs.mkdirSync(path.dirname(plugins), { recursive: true });
+    fs.writeFileSync(plugins, JSON.stringify({ version: 2, plugins: { 'git-kb@git-kb': [{ scope: 'user', installPath: '/x', version: '2.0.0' }] } }));
+    fs.writeFileSync(path.join(sb.data, 'kb.json'), '{ "schema_version": 2,');
+    const state = path.join(sb.data, '.git', 'git-kb');
+    fs.writeFileSync(path.join(state, 'journal.json'), JSON.stringify({ kind: 'commit', paths: [], message: 'left by a killed write' }));
+    fs.writeFileSync(path.join(state, 'write.lock'), `999999999\n${os.hostname()}\n${Date.now()}\n`);
+    const r = await doctor(withClaude());
+    expect(r.code).toBe(7);
+    expect(r.checks.manifest).toMatchObject({ status: 'fail', fix: expect.stringContaining('checkout kb.json') });
+    expect(r.checks.journal).toMatchObject({ status: 'warn' });
+    expect(r.checks.journal!.detail).toContain('unfinished write journal');
+    expect(r.checks.journal!.detail).toContain('write lock whose holder is gone');
+    expect(r.checks.hooks).toMatchObject({ status: 'warn', fix: expect.stringContaining('git-kb uninstall') });
+    expect(r.checks.hooks!.detail).toContain('git-kb@git-kb');
+  });
+});
