@@ -100,7 +100,7 @@ describe('gradeCompaction', () => {
     const baseline = pad('- one bullet', 10);
     const over = gradeCompaction({ baseline, current: baseline });
     expect(over.defects.map((d) => d.kind)).toEqual(['size-over']);
-    expect(over.target).toBe(Math.floor(baseline.length * 0.85));
+    expect(over.target_chars).toBe(Math.floor(baseline.length * 0.85));
     const under = gradeCompaction({ baseline, current: '- one' });
     expect(under.defects.map((d) => d.kind)).toEqual(['size-under']);
   });

@@ -45,14 +45,18 @@ export interface GradeResult {
   verdict: CompactVerdict;
   baseline_chars: number;
   current_chars: number;
-  target: number;
-  floor: number;
+  /** The window the rewrite had to land in. */
+  target_chars: number;
+  floor_chars: number;
   /** The size of the baseline with every tail cut: no legal edit gets below it. */
   minimum: number;
   defects: Defect[];
   /** Why a FLOOR or CANNOT_GRADE verdict was given. */
   reason?: string;
 }
+
+/** The version of the directive this grader enforces (skills/git-kb/references/compact.md); the ledger records it. */
+export const COMPACT_DIRECTIVE = 'compact-v1';
 
 export const DEFAULT_TARGET_RATIO = 0.85;
 export const DEFAULT_FLOOR_RATIO = 0.4;
@@ -186,8 +190,8 @@ export function gradeCompaction(input: GradeInput): GradeResult {
     verdict,
     baseline_chars: baseChars,
     current_chars: current.length,
-    target,
-    floor,
+    target_chars: target,
+    floor_chars: floor,
     minimum,
     defects,
     ...(reason ? { reason } : {}),
