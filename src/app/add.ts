@@ -9,6 +9,7 @@ import { nowStamp, parseLinks, splitList, validateEntryText } from './fields.js'
 import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
 import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
+import { entryWithPatternKey, recordRecurrence } from './learnings.js';
 
 export interface AddOptions extends RepoOptions {
   type: string;
@@ -21,6 +22,8 @@ export interface AddOptions extends RepoOptions {
   kernel?: boolean;
   host?: string;
   aliases?: string | string[];
+  /** The lesson's pattern key: when an entry has it already, the recurrence is recorded there instead. */
+  patternKey?: string;
   /** Extra front matter fields (session summaries, rules...). */
   extra?: Record<string, unknown>;
   now?: Date;
@@ -30,6 +33,9 @@ export interface AddResult {
   id: string;
   path: string;
   commit: string;
+  /** With a pattern key: whether an existing entry took the recurrence, and how many times it was seen. */
+  recurred?: boolean;
+  count?: number;
 }
 
 /** Adds one entry. */
@@ -48,6 +54,7 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
     host: options.host,
     applies_to: splitList(options.appliesTo),
     kernel: options.kernel === true ? true : undefined,
+    pattern_key: options.patternKey,
     ...(options.extra ?? {}),
     created: stamp,
     updated: stamp,
@@ -65,6 +72,8 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async (tx) => {
     const ids = idSet(dir);
+    const prior = options.patternKey ? await entryWithPatternKey(dir, options.patternKey) : undefined;
+    if (prior) return recordRecurrence(dir, tx, prior, body, ids, now);
     let id = newId(now);
     while (ids.has(id)) id = newId(now);
     const fields = fieldsFor(id);
@@ -73,7 +82,7 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
     validateEntryText(text, rel, (x) => ids.has(x));
     await refuseForbidden(dir, [{ text, where: rel, host: options.host }]);
     const commit = await tx.commit([{ path: rel, content: text }], `add ${id}: ${options.title.trim()}`);
-    return { id, path: rel, commit };
+    return { id, path: rel, commit, ...(options.patternKey ? { recurred: false, count: 1 } : {}) };
   }, { identity: options.settings });
 }
 
