@@ -9,7 +9,6 @@ import { nowStamp, parseLinks, splitList, validateEntryText } from './fields.js'
 import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
 import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
-import { entryWithPatternKey, recordRecurrence } from './learnings.js';
 
 export interface AddOptions extends RepoOptions {
   type: string;
@@ -72,8 +71,12 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async (tx) => {
     const ids = idSet(dir);
-    const prior = options.patternKey ? await entryWithPatternKey(dir, options.patternKey) : undefined;
-    if (prior) return recordRecurrence(dir, tx, prior, body, ids, now);
+    if (options.patternKey) {
+      // Loaded only for lessons with a key, so a plain add (and the session hooks' writes) pays nothing for it.
+      const { entryWithPatternKey, recordRecurrence } = await import('./learnings.js');
+      const prior = await entryWithPatternKey(dir, options.patternKey);
+      if (prior) return recordRecurrence(dir, tx, prior, body, ids, now);
+    }
     let id = newId(now);
     while (ids.has(id)) id = newId(now);
     const fields = fieldsFor(id);

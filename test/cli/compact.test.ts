@@ -83,6 +83,22 @@ describe('compact check', () => {
     expect(await commitCount(sb)).toBe(n);
   });
 
+  it("grades a host's facts together, and says FLOOR when nothing legal is left to cut", async () => {
+    const base = await headOf(sb);
+    const a = await kbj(sb, ['host', 'add', 'build-box', '--title', 'Disk layout', '--', '- [[Disks]]']);
+    await kbj(sb, ['host', 'add', 'build-box', '--title', 'Sudo', '--', '- sudo']);
+    const after = await headOf(sb);
+    // At the new commit, both facts are at their minimum already (links and first words only).
+    const r = await kbd(sb, ['--json', 'compact', 'check', 'host:build-box', '--baseline', after]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ verdict: 'FLOOR', reason: expect.stringContaining('irreducible minimum') });
+    // Before the facts existed there is no baseline text: nothing to grade.
+    const none = await kbd(sb, ['compact', 'check', 'host:build-box', '--baseline', base]);
+    expect(none.code).toBe(2);
+    expect(none.stdout).toMatch(/^CANNOT_GRADE: /);
+    expect(a.path).toMatch(/^hosts\/build-box\//);
+  });
+
   it('exits 2 when it cannot grade, 3 for an unknown revision or target', async () => {
     const bad = await kbd(sb, ['--json', 'compact', 'check', e.id, '--baseline', e.commit, '--target', '10', '--floor', '20']);
     expect(bad.code).toBe(2);
