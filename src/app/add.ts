@@ -21,6 +21,8 @@ export interface AddOptions extends RepoOptions {
   kernel?: boolean;
   host?: string;
   aliases?: string | string[];
+  /** The lesson's pattern key: when an entry has it already, the recurrence is recorded there instead. */
+  patternKey?: string;
   /** Extra front matter fields (session summaries, rules...). */
   extra?: Record<string, unknown>;
   now?: Date;
@@ -30,6 +32,9 @@ export interface AddResult {
   id: string;
   path: string;
   commit: string;
+  /** With a pattern key: whether an existing entry took the recurrence, and how many times it was seen. */
+  recurred?: boolean;
+  count?: number;
 }
 
 /** Adds one entry. */
@@ -48,6 +53,7 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
     host: options.host,
     applies_to: splitList(options.appliesTo),
     kernel: options.kernel === true ? true : undefined,
+    pattern_key: options.patternKey,
     ...(options.extra ?? {}),
     created: stamp,
     updated: stamp,
@@ -67,6 +73,12 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async (tx) => {
     const ids = idSet(dir);
+    if (options.patternKey) {
+      // Loaded only for lessons with a key, so a plain add (and the session hooks' writes) pays nothing for it.
+      const { entryWithPatternKey, recordRecurrence } = await import('./learnings.js');
+      const prior = await entryWithPatternKey(dir, options.patternKey);
+      if (prior) return recordRecurrence(dir, tx, prior, body, ids, now);
+    }
     let id = newId(now);
     while (ids.has(id)) id = newId(now);
     const fields = fieldsFor(id, tags);
@@ -75,7 +87,7 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
     validateEntryText(text, rel, (x) => ids.has(x));
     await refuseForbidden(dir, [{ text, where: rel, host: options.host }]);
     const commit = await tx.commit([{ path: rel, content: text }], `add ${id}: ${options.title.trim()}`);
-    return { id, path: rel, commit };
+    return { id, path: rel, commit, ...(options.patternKey ? { recurred: false, count: 1 } : {}) };
   }, { identity: options.settings });
 }
 

@@ -2,11 +2,11 @@
  * Contract: `status` describes the data repo: where it is and why, entries by type, the kernel's size against
  * its budget, problems the catalog knows of, and the remote with the sync state (no network: as last seen).
  */
-import { KERNEL_BUDGET } from '../core/budget.js';
 import { catalogProblems, loadCatalog } from '../adapters/index/catalog.js';
 import { headOid } from '../adapters/git/git.js';
 import { syncStatus, type SyncStatus } from './sync-status.js';
 import { repoForRead, type RepoOptions } from './repo.js';
+import { memoryReport, type MemoryReport } from './memory.js';
 
 export interface StatusResult {
   data_dir: string;
@@ -14,6 +14,8 @@ export interface StatusResult {
   entries: number;
   by_type: Record<string, number>;
   kernel: { entries: number; chars: number; budget: number };
+  /** Sizes against their budgets, and promotion candidates (spec/memory.md). */
+  memory: MemoryReport;
   problems: number;
   head?: string;
   remote?: string;
@@ -26,21 +28,15 @@ export async function repoStatus(options: RepoOptions): Promise<StatusResult> {
   const catalog = await loadCatalog(dir);
   const sync = await syncStatus({ data: dir, settings: options.settings });
   const byType: Record<string, number> = {};
-  let kernelEntries = 0;
-  let kernelChars = 0;
-  for (const e of catalog.byId.values()) {
-    byType[e.type] = (byType[e.type] ?? 0) + 1;
-    if (e.kernel) {
-      kernelEntries++;
-      kernelChars += e.bodyLength;
-    }
-  }
+  for (const e of catalog.byId.values()) byType[e.type] = (byType[e.type] ?? 0) + 1;
+  const memory = memoryReport(catalog);
   return {
     data_dir: dir,
     source,
     entries: catalog.byId.size,
     by_type: byType,
-    kernel: { entries: kernelEntries, chars: kernelChars, budget: KERNEL_BUDGET },
+    kernel: { entries: memory.kernel.entries, chars: memory.kernel.chars, budget: memory.kernel.budget },
+    memory,
     problems: catalogProblems(catalog).length,
     head: await headOid(dir),
     remote: sync.url,

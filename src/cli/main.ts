@@ -10,6 +10,7 @@ import { Command, CommanderError } from 'commander';
 import { readSettings, type Settings } from '../adapters/config/settings.js';
 import { EXIT_CODES, KbError, type ErrorCode } from '../core/errors.js';
 import * as add from './commands/add.js';
+import * as compact from './commands/compact.js';
 import * as doctor from './commands/doctor.js';
 import * as edit from './commands/edit.js';
 import * as get from './commands/get.js';
@@ -21,6 +22,7 @@ import * as install from './commands/install.js';
 import * as lint from './commands/lint.js';
 import * as list from './commands/list.js';
 import * as mcp from './commands/mcp.js';
+import * as promote from './commands/promote.js';
 import * as search from './commands/search.js';
 import * as session from './commands/session.js';
 import * as status from './commands/status.js';
@@ -50,7 +52,7 @@ function buildProgram(settings: Settings, reply: (r: Reply) => void): Command {
     },
   };
   // One file per verb (src/cli/commands/); each use case module loads only when its verb runs.
-  for (const c of [init, add, edit, get, search, list, lint, importCmd, history, status, doctor, sync, install, host, session, mcp]) c.register(cli);
+  for (const c of [init, add, edit, get, search, list, lint, importCmd, history, status, doctor, sync, install, host, session, compact, promote, mcp]) c.register(cli);
   // The optional push after each CLI write (spec/sync.md, auto_sync; hooks never wait for one).
   program.hook('postAction', async (_p: Command, action: Command) => {
     if (action.name() === 'sync') return;

@@ -6,6 +6,9 @@
 /** Stable error codes, grouped by the exit code they map to. */
 export const EXIT_CODES = {
   INTERNAL: 1,
+  // `compact check` only, like `git diff --exit-code`: 1 = the rewrite has defects, 2 = nothing could be graded.
+  COMPACT_DEFECTS: 1,
+  CANNOT_GRADE: 2,
   USAGE: 2,
   UNKNOWN_VERB: 2,
   UNKNOWN_OPTION: 2,

@@ -28,6 +28,7 @@ describe('status', () => {
       entries: 4,
       by_type: { decision: 2, pattern_convention: 1, host_fact: 1 },
       kernel: { entries: 1, chars: expect.any(Number), budget: expect.any(Number) },
+      memory: expect.objectContaining({ kernel: expect.objectContaining({ entries: 1, over: false }), promotion_candidates: [] }),
       problems: 0,
       head: await headOf(sb),
       ...(s.remote === undefined ? {} : { remote: s.remote }),

@@ -105,14 +105,18 @@ export async function fileHistory(dir: string, filepath: string, limit = 200): P
   }));
 }
 
-/** The content of `filepath` at a revision (commit id, short id, branch or tag), or undefined if absent there. */
-export async function readFileAt(dir: string, rev: string, filepath: string): Promise<Buffer | undefined> {
-  let oid: string;
+/** The full object id of a revision (commit id, short id, branch or tag); NOT_FOUND when there is none. */
+export async function resolveRevision(dir: string, rev: string): Promise<string> {
   try {
-    oid = /^[0-9a-f]{4,40}$/.test(rev) ? await git.expandOid({ fs: gfs, dir, oid: rev }) : await git.resolveRef({ fs: gfs, dir, ref: rev });
+    return /^[0-9a-f]{4,40}$/.test(rev) ? await git.expandOid({ fs: gfs, dir, oid: rev }) : await git.resolveRef({ fs: gfs, dir, ref: rev });
   } catch {
     throw new KbError('NOT_FOUND', `revision "${rev}" not found in the data repo`);
   }
+}
+
+/** The content of `filepath` at a revision (commit id, short id, branch or tag), or undefined if absent there. */
+export async function readFileAt(dir: string, rev: string, filepath: string): Promise<Buffer | undefined> {
+  const oid = await resolveRevision(dir, rev);
   try {
     const { blob } = await git.readBlob({ fs: gfs, dir, oid, filepath });
     return Buffer.from(blob);

@@ -18,6 +18,7 @@ export function register(ctx: Cli): void {
     .option('--kernel', 'inject the body on every prompt (keep it short)')
     .option('--host <key>', 'host key (for host_fact)')
     .option('--aliases <list>', 'comma-separated aliases')
+    .option('--pattern-key <key>', "the lesson's slug: if an entry has it, record a recurrence there instead")
     .option('--file <path>', 'read the body from a file (- for stdin)')
     .action(async (bodyWords: string[], o: Record<string, unknown>, cmd: Command) => {
       const repo = repoOptions(ctx, cmd);
@@ -38,6 +39,7 @@ export function register(ctx: Cli): void {
         kernel: o.kernel as boolean | undefined,
         host: o.host as string | undefined,
         aliases: o.aliases as string | undefined,
+        patternKey: o.patternKey as string | undefined,
       });
       ctx.reply({ json: r, text: () => render.add(r) });
     });

@@ -14,7 +14,7 @@ import { formatProblems } from '../../core/errors.js';
 
 /** `add`: the new id alone, so scripts can take it. */
 export function add(r: AddResult): string {
-  return r.id;
+  return r.recurred ? `${r.id}\nno new entry: recorded a recurrence on ${r.id} (seen ${r.count} times, commit ${r.commit.slice(0, 12)})` : r.id;
 }
 
 /** `edit`: the diff and the commit, or that nothing changed. */

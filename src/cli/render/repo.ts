@@ -7,6 +7,7 @@ import type { InitResult } from '../../app/init.js';
 import path from 'node:path';
 import type { InstallResult } from '../../app/install.js';
 import type { StatusResult } from '../../app/status.js';
+import { budgetLines } from './memory.js';
 
 /** `init`: what was done to which data repo, and where it was recorded. */
 export function init(r: InitResult): string {
@@ -27,6 +28,7 @@ export function status(r: StatusResult): string {
     `entries: ${r.entries}`,
     ...types,
     `kernel: ${r.kernel.entries} entries, ${r.kernel.chars} of ${r.kernel.budget} characters`,
+    ...budgetLines(r.memory),
     `problems: ${r.problems}${r.problems ? ' (run git-kb lint)' : ''}`,
     `head: ${r.head ?? '(no commits)'}`,
     `remote: ${r.remote ?? '(none)'}${r.sync.auto_sync ? ' (auto-sync on)' : ''}`,

@@ -7,6 +7,7 @@ import matter from 'gray-matter';
 import YAML from 'yaml';
 import { KbError, type Place } from '../errors.js';
 import { closingFence } from './fence.js';
+import { checkLearningFields } from './learning.js';
 import { regexRisk } from './regex-risk.js';
 import { secretFreeSlugSource } from '../secrets/guard.js';
 import { tagProblem } from './tags.js';
@@ -310,6 +311,7 @@ export function interpretEntry(raw: RawEntry, file: string, options: CheckOption
   if (!aliases) problem('aliases-invalid', '"aliases" must be a list of strings', 'aliases');
 
   const rules = checkRules(d.rules, (m) => problem('rule-invalid', m, 'rules'));
+  checkLearningFields(d, problem);
 
   for (const key of ['created', 'updated'] as const) {
     const v = d[key];
@@ -405,7 +407,7 @@ export function parseEntry(text: string, file: string, options: CheckOptions = {
 }
 
 /** Field order for new entries; fields not listed keep their place after these. */
-const FIELD_ORDER = ['id', 'title', 'type', 'tags', 'aliases', 'links', 'url', 'host', 'applies_to', 'kernel', 'rules', 'created', 'updated'];
+const FIELD_ORDER = ['id', 'title', 'type', 'tags', 'aliases', 'links', 'url', 'host', 'applies_to', 'kernel', 'rules', 'pattern_key', 'recurrences', 'seen', 'created', 'updated'];
 
 /** Formats a new entry file from its fields and body. Empty lists and false flags are left out. */
 export function formatEntry(fields: Record<string, unknown>, body: string): string {

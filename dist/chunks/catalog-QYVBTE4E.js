@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b,c,d}from"./chunk-ZC56IS42.js";import"./chunk-JCTQQ2EM.js";import"./chunk-5XJULACE.js";import"./chunk-OM3NNH33.js";import"./chunk-DVVKFP54.js";import"./chunk-5MLBPU6A.js";import"./chunk-W2ZCWOQW.js";import"./chunk-N42KQIYO.js";import"./chunk-P56FQ7LC.js";import"./chunk-ZHHVG47C.js";export{c as catalogProblems,b as loadCatalog,d as newestFirst,a as readItem};

@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b}from"./chunk-PH5WN4XW.js";import"./chunk-LHX7XELM.js";import"./chunk-OYT34WVQ.js";import"./chunk-YBRPPTSC.js";import"./chunk-KJTH6CY4.js";import"./chunk-5XJULACE.js";import"./chunk-OM3NNH33.js";import"./chunk-DVVKFP54.js";import"./chunk-DLX6Z2LP.js";import"./chunk-N42KQIYO.js";import"./chunk-P56FQ7LC.js";import"./chunk-DOGLB34D.js";import"./chunk-ZHHVG47C.js";export{a as ensureDataRepo,b as writeManifest};

@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a as o}from"./chunk-VDKM4EOT.js";import"./chunk-VNKSYLPM.js";import{a as p}from"./chunk-JCTQQ2EM.js";import"./chunk-DVVKFP54.js";import"./chunk-5MLBPU6A.js";import"./chunk-W2ZCWOQW.js";import"./chunk-N42KQIYO.js";import"./chunk-P56FQ7LC.js";import"./chunk-ZHHVG47C.js";function i(e){try{p(o(e).dir)}catch{}}export{i as keepRepoWarm};

@@ -1,0 +1,44 @@
+/**
+ * Contract: recurring lessons (spec/memory.md, "Learnings"). An `add` with a pattern key that an entry already has
+ * creates nothing new: the recurrence is recorded on that entry (its `recurrences` count goes up, today joins its
+ * `seen` dates, the new context is appended to its body under a dated line), validated and committed like any
+ * write. Runs inside the caller's write transaction.
+ */
+import type { EntryMeta } from '../adapters/index/catalog.js';
+import { loadCatalog } from '../adapters/index/catalog.js';
+import { readEntryText } from '../adapters/store/layout.js';
+import { refuseSecrets, type WriteTransaction } from '../adapters/write/transaction.js';
+import { splitEntry, updateEntryText } from '../core/format/entry.js';
+import { nowStamp, validateEntryText } from './fields.js';
+import { refuseForbidden } from './guard.js';
+import { patternKeyOf, recurrenceCount } from './memory.js';
+
+export interface RecurrenceResult {
+  id: string;
+  path: string;
+  commit: string;
+  recurred: true;
+  count: number;
+}
+
+/** The entry that carries `key`, if any (the oldest, should two claim it). */
+export async function entryWithPatternKey(dir: string, key: string): Promise<EntryMeta | undefined> {
+  const catalog = await loadCatalog(dir);
+  return [...catalog.byId.values()].filter((e) => patternKeyOf(e) === key).sort((a, b) => (a.id < b.id ? -1 : 1))[0];
+}
+
+/** Records one more sighting of `e`'s lesson, with `context` (the would-be new entry's body), in one commit. */
+export async function recordRecurrence(dir: string, tx: WriteTransaction, e: EntryMeta, context: string, ids: Set<string>, now: Date): Promise<RecurrenceResult> {
+  const text = readEntryText(dir, e.path);
+  const day = nowStamp(now).slice(0, 10);
+  const count = recurrenceCount(e) + 1;
+  const earlier = Array.isArray(e.data.seen) ? (e.data.seen as string[]) : [(e.created ?? day).slice(0, 10)];
+  const body = splitEntry(text, e.path).body.replace(/\s+$/, '');
+  const added = context.trim() ? `Seen again ${day}:\n\n${context.trim()}` : `Seen again ${day}.`;
+  const next = updateEntryText(text, e.path, { recurrences: count, seen: [...earlier, day], updated: nowStamp(now) }, `${body}\n\n${added}`);
+  validateEntryText(next, e.path, (x) => ids.has(x));
+  refuseSecrets(next, e.path);
+  await refuseForbidden(dir, [{ text: next, where: e.path, host: e.host }]);
+  const commit = await tx.commit([{ path: e.path, content: next }], `recur ${e.id}: ${e.title} (seen ${count} times)`);
+  return { id: e.id, path: e.path, commit, recurred: true, count };
+}

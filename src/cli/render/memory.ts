@@ -1,0 +1,26 @@
+/**
+ * Contract: the human lines about memory against its budgets and the promotion candidates (spec/memory.md), for
+ * `status`, and the output of `promote`.
+ */
+import type { MemoryReport } from '../../app/memory.js';
+import type { PromoteResult } from '../../app/promote.js';
+
+const mark = (over: boolean): string => (over ? ' OVER BUDGET' : '');
+
+/** The budget lines after the kernel line of `status` (the biggest host, the biggest entry, candidates). */
+export function budgetLines(m: MemoryReport): string[] {
+  const lines: string[] = [];
+  if (m.kernel.over) lines.push(`kernel is over budget: compact it (git-kb compact kernel)`);
+  if (m.biggest_host) lines.push(`biggest host: ${m.biggest_host.key}, ${m.biggest_host.chars} of ${m.biggest_host.budget} characters${mark(m.biggest_host.over)}`);
+  if (m.biggest_entry) lines.push(`biggest entry: ${m.biggest_entry.id}, ${m.biggest_entry.chars} of ${m.biggest_entry.budget} characters${mark(m.biggest_entry.over)}`);
+  if (m.promotion_candidates.length) {
+    lines.push(`promotion candidates (seen ${m.promote_after}+ times; git-kb promote ID):`);
+    for (const c of m.promotion_candidates) lines.push(`  ${c.id}  ${c.count}x  ${c.title}`);
+  }
+  return lines;
+}
+
+/** `promote`: the entry is kernel now, and what the kernel weighs. */
+export function promote(r: PromoteResult): string {
+  return r.changed ? `promoted ${r.id} to the kernel in ${r.commit?.slice(0, 12)} (kernel: ${r.kernel_chars} of ${r.budget} characters)` : `${r.id} is already kernel (kernel: ${r.kernel_chars} of ${r.budget} characters)`;
+}

@@ -1,0 +1,26 @@
+/**
+ * Contract: the learning fields of the entry format (spec/entry-format.md, spec/memory.md): `pattern_key`, a short
+ * slug naming the lesson so a recurrence finds it; `recurrences`, how many times it was seen (absent means once);
+ * `seen`, the dates it was seen on.
+ */
+
+const PATTERN_KEY = /^[a-z0-9][a-z0-9-]{0,63}$/;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** True when `key` is a pattern key: lowercase letters, digits and `-`, at most 64, starting with a letter or digit. */
+export function isValidPatternKey(key: unknown): key is string {
+  return typeof key === 'string' && PATTERN_KEY.test(key);
+}
+
+/** Reports each problem of the learning fields of front matter `d` through `problem(rule, message, field)`. */
+export function checkLearningFields(d: Record<string, unknown>, problem: (rule: string, message: string, field: string) => void): void {
+  if (d.pattern_key !== undefined && !isValidPatternKey(d.pattern_key)) {
+    problem('pattern-key-invalid', `"pattern_key" must be a short slug (lowercase letters, digits and -, e.g. pnpm-frozen-lockfile), got ${JSON.stringify(d.pattern_key)}`, 'pattern_key');
+  }
+  if (d.recurrences !== undefined && !(typeof d.recurrences === 'number' && Number.isInteger(d.recurrences) && d.recurrences >= 1)) {
+    problem('recurrences-invalid', `"recurrences" must be a whole number of at least 1, got ${JSON.stringify(d.recurrences)}`, 'recurrences');
+  }
+  if (d.seen !== undefined && !(Array.isArray(d.seen) && d.seen.every((s) => typeof s === 'string' && DAY.test(s)))) {
+    problem('seen-invalid', '"seen" must be a list of dates (YYYY-MM-DD)', 'seen');
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * Recurring lessons through the CLI (spec/memory.md, "Learnings"): `add --pattern-key` records a recurrence on the
+ * entry that has the key instead of a duplicate; seen `promote_after` times it is a promotion candidate in
+ * `status`; `promote` makes it kernel within the kernel budget, and the next prompt carries its body. Also the
+ * budgets of kb.json as `status` shows them.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { contextOf, payload, runPromptHook } from '../hooks/prompt-support.js';
+import { commitAll, commitCount, initRepo, jsonError, kbd, kbj, treePaths } from './support.js';
+
+let sb: Sandbox;
+beforeAll(async () => {
+  sb = makeSandbox();
+  await initRepo(sb);
+});
+afterAll(() => sb.cleanup());
+
+const lesson = (context: string): string[] => ['add', '--type', 'lesson_learned', '--title', 'pnpm install needs --frozen-lockfile in CI', '--tags', 'pnpm,ci', '--pattern-key', 'pnpm-frozen-lockfile', '--', context];
+
+describe('learnings', () => {
+  let id: string;
+
+  it('records the same pattern key three times on one entry, and lists it as a promotion candidate', async () => {
+    const first = await kbj(sb, lesson('Without it CI rewrote the lockfile (zebracorn build).'));
+    expect(first).toMatchObject({ recurred: false, count: 1 });
+    id = first.id;
+    const second = await kbj(sb, lesson('Happened again on the release branch.'));
+    expect(second).toEqual({ id, path: first.path, commit: expect.stringMatching(/^[0-9a-f]{40}$/), recurred: true, count: 2 });
+    const third = await kbd(sb, lesson('And a third time in the docs job.'));
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stdout).toContain(`no new entry: recorded a recurrence on ${id} (seen 3 times`);
+    expect(await treePaths(sb)).toEqual([first.path]);
+    const text = fs.readFileSync(path.join(sb.data, first.path), 'utf8');
+    expect(text).toMatch(/^pattern_key: pnpm-frozen-lockfile$/m);
+    expect(text).toMatch(/^recurrences: 3$/m);
+    expect(text.match(/^Seen again \d{4}-\d\d-\d\d:$/gm)).toHaveLength(2);
+    expect(text).toContain('And a third time in the docs job.');
+    const s = await kbj(sb, ['status']);
+    expect(s.memory.promotion_candidates).toEqual([{ id, title: 'pnpm install needs --frozen-lockfile in CI', count: 3 }]);
+    expect((await kbd(sb, ['status'])).stdout).toMatch(new RegExp(`^ {2}${id} {2}3x {2}pnpm install`, 'm'));
+  });
+
+  it('refuses a pattern key that is not a slug, writing nothing', async () => {
+    const n = await commitCount(sb);
+    const r = await kbd(sb, ['--json', 'add', '--type', 'lesson_learned', '--title', 'x', '--pattern-key', 'Not A Slug', '--', 'body']);
+    expect(r.code).toBe(5);
+    expect(jsonError(r).message).toContain('pattern_key');
+    expect(await commitCount(sb)).toBe(n);
+  });
+
+  it('promotes the candidate to the kernel, and the next prompt carries its body', async () => {
+    const r = await kbj(sb, ['promote', id]);
+    expect(r).toMatchObject({ id, changed: true, budget: 6000 });
+    expect((await kbj(sb, ['status'])).memory.promotion_candidates).toEqual([]);
+    const ctx = contextOf(await runPromptHook(sb, payload('how should the continuous integration job install dependencies for this project?')));
+    expect(ctx).toContain('zebracorn build');
+    expect((await kbj(sb, ['promote', id])).changed).toBe(false);
+  });
+
+  it('refuses a promotion over the kernel budget of kb.json, naming what to compact', async () => {
+    const big = await kbj(sb, ['add', '--type', 'pattern_convention', '--title', 'A long convention', '--', 'word '.repeat(100)]);
+    const manifest = JSON.parse(fs.readFileSync(path.join(sb.data, 'kb.json'), 'utf8'));
+    fs.writeFileSync(path.join(sb.data, 'kb.json'), `${JSON.stringify({ ...manifest, budgets: { kernel_chars: 600, host_chars: 50, entry_chars: 400 } }, null, 2)}\n`);
+    await commitAll(sb, 'budgets');
+    const n = await commitCount(sb);
+    const r = await kbd(sb, ['--json', 'promote', big.id]);
+    expect(r.code).toBe(4);
+    const err = jsonError(r);
+    expect(err.message).toContain('git-kb compact kernel');
+    expect(err.message).toContain(id);
+    expect(await commitCount(sb)).toBe(n);
+    const s = await kbj(sb, ['status']);
+    expect(s.memory.kernel).toMatchObject({ budget: 600, over: false, entries: 1 });
+    expect(s.memory.biggest_entry).toMatchObject({ id: big.id, budget: 400, over: true });
+    expect((await kbd(sb, ['status'])).stdout).toContain(`biggest entry: ${big.id}, ${s.memory.biggest_entry.chars} of 400 characters OVER BUDGET`);
+  });
+
+  it('refuses a kb.json budget that is not a positive whole number, or a kernel budget the hook cannot inject', async () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(sb.data, 'kb.json'), 'utf8'));
+    fs.writeFileSync(path.join(sb.data, 'kb.json'), JSON.stringify({ ...manifest, budgets: { kernel_chars: 9000 } }));
+    const r = await kbd(sb, ['status']);
+    expect(r.code).toBe(5);
+    expect(r.stderr).toContain('kb.json: "budgets.kernel_chars" must be a whole number from 1 to 6000');
+    fs.writeFileSync(path.join(sb.data, 'kb.json'), JSON.stringify({ ...manifest, promote_after: 0 }));
+    expect((await kbd(sb, ['status'])).stderr).toContain('"promote_after"');
+  });
+});
