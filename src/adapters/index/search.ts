@@ -23,9 +23,52 @@ function tokenizeText(text: string): string[] {
 }
 
 const FIELDS = ['title', 'tags', 'aliases', 'body', 'host', 'url'];
-// NOTE: tuned on bench/data/search-queries.json (bench/RESULTS.md): title, tags and aliases at twice the body
-// beat heavier boosts (4/3 lost 5 points of recall@1), since BM25 already favours matches in short fields.
-const BOOST = { title: 2, tags: 2, aliases: 2, host: 2, url: 1, body: 1 };
+
+/** The ranking knobs of search (spec/search.md, "Ranking"); one set for a repo of any size. */
+export const RANKING = {
+  boost: { title: 2, tags: 2, aliases: 2, host: 2, url: 1, body: 1 } as Record<string, number>,
+  /** MiniSearch's BM25+ parameters. */
+  bm25: { k: 1.2, b: 0.7, d: 0.5 },
+  /** Weight of a prefix and of a fuzzy expansion against an exact match (1). */
+  prefixWeight: 0.1,
+  fuzzyWeight: 0.05,
+  /** Queries of more than this many terms get no fuzzy expansion. */
+  fuzzyMaxTerms: 3,
+  /** Least length of a term expanded as a prefix (the last term of a query always is). */
+  prefixMinLength: 4,
+  /** What a query term matched only through an expansion counts for in the coverage factor (exact: 1). */
+  expansionCoverage: 0.2,
+  /** The coverage factor is (query terms matched)^coveragePower (MiniSearch's own factor is the plain count). */
+  coveragePower: 1.5,
+};
+
+/**
+ * A MiniSearch result's score with its coverage factor recomputed: MiniSearch multiplies by the number of query
+ * terms matched, an exact match and a prefix or fuzzy one alike; here a term matched only through an expansion
+ * counts for RANKING.expansionCoverage, so a long note that matches many terms loosely does not crowd out the
+ * note that matches them exactly.
+ */
+function rescore(r: SearchResult, exact: ReadonlySet<string>): number {
+  const matched = Object.keys(r.match);
+  let exactCount = 0;
+  for (const t of r.queryTerms) if (exact.has(t) && matched.includes(t)) exactCount++;
+  const coverage = exactCount + RANKING.expansionCoverage * (r.queryTerms.length - exactCount);
+  return (r.score / Math.max(1, r.queryTerms.length)) * Math.pow(coverage, RANKING.coveragePower);
+}
+
+/** MiniSearch search options for a query of `count` terms. */
+function queryOptions(count: number) {
+  const r = RANKING;
+  return {
+    boost: r.boost,
+    bm25: r.bm25,
+    weights: { prefix: r.prefixWeight, fuzzy: r.fuzzyWeight },
+    // The last term may be unfinished; longer terms also match as prefixes ("migrat" finds "migrations").
+    prefix: (term: string, i: number, all: string[]) => i === all.length - 1 || term.length >= r.prefixMinLength,
+    fuzzy: (term: string) => (count <= r.fuzzyMaxTerms && term.length >= 5 ? 0.2 : false),
+    maxFuzzy: 2,
+  };
+}
 
 function indexOptions() {
   return { idField: 'path', fields: FIELDS, storeFields: [] as string[], tokenize: tokenizeText, processTerm, autoVacuum: false as const };
@@ -386,18 +429,16 @@ export function searchCatalog(catalog: Catalog, index: MiniSearch<IndexDoc>, opt
     terms.forEach((t) => allTerms.add(t));
     if (terms.length === 0) continue;
     const results: SearchResult[] = index.search(q, {
-      boost: BOOST,
-      // The last term may be unfinished; longer terms also match as prefixes ("migrat" finds "migrations").
-      prefix: (term: string, i: number, all: string[]) => i === all.length - 1 || term.length >= 4,
-      fuzzy: (term: string) => (term.length >= 5 ? 0.2 : false),
-      maxFuzzy: 2,
+      ...queryOptions(terms.length),
       filter: (r) => {
         const e = byPath.get(r.id as string);
         return !!e && matchesFilters(e, options);
       },
     });
-    const top = results[0]?.score ?? 1;
-    for (const r of results) merged.set(r.id as string, (merged.get(r.id as string) ?? 0) + r.score / top);
+    const exact = new Set(terms);
+    const scored = results.map((r) => ({ id: r.id as string, score: rescore(r, exact) }));
+    const top = Math.max(...scored.map((r) => r.score), 0) || 1;
+    for (const r of scored) merged.set(r.id, (merged.get(r.id) ?? 0) + r.score / top);
   }
   const recency = (e: EntryMeta): string => e.updated ?? e.created ?? '';
   const ranked = [...merged]
