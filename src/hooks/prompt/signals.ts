@@ -62,10 +62,11 @@ export interface KeywordParams {
    * matches over the summed IDF of the prompt's keywords found in the index.
    */
   minShare: number;
-  /** Least score of the best entry, normalised by the IDF of a keyword of one entry (so 1 ~ one rare word). */
-  minScore: number;
-  /** Least ratio of the best entry's score to the runner-up's. */
-  minMargin: number;
+  /**
+   * Least confidence of the best entry: its score (BM25, normalised by the IDF of a keyword of one entry, so
+   * about 1.5 for one rare word matched in a title) times the square root of its share.
+   */
+  minConfidence: number;
   /** Other entries fire when they score at least this fraction of the best and pass minHits and minShare. */
   relative: number;
   max: number;
@@ -74,9 +75,8 @@ export interface KeywordParams {
 export const KEYWORD_PARAMS: KeywordParams = {
   k1: 1.2,
   minHits: 3,
-  minShare: 0.4,
-  minScore: 2,
-  minMargin: 1,
+  minShare: 0.25,
+  minConfidence: 1.4,
   relative: 0.5,
   max: 5,
 };
@@ -92,7 +92,7 @@ export interface KeywordScore {
 }
 
 /** Why the best entry did not fire (for the debug log), or undefined when it did. */
-export type KeywordMiss = 'hits' | 'share' | 'score' | 'margin';
+export type KeywordMiss = 'hits' | 'share' | 'confidence';
 
 /**
  * BM25 IDF with +1 smoothing: ln(1 + (N - df + 0.5) / (df + 0.5)); never 0 or negative, even for a keyword of
@@ -105,9 +105,10 @@ export function idf(n: number, df: number): number {
 /**
  * Scores every entry that shares a keyword with the prompt by BM25 over its title, aliases, tags and body (the
  * weighted term frequencies of the index), and applies the confidence rule: the best entry fires when it
- * matches at least minHits keywords and minShare of the prompt's distinctive weight, scores at least minScore,
- * and leads the runner-up by minMargin; then the others within `relative` of it that pass the same hits and
- * share bars. Returns those that fire (best first), why the best did not, and when asked the best that did not.
+ * matches at least minHits keywords and minShare of the prompt's distinctive weight, and its score times the
+ * square root of its share reaches minConfidence; then the others within `relative` of its score that pass the
+ * same hits and share bars. Returns those that fire (best first), why the best did not, its lead over the
+ * runner-up (score ratio, for the debug log), and when asked the best that did not.
  */
 export function scoreKeywords(
   reader: IndexReader,
@@ -146,8 +147,7 @@ export function scoreKeywords(
   if (!best) miss = 'hits';
   else if (best.terms.length < params.minHits) miss = 'hits';
   else if (best.share < params.minShare) miss = 'share';
-  else if (best.score < params.minScore) miss = 'score';
-  else if (margin! < params.minMargin) miss = 'margin';
+  else if (best.score * Math.sqrt(best.share) < params.minConfidence) miss = 'confidence';
   const fired = miss || !best ? [] : all.filter((s) => s === best || (s.score >= best.score * params.relative && s.terms.length >= params.minHits && s.share >= params.minShare));
   let near: KeywordScore[] = [];
   if (options.near) {

@@ -67,7 +67,7 @@ function byOldest(a: BuildEntry, b: BuildEntry): number {
  * and aliases 5, tags 3, body 1), and the length normalisation b.
  */
 export const FIELD_WEIGHTS = { title: 3, alias: 3, tag: 2, body: 1 } as const;
-export const FIELD_B = 0.5;
+export const FIELD_B = 0.9;
 type FieldName = keyof typeof FIELD_WEIGHTS;
 
 /** An entry's keywords per field, with repeats (term frequencies). */
