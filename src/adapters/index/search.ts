@@ -22,7 +22,6 @@ function tokenizeText(text: string): string[] {
   return tokenize(text, SEARCH_TERMS.numbers);
 }
 
-
 /** The ranking knobs of search (spec/search.md, "Ranking"); one set for a repo of any size. */
 export const RANKING = {
   /**
