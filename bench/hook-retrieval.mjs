@@ -105,12 +105,12 @@ const v1idx = v1Index(entries);
 const v1 = (useSkip) => (prompt) => v1Fire(v1idx, prompt, useSkip ? analyzePrompt(prompt).skip : undefined);
 
 const results = {
-  [`git-kb (chosen: score >= ${KEYWORD_PARAMS.minScore})`]: evaluate(ours(KEYWORD_PARAMS)),
+  [`git-kb (chosen: confidence >= ${KEYWORD_PARAMS.minConfidence})`]: evaluate(ours(KEYWORD_PARAMS)),
   // Other points of the trade-off, same algorithm: quieter, and louder.
-  'git-kb, score >= 1.8': evaluate(ours({ ...KEYWORD_PARAMS, minScore: 1.8 })),
-  'git-kb, score >= 1.6': evaluate(ours({ ...KEYWORD_PARAMS, minScore: 1.6 })),
-  'git-kb, score >= 1.2, relative 0.5': evaluate(ours({ ...KEYWORD_PARAMS, minScore: 1.2, relative: 0.5 })),
-  'git-kb, score >= 0.8, relative 0.5': evaluate(ours({ ...KEYWORD_PARAMS, minScore: 0.8, relative: 0.5 })),
+  'git-kb, confidence >= 1.8': evaluate(ours({ ...KEYWORD_PARAMS, minConfidence: 1.8 })),
+  'git-kb, confidence >= 1.6': evaluate(ours({ ...KEYWORD_PARAMS, minConfidence: 1.6 })),
+  'git-kb, confidence >= 1.2': evaluate(ours({ ...KEYWORD_PARAMS, minConfidence: 1.2 })),
+  'git-kb, 2 keywords, confidence >= 1.4': evaluate(ours({ ...KEYWORD_PARAMS, minHits: 2 })),
   'v1: >= 2 distinct hits, titles and tags': evaluate(v1(false)),
   'v1 with git-kb skip rules': evaluate(v1(true)),
 };
@@ -119,13 +119,11 @@ if (process.argv.includes('--tune')) {
   // The grid, then its Pareto frontier (no other setting has both a higher hit rate and a lower false fire).
   const rows = [];
   for (const minHits of [1, 2, 3]) {
-    for (const minScore of [0.8, 1.0, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8]) {
-      for (const relative of [0, 0.5, 0.7, 0.8]) {
-        for (const tagWeight of [0.25, 0.5, 0.75, 1]) {
-          for (const maxDfRatio of [0.1, 0.25, 0.5]) {
-            const params = { ...KEYWORD_PARAMS, minHits, minScore, relative, tagWeight, maxDfRatio };
-            rows.push({ params, ...evaluate(ours(params)) });
-          }
+    for (const minConfidence of [1.0, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8]) {
+      for (const relative of [0.3, 0.5, 0.7]) {
+        for (const minShare of [0.2, 0.25, 0.3, 0.4]) {
+          const params = { ...KEYWORD_PARAMS, minHits, minConfidence, relative, minShare };
+          rows.push({ params, ...evaluate(ours(params)) });
         }
       }
     }
@@ -139,7 +137,7 @@ if (process.argv.includes('--tune')) {
     if (seen.has(key)) continue;
     seen.add(key);
     const p = r.params;
-    console.log(`hits>=${p.minHits} score>=${p.minScore} rel=${p.relative} tag=${p.tagWeight} df<=${p.maxDfRatio}: hit ${pct(r.hitRate)} recall ${pct(r.recall)} precision ${pct(r.precision)} ptr/prompt ${r.pointersPerPrompt.toFixed(2)} false-fire ${pct(r.falseFire)}`);
+    console.log(`hits>=${p.minHits} confidence>=${p.minConfidence} rel=${p.relative} share>=${p.minShare}: hit ${pct(r.hitRate)} recall ${pct(r.recall)} precision ${pct(r.precision)} ptr/prompt ${r.pointersPerPrompt.toFixed(2)} false-fire ${pct(r.falseFire)}`);
   }
 }
 
@@ -156,7 +154,7 @@ for (const [name, r] of Object.entries(results)) {
   lines.push(`| ${name} | ${pct(r.hitRate)} | ${pct(r.recall)} | ${pct(r.precision)} | ${r.pointersPerPrompt.toFixed(2)} | ${pct(r.falseFire)} | ${w('mechanical')} / ${w('short')} / ${w('off-topic')} |`);
 }
 const p = KEYWORD_PARAMS;
-lines.push('', `Chosen parameters (src/hooks/prompt-signals.ts): at least ${p.minHits} distinct keywords, summed weight >= ${p.minScore}, within ${p.relative} of the best entry, tag-only keywords weigh ${p.tagWeight}, keywords in more than ${pct(p.maxDfRatio)} of entries weigh 0, at most ${p.max} pointers.`);
+lines.push('', `Chosen parameters (src/hooks/prompt/signals.ts): the best entry matches at least ${p.minHits} distinct keywords and ${pct(p.minShare)} of the prompt's distinctive weight, with score x sqrt(share) >= ${p.minConfidence}; others within ${p.relative} of its score; at most ${p.max} pointers.`);
 const text = lines.join('\n');
 console.log(text);
 fs.mkdirSync(path.join(import.meta.dirname, '.work'), { recursive: true });

@@ -127,9 +127,10 @@ describe('index file', () => {
     expect(r.header.extras).toEqual({ host: { v: 1, error: 'x' } });
     expect(r.header.kernel[0]!.rules).toEqual([{ pattern: '\\bleverage\\b', message: 'Say "use".' }]);
     const post = lookupTerms(r, ['git', 'stash', 'ünïcode', 'absent']);
-    expect([...post.get('git')!]).toEqual([0 * 8 + FIELD_TAG, 1 * 8 + (FIELD_TAG | FIELD_TITLE)]);
-    expect([...post.get('stash')!]).toEqual([FIELD_TITLE]);
-    expect([...post.get('ünïcode')!]).toEqual([8 + FIELD_TITLE]);
+    expect([...post.get('git')!.docs]).toEqual([0 * 8 + FIELD_TAG, 1 * 8 + (FIELD_TAG | FIELD_TITLE)]);
+    expect([...post.get('git')!.weights]).toEqual([1, 1]);
+    expect([...post.get('stash')!.docs]).toEqual([FIELD_TITLE]);
+    expect([...post.get('ünïcode')!.docs]).toEqual([8 + FIELD_TITLE]);
     expect(post.has('absent')).toBe(false);
     expect(readDoc(r, 1)).toEqual({ id: 'kb-b', title: 'Tab here' });
     expect(readKernelBody(r, r.header.kernel[0]!)).toBe('Body with ünïcode ✓');
@@ -179,10 +180,14 @@ describe('keyword scoring', () => {
     expect(scoreKeywords(r, ['resolve']).fired).toEqual([]);
   });
 
-  it('a keyword in more than half of the entries weighs nothing', () => {
-    const { fired, near } = scoreKeywords(r, ['git', 'filler3'], undefined, { near: 5 });
+  it('a keyword of every entry weighs little but never nothing; the best miss says which bar it failed', () => {
+    const { fired, near, miss } = scoreKeywords(r, ['git', 'filler3'], undefined, { near: 5 });
     expect(fired).toEqual([]);
-    expect(near[0]!.terms).toContain('git');
+    expect(miss).toBe('hits');
+    expect(near[0]!.terms).toEqual(['git', 'filler3']);
+    const git = near.find((s) => s.terms.length === 1)!;
+    expect(git.score).toBeGreaterThan(0);
+    expect(git.score).toBeLessThan(0.1);
   });
 });
 

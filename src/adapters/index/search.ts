@@ -24,27 +24,69 @@ function tokenizeText(text: string): string[] {
   return tokenize(text, SEARCH_TERMS.numbers);
 }
 
-const FIELDS = ['title', 'tags', 'aliases', 'body', 'host', 'url'];
-// NOTE: tuned on bench/data/search-queries.json (bench/RESULTS.md): title, tags and aliases at twice the body
-// beat heavier boosts (4/3 lost 5 points of recall@1), since BM25 already favours matches in short fields.
-const BOOST = { title: 2, tags: 2, aliases: 2, host: 2, url: 1, body: 1 };
+/** The ranking knobs of search (spec/search.md, "Ranking"); one set for a repo of any size. */
+export const RANKING = {
+  /**
+   * How many times each field is repeated in the one indexed text (the body once): BM25F's weighted term
+   * frequencies, with one length normalisation over the weighted length. NOTE: measured against MiniSearch's
+   * per-field scoring with boosts (each field saturated and normalised alone, with its own IDF), which let a
+   * word rare in titles outweigh a note that matches the query throughout; one field won on both corpora.
+   */
+  repeat: { title: 3, aliases: 3, tags: 2, host: 2, url: 1 },
+  /** MiniSearch's BM25+ parameters (d 0: plain BM25; the coverage factor below rewards matching more terms). */
+  bm25: { k: 1.2, b: 0.9, d: 0 },
+  /** Weight of a prefix and of a fuzzy expansion against an exact match (1). */
+  prefixWeight: 0.05,
+  fuzzyWeight: 0.05,
+  /** Queries of more than this many terms get no fuzzy expansion. */
+  fuzzyMaxTerms: 5,
+  /** Least length of a term expanded as a prefix (the last term of a query always is). */
+  prefixMinLength: 4,
+  /** What a query term matched only through an expansion counts for in the coverage factor (exact: 1). */
+  expansionCoverage: 0.5,
+  /** The coverage factor is (query terms matched)^coveragePower (MiniSearch's own factor is the plain count). */
+  coveragePower: 1,
+};
+
+/**
+ * A MiniSearch result's score with its coverage factor recomputed: MiniSearch multiplies by the number of query
+ * terms matched, an exact match and a prefix or fuzzy one alike; here a term matched only through an expansion
+ * counts for RANKING.expansionCoverage, so a long note that matches many terms loosely does not crowd out the
+ * note that matches them exactly.
+ */
+function rescore(r: SearchResult, exact: ReadonlySet<string>): number {
+  const matched = Object.keys(r.match);
+  let exactCount = 0;
+  for (const t of r.queryTerms) if (exact.has(t) && matched.includes(t)) exactCount++;
+  const coverage = exactCount + RANKING.expansionCoverage * (r.queryTerms.length - exactCount);
+  return (r.score / Math.max(1, r.queryTerms.length)) * Math.pow(coverage, RANKING.coveragePower);
+}
+
+/** MiniSearch search options for a query of `count` terms. */
+function queryOptions(count: number) {
+  const r = RANKING;
+  return {
+    bm25: r.bm25,
+    weights: { prefix: r.prefixWeight, fuzzy: r.fuzzyWeight },
+    // The last term may be unfinished; longer terms also match as prefixes ("migrat" finds "migrations").
+    prefix: (term: string, i: number, all: string[]) => i === all.length - 1 || term.length >= r.prefixMinLength,
+    fuzzy: (term: string) => (count <= r.fuzzyMaxTerms && term.length >= 5 ? 0.2 : false),
+    maxFuzzy: 2,
+  };
+}
 
 function indexOptions() {
-  return { idField: 'path', fields: FIELDS, storeFields: [] as string[], tokenize: tokenizeText, processTerm, autoVacuum: false as const };
+  return { idField: 'path', fields: ['text'], storeFields: [] as string[], tokenize: tokenizeText, processTerm, autoVacuum: false as const };
 }
 
 interface IndexDoc {
   path: string;
-  title: string;
-  tags: string;
-  aliases: string;
-  body: string;
-  host: string;
-  url: string;
+  /** Title, aliases, tags, host, url and body in one, each repeated RANKING.repeat times (the body once). */
+  text: string;
 }
 
 /** Bump when the index shape or the term processing (core/text/terms.ts) changes. */
-export const SEARCH_INDEX_VERSION = 4;
+export const SEARCH_INDEX_VERSION = 5;
 /**
  * The MiniSearch this code is built with (checked against node_modules by test/search-cache.test.ts). It is part
  * of the cache key, because the cache holds MiniSearch's private fields (see saveState).
@@ -72,7 +114,10 @@ function readBody(dir: string, p: string): string {
 }
 
 function toDoc(dir: string, e: EntryMeta, p: string): IndexDoc {
-  return { path: p, title: e.title, tags: e.tags.join(' '), aliases: e.aliases.join(' '), body: readBody(dir, p), host: e.host ?? '', url: e.url ?? '' };
+  const r = RANKING.repeat;
+  const rep = (text: string, n: number): string[] => (text ? Array.from({ length: n }, () => text) : []);
+  const parts = [...rep(e.title, r.title), ...rep(e.aliases.join(' '), r.aliases), ...rep(e.tags.join(' '), r.tags), ...rep(e.host ?? '', r.host), ...rep(e.url ?? '', r.url), readBody(dir, p)];
+  return { path: p, text: parts.join('\n') };
 }
 
 // The term tree of MiniSearch is a radix tree of Maps whose leaf data sits under the key '' as
@@ -398,18 +443,16 @@ export function searchCatalog(catalog: Catalog, index: MiniSearch<IndexDoc>, opt
     terms.forEach((t) => allTerms.add(t));
     if (terms.length === 0) continue;
     const results: SearchResult[] = index.search(q, {
-      boost: BOOST,
-      // The last term may be unfinished; longer terms also match as prefixes ("migrat" finds "migrations").
-      prefix: (term: string, i: number, all: string[]) => i === all.length - 1 || term.length >= 4,
-      fuzzy: (term: string) => (term.length >= 5 ? 0.2 : false),
-      maxFuzzy: 2,
+      ...queryOptions(terms.length),
       filter: (r) => {
         const e = byPath.get(r.id as string);
         return !!e && matchesFilters(e, options);
       },
     });
-    const top = results[0]?.score ?? 1;
-    for (const r of results) merged.set(r.id as string, (merged.get(r.id as string) ?? 0) + r.score / top);
+    const exact = new Set(terms);
+    const scored = results.map((r) => ({ id: r.id as string, score: rescore(r, exact) }));
+    const top = Math.max(...scored.map((r) => r.score), 0) || 1;
+    for (const r of scored) merged.set(r.id, (merged.get(r.id) ?? 0) + r.score / top);
   }
   const recency = (e: EntryMeta): string => e.updated ?? e.created ?? '';
   const ranked = [...merged]

@@ -1,6 +1,6 @@
 /**
  * Contract: the prompt hook's text rules (spec/hooks.md, "Prompt hook"), as pure functions: which prompts are
- * skipped, how titles, tags, aliases and prompts become keywords (terms.ts with PROMPT_TERMS on both sides, so
+ * skipped, how titles, tags, aliases, bodies and prompts become keywords (terms.ts with PROMPT_TERMS on both sides, so
  * the index and the prompt always agree, and search stems alike), and which activities a prompt is about. No I/O.
  */
 import { PROMPT_STOP_WORDS, PROMPT_TERMS, stem, termOf, terms, tokenize } from './terms.js';

@@ -47,8 +47,12 @@ export interface TermProfile {
   numbers: boolean;
 }
 
-/** Search: the function words only, numbers kept. */
-export const SEARCH_TERMS: TermProfile = { stop: STOP_WORDS, numbers: true };
+// NOTE: particles that make a phrasal verb of a command ("log out", "turn off", "set up", "scroll down"): a
+// query names the action with them, so search keeps them (measured on bench/retrieval.mjs); the prompt side drops them.
+const PARTICLES = new Set(['out', 'off', 'up', 'down', 'over', 'under']);
+
+/** Search: the function words but the particles, numbers kept. */
+export const SEARCH_TERMS: TermProfile = { stop: new Set([...STOP_WORDS].filter((w) => !PARTICLES.has(w))), numbers: true };
 /**
  * The prompt index: prompt filler too, and no pure numbers. NOTE: numbers in a prompt are line numbers, counts
  * and log noise far more often than a topic, and the prompt signals match titles, which rarely hold one.

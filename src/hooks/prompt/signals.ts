@@ -6,7 +6,7 @@
  * (adapters/index/prompt/extras-*.ts), and read here from `header.extras`.
  */
 import type { HookInput } from '../protocol.js';
-import { FIELD_ALIAS, FIELD_TITLE, lookupTerms, readDoc, type IndexReader } from '../../adapters/index/prompt/format.js';
+import { lookupTerms, readDoc, type IndexReader } from '../../adapters/index/prompt/format.js';
 import type { PromptActivity } from '../../core/text/prompt-text.js';
 
 /** One proposed pointer. */
@@ -48,86 +48,113 @@ export interface PromptSignal {
   fire: (ctx: SignalContext) => SignalResult;
 }
 
-/** Tuning of the keyword signal (chosen on the benchmark; spec/hooks.md, "Tuning"). */
+/**
+ * Tuning of the keyword signal (chosen on the benchmark; spec/hooks.md, "Keyword" and "Tuning"). One set of
+ * values for a repo of 1 entry and of 50,000: every bar is a ratio or a score normalised by the largest IDF.
+ */
 export interface KeywordParams {
-  /** Distinct prompt keywords an entry must match. */
+  /** BM25's term-frequency saturation. */
+  k1: number;
+  /** Distinct prompt keywords the best entry must match. */
   minHits: number;
   /**
-   * Least summed weight an entry must reach. A keyword weighs its IDF normalised by the largest IDF of the
-   * index, ln(1 + N/df) / ln(1 + N), so 1 for a keyword of one entry whatever the size of the data repo,
-   * times the field weight.
+   * Least share of the prompt's distinctive weight the best entry must match: the summed IDF of the keywords it
+   * matches over the summed IDF of the prompt's keywords found in the index.
    */
-  minScore: number;
-  /** An entry scoring below this fraction of the best entry is dropped. */
+  minShare: number;
+  /**
+   * Least confidence of the best entry: its score (BM25, normalised by the IDF of a keyword of one entry, so
+   * about 1.5 for one rare word matched in a title) times the square root of its share.
+   */
+  minConfidence: number;
+  /** Other entries fire when they score at least this fraction of the best and pass minHits and minShare. */
   relative: number;
-  /** Weight of a keyword that matched only a tag (title and alias matches weigh 1). */
-  tagWeight: number;
-  /** Keywords found in more than this fraction of entries count for nothing (but still count as hits). */
-  maxDfRatio: number;
   max: number;
 }
 
 export const KEYWORD_PARAMS: KeywordParams = {
-  minHits: 2,
-  minScore: 1.4,
-  relative: 0.7,
-  tagWeight: 1,
-  maxDfRatio: 0.5,
+  k1: 1.2,
+  minHits: 3,
+  minShare: 0.25,
+  minConfidence: 1.4,
+  relative: 0.5,
   max: 5,
 };
 
 /** A scored entry of the keyword signal. */
 export interface KeywordScore {
   doc: number;
+  /** BM25 score, normalised by the IDF of a keyword of one entry. */
   score: number;
+  /** Share of the prompt's distinctive weight this entry matches. */
+  share: number;
   terms: string[];
 }
 
+/** Why the best entry did not fire (for the debug log), or undefined when it did. */
+export type KeywordMiss = 'hits' | 'share' | 'confidence';
+
 /**
- * Scores every entry that shares a keyword with the prompt; returns those that fire (best first) and, when
- * `near` is asked for, the best entries that did not.
+ * BM25 IDF with +1 smoothing: ln(1 + (N - df + 0.5) / (df + 0.5)); never 0 or negative, even for a keyword of
+ * every entry of a repo of 1 to 3 entries.
+ */
+export function idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+/**
+ * Scores every entry that shares a keyword with the prompt by BM25 over its title, aliases, tags and body (the
+ * weighted term frequencies of the index), and applies the confidence rule: the best entry fires when it
+ * matches at least minHits keywords and minShare of the prompt's distinctive weight, and its score times the
+ * square root of its share reaches minConfidence; then the others within `relative` of its score that pass the
+ * same hits and share bars. Returns those that fire (best first), why the best did not, its lead over the
+ * runner-up (score ratio, for the debug log), and when asked the best that did not.
  */
 export function scoreKeywords(
   reader: IndexReader,
   keywords: string[],
   params: KeywordParams = KEYWORD_PARAMS,
   options: { near?: number } = {},
-): { fired: KeywordScore[]; near: KeywordScore[] } {
+): { fired: KeywordScore[]; near: KeywordScore[]; miss?: KeywordMiss; margin?: number } {
   const n = reader.header.n;
   const postings = lookupTerms(reader, keywords);
   const acc = new Map<number, KeywordScore>();
-  const norm = Math.log(1 + n);
-  for (const [term, list] of postings) {
-    const df = list.length;
-    const idf = df > n * params.maxDfRatio ? 0 : Math.log(1 + n / df) / norm;
-    for (let i = 0; i < list.length; i++) {
-      const v = list[i]!;
-      const doc = v >>> 3;
-      const weight = v & (FIELD_TITLE | FIELD_ALIAS) ? 1 : params.tagWeight;
+  const top = idf(n, 1);
+  let mass = 0;
+  for (const [term, { docs, weights }] of postings) {
+    const w = idf(n, docs.length);
+    mass += w;
+    for (let i = 0; i < docs.length; i++) {
+      const doc = docs[i]! >>> 3;
+      const x = weights[i]!;
+      const add = (w * x * (params.k1 + 1)) / (x + params.k1) / top;
       const s = acc.get(doc);
       if (s) {
-        s.score += idf * weight;
+        s.score += add;
+        s.share += w;
         s.terms.push(term);
-      } else acc.set(doc, { doc, score: idf * weight, terms: [term] });
+      } else acc.set(doc, { doc, score: add, share: w, terms: [term] });
     }
   }
+  const all = [...acc.values()];
+  for (const s of all) s.share = mass > 0 ? s.share / mass : 0;
   const byScore = (a: KeywordScore, b: KeywordScore): number => b.score - a.score || a.doc - b.doc;
-  // NOTE: only the entries over the absolute bars are sorted; a prompt with common words can touch hundreds.
-  const passing: KeywordScore[] = [];
-  let best = 0;
-  for (const s of acc.values()) {
-    if (s.terms.length >= params.minHits && s.score >= params.minScore) {
-      passing.push(s);
-      if (s.score > best) best = s.score;
-    }
-  }
-  const fired = passing.filter((s) => s.score >= best * params.relative).sort(byScore);
+  all.sort(byScore);
+  const best = all[0];
+  const second = all[1]?.score ?? 0;
+  const margin = best ? (second > 0 ? best.score / second : Infinity) : undefined;
+  let miss: KeywordMiss | undefined;
+  if (!best) miss = 'hits';
+  else if (best.terms.length < params.minHits) miss = 'hits';
+  else if (best.share < params.minShare) miss = 'share';
+  else if (best.score * Math.sqrt(best.share) < params.minConfidence) miss = 'confidence';
+  const fired = miss || !best ? [] : all.filter((s) => s === best || (s.score >= best.score * params.relative && s.terms.length >= params.minHits && s.share >= params.minShare));
   let near: KeywordScore[] = [];
   if (options.near) {
     const firedSet = new Set(fired);
-    near = [...acc.values()].filter((s) => !firedSet.has(s)).sort(byScore).slice(0, options.near);
+    near = all.filter((s) => !firedSet.has(s)).slice(0, options.near);
   }
-  return { fired, near };
+  return { fired, near, miss, margin };
 }
 
 /** Keyword signal: enough distinct prompt keywords hit an entry's title, tags or aliases. */
@@ -135,10 +162,17 @@ export const keywordSignal: PromptSignal = {
   name: 'keyword',
   limit: KEYWORD_PARAMS.max,
   fire(ctx) {
-    const { fired, near } = scoreKeywords(ctx.reader, ctx.keywords, KEYWORD_PARAMS, { near: ctx.debug ? 5 : 0 });
+    const { fired, near, miss, margin } = scoreKeywords(ctx.reader, ctx.keywords, KEYWORD_PARAMS, { near: ctx.debug ? 5 : 0 });
     // NOTE: a few more than the limit are read, so that entries the ledger drops can be replaced.
     const pointers = fired.slice(0, KEYWORD_PARAMS.max * 3).map((s) => ({ ...readDoc(ctx.reader, s.doc), signal: 'keyword', score: round(s.score), terms: s.terms }));
-    const debug = ctx.debug ? { nearMisses: near.map((s) => ({ id: readDoc(ctx.reader, s.doc).id, score: round(s.score), terms: s.terms.length })) } : undefined;
+    // NOTE: ids, scores and counts only: no prompt text (nor titles, which a prompt's words may match) in the log.
+    const debug = ctx.debug
+      ? {
+          ...(miss ? { miss } : {}),
+          ...(margin !== undefined ? { margin: margin === Infinity ? null : round(margin) } : {}),
+          nearMisses: near.map((s) => ({ id: readDoc(ctx.reader, s.doc).id, score: round(s.score), share: round(s.share), hits: s.terms.length })),
+        }
+      : undefined;
     return { pointers, debug };
   },
 };

@@ -62,15 +62,48 @@ function byOldest(a: BuildEntry, b: BuildEntry): number {
   return ka < kb ? -1 : ka > kb ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-function docFor(e: BuildEntry): IndexDoc {
-  const terms = new Map<string, number>();
-  const add = (words: string[], field: number): void => {
-    for (const w of words) terms.set(w, (terms.get(w) ?? 0) | field);
-  };
-  add(keywords(e.title), FIELD_TITLE);
-  for (const t of e.tags) add(tagKeywords(t), FIELD_TAG);
-  for (const a of e.aliases) add(keywords(a), FIELD_ALIAS);
-  return { id: e.id, title: e.title, terms };
+/**
+ * The keyword signal's fields (spec/hooks.md, "Keyword"): weight of a match in each, as BM25F weighs them (title
+ * and aliases 5, tags 3, body 1), and the length normalisation b.
+ */
+export const FIELD_WEIGHTS = { title: 3, alias: 3, tag: 2, body: 1 } as const;
+export const FIELD_B = 0.9;
+type FieldName = keyof typeof FIELD_WEIGHTS;
+
+/** An entry's keywords per field, with repeats (term frequencies). */
+function fieldsOf(e: BuildEntry, body: string): Record<FieldName, string[]> {
+  return { title: keywords(e.title), alias: e.aliases.flatMap((a) => keywords(a)), tag: e.tags.flatMap((t) => tagKeywords(t)), body: keywords(body) };
+}
+
+const FIELD_BIT: Record<FieldName, number> = { title: FIELD_TITLE, alias: FIELD_ALIAS, tag: FIELD_TAG, body: 0 };
+
+/**
+ * The index documents: per entry and keyword, the field bits and the BM25F weighted term frequency,
+ * sum over fields of weight * tf / (1 - b + b * length / average length).
+ */
+function docsFor(entries: { e: BuildEntry; fields: Record<FieldName, string[]> }[]): IndexDoc[] {
+  const names = Object.keys(FIELD_WEIGHTS) as FieldName[];
+  const avg = Object.fromEntries(names.map((f) => [f, entries.reduce((s, x) => s + x.fields[f].length, 0) / Math.max(1, entries.length) || 1])) as Record<FieldName, number>;
+  return entries.map(({ e, fields }) => {
+    const terms = new Map<string, number>();
+    const weights = new Map<string, number>();
+    for (const f of names) {
+      const norm = 1 - FIELD_B + (FIELD_B * fields[f].length) / avg[f];
+      for (const w of fields[f]) {
+        terms.set(w, (terms.get(w) ?? 0) | FIELD_BIT[f]);
+        weights.set(w, (weights.get(w) ?? 0) + FIELD_WEIGHTS[f] / norm);
+      }
+    }
+    return { id: e.id, title: e.title, terms, weights };
+  });
+}
+
+function readBodyOf(dir: string, p: string): string {
+  try {
+    return bodyOf(readEntryText(dir, p));
+  } catch {
+    return ''; // unreadable now: the stat check of the next prompt notices the change
+  }
 }
 
 function pruneLedgers(ledgers: string): void {
@@ -172,7 +205,7 @@ export async function rebuildPromptIndex(dir: string): Promise<BuildResult> {
     key,
     generation,
     dirs,
-    docs: pointable.map(docFor),
+    docs: docsFor(pointable.map((e) => ({ e, fields: fieldsOf(e, readBodyOf(dir, e.path)) }))),
     kernel,
     activity,
     files,

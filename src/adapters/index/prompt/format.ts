@@ -12,7 +12,7 @@ import type { SessionExtras } from './extras-sessions.js';
 
 const MAGIC = 'GKBPIX01';
 /** Bump when the format or the terms (core/text/terms.ts) change: an index of another version reads as none. */
-export const INDEX_VERSION = 2;
+export const INDEX_VERSION = 3;
 
 /** Field bits of a posting: which part of the entry the keyword came from. */
 export const FIELD_TITLE = 1;
@@ -23,8 +23,19 @@ export const FIELD_ALIAS = 4;
 export interface IndexDoc {
   id: string;
   title: string;
-  /** keyword → field bits. */
+  /** keyword → field bits (0: the body only). */
   terms: Map<string, number>;
+  /**
+   * keyword → its BM25F weighted term frequency in the entry (summed over fields, each count times its field
+   * weight over the field's length norm; see build.ts); 1 when absent.
+   */
+  weights?: Map<string, number>;
+}
+
+/** The postings of one keyword: per entry, `doc << 3 | fields` and its weighted term frequency. */
+export interface TermPostings {
+  docs: Uint32Array;
+  weights: Float32Array;
 }
 
 /** A `rules:` pattern of a kernel entry (already validated by the entry parser), for the prose gate. */
@@ -100,14 +111,15 @@ function bucketCount(terms: number): number {
 
 /** Encodes an index model into the bytes of an index file. */
 export function encodeIndex(model: IndexModel): Buffer {
-  // Postings: keyword → list of (doc << 3 | fields).
+  // Postings: keyword → list of (doc << 3 | fields, weighted term frequency).
   const postings = new Map<string, number[]>();
   model.docs.forEach((doc, i) => {
     for (const [term, fields] of doc.terms) {
       const list = postings.get(term);
       const v = i * 8 + fields;
-      if (list) list.push(v);
-      else postings.set(term, [v]);
+      const w = doc.weights?.get(term) ?? 1;
+      if (list) list.push(v, w);
+      else postings.set(term, [v, w]);
     }
   });
   const nBuckets = bucketCount(postings.size);
@@ -118,8 +130,11 @@ export function encodeIndex(model: IndexModel): Buffer {
     const rec = Buffer.alloc(1 + t.length + 4 + 4 * list.length);
     rec.writeUInt8(t.length, 0);
     t.copy(rec, 1);
-    rec.writeUInt32LE(list.length, 1 + t.length);
-    list.forEach((v, j) => rec.writeUInt32LE(v, 1 + t.length + 4 + 4 * j));
+    rec.writeUInt32LE(list.length / 2, 1 + t.length);
+    for (let j = 0; j < list.length; j += 2) {
+      rec.writeUInt32LE(list[j]!, 1 + t.length + 4 + 4 * j);
+      rec.writeFloatLE(list[j + 1]!, 1 + t.length + 8 + 4 * j);
+    }
     buckets[fnv1a(term) & (nBuckets - 1)]!.push(rec);
   }
   const bucketDir = Buffer.alloc(nBuckets * 8);
@@ -289,10 +304,10 @@ export function readerFromBuffer(buf: Buffer): IndexReader {
   };
 }
 
-/** The postings (doc << 3 | fields) of each keyword found in the index. */
-export function lookupTerms(reader: IndexReader, terms: string[]): Map<string, Uint32Array> {
+/** The postings of each keyword found in the index (only the buckets of these keywords are read). */
+export function lookupTerms(reader: IndexReader, terms: string[]): Map<string, TermPostings> {
   const h = reader.header;
-  const out = new Map<string, Uint32Array>();
+  const out = new Map<string, TermPostings>();
   if (h.n === 0 || terms.length === 0) return out;
   const byBucket = new Map<number, string[]>();
   for (const t of terms) {
@@ -316,11 +331,15 @@ export function lookupTerms(reader: IndexReader, terms: string[]): Map<string, U
       const count = body.readUInt32LE(p + 1 + tlen);
       const from = p + 1 + tlen + 4;
       if (wanted.includes(term)) {
-        const list = new Uint32Array(count);
-        for (let j = 0; j < count; j++) list[j] = body.readUInt32LE(from + 4 * j);
-        out.set(term, list);
+        const docs = new Uint32Array(count);
+        const weights = new Float32Array(count);
+        for (let j = 0; j < count; j++) {
+          docs[j] = body.readUInt32LE(from + 8 * j);
+          weights[j] = body.readFloatLE(from + 8 * j + 4);
+        }
+        out.set(term, { docs, weights });
       }
-      p = from + 4 * count;
+      p = from + 8 * count;
     }
   }
   return out;
