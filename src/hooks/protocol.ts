@@ -77,11 +77,56 @@ export function debugLog(record: object, settings: DebugSettings): void {
 }
 
 /**
- * Reads stdin to its end with stream events, so the deadline timer keeps running while it waits: a stdin that
- * never closes ends with the deadline, and an empty non-blocking one waits in the event loop (no busy retry).
+ * Reads stdin to its end without blocking the event loop, so the deadline timer keeps running while it waits: a
+ * stdin that never closes ends with the deadline, and an empty non-blocking one is polled (no busy retry).
  * Undefined for a payload over MAX_STDIN or a read error.
  */
 function readStdin(): Promise<string | undefined> {
+  // NOTE: a pipe, a file or a terminal is opened again non-blocking (/dev/stdin gives a new open file
+  // description), read while data is there and polled every 2 ms when it is not: no stream machinery to load
+  // (process.stdin costs about 3.5 ms a process), and a stdin that never closes ends with the deadline. A socket
+  // (what Node's spawn hands a child) cannot be opened that way: process.stdin reads it, also without blocking.
+  // Never a blocking read of fd 0, and never an fs.read on the thread pool (process.exit waits for its threads).
+  let fd: number;
+  try {
+    fd = fs.openSync('/dev/stdin', fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  } catch {
+    return readStdinStream();
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  const buf = Buffer.alloc(65536);
+  return new Promise((resolve) => {
+    const done = (text: string | undefined): void => {
+      try {
+        fs.closeSync(fd);
+      } catch {
+        /* closed already */
+      }
+      resolve(text);
+    };
+    const step = (): void => {
+      for (;;) {
+        let n: number;
+        try {
+          n = fs.readSync(fd, buf, 0, buf.length, null);
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code === 'EAGAIN' || code === 'EWOULDBLOCK') return void setTimeout(step, 2);
+          return done(code === 'EOF' ? Buffer.concat(chunks).toString('utf8') : undefined);
+        }
+        if (n === 0) return done(Buffer.concat(chunks).toString('utf8'));
+        total += n;
+        if (total > MAX_STDIN) return done(undefined);
+        chunks.push(Buffer.from(buf.subarray(0, n)));
+      }
+    };
+    step();
+  });
+}
+
+/** Reads stdin through process.stdin's stream events (for a socket), under the same cap. */
+function readStdinStream(): Promise<string | undefined> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let total = 0;

@@ -1,3 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import t from"node:fs";import d from"node:path";var l=8*1024*1024;function c(n){return n.hookDebug}var a=16*1024;function y(n,o){if(!c(o))return;let r=o.hookDebugFile,s=`${JSON.stringify({time:new Date().toISOString(),...n}).slice(0,a)}
-`,i=()=>t.openSync(r,t.constants.O_WRONLY|t.constants.O_APPEND|t.constants.O_CREAT|t.constants.O_NONBLOCK,384),e;try{try{e=i()}catch(u){if(u.code!=="ENOENT")return;t.mkdirSync(d.dirname(r),{mode:448}),e=i()}if(!t.fstatSync(e).isFile())return;t.writeSync(e,s)}catch{}finally{if(e!==void 0)try{t.closeSync(e)}catch{}}}export{y as a};
