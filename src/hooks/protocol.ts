@@ -81,6 +81,21 @@ export function debugLog(record: object, settings: DebugSettings): void {
  * stdin that never closes ends with the deadline, and an empty non-blocking one is polled (no busy retry).
  * Undefined for a payload over MAX_STDIN or a read error.
  */
+/** The chunks read so far under MAX_STDIN: `add` says false once the cap is passed. */
+function stdinCollector(): { add: (chunk: Buffer) => boolean; text: () => string } {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  return {
+    add: (chunk) => {
+      total += chunk.length;
+      if (total > MAX_STDIN) return false;
+      chunks.push(chunk);
+      return true;
+    },
+    text: () => Buffer.concat(chunks).toString('utf8'),
+  };
+}
+
 function readStdin(): Promise<string | undefined> {
   // NOTE: a pipe, a file or a terminal is opened again non-blocking (/dev/stdin gives a new open file
   // description), read while data is there and polled every 2 ms when it is not: no stream machinery to load
@@ -93,8 +108,7 @@ function readStdin(): Promise<string | undefined> {
   } catch {
     return readStdinStream();
   }
-  const chunks: Buffer[] = [];
-  let total = 0;
+  const read = stdinCollector();
   const buf = Buffer.alloc(65536);
   return new Promise((resolve) => {
     const done = (text: string | undefined): void => {
@@ -113,12 +127,10 @@ function readStdin(): Promise<string | undefined> {
         } catch (err) {
           const code = (err as NodeJS.ErrnoException).code;
           if (code === 'EAGAIN' || code === 'EWOULDBLOCK') return void setTimeout(step, 2);
-          return done(code === 'EOF' ? Buffer.concat(chunks).toString('utf8') : undefined);
+          return done(code === 'EOF' ? read.text() : undefined);
         }
-        if (n === 0) return done(Buffer.concat(chunks).toString('utf8'));
-        total += n;
-        if (total > MAX_STDIN) return done(undefined);
-        chunks.push(Buffer.from(buf.subarray(0, n)));
+        if (n === 0) return done(read.text());
+        if (!read.add(Buffer.from(buf.subarray(0, n)))) return done(undefined);
       }
     };
     step();
@@ -128,17 +140,15 @@ function readStdin(): Promise<string | undefined> {
 /** Reads stdin through process.stdin's stream events (for a socket), under the same cap. */
 function readStdinStream(): Promise<string | undefined> {
   return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
+    const read = stdinCollector();
     const stdin = process.stdin;
     stdin.on('data', (c: Buffer) => {
-      total += c.length;
-      if (total > MAX_STDIN) {
+      if (!read.add(c)) {
         stdin.destroy();
         resolve(undefined);
-      } else chunks.push(c);
+      }
     });
-    stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    stdin.on('end', () => resolve(read.text()));
     stdin.on('error', () => resolve(undefined));
   });
 }

@@ -34,6 +34,11 @@ function fail(err: unknown): ToolResult {
   return { content: [{ type: 'text', text: JSON.stringify({ error: e }) }], isError: true };
 }
 
+/** Typed links as the CLI's `rel:id` flags. */
+function linkFlags(links: { rel: string; to: string }[] | undefined): string[] | undefined {
+  return links?.map((l) => `${l.rel}:${l.to}`);
+}
+
 /** Runs a use case and turns its outcome into a tool result. */
 async function run(fn: () => Promise<Record<string, unknown>>): Promise<ToolResult> {
   try {
@@ -147,7 +152,7 @@ export function createServer(options: McpOptions): McpServer {
           title: a.title,
           body: a.body,
           tags: a.tags,
-          links: a.links?.map((l) => `${l.rel}:${l.to}`),
+          links: linkFlags(a.links),
           url: a.url,
           appliesTo: a.applies_to,
           kernel: a.kernel,
@@ -192,7 +197,7 @@ export function createServer(options: McpOptions): McpServer {
           tags: a.tags,
           addTags: a.add_tags,
           removeTags: a.remove_tags,
-          links: a.links?.map((l) => `${l.rel}:${l.to}`),
+          links: linkFlags(a.links),
           unlink: a.unlink,
           url: a.url,
           appliesTo: a.applies_to,

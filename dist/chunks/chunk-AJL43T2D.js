@@ -1,3 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import t from"node:fs";import c from"node:path";var m=8*1024*1024;function d(e){return e.hookDebug}var f=16*1024;function S(e,r){if(!d(r))return;let o=r.hookDebugFile,s=`${JSON.stringify({time:new Date().toISOString(),...e}).slice(0,f)}
-`,i=()=>t.openSync(o,t.constants.O_WRONLY|t.constants.O_APPEND|t.constants.O_CREAT|t.constants.O_NONBLOCK,384),n;try{try{n=i()}catch(u){if(u.code!=="ENOENT")return;t.mkdirSync(c.dirname(o),{mode:448}),n=i()}if(!t.fstatSync(n).isFile())return;t.writeSync(n,s)}catch{}finally{if(n!==void 0)try{t.closeSync(n)}catch{}}}export{S as a};
