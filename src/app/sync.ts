@@ -171,6 +171,10 @@ export async function syncRepo(options: SyncOptions): Promise<SyncResult> {
     } catch (err) {
       if (isKbError(err, 'PUSH_REJECTED') && err.data.reason === 'not-fast-forward' && attempt < maxAttempts) {
         result.notes.push(`the remote moved on during the push (attempt ${attempt}); fetched and merged again`);
+        // NOTE: back off before the next try (0.1, 0.2, 0.4 s): a push that is still landing, or a server still
+        // holding the branch's lock after an interrupted push, has finished by then, where an at-once retry
+        // meets the same lock every time.
+        await new Promise((r) => setTimeout(r, 100 * 2 ** (attempt - 1)));
         continue;
       }
       if (isKbError(err, 'PUSH_REJECTED') && err.data.reason === 'not-fast-forward') {
