@@ -2,10 +2,12 @@
  * Contract: `import DIR` turns a folder of markdown notes into entries in ONE commit. Every note is checked
  * (format, secrets) before anything is written: one bad note refuses the whole import, listing every problem
  * with file and line, unless `skipInvalid` is set. Blobs and trees are written directly (no index walk).
+ * A note already in the repo (an entry of the same type, title and body) is not imported again: rerunning an
+ * import, finished or killed at any point, gives each note exactly once.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { entryPath, formatEntry, interpretEntry, isValidId, newId, splitEntry, TYPES, type Problem } from '../core/format/entry.js';
+import { entryPath, formatEntry, interpretEntry, isValidId, newId, splitEntry, titleSlug, TYPES, type Problem } from '../core/format/entry.js';
 import { formatProblems, KbError } from '../core/errors.js';
 import { findSecrets, redactSecrets } from '../core/secrets/scan.js';
 import { redactFields, safeName } from '../core/secrets/guard.js';
@@ -35,6 +37,8 @@ export interface ImportResult {
   ids: string[];
   /** Each imported note: its new id and path, and the file it came from (relative to DIR). */
   entries: { id: string; path: string; source: string }[];
+  /** Notes already in the repo (same type, title and body): not imported again. */
+  present: { file: string; id: string }[];
   redacted: { file: string; kinds: string[]; count: number }[];
 }
 
@@ -105,6 +109,47 @@ function readNote(root: string, file: string, shown: string, options: ImportOpti
   return { file: shown, fields, body, nameSecrets };
 }
 
+/** The file-name key two entries of one title share: the folder by type and the title slug (sessions: the folder). */
+function slugKey(rel: string): string {
+  const m = /^(entries|hosts\/[^/]+)\/kb-[0-9a-z]+-(.*)\.md$/.exec(rel);
+  return m ? `${m[1]}/${m[2]}` : rel.replace(/\/[^/]*$/, '');
+}
+
+/**
+ * Finds, for a note about to be imported, the existing entry with the same type, title and body. Only files
+ * whose name carries the note's title slug are read, so the check costs a few reads, not a repo walk.
+ */
+function presentFinder(dir: string, existing: Map<string, { path: string }[]>): (fields: Record<string, unknown>, body: string) => string | undefined {
+  const byKey = new Map<string, { id: string; path: string }[]>();
+  for (const [id, files] of existing) {
+    for (const f of files) {
+      const k = slugKey(f.path);
+      const list = byKey.get(k);
+      if (list) list.push({ id, path: f.path });
+      else byKey.set(k, [{ id, path: f.path }]);
+    }
+  }
+  const norm = (s: string): string => s.replace(/\r\n?/g, '\n').replace(/^\n+/, '').replace(/\s+$/, '');
+  return (fields, body) => {
+    let rel: string;
+    try {
+      rel = entryPath({ ...(fields as { title: string; type: string; host?: string; created?: string }), id: 'kb-0' });
+    } catch {
+      return undefined; // an invalid host: the note is refused below, with its line
+    }
+    for (const c of byKey.get(slugKey(rel)) ?? []) {
+      let raw;
+      try {
+        raw = splitEntry(fs.readFileSync(path.join(dir, c.path), 'utf8'), c.path);
+      } catch {
+        continue;
+      }
+      if (String(raw.data.title ?? '').trim() === fields.title && raw.data.type === fields.type && norm(raw.body) === norm(body)) return c.id;
+    }
+    return undefined;
+  };
+}
+
 /** Imports a folder of markdown notes. */
 export async function importNotes(options: ImportOptions): Promise<ImportResult> {
   const root = path.resolve(options.source);
@@ -117,6 +162,8 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
   return withWriteLock(dir, async (tx) => {
     const existing = filesById(dir);
     const taken = new Set(existing.keys());
+    const findPresent = presentFinder(dir, existing);
+    const present: ImportResult['present'] = [];
     const notes: (Note & { id: string; path: string; text: string })[] = [];
     const problems: Problem[] = [];
     const skipped: ImportResult['skipped'] = [];
@@ -132,12 +179,6 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
         problems.push({ rule: 'parse', message: e.message.replace(/^[^:]+:\d+: /, ''), file: shown, line });
         continue;
       }
-      let id = note.fields.id as string | undefined;
-      if (!isValidId(id) || taken.has(id)) {
-        do id = newId(options.now); while (taken.has(id));
-      }
-      taken.add(id);
-      note.fields.id = id;
       if (options.redact) {
         // Fields and body are redacted apart, before formatting: the formatter then quotes a marker value, so
         // a `[REDACTED:kind]` title stays a string (not a YAML list), and the slug is made from the marker.
@@ -150,6 +191,17 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
         note.body = b.text;
         note.nameSecrets = [];
       }
+      const already = findPresent(note.fields, note.body);
+      if (already) {
+        present.push({ file: note.file, id: already });
+        continue;
+      }
+      let id = note.fields.id as string | undefined;
+      if (!isValidId(id) || taken.has(id)) {
+        do id = newId(options.now); while (taken.has(id));
+      }
+      taken.add(id);
+      note.fields.id = id;
       const rel = entryPath(note.fields as { id: string; title: string; type: string });
       const text = formatEntry(note.fields, note.body);
       notes.push({ ...note, id, path: rel, text });
@@ -171,13 +223,13 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
       for (const p of problems) skipped.push({ file: p.file!, reason: p.message });
       keep = notes.filter((n) => !bad.has(n.file));
     }
-    if (keep.length === 0) return { imported: 0, skipped, ids: [], entries: [], redacted };
+    if (keep.length === 0) return { imported: 0, skipped, ids: [], entries: [], present, redacted };
     await refuseForbidden(dir, keep.map((n) => ({ text: n.text, where: n.file, host: typeof n.fields.host === 'string' ? n.fields.host : undefined })));
     const pending: PendingFile[] = keep.map((n) => ({ path: n.path, content: n.text }));
     const commit = await tx.commit(pending, `import ${keep.length} notes from ${path.basename(root)}`, {
       bulk: true,
       onProgress: (done) => options.onProgress?.(done, pending.length),
     });
-    return { imported: keep.length, skipped, commit, ids: keep.map((n) => n.id), entries: keep.map((n) => ({ id: n.id, path: n.path, source: n.file })), redacted };
+    return { imported: keep.length, skipped, commit, ids: keep.map((n) => n.id), entries: keep.map((n) => ({ id: n.id, path: n.path, source: n.file })), present, redacted };
   }, { identity: options.settings });
 }

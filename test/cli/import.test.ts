@@ -127,4 +127,27 @@ describe('import', () => {
     expect(r.stdout).toContain('imported 30 notes');
     expect(await treePaths(sb)).toHaveLength(30);
   });
+
+  it('importing the same folder again adds nothing; a new or changed note is the only one added', async () => {
+    sb = makeSandbox();
+    await initRepo(sb);
+    const src = makeNotes(path.join(sb.root, 'again'), NOTES);
+    const first = await kbj(sb, ['import', src, '--tags-from-folders']);
+    expect(first.imported).toBe(5);
+    const n = await commitCount(sb);
+    const second = await kbj(sb, ['import', src, '--tags-from-folders']);
+    expect(second).toMatchObject({ imported: 0, ids: [] });
+    expect(second.commit).toBeUndefined();
+    expect(second.present.map((p: { file: string }) => p.file).sort()).toEqual(first.entries.map((e: { source: string }) => e.source).sort());
+    expect(new Set(second.present.map((p: { id: string }) => p.id))).toEqual(new Set(first.ids));
+    expect(await commitCount(sb)).toBe(n);
+    // One note changed, one new: only those two are added, the other four are present.
+    fs.appendFileSync(path.join(src, 'git/bisect.markdown'), 'Then git bisect reset.\n');
+    makeNotes(src, { 'fresh.md': '# A fresh note\n\nNew here.\n' });
+    const third = await kbd(sb, ['import', src, '--tags-from-folders']);
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stdout).toMatch(/^imported 2 notes \(commit [0-9a-f]{12}\); 4 already in the repo$/m);
+    expect(await treePaths(sb)).toHaveLength(7);
+    await expectCleanRepo(sb.data);
+  });
 });

@@ -61,9 +61,9 @@ export function lint(r: LintResult): string {
   return `${formatProblems(r.problems)}\n${r.problems.length} problem${r.problems.length === 1 ? '' : 's'} in ${r.files} files`;
 }
 
-/** `import`: the count and commit, then each note skipped or redacted. */
+/** `import`: the count and commit (and how many notes were already there), then each note skipped or redacted. */
 export function imported(r: ImportResult): string {
-  const lines = [`imported ${r.imported} notes${r.commit ? ` (commit ${r.commit.slice(0, 12)})` : ''}`];
+  const lines = [`imported ${r.imported} notes${r.commit ? ` (commit ${r.commit.slice(0, 12)})` : ''}${r.present.length ? `; ${r.present.length} already in the repo` : ''}`];
   for (const s of r.skipped) lines.push(`skipped ${s.file}: ${s.reason}`);
   for (const x of r.redacted) lines.push(`redacted ${x.count} secret${x.count === 1 ? '' : 's'} in ${x.file} (${x.kinds.join(', ')})`);
   return lines.join('\n');
