@@ -1,7 +1,7 @@
 // Builds dist/ with esbuild (type checking is `tsc`, npm run typecheck):
 // - the CLI, split into chunks so a verb loads only its code, plus the hook handlers that load on demand under
 //   stable names (dist/hooks/*.js);
-// - the hook entry dist/hook.js as ONE file holding the prompt handler: the prompt hook runs on every prompt, and
+// - the hook entry dist/hook.cjs as ONE file holding the prompt handler: the prompt hook runs on every prompt, and
 //   each module Node loads costs about half a millisecond. The host signal's matcher is in it too (it runs on
 //   every prompt of a repo with hosts). Its on-demand imports (the other events, the index builder, which is also
 //   what the background builder process runs, and the recent-sessions signal) point at the stable files of the
@@ -45,8 +45,15 @@ const lazyHooks = {
 const stable = { cli: 'src/cli/entry.ts' };
 for (const [src, name] of Object.entries(lazyHooks)) stable[`hooks/${name}`] = src;
 await build({ ...common, entryPoints: stable, outdir: tmp, splitting: true, chunkNames: 'chunks/[name]-[hash]' });
+// NOTE: the hook entry is CommonJS (dist/hook.cjs, run by bin/git-kb-hook, which bin/package.json makes
+// CommonJS too): an ES module entry loads Node's ESM loader (about 3 ms a process, measured against an empty
+// .cjs); the on-demand handlers stay ES modules, reached with import(), which CommonJS keeps as it is.
 await build({
   ...common,
+  format: 'cjs',
+  banner: { js: 'const __hook_url = require("node:url").pathToFileURL(__filename).href;' },
+  define: { 'import.meta.url': '__hook_url' },
+  outExtension: { '.js': '.cjs' },
   entryPoints: { hook: 'src/hooks/entry.ts' },
   outdir: tmp,
   splitting: false,
@@ -64,6 +71,22 @@ await build({
     },
   ],
 });
+// NOTE: esbuild's CommonJS interop (__toESM) gives each default import of a Node module a fresh object with a
+// getter per property (about 160 KB for fs, path, os and url, and a young-generation collection a prompt); the
+// hook imports nothing but Node's modules (test/architecture.test.ts), so an object that inherits from the
+// module and adds `default` does the same job. The helper's minified shape is fixed by the pinned esbuild; a new
+// shape fails the build here rather than passing unnoticed.
+{
+  const file = `${tmp}/hook.cjs`;
+  const text = fs.readFileSync(file, 'utf8');
+  const helper = /=\((\w+),(\w+),(\w+)\)=>\(\3=\1!=null\?[\w$]+\([\w$]+\(\1\)\):\{\},[\w$]+\(\2\|\|!\1\|\|!\1\.__esModule\?([\w$]+)\(\3,"default",\{value:\1,enumerable:!0\}\):\3,\1\)\)/g;
+  const found = text.match(helper) ?? [];
+  if (process.env.GIT_KB_BUILD_MINIFY !== '0' && found.length !== 1) {
+    console.error(`build.mjs: expected esbuild's __toESM helper once in hook.cjs, found it ${found.length} times`);
+    process.exit(1);
+  }
+  fs.writeFileSync(file, text.replace(helper, '=($1,$2,$3)=>($3=Object.create($1),$4($3,"default",{value:$1,enumerable:!0}),$3)'));
+}
 /** The chunks a build wrote itself, from its dist/chunks/.gitignore (undefined when there is none). */
 function ownChunks(dir) {
   try {

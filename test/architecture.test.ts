@@ -6,7 +6,7 @@
  * - packages are imported only where they belong (isomorphic-git by the git adapter, commander by the CLI,
  *   minisearch by the index adapter, node:fs and friends never by the pure core);
  * - nothing the hook entry loads statically pulls in isomorphic-git, commander, minisearch or a use case,
- *   and the built bundle dist/hook.js imports nothing but Node's own modules and its on-demand handlers.
+ *   and the built bundle dist/hook.cjs imports nothing but Node's own modules and its on-demand handlers.
  * The rules are plain functions over an import graph, and are first shown to catch a graph that breaks them.
  */
 import fs from 'node:fs';
@@ -306,11 +306,15 @@ describe('the layering of src/', () => {
     for (const h of handlers) expect(hookViolations(real, h), h).toEqual([]);
   });
 
-  it('the built hook bundle imports only Node modules and its on-demand handlers', () => {
-    const file = path.join(ROOT, 'dist', 'hook.js');
-    expect(fs.existsSync(file), 'dist/hook.js is built by npm run bundle').toBe(true);
+  it('the built hook bundle is CommonJS and loads only Node modules and its on-demand handlers', () => {
+    const file = path.join(ROOT, 'dist', 'hook.cjs');
+    expect(fs.existsSync(file), 'dist/hook.cjs is built by npm run bundle').toBe(true);
     const text = fs.readFileSync(file, 'utf8');
-    const specs = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["']([^"']+)["']/g)].map((m) => m[1]!);
+    // CommonJS all the way from bin/: an ES module anywhere on the way loads Node's ESM loader on every prompt.
+    expect(text).not.toMatch(/^\s*(?:import|export)\s[^(]/m);
+    expect(JSON.parse(fs.readFileSync(path.join(ROOT, 'bin', 'package.json'), 'utf8')).type).toBe('commonjs');
+    expect(fs.readFileSync(path.join(ROOT, 'bin', 'git-kb-hook'), 'utf8')).toContain("require('../dist/hook.cjs')");
+    const specs = [...text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)["']([^"']+)["']/g)].map((m) => m[1]!);
     expect(specs.length).toBeGreaterThan(0);
     for (const s of specs) expect(/^node:[a-z_/]+$/.test(s) || /^\.\/hooks\/[a-z-]+\.js$/.test(s), s).toBe(true);
     expect(text).not.toMatch(/isomorphic-git|MiniSearch|commander/);

@@ -26,4 +26,5 @@ const deadlines: Record<string, number> = {
 };
 
 const event = process.argv[2] ?? '';
-await runHook(event, handlers, { timeoutMs: deadlines[event], settings });
+// NOTE: no top-level await: the entry is bundled as CommonJS (build.mjs); runHook never throws.
+void runHook(event, handlers, { timeoutMs: deadlines[event], settings });

@@ -47,7 +47,7 @@ function str(v: unknown): string | undefined {
 export function cliPath(): string {
   const beside = process.argv[1] ? path.join(path.dirname(process.argv[1]), 'git-kb') : '';
   if (beside && fs.existsSync(beside)) return beside;
-  // dist/hook.js or dist/chunks/<chunk>.js → bin/git-kb
+  // dist/hooks/session.js or dist/chunks/<chunk>.js → bin/git-kb
   let d = path.dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 3; i++) {
     const candidate = path.join(d, 'bin', 'git-kb');

@@ -71,7 +71,7 @@ describe('installed from a marketplace over git smart HTTP', () => {
     expect(copy.version).toBe((JSON.parse(fs.readFileSync(path.join(ROOT, '.claude-plugin', 'plugin.json'), 'utf8')) as { version: string }).version);
     expect(copy.gitCommitSha).toBe((await git(repo.work, ['rev-parse', 'HEAD'])).trim());
     // The copy is the repository as committed: the built bundle, and nothing installed or built there.
-    expect(fs.existsSync(path.join(copy.installPath, 'dist', 'hook.js'))).toBe(true);
+    expect(fs.existsSync(path.join(copy.installPath, 'dist', 'hook.cjs'))).toBe(true);
     expect(fs.existsSync(path.join(copy.installPath, 'node_modules'))).toBe(false);
     const list = await claude(sb, ['plugin', 'list']);
     expect(list.stdout).toContain(PLUGIN);

@@ -259,7 +259,7 @@ describe('ledger', () => {
 });
 
 // NOTE: test/architecture.test.ts checks the hook entry's closure (no package but Node's, no use case) and the
-// built dist/hook.js; this checks the modules of the index layer the prompt path must not load either.
+// built dist/hook.cjs; this checks the modules of the index layer the prompt path must not load either.
 describe('the prompt path loads little', () => {
   it('the handler imports statically neither the builder nor what it reads (catalog, entry parser, hosts.yaml)', () => {
     const src = path.join(ROOT, 'src');

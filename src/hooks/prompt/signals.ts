@@ -118,42 +118,55 @@ export function scoreKeywords(
 ): { fired: KeywordScore[]; near: KeywordScore[]; miss?: KeywordMiss; margin?: number } {
   const n = reader.header.n;
   const postings = lookupTerms(reader, keywords);
-  const acc = new Map<number, KeywordScore>();
+  // NOTE: sums in typed arrays by document number, not an object per matched entry: a prompt with common words
+  // touches thousands of entries at 10,000, and their objects cost milliseconds of allocation and collection.
+  // Only the entries returned get an object (and their matched terms, found again in the postings).
+  const score = new Float64Array(n);
+  const weight = new Float64Array(n);
+  const hits = new Uint16Array(n);
+  const touched: number[] = [];
   const top = idf(n, 1);
   let mass = 0;
-  for (const [term, { docs, weights }] of postings) {
+  for (const { docs, weights } of postings.values()) {
     const w = idf(n, docs.length);
     mass += w;
     for (let i = 0; i < docs.length; i++) {
       const doc = docs[i]! >>> 3;
       const x = weights[i]!;
-      const add = (w * x * (params.k1 + 1)) / (x + params.k1) / top;
-      const s = acc.get(doc);
-      if (s) {
-        s.score += add;
-        s.share += w;
-        s.terms.push(term);
-      } else acc.set(doc, { doc, score: add, share: w, terms: [term] });
+      if (hits[doc] === 0) touched.push(doc);
+      hits[doc]! += 1;
+      score[doc]! += (w * x * (params.k1 + 1)) / (x + params.k1) / top;
+      weight[doc]! += w;
     }
   }
-  const all = [...acc.values()];
-  for (const s of all) s.share = mass > 0 ? s.share / mass : 0;
-  const byScore = (a: KeywordScore, b: KeywordScore): number => b.score - a.score || a.doc - b.doc;
-  all.sort(byScore);
-  const best = all[0];
-  const second = all[1]?.score ?? 0;
-  const margin = best ? (second > 0 ? best.score / second : Infinity) : undefined;
+  const shareOf = (doc: number): number => (mass > 0 ? weight[doc]! / mass : 0);
+  const before = (a: number, b: number): number => score[b]! - score[a]! || a - b;
+  let best = -1;
+  for (const doc of touched) if (best === -1 || before(doc, best) < 0) best = doc;
+  let second = 0;
+  for (const doc of touched) if (doc !== best && score[doc]! > second) second = score[doc]!;
+  const margin = best === -1 ? undefined : second > 0 ? score[best]! / second : Infinity;
   let miss: KeywordMiss | undefined;
-  if (!best) miss = 'hits';
-  else if (best.terms.length < params.minHits) miss = 'hits';
-  else if (best.share < params.minShare) miss = 'share';
-  else if (best.score * Math.sqrt(best.share) < params.minConfidence) miss = 'confidence';
-  const fired = miss || !best ? [] : all.filter((s) => s === best || (s.score >= best.score * params.relative && s.terms.length >= params.minHits && s.share >= params.minShare));
-  let near: KeywordScore[] = [];
+  if (best === -1) miss = 'hits';
+  else if (hits[best]! < params.minHits) miss = 'hits';
+  else if (shareOf(best) < params.minShare) miss = 'share';
+  else if (score[best]! * Math.sqrt(shareOf(best)) < params.minConfidence) miss = 'confidence';
+  const firedDocs = miss || best === -1 ? [] : touched.filter((d) => d === best || (score[d]! >= score[best]! * params.relative && hits[d]! >= params.minHits && shareOf(d) >= params.minShare)).sort(before);
+  let nearDocs: number[] = [];
   if (options.near) {
-    const firedSet = new Set(fired);
-    near = all.filter((s) => !firedSet.has(s)).slice(0, options.near);
+    const firedSet = new Set(firedDocs);
+    nearDocs = touched.filter((d) => !firedSet.has(d)).sort(before).slice(0, options.near);
   }
+  const terms = new Map<number, string[]>();
+  for (const d of [...firedDocs, ...nearDocs]) terms.set(d, []);
+  if (terms.size > 0) {
+    for (const [term, { docs }] of postings) {
+      for (let i = 0; i < docs.length; i++) terms.get(docs[i]! >>> 3)?.push(term);
+    }
+  }
+  const scored = (doc: number): KeywordScore => ({ doc, score: score[doc]!, share: shareOf(doc), terms: terms.get(doc)! });
+  const fired = firedDocs.map(scored);
+  const near = nearDocs.map(scored);
   return { fired, near, miss, margin };
 }
 

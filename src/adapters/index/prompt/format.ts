@@ -304,6 +304,34 @@ export function readerFromBuffer(buf: Buffer): IndexReader {
   };
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/**
+ * `count` postings (u32 doc, f32 weight, little-endian) at `from`. NOTE: copied once into an aligned buffer and
+ * read through typed-array views: a Buffer.readFloatLE per posting cost about a millisecond a prompt for the
+ * common words of a 10,000-entry repo.
+ */
+function readPostings(body: Buffer, from: number, count: number): TermPostings {
+  const docs = new Uint32Array(count);
+  const weights = new Float32Array(count);
+  if (LITTLE_ENDIAN) {
+    const pairs = new Uint8Array(8 * count);
+    pairs.set(body.subarray(from, from + 8 * count));
+    const u = new Uint32Array(pairs.buffer);
+    const f = new Float32Array(pairs.buffer);
+    for (let j = 0; j < count; j++) {
+      docs[j] = u[2 * j]!;
+      weights[j] = f[2 * j + 1]!;
+    }
+  } else {
+    for (let j = 0; j < count; j++) {
+      docs[j] = body.readUInt32LE(from + 8 * j);
+      weights[j] = body.readFloatLE(from + 8 * j + 4);
+    }
+  }
+  return { docs, weights };
+}
+
 /** The postings of each keyword found in the index (only the buckets of these keywords are read). */
 export function lookupTerms(reader: IndexReader, terms: string[]): Map<string, TermPostings> {
   const h = reader.header;
@@ -330,15 +358,7 @@ export function lookupTerms(reader: IndexReader, terms: string[]): Map<string, T
       const term = body.toString('utf8', p + 1, p + 1 + tlen);
       const count = body.readUInt32LE(p + 1 + tlen);
       const from = p + 1 + tlen + 4;
-      if (wanted.includes(term)) {
-        const docs = new Uint32Array(count);
-        const weights = new Float32Array(count);
-        for (let j = 0; j < count; j++) {
-          docs[j] = body.readUInt32LE(from + 8 * j);
-          weights[j] = body.readFloatLE(from + 8 * j + 4);
-        }
-        out.set(term, { docs, weights });
-      }
+      if (wanted.includes(term)) out.set(term, readPostings(body, from, count));
       p = from + 8 * count;
     }
   }

@@ -1,3 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import t from"node:fs";import u from"node:path";var m=8*1024*1024;function c(n){return n.hookDebug}var a=16*1024;function y(n,r){if(!c(r))return;let o=r.hookDebugFile,s=`${JSON.stringify({time:new Date().toISOString(),...n}).slice(0,a)}
-`,i=()=>t.openSync(o,t.constants.O_WRONLY|t.constants.O_APPEND|t.constants.O_CREAT|t.constants.O_NONBLOCK,384),e;try{try{e=i()}catch(d){if(d.code!=="ENOENT")return;t.mkdirSync(u.dirname(o),{mode:448}),e=i()}if(!t.fstatSync(e).isFile())return;t.writeSync(e,s)}catch{}finally{if(e!==void 0)try{t.closeSync(e)}catch{}}}export{y as a};
