@@ -3,8 +3,8 @@
 //   stable names (dist/hooks/*.js);
 // - the hook entry dist/hook.cjs as ONE file holding the prompt handler: the prompt hook runs on every prompt, and
 //   each module Node loads costs about half a millisecond. The host signal's matcher is in it too (it runs on
-//   every prompt of a repo with hosts). Its on-demand imports (the other events, the index builder, which is also
-//   what the background builder process runs, and the recent-sessions signal) point at the stable files of the
+//   every prompt of a repo with hosts). Its on-demand imports (the other events, and the index builder, which is
+//   also what the background builder process runs) point at the stable files of the
 //   first build.
 // dist/ is committed (the plugin is installed as the repository is committed, with no build step), so the output
 // is deterministic and holds nothing but this build: `node build.mjs --out DIR` writes a fresh build into DIR only,
@@ -40,7 +40,6 @@ const lazyHooks = {
   'src/hooks/pretool.ts': 'pretool',
   'src/hooks/session.ts': 'session',
   'src/adapters/index/prompt/build.ts': 'prompt-build',
-  'src/hooks/prompt/signals/sessions.ts': 'signals-sessions',
 };
 const stable = { cli: 'src/cli/entry.ts' };
 for (const [src, name] of Object.entries(lazyHooks)) stable[`hooks/${name}`] = src;
