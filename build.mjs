@@ -3,9 +3,10 @@
 //   stable names (dist/hooks/*.js);
 // - the hook entry dist/hook.cjs as ONE file holding the prompt handler: the prompt hook runs on every prompt, and
 //   each module Node loads costs about half a millisecond. The host signal's matcher is in it too (it runs on
-//   every prompt of a repo with hosts). Its on-demand imports (the other events, and the index builder, which is
-//   also what the background builder process runs) point at the stable files of the
-//   first build.
+//   every prompt of a repo with hosts). The PreToolUse handler is in it too, so the calls it passes at once (a
+//   tool or command that cannot publish prose, git-kb's own reads) start no ESM loader. Its on-demand imports (the
+//   session events, the prose gate, and the index builder, which is also what the background builder process
+//   runs) point at the stable files of the first build.
 // dist/ is committed (the plugin is installed as the repository is committed, with no build step), so the output
 // is deterministic and holds nothing but this build: `node build.mjs --out DIR` writes a fresh build into DIR only,
 // and test/dist.test.ts checks that it is byte for byte the committed dist/ (spec/plugin.md).
@@ -37,7 +38,7 @@ const common = {
 // The on-demand modules of the hook entry, by source file: each is built once as a stable file, and the hook
 // entry's dynamic imports of it point there.
 const lazyHooks = {
-  'src/hooks/pretool.ts': 'pretool',
+  'src/app/gate.ts': 'gate',
   'src/hooks/session.ts': 'session',
   'src/adapters/index/prompt/build.ts': 'prompt-build',
 };

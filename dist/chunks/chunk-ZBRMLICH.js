@@ -1,5 +1,5 @@
 import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a as u}from"./chunk-OM3NNH33.js";import{b as f}from"./chunk-JDTK4W3X.js";import{b as m}from"./chunk-SLY5WZRW.js";import r from"node:fs";import p from"node:os";import d from"node:path";function w(t){let[e,o,n]=t.split(`
+import{b as f}from"./chunk-JDTK4W3X.js";import{a as u}from"./chunk-OM3NNH33.js";import{b as m}from"./chunk-SLY5WZRW.js";import r from"node:fs";import p from"node:os";import d from"node:path";function w(t){let[e,o,n]=t.split(`
 `),i={pid:Number(e),host:o??"",time:Number(n)};return Number.isInteger(i.pid)&&i.pid>0&&Number.isFinite(i.time)?i:void 0}var b=10*6e4,y=2e3;function a(t){let e,o;try{e=r.readFileSync(t,"utf8"),o=r.statSync(t).mtimeMs}catch{return!1}let n=w(e);return n?Date.now()-n.time>b?!0:n.host===p.hostname()&&!u(n.pid):Date.now()-o>y}function g(t){let e=`${t}.break`;try{r.writeFileSync(e,String(process.pid),{flag:"wx"})}catch{try{Date.now()-r.statSync(e).mtimeMs>y&&r.rmSync(e,{force:!0})}catch{}return}try{a(t)&&r.rmSync(t,{force:!0})}finally{r.rmSync(e,{force:!0})}}function S(t){return new Promise(e=>setTimeout(e,t))}async function l(t,e={}){let o=Date.now()+(e.timeoutMs??3e4);r.mkdirSync(d.dirname(t),{recursive:!0});let n=!1;for(let i=0;;i++){try{let s=r.openSync(t,"wx");try{r.writeSync(s,`${process.pid}
 ${p.hostname()}
 ${Date.now()}

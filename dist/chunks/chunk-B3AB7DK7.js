@@ -1,3 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import n from"node:fs";import u from"node:path";var m=8*1024*1024;function d(t){return t.hookDebug}var a=16*1024;function b(t,r){if(!d(r))return;let o=r.hookDebugFile,s=`${JSON.stringify({time:new Date().toISOString(),...t}).slice(0,a)}
-`,i=()=>n.openSync(o,n.constants.O_WRONLY|n.constants.O_APPEND|n.constants.O_CREAT|n.constants.O_NONBLOCK,384),e;try{try{e=i()}catch(c){if(c.code!=="ENOENT")return;n.mkdirSync(u.dirname(o),{mode:448}),e=i()}if(!n.fstatSync(e).isFile())return;n.writeSync(e,s)}catch{}finally{if(e!==void 0)try{n.closeSync(e)}catch{}}}export{b as a};
