@@ -6,7 +6,7 @@
  * (adapters/index/prompt/extras-*.ts), and read here from `header.extras`.
  */
 import type { HookInput } from '../protocol.js';
-import { lookupTerms, readDoc, type IndexReader } from '../../adapters/index/prompt/format.js';
+import { lookupTerms, postingsHave, readDoc, type IndexReader } from '../../adapters/index/prompt/format.js';
 import type { PromptActivity } from '../../core/text/prompt-text.js';
 
 /** One proposed pointer. */
@@ -120,19 +120,19 @@ export function scoreKeywords(
   const postings = lookupTerms(reader, keywords);
   // NOTE: sums in typed arrays by document number, not an object per matched entry: a prompt with common words
   // touches thousands of entries at 10,000, and their objects cost milliseconds of allocation and collection.
-  // Only the entries returned get an object (and their matched terms, found again in the postings).
+  // Only the entries returned get an object (and their matched terms, found again in the postings by search).
   const score = new Float64Array(n);
   const weight = new Float64Array(n);
   const hits = new Uint16Array(n);
   const touched: number[] = [];
   const top = idf(n, 1);
   let mass = 0;
-  for (const { docs, weights } of postings.values()) {
-    const w = idf(n, docs.length);
+  for (const { count, cells, weights } of postings.values()) {
+    const w = idf(n, count);
     mass += w;
-    for (let i = 0; i < docs.length; i++) {
-      const doc = docs[i]! >>> 3;
-      const x = weights[i]!;
+    for (let i = 0; i < count; i++) {
+      const doc = cells[2 * i]! >>> 3;
+      const x = weights[2 * i + 1]!;
       if (hits[doc] === 0) touched.push(doc);
       hits[doc]! += 1;
       score[doc]! += (w * x * (params.k1 + 1)) / (x + params.k1) / top;
@@ -157,14 +157,8 @@ export function scoreKeywords(
     const firedSet = new Set(firedDocs);
     nearDocs = touched.filter((d) => !firedSet.has(d)).sort(before).slice(0, options.near);
   }
-  const terms = new Map<number, string[]>();
-  for (const d of [...firedDocs, ...nearDocs]) terms.set(d, []);
-  if (terms.size > 0) {
-    for (const [term, { docs }] of postings) {
-      for (let i = 0; i < docs.length; i++) terms.get(docs[i]! >>> 3)?.push(term);
-    }
-  }
-  const scored = (doc: number): KeywordScore => ({ doc, score: score[doc]!, share: shareOf(doc), terms: terms.get(doc)! });
+  const termsOf = (doc: number): string[] => [...postings].filter(([, p]) => postingsHave(p, doc)).map(([t]) => t);
+  const scored = (doc: number): KeywordScore => ({ doc, score: score[doc]!, share: shareOf(doc), terms: termsOf(doc) });
   const fired = firedDocs.map(scored);
   const near = nearDocs.map(scored);
   return { fired, near, miss, margin };

@@ -32,9 +32,14 @@ export interface IndexDoc {
   weights?: Map<string, number>;
 }
 
-/** The postings of one keyword: per entry, `doc << 3 | fields` and its weighted term frequency. */
+/**
+ * The postings of one keyword, in document order and one per entry (encodeIndex writes them so): for entry i of
+ * `count`, `cells[2 * i]` is `doc << 3 | fields` and `weights[2 * i + 1]` its weighted term frequency (two views
+ * of one buffer; the other cells of each view are the other half of the pair).
+ */
 export interface TermPostings {
-  docs: Uint32Array;
+  count: number;
+  cells: Uint32Array;
   weights: Float32Array;
 }
 
@@ -308,28 +313,35 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /**
  * `count` postings (u32 doc, f32 weight, little-endian) at `from`. NOTE: copied once into an aligned buffer and
- * read through typed-array views: a Buffer.readFloatLE per posting cost about a millisecond a prompt for the
- * common words of a 10,000-entry repo.
+ * read in place through two typed-array views: a Buffer.readFloatLE per posting, or a copy into arrays of their
+ * own, cost milliseconds a prompt for the common words of a large repo.
  */
 function readPostings(body: Buffer, from: number, count: number): TermPostings {
-  const docs = new Uint32Array(count);
-  const weights = new Float32Array(count);
-  if (LITTLE_ENDIAN) {
-    const pairs = new Uint8Array(8 * count);
-    pairs.set(body.subarray(from, from + 8 * count));
-    const u = new Uint32Array(pairs.buffer);
-    const f = new Float32Array(pairs.buffer);
+  const bytes = new Uint8Array(8 * count);
+  bytes.set(body.subarray(from, from + 8 * count));
+  const cells = new Uint32Array(bytes.buffer);
+  const weights = new Float32Array(bytes.buffer);
+  if (!LITTLE_ENDIAN) {
     for (let j = 0; j < count; j++) {
-      docs[j] = u[2 * j]!;
-      weights[j] = f[2 * j + 1]!;
-    }
-  } else {
-    for (let j = 0; j < count; j++) {
-      docs[j] = body.readUInt32LE(from + 8 * j);
-      weights[j] = body.readFloatLE(from + 8 * j + 4);
+      cells[2 * j] = body.readUInt32LE(from + 8 * j);
+      weights[2 * j + 1] = body.readFloatLE(from + 8 * j + 4);
     }
   }
-  return { docs, weights };
+  return { count, cells, weights };
+}
+
+/** Whether the postings hold entry `doc` (a binary search: they are in document order). */
+export function postingsHave(p: TermPostings, doc: number): boolean {
+  let lo = 0;
+  let hi = p.count - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const d = p.cells[2 * mid]! >>> 3;
+    if (d === doc) return true;
+    if (d < doc) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
 }
 
 /** The postings of each keyword found in the index (only the buckets of these keywords are read). */
