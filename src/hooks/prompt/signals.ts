@@ -118,47 +118,65 @@ export function scoreKeywords(
 ): { fired: KeywordScore[]; near: KeywordScore[]; miss?: KeywordMiss; margin?: number } {
   const n = reader.header.n;
   const postings = lookupTerms(reader, keywords);
-  // NOTE: sums in typed arrays by document number, not an object per matched entry: a prompt with common words
-  // touches thousands of entries at 10,000, and their objects cost milliseconds of allocation and collection.
-  // Only the entries returned get an object (and their matched terms, found again in the postings by search).
-  const score = new Float64Array(n);
-  const weight = new Float64Array(n);
-  const hits = new Uint16Array(n);
-  const touched: number[] = [];
+  // NOTE: scores summed in one array by document number, not an object per matched entry: a prompt with common
+  // words touches thousands of entries, and their objects cost milliseconds of allocation and collection. The
+  // share and the matched terms are found again (by search in the postings, which are in document order) only
+  // for the entries that may fire.
+  const lists = [...postings];
+  const idfs = lists.map(([, p]) => idf(n, p.count));
+  const mass = idfs.reduce((a, b) => a + b, 0);
   const top = idf(n, 1);
-  let mass = 0;
-  for (const { count, cells, weights } of postings.values()) {
-    const w = idf(n, count);
-    mass += w;
+  const score = new Float64Array(n);
+  const hits = new Uint8Array(n);
+  let total = 0;
+  for (const [, p] of lists) total += p.count;
+  const touched = new Int32Array(total);
+  let nTouched = 0;
+  for (let j = 0; j < lists.length; j++) {
+    const { count, cells, weights } = lists[j]![1];
+    const w = idfs[j]!;
     for (let i = 0; i < count; i++) {
       const doc = cells[2 * i]! >>> 3;
       const x = weights[2 * i + 1]!;
-      if (hits[doc] === 0) touched.push(doc);
-      hits[doc]! += 1;
+      if (hits[doc] === 0) touched[nTouched++] = doc;
+      if (hits[doc]! < 255) hits[doc]! += 1;
       score[doc]! += (w * x * (params.k1 + 1)) / (x + params.k1) / top;
-      weight[doc]! += w;
     }
   }
-  const shareOf = (doc: number): number => (mass > 0 ? weight[doc]! / mass : 0);
+  const matched = (doc: number): number[] => lists.flatMap(([, p], j) => (postingsHave(p, doc) ? [j] : []));
+  const shareOf = (doc: number): number => (mass > 0 ? matched(doc).reduce((a, j) => a + idfs[j]!, 0) / mass : 0);
   const before = (a: number, b: number): number => score[b]! - score[a]! || a - b;
   let best = -1;
-  for (const doc of touched) if (best === -1 || before(doc, best) < 0) best = doc;
   let second = 0;
-  for (const doc of touched) if (doc !== best && score[doc]! > second) second = score[doc]!;
+  for (let t = 0; t < nTouched; t++) {
+    const doc = touched[t]!;
+    if (best === -1) best = doc;
+    else if (before(doc, best) < 0) {
+      second = Math.max(second, score[best]!);
+      best = doc;
+    } else second = Math.max(second, score[doc]!);
+  }
   const margin = best === -1 ? undefined : second > 0 ? score[best]! / second : Infinity;
   let miss: KeywordMiss | undefined;
   if (best === -1) miss = 'hits';
   else if (hits[best]! < params.minHits) miss = 'hits';
   else if (shareOf(best) < params.minShare) miss = 'share';
   else if (score[best]! * Math.sqrt(shareOf(best)) < params.minConfidence) miss = 'confidence';
-  const firedDocs = miss || best === -1 ? [] : touched.filter((d) => d === best || (score[d]! >= score[best]! * params.relative && hits[d]! >= params.minHits && shareOf(d) >= params.minShare)).sort(before);
+  const firedDocs: number[] = [];
+  if (!miss) {
+    const floor = score[best]! * params.relative;
+    for (let t = 0; t < nTouched; t++) {
+      const d = touched[t]!;
+      if (d === best || (score[d]! >= floor && hits[d]! >= params.minHits && shareOf(d) >= params.minShare)) firedDocs.push(d);
+    }
+    firedDocs.sort(before);
+  }
   let nearDocs: number[] = [];
   if (options.near) {
     const firedSet = new Set(firedDocs);
-    nearDocs = touched.filter((d) => !firedSet.has(d)).sort(before).slice(0, options.near);
+    nearDocs = Array.from(touched.subarray(0, nTouched)).filter((d) => !firedSet.has(d)).sort(before).slice(0, options.near);
   }
-  const termsOf = (doc: number): string[] => [...postings].filter(([, p]) => postingsHave(p, doc)).map(([t]) => t);
-  const scored = (doc: number): KeywordScore => ({ doc, score: score[doc]!, share: shareOf(doc), terms: termsOf(doc) });
+  const scored = (doc: number): KeywordScore => ({ doc, score: score[doc]!, share: shareOf(doc), terms: matched(doc).map((j) => lists[j]![0]) });
   const fired = firedDocs.map(scored);
   const near = nearDocs.map(scored);
   return { fired, near, miss, margin };
