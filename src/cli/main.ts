@@ -4,7 +4,8 @@
  * codes: a verb's reply prints as JSON (--json) or as its text, and an outcome it names (lint problems, a sync
  * conflict left) exits with that code's status; a KbError exits with its code's status (spec/errors.md), usage
  * mistakes exit 2, anything else exits 1. With --json, results go to stdout as JSON and errors to stderr as
- * {"error":{"code","message"}}. Each verb's use case loads only when that verb runs.
+ * {"error":{"code","message"}}. Only the verb that runs is declared (the whole tree for help or an unknown verb),
+ * and its use case loads only then.
  */
 import { Command, CommanderError } from 'commander';
 import { readSettings, type Settings } from '../adapters/config/settings.js';
@@ -30,8 +31,33 @@ import * as sync from './commands/sync.js';
 import { declare, isJson, type Cli, type Reply } from './io.js';
 import { terminalSafe } from './render/safe.js';
 
-/** Builds the command tree; `reply` receives each verb's result. */
-function buildProgram(settings: Settings, reply: (r: Reply) => void): Command {
+/**
+ * Stands in for the commands of the verbs that do not run: every method returns it again, so a verb's
+ * registration chain of .argument(), .option() and .action() runs against nothing.
+ */
+const ABSENT: Command = new Proxy(Object.create(null) as Command, { get: () => () => ABSENT });
+
+/**
+ * The verb an argv runs: its first word that is not a global option (or the value of --data). Undefined when
+ * there is none (help, the version) or it is `help`, which needs the whole tree.
+ */
+export function verbOf(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return undefined;
+    if (a === '--data') i++;
+    else if (!a.startsWith('-')) return a === 'help' ? undefined : a;
+  }
+  return undefined;
+}
+
+/**
+ * Builds the command tree; `reply` receives each verb's result. With `only`, just that verb (or group) is
+ * declared with its flags and the others not at all: declaring the whole tree (about 150 flags) costs a few
+ * milliseconds of every command. `declared` says whether `only` was found; when it is not, main builds the
+ * whole tree, so an unknown verb still gets commander's suggestion and the help lists everything.
+ */
+function buildProgram(settings: Settings, reply: (r: Reply) => void, only?: string): { program: Command; declared: boolean } {
   const program = new Command('git-kb')
     .description('A personal knowledge base in plain markdown and git, for you and your coding agents.')
     .version('2.0.0')
@@ -41,12 +67,19 @@ function buildProgram(settings: Settings, reply: (r: Reply) => void): Command {
     .exitOverride()
     .configureOutput({ writeErr: () => undefined, outputError: () => undefined });
 
+  let declared = only === undefined;
+  const wanted = (name: string): boolean => {
+    if (only !== undefined && name !== only) return false;
+    declared = true;
+    return true;
+  };
   const cli: Cli = {
     program,
     settings,
     reply,
-    verb: (name, description) => declare(program.command(name).description(description)),
+    verb: (name, description) => (wanted(name) ? declare(program.command(name).description(description)) : ABSENT),
     group: (name, description) => {
+      if (!wanted(name)) return () => ABSENT;
       const parent = declare(program.command(name).description(description), false);
       return (sub, d) => declare(parent.command(sub).description(d));
     },
@@ -59,7 +92,7 @@ function buildProgram(settings: Settings, reply: (r: Reply) => void): Command {
     const { autoSyncCommitted } = await import('../app/auto-sync.js');
     for (const line of await autoSyncCommitted({ settings })) process.stderr.write(`git-kb: ${terminalSafe(line)}\n`);
   });
-  return program;
+  return { program, declared };
 }
 
 /** Writes a line (or lines) to stdout. */
@@ -78,10 +111,15 @@ function commanderToKbError(err: CommanderError): KbError | undefined {
 /** Runs the CLI with argv (without node and script). Sets process.exitCode; never calls process.exit. */
 export async function main(argv: string[]): Promise<void> {
   let outcome: ErrorCode | undefined;
-  const program = buildProgram(readSettings(), (r) => {
+  const settings = readSettings();
+  const reply = (r: Reply): void => {
     out(isJson() ? JSON.stringify(r.json, null, 2) : terminalSafe(r.text()));
     outcome = r.exit;
-  });
+  };
+  const verb = verbOf(argv);
+  let built = buildProgram(settings, reply, verb);
+  if (!built.declared) built = buildProgram(settings, reply);
+  const { program } = built;
   try {
     if (argv.length === 0) {
       out(terminalSafe(program.helpInformation()));
