@@ -7,7 +7,7 @@ import { type Cli, collect, readFileArg, repoOptions } from '../io.js';
 /** Registers the verb on the program. */
 export function register(ctx: Cli): void {
   const { verb } = ctx;
-  verb('edit', 'change an entry in place, print the diff, and commit')
+  verb('edit', 'change an entry in place (with no change flags: in $VISUAL/$EDITOR), print the diff, and commit')
     .argument('<id>', 'entry id')
     .option('--title <title>', 'new title')
     .option('--type <type>', 'new type')
@@ -29,6 +29,22 @@ export function register(ctx: Cli): void {
       const bodies = ['body', 'append', 'file'].filter((k) => o[k] !== undefined);
       if (bodies.length > 1) throw new KbError('USAGE', `--${bodies.join(' and --')} cannot be combined; use one`);
       const kernelSet = cmd.getOptionValueSource('kernel') === 'cli';
+      const flags = ['title', 'type', 'tags', 'addTag', 'removeTag', 'link', 'unlink', 'url', 'appliesTo', 'aliases', 'body', 'append', 'file'];
+      if (!kernelSet && flags.every((k) => o[k] === undefined)) {
+        // No change flags: the editor flow (src/cli/editor.ts), like `git commit`.
+        const { entryForEditor, saveEditedText } = await import('../../app/edit.js');
+        const { editLoop } = await import('../editor.js');
+        const cur = entryForEditor({ ...repo, id });
+        const r = await editLoop({
+          text: cur.text,
+          name: cur.path.split('/').pop()!,
+          settings: ctx.settings,
+          what: 'edit with no change flags',
+          save: (after) => saveEditedText({ ...repo, id, before: cur.text, after }),
+        });
+        ctx.reply({ json: r, text: () => render.edit(r) });
+        return;
+      }
       const { editEntry } = await import('../../app/edit.js');
       const r = await editEntry({
         ...repo,
