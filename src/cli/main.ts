@@ -10,7 +10,10 @@ import { Command, CommanderError } from 'commander';
 import { readSettings, type Settings } from '../adapters/config/settings.js';
 import { EXIT_CODES, KbError, type ErrorCode } from '../core/errors.js';
 import * as add from './commands/add.js';
+import * as adopt from './commands/adopt.js';
+import * as commit from './commands/commit.js';
 import * as compact from './commands/compact.js';
+import * as del from './commands/delete.js';
 import * as doctor from './commands/doctor.js';
 import * as edit from './commands/edit.js';
 import * as get from './commands/get.js';
@@ -27,6 +30,7 @@ import * as search from './commands/search.js';
 import * as session from './commands/session.js';
 import * as status from './commands/status.js';
 import * as sync from './commands/sync.js';
+import * as tags from './commands/tags.js';
 import { declare, isJson, type Cli, type Reply } from './io.js';
 import { terminalSafe } from './render/safe.js';
 
@@ -52,7 +56,7 @@ function buildProgram(settings: Settings, reply: (r: Reply) => void): Command {
     },
   };
   // One file per verb (src/cli/commands/); each use case module loads only when its verb runs.
-  for (const c of [init, add, edit, get, search, list, lint, importCmd, history, status, doctor, sync, install, host, session, compact, promote, mcp]) c.register(cli);
+  for (const c of [init, add, edit, del, adopt, commit, get, search, list, tags, lint, importCmd, history, status, doctor, sync, install, host, session, compact, promote, mcp]) c.register(cli);
   // The optional push after each CLI write (spec/sync.md, auto_sync; hooks never wait for one).
   program.hook('postAction', async (_p: Command, action: Command) => {
     if (action.name() === 'sync') return;

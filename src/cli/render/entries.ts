@@ -3,6 +3,9 @@
  * pure functions from a use case's result to text. The --json output is the result itself (src/cli/main.ts).
  */
 import type { AddResult } from '../../app/add.js';
+import type { AdoptResult } from '../../app/adopt.js';
+import type { CommitEditsResult } from '../../app/commit.js';
+import type { DeleteResult } from '../../app/delete.js';
 import type { EditResult } from '../../app/edit.js';
 import type { GotEntry } from '../../app/get.js';
 import type { entryHistory, RestoreResult } from '../../app/history.js';
@@ -10,6 +13,7 @@ import type { ImportResult } from '../../app/import.js';
 import type { LintResult } from '../../app/lint.js';
 import type { ListItem } from '../../app/list.js';
 import type { SearchResultSet } from '../../app/search.js';
+import type { TagCount } from '../../app/tags.js';
 import { formatProblems } from '../../core/errors.js';
 
 /** `add`: the new id alone, so scripts can take it. */
@@ -77,4 +81,37 @@ export function history(r: Awaited<ReturnType<typeof entryHistory>>): string {
 /** `restore`: the version brought back and its commit, or that it already matches. */
 export function restore(r: RestoreResult): string {
   return r.changed ? `restored ${r.id} from ${r.from.slice(0, 12)} (commit ${r.commit!.slice(0, 12)})` : `${r.id} already matches ${r.from.slice(0, 12)}; nothing to do`;
+}
+
+/** `delete`: each entry deleted, the commit, and the links left dangling (with --force). */
+export function deleted(r: DeleteResult): string {
+  const lines = r.deleted.map((d) => `deleted ${d.id} (${d.path})`);
+  lines.push(`commit ${r.commit.slice(0, 12)}`);
+  if (r.dangling.length) {
+    lines.push(`${r.dangling.length} link${r.dangling.length === 1 ? '' : 's'} left dangling (git-kb lint lists them until fixed):`);
+    for (const d of r.dangling) lines.push(`  ${d.file}:${d.line}: links to ${d.to}`);
+  }
+  return lines.join('\n');
+}
+
+/** `tags`: one tag per line, its count first. */
+export function tags(r: TagCount[]): string {
+  if (r.length === 0) return 'no tags';
+  const w = String(r[0]!.count).length;
+  return r.map((t) => `${String(t.count).padStart(w)}  ${t.tag}`).join('\n');
+}
+
+/** `commit`: each file committed with its status, and the commit; or that there was nothing to commit. */
+export function committed(r: CommitEditsResult): string {
+  if (!r.commit) return 'nothing to commit: no entry file differs from HEAD';
+  const lines = r.files.map((f) => `${f.status.padEnd(8)} ${f.path}`);
+  if (r.gitignore) lines.push('added    .gitignore (keeps .obsidian/ out of git)');
+  lines.push(`committed ${r.files.length} file${r.files.length === 1 ? '' : 's'} (commit ${r.commit.slice(0, 12)})`);
+  return lines.join('\n');
+}
+
+/** `adopt`: each note with its new id and path, and the commit. */
+export function adopted(r: AdoptResult): string {
+  if (!r.commit) return 'nothing to adopt: every note in the entry folders is an entry';
+  return [...r.adopted.map((a) => `${a.id}  ${a.from} -> ${a.path}  (${a.type}) ${a.title}`), `adopted ${r.adopted.length} note${r.adopted.length === 1 ? '' : 's'} (commit ${r.commit.slice(0, 12)})`].join('\n');
 }

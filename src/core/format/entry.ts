@@ -163,7 +163,7 @@ export function splitEntry(text: string, file: string): RawEntry {
       const lang = first.slice(3).trim();
       throw invalid(`front matter in "${lang}" is refused: only YAML front matter is read (never evaluated)`, file, 1);
     }
-    throw invalid('no front matter: an entry starts with a line "---"', file, 1);
+    throw invalid(`no front matter: an entry starts with a line "---"; a plain markdown note becomes an entry with "git-kb adopt ${file}"`, file, 1);
   }
   const close = closingFence(src);
   if (!close) throw invalid('front matter is not closed by a line "---"', file, 1);
