@@ -13,6 +13,7 @@ import * as add from './commands/add.js';
 import * as adopt from './commands/adopt.js';
 import * as commit from './commands/commit.js';
 import * as compact from './commands/compact.js';
+import * as completion from './commands/completion.js';
 import * as del from './commands/delete.js';
 import * as doctor from './commands/doctor.js';
 import * as edit from './commands/edit.js';
@@ -32,6 +33,7 @@ import * as status from './commands/status.js';
 import * as sync from './commands/sync.js';
 import * as tags from './commands/tags.js';
 import { declare, isJson, type Cli, type Reply } from './io.js';
+import { writeOut } from './pager.js';
 import { terminalSafe } from './render/safe.js';
 
 /** Builds the command tree; `reply` receives each verb's result. */
@@ -52,11 +54,19 @@ function buildProgram(settings: Settings, reply: (r: Reply) => void): Command {
     verb: (name, description) => declare(program.command(name).description(description)),
     group: (name, description) => {
       const parent = declare(program.command(name).description(description), false);
+      // A bare group verb (or an unknown subcommand) is a usage error that shows the group's help, as git and
+      // commander do (exit 2; the help on stderr, like every error).
+      parent.allowExcessArguments(true).action((_o: unknown, cmd: Command) => {
+        const sub = cmd.args[0];
+        const help = terminalSafe(parent.helpInformation()).trimEnd();
+        if (sub) throw new KbError('UNKNOWN_VERB', `unknown command '${sub}' for "git-kb ${name}"\n${help}`);
+        throw new KbError('USAGE', `"git-kb ${name}" needs a subcommand\n${help}`);
+      });
       return (sub, d) => declare(parent.command(sub).description(d));
     },
   };
   // One file per verb (src/cli/commands/); each use case module loads only when its verb runs.
-  for (const c of [init, add, edit, del, adopt, commit, get, search, list, tags, lint, importCmd, history, status, doctor, sync, install, host, session, compact, promote, mcp]) c.register(cli);
+  for (const c of [init, add, edit, del, adopt, commit, get, search, list, tags, lint, importCmd, history, status, doctor, sync, install, host, session, compact, promote, mcp, completion]) c.register(cli);
   // The optional push after each CLI write (spec/sync.md, auto_sync; hooks never wait for one).
   program.hook('postAction', async (_p: Command, action: Command) => {
     if (action.name() === 'sync') return;
@@ -66,9 +76,12 @@ function buildProgram(settings: Settings, reply: (r: Reply) => void): Command {
   return program;
 }
 
-/** Writes a line (or lines) to stdout. */
-function out(text: string): void {
-  if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+/** Writes a line (or lines) to stdout; human output through the pager when long on a terminal (pager.ts). */
+function out(text: string, settings?: Settings): void {
+  if (!text) return;
+  const t = text.endsWith('\n') ? text : `${text}\n`;
+  if (settings) writeOut(t, settings);
+  else process.stdout.write(t);
 }
 
 function commanderToKbError(err: CommanderError): KbError | undefined {
@@ -82,8 +95,10 @@ function commanderToKbError(err: CommanderError): KbError | undefined {
 /** Runs the CLI with argv (without node and script). Sets process.exitCode; never calls process.exit. */
 export async function main(argv: string[]): Promise<void> {
   let outcome: ErrorCode | undefined;
-  const program = buildProgram(readSettings(), (r) => {
-    out(isJson() ? JSON.stringify(r.json, null, 2) : terminalSafe(r.text()));
+  const settings = readSettings();
+  const program = buildProgram(settings, (r) => {
+    if (isJson()) out(JSON.stringify(r.json, null, 2));
+    else out(terminalSafe(r.text()), settings);
     outcome = r.exit;
   });
   try {

@@ -15,6 +15,7 @@ import type { ListItem } from '../../app/list.js';
 import type { SearchResultSet } from '../../app/search.js';
 import type { TagCount } from '../../app/tags.js';
 import { formatProblems } from '../../core/errors.js';
+import { localDate, localTime } from './time.js';
 
 /** `add`: the new id alone, so scripts can take it. */
 export function add(r: AddResult): string {
@@ -53,10 +54,11 @@ export function search(r: SearchResultSet): string {
     .join('\n');
 }
 
-/** `list`: one entry per line. */
-export function list(items: ListItem[]): string {
+/** `list`: one entry per line (local dates), and how many more there are when the terminal's limit cut it. */
+export function list(items: ListItem[], more = 0): string {
   if (items.length === 0) return 'no entries';
-  return items.map((e) => `${e.id}  ${(e.updated ?? e.created ?? '').slice(0, 10)}  ${e.type.padEnd(18)} ${e.title}`).join('\n');
+  const footer = more ? `\n... ${more} more; git-kb list --all shows every entry (or --limit N)` : '';
+  return items.map((e) => `${e.id}  ${localDate(e.updated ?? e.created)}  ${e.type.padEnd(18)} ${e.title}`).join('\n') + footer;
 }
 
 /** `lint`: every problem with file, line and rule, then the count. */
@@ -75,7 +77,7 @@ export function imported(r: ImportResult): string {
 
 /** `history`: the entry, then one commit per line, newest first. */
 export function history(r: Awaited<ReturnType<typeof entryHistory>>): string {
-  return [`${r.id} (${r.path})`, ...r.commits.map((c) => `${c.commit.slice(0, 12)}  ${c.date.slice(0, 19).replace('T', ' ')}  ${c.message.split('\n')[0]}`)].join('\n');
+  return [`${r.id} (${r.path})`, ...r.commits.map((c) => `${c.commit.slice(0, 12)}  ${localTime(c.date)}  ${c.message.split('\n')[0]}`)].join('\n');
 }
 
 /** `restore`: the version brought back and its commit, or that it already matches. */
