@@ -62,9 +62,9 @@ describe.concurrent('refused writes', () => {
   });
 
   it('missing or empty title, missing type', async () => {
-    await refuse(['add', '--type', 'decision', 'body only'], 'INVALID_ENTRY', /missing title: pass --title/);
-    await refuse(['add', '--type', 'decision', '--title', '   '], 'INVALID_ENTRY', /title/);
-    await refuse(['add', '--title', 'No type'], 'INVALID_ENTRY', /missing --type/);
+    await refuse(['add', '--type', 'decision', 'body only'], 'USAGE', /missing --title/);
+    await refuse(['add', '--type', 'decision', '--title', '   '], 'USAGE', /title/);
+    await refuse(['add', '--title', 'No type'], 'USAGE', /missing --type/);
     await refuse(['edit', good.id, '--title', ''], 'INVALID_ENTRY', new RegExp(`${good.path}:\\d+: missing or empty "title"`));
   });
 
