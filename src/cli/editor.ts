@@ -36,7 +36,21 @@ export function editorCommand(settings: Settings, what: string): string {
 }
 
 function runEditor(command: string, file: string, settings: Settings): void {
-  const r = spawnSync('sh', ['-c', `${command} "$@"`, command, file], { stdio: 'inherit', env: settings.env });
+  // NOTE: `id=$(git-kb add ...)` captures stdout; the editor still gets the terminal (git does the same).
+  let out: number | undefined;
+  if (!tty.isatty(1) && tty.isatty(0)) {
+    try {
+      out = fs.openSync('/dev/tty', 'w');
+    } catch {
+      out = undefined;
+    }
+  }
+  let r: ReturnType<typeof spawnSync>;
+  try {
+    r = spawnSync('sh', ['-c', `${command} "$@"`, command, file], { stdio: ['inherit', out ?? 'inherit', 'inherit'], env: settings.env });
+  } finally {
+    if (out !== undefined) fs.closeSync(out);
+  }
   if (r.error) throw new KbError('ABORTED', `could not run the editor "${command}": ${r.error.message}; nothing written`);
   if (r.status !== 0) {
     throw new KbError('ABORTED', `the editor "${command}" ${r.signal ? `was killed by ${r.signal}` : `exited with status ${r.status}`}; nothing written`);
