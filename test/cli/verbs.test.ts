@@ -121,6 +121,7 @@ describe('adopt', () => {
     writeFile(sb, 'Inbox/Postgres queue.md', 'SKIP LOCKED makes a queue.\n');
     writeFile(sb, 'entries/Tracked note.md', '---\ntags: [Data Stores]\nsource: obsidian\n---\nA tracked note.\n');
     await commitAll(sb, 'notes by hand');
+    expect((await kbd(sb, ['lint'])).stdout).toContain('missing "id" field; a note made outside git-kb becomes an entry with "git-kb adopt entries/Tracked note.md"');
     const r = await kbj(sb, ['adopt', 'Inbox/Postgres queue.md', path.join(sb.data, 'entries/Tracked note.md'), '--type', 'pattern_convention']);
     expect(r.adopted.map((x: { title: string }) => x.title)).toEqual(['Postgres queue', 'Tracked note']);
     expect(r.adopted.every((x: { type: string }) => x.type === 'pattern_convention')).toBe(true);
