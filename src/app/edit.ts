@@ -10,7 +10,7 @@ import { readEntryText } from '../adapters/store/layout.js';
 import { filesById, findEntryFile } from './find.js';
 import { nowStamp, oneLineTitle, parseLinks, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForRead, type RepoOptions } from './repo.js';
-import { refuseForbidden } from './guard.js';
+import { forbiddenHostKeys, refuseForbidden } from './guard.js';
 import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
 
 export interface EditOptions extends RepoOptions {
@@ -103,9 +103,12 @@ export interface EditTextOptions extends RepoOptions {
 }
 
 /** The file of entry `id` and its text, for an editor (it need not parse: the editor is how a broken entry is fixed). */
-export function entryForEditor(options: RepoOptions & { id: string }): { id: string; path: string; text: string } {
+export async function entryForEditor(options: RepoOptions & { id: string }): Promise<{ id: string; path: string; text: string }> {
   const { dir } = repoForRead(options);
   const file = findEntryFile(dir, options.id);
+  // A forbidden host's facts are never loaded (spec/hosts.md), into an editor neither.
+  const host = /^hosts\/([^/]+)\//.exec(file.path)?.[1];
+  if (host && (await forbiddenHostKeys(dir)).has(host)) throw new KbError('FORBIDDEN_HOST', `${options.id} is a fact about the forbidden host "${host}": never loaded`, { id: options.id, host });
   return { id: options.id, path: file.path, text: readEntryText(dir, file.path) };
 }
 

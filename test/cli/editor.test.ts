@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECRET_BATTERY } from '../fixtures/secrets.js';
 import { CLI, expectCleanRepo, makeSandbox, run, type Sandbox } from '../helpers/cli.js';
-import { addEntry, commitCount, expectUnchanged, initRepo, jsonError, kbd, snapshot, subjects } from './support.js';
+import { addEntry, commitCount, expectUnchanged, initRepo, jsonError, kbd, kbj, snapshot, subjects } from './support.js';
 
 let sb: Sandbox;
 let id: string;
@@ -138,6 +138,20 @@ describe('edit in the editor', () => {
     expect(no.code).toBe(2);
     expect(no.stdout).toMatch(/aborted; nothing written/);
     expect(fs.readFileSync(count, 'utf8').trim()).toBe('1');
+    await expectUnchanged(sb, before);
+  });
+
+  it("never opens a forbidden host's fact in the editor (exit 5, the editor not run)", async () => {
+    const fact = await kbj(sb, ['host', 'add', 'webbox', 'The webroot is /srv/site.']);
+    await kbj(sb, ['host', 'register', 'webbox', '--forbidden']);
+    const ran = path.join(sb.root, 'ran');
+    const ed = script('ed-mark.sh', `touch '${ran}'`);
+    const before = await snapshot(sb);
+    const r = await kbd(sb, ['--json', 'edit', fact.id], { env: { EDITOR: ed } });
+    expect(r.code).toBe(5);
+    expect(jsonError(r).code).toBe('FORBIDDEN_HOST');
+    expect(r.stderr).not.toContain('/srv/site');
+    expect(fs.existsSync(ran)).toBe(false);
     await expectUnchanged(sb, before);
   });
 

@@ -34,7 +34,7 @@ export function register(ctx: Cli): void {
         // No change flags: the editor flow (src/cli/editor.ts), like `git commit`.
         const { entryForEditor, saveEditedText } = await import('../../app/edit.js');
         const { editLoop } = await import('../editor.js');
-        const cur = entryForEditor({ ...repo, id });
+        const cur = await entryForEditor({ ...repo, id });
         const r = await editLoop({
           text: cur.text,
           name: cur.path.split('/').pop()!,
