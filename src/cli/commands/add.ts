@@ -30,6 +30,7 @@ export function register(ctx: Cli): void {
         return;
       }
       if (!o.type) throw new KbError('USAGE', `missing --type (one of: ${TYPES.join(', ')})`);
+      if (!(TYPES as readonly string[]).includes(o.type as string)) throw new KbError('USAGE', `unknown --type "${String(o.type)}"; one of: ${TYPES.join(', ')}`);
       if (typeof o.title !== 'string' || !o.title.trim()) throw new KbError('USAGE', 'missing --title "..."');
       let body = bodyWords.length ? bodyWords.join(' ') : undefined;
       if (o.file) body = readFileArg(o.file as string);

@@ -1,6 +1,7 @@
 /** `edit`: change an entry in place (spec/cli.md). */
 import type { Command } from 'commander';
 import { KbError } from '../../core/errors.js';
+import { TYPES } from '../../core/format/schema.js';
 import * as render from '../render/entries.js';
 import { type Cli, collect, readFileArg, repoOptions } from '../io.js';
 
@@ -28,6 +29,7 @@ export function register(ctx: Cli): void {
       const repo = repoOptions(ctx, cmd);
       const bodies = ['body', 'append', 'file'].filter((k) => o[k] !== undefined);
       if (bodies.length > 1) throw new KbError('USAGE', `--${bodies.join(' and --')} cannot be combined; use one`);
+      if (o.type !== undefined && !(TYPES as readonly string[]).includes(o.type as string)) throw new KbError('USAGE', `unknown --type "${String(o.type)}"; one of: ${TYPES.join(', ')}`);
       const kernelSet = cmd.getOptionValueSource('kernel') === 'cli';
       const flags = ['title', 'type', 'tags', 'addTag', 'removeTag', 'link', 'unlink', 'url', 'appliesTo', 'aliases', 'body', 'append', 'file'];
       if (!kernelSet && flags.every((k) => o[k] === undefined)) {
