@@ -253,23 +253,27 @@ describe('merges against real repositories', () => {
     await expectCleanRepo(b.data);
   });
 
-  it('uncommitted changes in a file the pull would rewrite: CONFLICT (exit 4), nothing changed', async () => {
+  it('a hand edit that lints clean is committed before the pull and merged; one that does not stops sync, nothing changed', async () => {
     const { a, b, shared } = await twoMachines(1);
     await json(a, ['edit', shared[0]!.id, '--body', 'Newer, from A.']);
     await json(a, ['sync']);
     const file = path.join(b.data, shared[0]!.path);
-    fs.appendFileSync(file, '\nA hand edit, not committed.\n');
+    const clean = fs.readFileSync(file, 'utf8');
+    // A hand edit that breaks the entry: sync stops before pulling (exit 5), with the problem and nothing changed.
+    fs.writeFileSync(file, clean.replace(/^type: .*$/m, 'type: memo'));
     const head = (await g(b, ['rev-parse', 'HEAD'])).trim();
-    const r = await run(b, ['sync', '--json']);
-    expect(r.code).toBe(4);
-    const err = JSON.parse(r.stderr).error;
-    expect(err.code).toBe('CONFLICT');
-    expect(err.message).toContain(shared[0]!.path);
-    expect(fs.readFileSync(file, 'utf8')).toContain('A hand edit, not committed.');
+    const bad = await run(b, ['sync', '--json']);
+    expect(bad.code).toBe(5);
+    const err = JSON.parse(bad.stderr).error;
+    expect(err.code).toBe('INVALID_ENTRY');
+    expect(err.message).toContain(`${shared[0]!.path}:`);
+    expect(err.message).toMatch(/sync stopped before pulling/);
     expect((await g(b, ['rev-parse', 'HEAD'])).trim()).toBe(head);
-    await g(b, ['commit', '--quiet', '-am', 'hand edit']);
+    // A good hand edit: committed first (one commit), then merged with A's change.
+    fs.writeFileSync(file, `${clean}\nA hand edit, not committed.\n`);
     const ok = await run(b, ['sync', '--json']);
     expect([0, 4]).toContain(ok.code);
+    expect(JSON.parse(ok.stdout).notes.join('\n')).toMatch(/committed 1 hand edit\(s\) first/);
     expect(fs.readFileSync(file, 'utf8')).toContain('Newer, from A.');
     expect(fs.readFileSync(file, 'utf8')).toContain('A hand edit, not committed.');
   });

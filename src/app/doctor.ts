@@ -96,7 +96,7 @@ async function repoChecks(dir: string, settings: Settings, add: Add): Promise<vo
   add('manifest', valid ? 'ok' : 'fail', valid ? 'kb.json is valid' : `kb.json is not a JSON object (${typeof manifest === 'string' ? manifest : 'wrong shape'})`, `restore it: "git -C ${dir} checkout kb.json"`);
 
   const conflicts = trackConflicts(dir).length;
-  add('conflicts', conflicts ? 'fail' : 'ok', conflicts ? `${conflicts} unresolved sync conflict${conflicts === 1 ? '' : 's'}` : 'no unresolved sync conflicts', 'settle them with "git-kb resolve" (spec/sync.md)');
+  add('conflicts', conflicts ? 'fail' : 'ok', conflicts ? `${conflicts} unresolved sync conflict${conflicts === 1 ? '' : 's'}` : 'no unresolved sync conflicts', 'settle them with "git-kb resolve ID --keep ours|theirs|both" (git-kb sync lists them)');
 
   try {
     const problems = catalogProblems(await loadCatalog(dir)).length;

@@ -10,7 +10,7 @@ import { readEntryText } from '../adapters/store/layout.js';
 import { filesById, findEntryFile } from './find.js';
 import { nowStamp, oneLineTitle, parseLinks, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForRead, type RepoOptions } from './repo.js';
-import { refuseForbidden } from './guard.js';
+import { forbiddenHostKeys, refuseForbidden } from './guard.js';
 import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
 
 export interface EditOptions extends RepoOptions {
@@ -89,6 +89,62 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     await refuseForbidden(dir, [{ text: after, where: file.path, host: e.host }]);
     const commit = await tx.commit([{ path: file.path, content: after }], `edit ${e.id}: ${String(changes.title ?? e.title)}`);
     const diff = createTwoFilesPatch(`a/${file.path}`, `b/${file.path}`, before, after, '', '', { context: 2 });
+    return { id: e.id, path: file.path, commit, changed: true, diff };
+  }, { identity: options.settings });
+}
+
+export interface EditTextOptions extends RepoOptions {
+  id: string;
+  /** The file's text when the editor was opened (a change on disk since then is refused). */
+  before: string;
+  /** The whole file as saved in the editor. */
+  after: string;
+  now?: Date;
+}
+
+/** The file of entry `id` and its text, for an editor (it need not parse: the editor is how a broken entry is fixed). */
+export async function entryForEditor(options: RepoOptions & { id: string }): Promise<{ id: string; path: string; text: string }> {
+  const { dir } = repoForRead(options);
+  const file = findEntryFile(dir, options.id);
+  // A forbidden host's facts are never loaded (spec/hosts.md), into an editor neither.
+  const host = /^hosts\/([^/]+)\//.exec(file.path)?.[1];
+  if (host && (await forbiddenHostKeys(dir)).has(host)) throw new KbError('FORBIDDEN_HOST', `${options.id} is a fact about the forbidden host "${host}": never loaded`, { id: options.id, host });
+  return { id: options.id, path: file.path, text: readEntryText(dir, file.path) };
+}
+
+/**
+ * Commits an entry's whole text as saved in an editor: validated like every edit (secrets first, then the
+ * format with links resolved, then forbidden hosts), `updated` bumped unless the text sets it anew. The same
+ * text (trailing white space aside) is no change and no commit; a file changed on disk since `before` is CONFLICT.
+ */
+export async function saveEditedText(options: EditTextOptions): Promise<EditResult> {
+  const { dir } = repoForRead(options);
+  return withWriteLock(dir, async (tx) => {
+    const ids = filesById(dir);
+    const file = findEntryFile(dir, options.id, ids);
+    const current = readEntryText(dir, file.path);
+    if (current !== options.before) {
+      throw new KbError('CONFLICT', `${file.path} changed on disk while it was open in the editor; nothing written (edit it again to start from the new version)`, { file: file.path });
+    }
+    const norm = (t: string): string => t.replace(/\r\n?/g, '\n').replace(/\s+$/, '');
+    if (norm(options.after) === norm(current)) return { id: options.id, path: file.path, changed: false, diff: '' };
+    // NOTE: secrets first, so a secret is refused as one and never echoed by a format message.
+    refuseSecrets(options.after, file.path);
+    validateEntryText(options.after, file.path, (x) => ids.has(x));
+    let after = options.after;
+    const was = (() => {
+      try {
+        return splitEntry(current, file.path).data.updated;
+      } catch {
+        return undefined;
+      }
+    })();
+    const raw = splitEntry(after, file.path);
+    if (String(raw.data.updated ?? '') === String(was ?? '')) after = updateEntryText(after, file.path, { updated: nowStamp(options.now) });
+    const e = parseEntry(after, file.path).entry!;
+    await refuseForbidden(dir, [{ text: after, where: file.path, host: e.host }]);
+    const commit = await tx.commit([{ path: file.path, content: after }], `edit ${e.id}: ${e.title}`);
+    const diff = createTwoFilesPatch(`a/${file.path}`, `b/${file.path}`, current, after, '', '', { context: 2 });
     return { id: e.id, path: file.path, commit, changed: true, diff };
   }, { identity: options.settings });
 }

@@ -67,7 +67,7 @@ function countChanges(changes: PathChange[], into: SyncResult['changed']): void 
 function mergeMessage(t: RemoteTarget, merged: number, conflicts: MergeConflict[], notes: string[], rules: MergeRules): string {
   const lines = [`git-kb sync: merge ${t.remote}/${t.branch} into ${t.branch}`, '', `Merged on ${machineName()}: ${merged} file(s) changed on both sides merged cleanly.`];
   if (conflicts.length) {
-    lines.push(`Conflicts (both versions kept, see spec/sync.md; settle with git-kb resolve):`);
+    lines.push(`Conflicts (both versions kept; settle with git-kb resolve):`);
     for (const c of conflicts) lines.push(`- ${c.kind === 'inline' ? rules.nameOf!(c.path) : c.path}${c.sibling ? ` (theirs in ${c.sibling})` : ''}`);
   }
   for (const n of notes) lines.push(`Note: ${n}`);

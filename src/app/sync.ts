@@ -145,6 +145,13 @@ export async function syncRepo(options: SyncOptions): Promise<SyncResult> {
     const recovered = await withWriteLock(dir, async (tx) => tx.recovered, { identity: options.settings });
     if (recovered?.kind === 'checkout' && recovered.paths.length) result.notes.push(`finished an interrupted sync: ${recovered.paths.length} file(s) brought up to date`);
   }
+  // Hand edits of entry files are committed first, as `git-kb commit` does (and refused the same way).
+  const { commitWorkingChanges } = await import('./commit.js');
+  const hand = await withWriteLock(dir, (tx) => commitWorkingChanges(dir, tx), { identity: options.settings }).catch((err: unknown) => {
+    if (err instanceof KbError) throw new KbError(err.code, `sync stopped before pulling: ${err.message}`, err.data);
+    throw err;
+  });
+  if (hand.commit) result.notes.push(`committed ${hand.files.length} hand edit(s) first (commit ${hand.commit.slice(0, 12)})`);
   const maxAttempts = options.maxAttempts ?? 4;
   for (let attempt = 1; ; attempt++) {
     result.attempts = attempt;

@@ -11,7 +11,11 @@ import { Command, CommanderError } from 'commander';
 import { readSettings, type Settings } from '../adapters/config/settings.js';
 import { EXIT_CODES, KbError, type ErrorCode } from '../core/errors.js';
 import * as add from './commands/add.js';
+import * as adopt from './commands/adopt.js';
+import * as commit from './commands/commit.js';
 import * as compact from './commands/compact.js';
+import * as completion from './commands/completion.js';
+import * as del from './commands/delete.js';
 import * as doctor from './commands/doctor.js';
 import * as edit from './commands/edit.js';
 import * as get from './commands/get.js';
@@ -28,7 +32,9 @@ import * as search from './commands/search.js';
 import * as session from './commands/session.js';
 import * as status from './commands/status.js';
 import * as sync from './commands/sync.js';
+import * as tags from './commands/tags.js';
 import { declare, isJson, type Cli, type Reply } from './io.js';
+import { writeOut } from './pager.js';
 import { terminalSafe } from './render/safe.js';
 
 /**
@@ -39,14 +45,17 @@ const ABSENT: Command = new Proxy(Object.create(null) as Command, { get: () => (
 
 /**
  * The verb an argv runs: its first word that is not a global option (or the value of --data). Undefined when
- * there is none (help, the version) or it is `help`, which needs the whole tree.
+ * there is none (help, the version) or it is one of the verbs that need the whole tree.
  */
+/** Verbs that read the whole command tree: `help VERB`, and `completion`, which writes a script of every verb. */
+const WHOLE_TREE = new Set(['help', 'completion']);
+
 export function verbOf(argv: string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     if (a === '--') return undefined;
     if (a === '--data') i++;
-    else if (!a.startsWith('-')) return a === 'help' ? undefined : a;
+    else if (!a.startsWith('-')) return WHOLE_TREE.has(a) ? undefined : a;
   }
   return undefined;
 }
@@ -81,11 +90,19 @@ function buildProgram(settings: Settings, reply: (r: Reply) => void, only?: stri
     group: (name, description) => {
       if (!wanted(name)) return () => ABSENT;
       const parent = declare(program.command(name).description(description), false);
+      // A bare group verb (or an unknown subcommand) is a usage error that shows the group's help, as git and
+      // commander do (exit 2; the help on stderr, like every error).
+      parent.allowExcessArguments(true).action((_o: unknown, cmd: Command) => {
+        const sub = cmd.args[0];
+        const help = terminalSafe(parent.helpInformation()).trimEnd();
+        if (sub) throw new KbError('UNKNOWN_VERB', `unknown command '${sub}' for "git-kb ${name}"\n${help}`);
+        throw new KbError('USAGE', `"git-kb ${name}" needs a subcommand\n${help}`);
+      });
       return (sub, d) => declare(parent.command(sub).description(d));
     },
   };
   // One file per verb (src/cli/commands/); each use case module loads only when its verb runs.
-  for (const c of [init, add, edit, get, search, list, lint, importCmd, history, status, doctor, sync, install, host, session, compact, promote, mcp]) c.register(cli);
+  for (const c of [init, add, edit, del, adopt, commit, get, search, list, tags, lint, importCmd, history, status, doctor, sync, install, host, session, compact, promote, mcp, completion]) c.register(cli);
   // The optional push after each CLI write (spec/sync.md, auto_sync; hooks never wait for one).
   program.hook('postAction', async (_p: Command, action: Command) => {
     if (action.name() === 'sync') return;
@@ -95,9 +112,12 @@ function buildProgram(settings: Settings, reply: (r: Reply) => void, only?: stri
   return { program, declared };
 }
 
-/** Writes a line (or lines) to stdout. */
-function out(text: string): void {
-  if (text) process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+/** Writes a line (or lines) to stdout; human output through the pager when long on a terminal (pager.ts). */
+function out(text: string, settings?: Settings): void {
+  if (!text) return;
+  const t = text.endsWith('\n') ? text : `${text}\n`;
+  if (settings) writeOut(t, settings);
+  else process.stdout.write(t);
 }
 
 function commanderToKbError(err: CommanderError): KbError | undefined {
@@ -113,7 +133,8 @@ export async function main(argv: string[]): Promise<void> {
   let outcome: ErrorCode | undefined;
   const settings = readSettings();
   const reply = (r: Reply): void => {
-    out(isJson() ? JSON.stringify(r.json, null, 2) : terminalSafe(r.text()));
+    if (isJson()) out(JSON.stringify(r.json, null, 2));
+    else out(terminalSafe(r.text()), settings);
     outcome = r.exit;
   };
   const verb = verbOf(argv);

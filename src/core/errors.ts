@@ -12,6 +12,9 @@ export const EXIT_CODES = {
   USAGE: 2,
   UNKNOWN_VERB: 2,
   UNKNOWN_OPTION: 2,
+  // The editor session of `edit`/`add` ended without a write: the editor failed, the body was left empty, or
+  // the user chose to abort after a refused save.
+  ABORTED: 2,
   NOT_FOUND: 3,
   NO_DATA_REPO: 3,
   CONFLICT: 4,

@@ -44,9 +44,9 @@ describe.concurrent('refused writes', () => {
     expect(EXIT_CODES).toMatchObject({ USAGE: 2, UNKNOWN_VERB: 2, UNKNOWN_OPTION: 2, NOT_FOUND: 3, NO_DATA_REPO: 3, CONFLICT: 4, INVALID_ENTRY: 5, SECRET_DETECTED: 5 });
   });
 
-  it('unknown type', async () => {
-    await refuse(['add', '--type', 'musing', '--title', 'x'], 'INVALID_ENTRY', /\.md:\d+: unknown type "musing"; one of: factual_reference/);
-    await refuse(['edit', good.id, '--type', 'musing'], 'INVALID_ENTRY', new RegExp(`${good.path}:\\d+: unknown type "musing"`));
+  it('unknown type: a bad flag value, a usage error (exit 2) like list, search, import and adopt', async () => {
+    await refuse(['add', '--type', 'musing', '--title', 'x'], 'USAGE', /unknown --type "musing"; one of: factual_reference/);
+    await refuse(['edit', good.id, '--type', 'musing'], 'USAGE', /unknown --type "musing"/);
   });
 
   it('unknown rel, and a link that is not rel:id', async () => {
@@ -62,9 +62,9 @@ describe.concurrent('refused writes', () => {
   });
 
   it('missing or empty title, missing type', async () => {
-    await refuse(['add', '--type', 'decision', 'body only'], 'INVALID_ENTRY', /missing title: pass --title/);
-    await refuse(['add', '--type', 'decision', '--title', '   '], 'INVALID_ENTRY', /title/);
-    await refuse(['add', '--title', 'No type'], 'INVALID_ENTRY', /missing --type/);
+    await refuse(['add', '--type', 'decision', 'body only'], 'USAGE', /missing --title/);
+    await refuse(['add', '--type', 'decision', '--title', '   '], 'USAGE', /title/);
+    await refuse(['add', '--title', 'No type'], 'USAGE', /missing --type/);
     await refuse(['edit', good.id, '--title', ''], 'INVALID_ENTRY', new RegExp(`${good.path}:\\d+: missing or empty "title"`));
   });
 

@@ -37,7 +37,7 @@ describe('history', () => {
     expect(h.commits.map((c: { commit: string }) => c.commit)).toEqual(gitLog);
     const text = await kbd(sb, ['history', e.id]);
     expect(text.stdout.split('\n')[0]).toBe(`${e.id} (${e.path})`);
-    expect(text.stdout).toMatch(new RegExp(`^${versions[0]!.commit.slice(0, 12)} {2}\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d {2}add ${e.id}: Cache policy$`, 'm'));
+    expect(text.stdout).toMatch(new RegExp(`^${versions[0]!.commit.slice(0, 12)} {2}\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d [+-]\\d{4} {2}add ${e.id}: Cache policy$`, 'm'));
   });
 });
 

@@ -19,6 +19,7 @@ describe('the verb of an argv', () => {
     expect(verbOf(['--data=/x', 'host', 'list'])).toBe('host');
     expect(verbOf(['--help'])).toBeUndefined();
     expect(verbOf(['help', 'get'])).toBeUndefined();
+    expect(verbOf(['completion', 'bash'])).toBeUndefined();
     expect(verbOf(['--', 'get'])).toBeUndefined();
     expect(verbOf([])).toBeUndefined();
   });

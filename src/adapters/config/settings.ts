@@ -63,6 +63,10 @@ export interface Settings {
   path: string;
   /** GIT_SSH_COMMAND / GIT_SSH: an ssh remote is handed to the system git with these. */
   gitSsh?: string;
+  /** VISUAL, else EDITOR: the editor `edit` and `add` open (unset: `vi`, only on a terminal). */
+  editor?: string;
+  /** PAGER: what long human output on a terminal goes through (unset: `less -FRX`; empty or `cat`: none). */
+  pager?: string;
   /** The raw environment, for child processes only (never read a variable from it: add a field above). */
   env: NodeJS.ProcessEnv;
 }
@@ -94,6 +98,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     authorEmail: env.GIT_AUTHOR_EMAIL || undefined,
     path: env.PATH ?? '',
     gitSsh: env.GIT_SSH_COMMAND || env.GIT_SSH || undefined,
+    editor: env.VISUAL?.trim() || env.EDITOR?.trim() || undefined,
+    pager: env.PAGER,
     env,
   };
 }

@@ -125,7 +125,7 @@ async function finishCommit(dir: string, journal: Extract<Journal, { kind: 'comm
 }
 
 function checkedPath(dir: string, p: string, anyPath: boolean | undefined): string {
-  if (!anyPath && !(ENTRY_ROOTS as readonly string[]).includes(p.split('/')[0]!) && p !== 'kb.json' && p !== 'hosts.yaml') {
+  if (!anyPath && !(ENTRY_ROOTS as readonly string[]).includes(p.split('/')[0]!) && p !== 'kb.json' && p !== 'hosts.yaml' && p !== '.gitignore') {
     throw new KbError('USAGE', `refusing to write ${p}: outside the data repo's entry folders`);
   }
   return writablePath(dir, p);

@@ -1,13 +1,16 @@
 /** `add`: a new entry (spec/cli.md). */
 import { type Command, Option } from 'commander';
+import tty from 'node:tty';
+import type { RepoOptions } from '../../app/repo.js';
 import { KbError } from '../../core/errors.js';
+import { TYPES } from '../../core/format/schema.js';
 import * as render from '../render/entries.js';
-import { type Cli, collect, readFileArg, readStdinIfPiped, repoOptions } from '../io.js';
+import { type Cli, collect, readFileArg, readStdinIfPiped, repoOptions, type Reply } from '../io.js';
 
 /** Registers the verb on the program. */
 export function register(ctx: Cli): void {
   const { verb } = ctx;
-  verb('add', 'add an entry (body from BODY, --file, or stdin) and commit it')
+  verb('add', 'add an entry (body from BODY, --file, or stdin; on a terminal with none, in $VISUAL/$EDITOR) and commit it')
     .argument('[body...]', 'the entry body (markdown)')
     .addOption(new Option('--type <type>', 'entry type').makeOptionMandatory(false))
     .option('--title <title>', 'entry title')
@@ -22,7 +25,13 @@ export function register(ctx: Cli): void {
     .option('--file <path>', 'read the body from a file (- for stdin)')
     .action(async (bodyWords: string[], o: Record<string, unknown>, cmd: Command) => {
       const repo = repoOptions(ctx, cmd);
-      if (!o.type) throw new KbError('INVALID_ENTRY', 'missing --type (one of: factual_reference, decision, pattern_convention, lesson_learned, bookmark, host_fact, session_summary)');
+      if (!o.file && bodyWords.length === 0 && tty.isatty(0)) {
+        ctx.reply(await addInEditor(ctx, repo, o));
+        return;
+      }
+      if (!o.type) throw new KbError('USAGE', `missing --type (one of: ${TYPES.join(', ')})`);
+      if (!(TYPES as readonly string[]).includes(o.type as string)) throw new KbError('USAGE', `unknown --type "${String(o.type)}"; one of: ${TYPES.join(', ')}`);
+      if (typeof o.title !== 'string' || !o.title.trim()) throw new KbError('USAGE', 'missing --title "..."');
       let body = bodyWords.length ? bodyWords.join(' ') : undefined;
       if (o.file) body = readFileArg(o.file as string);
       else if (body === undefined) body = (await readStdinIfPiped()) ?? '';
@@ -43,4 +52,39 @@ export function register(ctx: Cli): void {
       });
       ctx.reply({ json: r, text: () => render.add(r) });
     });
+}
+
+/** `add` with no body on a terminal: the editor on a template of the flags given (src/cli/editor.ts). */
+async function addInEditor(ctx: Cli, repo: RepoOptions, o: Record<string, unknown>): Promise<Reply> {
+  const { entryTemplate, readTemplate } = await import('../../core/format/template.js');
+  const { splitList, parseLinks, tagList } = await import('../../app/fields.js');
+  const { addEntry } = await import('../../app/add.js');
+  const { editLoop } = await import('../editor.js');
+  const text = entryTemplate({
+    title: o.title as string | undefined,
+    type: o.type as string | undefined,
+    tags: tagList(o.tags as string | undefined),
+    aliases: splitList(o.aliases as string | undefined),
+    links: parseLinks(o.link as string[] | undefined),
+    url: o.url as string | undefined,
+    host: o.host as string | undefined,
+    applies_to: splitList(o.appliesTo as string | undefined),
+    kernel: o.kernel === true,
+    pattern_key: o.patternKey as string | undefined,
+  });
+  const r = await editLoop({
+    text,
+    name: 'new-entry.md',
+    settings: ctx.settings,
+    what: 'add with no body',
+    save: async (saved) => {
+      if (!saved.trim()) throw new KbError('ABORTED', 'the file was left empty; nothing added');
+      const t = readTemplate(saved, 'the new entry');
+      if (!t.body.trim()) throw new KbError('ABORTED', 'the body was left empty; nothing added');
+      if (!t.type) throw new KbError('USAGE', `the new entry needs a type (one of: ${TYPES.join(', ')})`);
+      if (!t.title) throw new KbError('USAGE', 'the new entry needs a title');
+      return addEntry({ ...repo, ...t, title: t.title, type: t.type, body: t.body });
+    },
+  });
+  return { json: r, text: () => render.add(r) };
 }

@@ -1,13 +1,14 @@
 /** `edit`: change an entry in place (spec/cli.md). */
 import type { Command } from 'commander';
 import { KbError } from '../../core/errors.js';
+import { TYPES } from '../../core/format/schema.js';
 import * as render from '../render/entries.js';
 import { type Cli, collect, readFileArg, repoOptions } from '../io.js';
 
 /** Registers the verb on the program. */
 export function register(ctx: Cli): void {
   const { verb } = ctx;
-  verb('edit', 'change an entry in place, print the diff, and commit')
+  verb('edit', 'change an entry in place (with no change flags: in $VISUAL/$EDITOR), print the diff, and commit')
     .argument('<id>', 'entry id')
     .option('--title <title>', 'new title')
     .option('--type <type>', 'new type')
@@ -28,7 +29,24 @@ export function register(ctx: Cli): void {
       const repo = repoOptions(ctx, cmd);
       const bodies = ['body', 'append', 'file'].filter((k) => o[k] !== undefined);
       if (bodies.length > 1) throw new KbError('USAGE', `--${bodies.join(' and --')} cannot be combined; use one`);
+      if (o.type !== undefined && !(TYPES as readonly string[]).includes(o.type as string)) throw new KbError('USAGE', `unknown --type "${String(o.type)}"; one of: ${TYPES.join(', ')}`);
       const kernelSet = cmd.getOptionValueSource('kernel') === 'cli';
+      const flags = ['title', 'type', 'tags', 'addTag', 'removeTag', 'link', 'unlink', 'url', 'appliesTo', 'aliases', 'body', 'append', 'file'];
+      if (!kernelSet && flags.every((k) => o[k] === undefined)) {
+        // No change flags: the editor flow (src/cli/editor.ts), like `git commit`.
+        const { entryForEditor, saveEditedText } = await import('../../app/edit.js');
+        const { editLoop } = await import('../editor.js');
+        const cur = await entryForEditor({ ...repo, id });
+        const r = await editLoop({
+          text: cur.text,
+          name: cur.path.split('/').pop()!,
+          settings: ctx.settings,
+          what: 'edit with no change flags',
+          save: (after) => saveEditedText({ ...repo, id, before: cur.text, after }),
+        });
+        ctx.reply({ json: r, text: () => render.edit(r) });
+        return;
+      }
       const { editEntry } = await import('../../app/edit.js');
       const r = await editEntry({
         ...repo,

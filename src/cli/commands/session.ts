@@ -6,7 +6,7 @@ import { type Cli, collect, intArg, repoOptions } from '../io.js';
 /** Registers the verb on the program. */
 export function register(ctx: Cli): void {
   const { group } = ctx;
-  const session = group('session', 'session summaries: list, show, record, catch-up (spec/sessions.md)');
+  const session = group('session', 'session summaries: list, show, record, catch-up (man git-kb)');
   session('list', 'session summaries, most recent first')
     .option('--cwd <dir>', 'only sessions of this project directory')
     .option('--limit <n>', 'at most N', intArg('--limit'))

@@ -6,7 +6,7 @@ import { type Cli, intArg, repoOptions } from '../io.js';
 /** Registers the verb on the program. */
 export function register(ctx: Cli): void {
   const { verb } = ctx;
-  verb('sync', 'fetch, merge and push the data repo; exit 4 while conflicts remain (spec/sync.md)')
+  verb('sync', 'fetch, merge and push the data repo; exit 4 while conflicts remain')
     .option('--no-push', 'fetch and merge only')
     .option('--timeout <seconds>', 'give up on the network after this many seconds', intArg('--timeout'))
     .action(async (o: { push?: boolean; timeout?: number }, cmd: Command) => {

@@ -3,6 +3,9 @@
  * pure functions from a use case's result to text. The --json output is the result itself (src/cli/main.ts).
  */
 import type { AddResult } from '../../app/add.js';
+import type { AdoptResult } from '../../app/adopt.js';
+import type { CommitEditsResult } from '../../app/commit.js';
+import type { DeleteResult } from '../../app/delete.js';
 import type { EditResult } from '../../app/edit.js';
 import type { GotEntry } from '../../app/get.js';
 import type { entryHistory, RestoreResult } from '../../app/history.js';
@@ -10,7 +13,9 @@ import type { ImportResult } from '../../app/import.js';
 import type { LintResult } from '../../app/lint.js';
 import type { ListItem } from '../../app/list.js';
 import type { SearchResultSet } from '../../app/search.js';
+import type { TagCount } from '../../app/tags.js';
 import { formatProblems } from '../../core/errors.js';
+import { localDate, localTime } from './time.js';
 
 /** `add`: the new id alone, so scripts can take it. */
 export function add(r: AddResult): string {
@@ -49,10 +54,11 @@ export function search(r: SearchResultSet): string {
     .join('\n');
 }
 
-/** `list`: one entry per line. */
-export function list(items: ListItem[]): string {
+/** `list`: one entry per line (local dates), and how many more there are when the terminal's limit cut it. */
+export function list(items: ListItem[], more = 0): string {
   if (items.length === 0) return 'no entries';
-  return items.map((e) => `${e.id}  ${(e.updated ?? e.created ?? '').slice(0, 10)}  ${e.type.padEnd(18)} ${e.title}`).join('\n');
+  const footer = more ? `\n... ${more} more; git-kb list --all shows every entry (or --limit N)` : '';
+  return items.map((e) => `${e.id}  ${localDate(e.updated ?? e.created)}  ${e.type.padEnd(18)} ${e.title}`).join('\n') + footer;
 }
 
 /** `lint`: every problem with file, line and rule, then the count. */
@@ -71,10 +77,43 @@ export function imported(r: ImportResult): string {
 
 /** `history`: the entry, then one commit per line, newest first. */
 export function history(r: Awaited<ReturnType<typeof entryHistory>>): string {
-  return [`${r.id} (${r.path})`, ...r.commits.map((c) => `${c.commit.slice(0, 12)}  ${c.date.slice(0, 19).replace('T', ' ')}  ${c.message.split('\n')[0]}`)].join('\n');
+  return [`${r.id} (${r.path})`, ...r.commits.map((c) => `${c.commit.slice(0, 12)}  ${localTime(c.date)}  ${c.message.split('\n')[0]}`)].join('\n');
 }
 
 /** `restore`: the version brought back and its commit, or that it already matches. */
 export function restore(r: RestoreResult): string {
   return r.changed ? `restored ${r.id} from ${r.from.slice(0, 12)} (commit ${r.commit!.slice(0, 12)})` : `${r.id} already matches ${r.from.slice(0, 12)}; nothing to do`;
+}
+
+/** `delete`: each entry deleted, the commit, and the links left dangling (with --force). */
+export function deleted(r: DeleteResult): string {
+  const lines = r.deleted.map((d) => `deleted ${d.id} (${d.path})`);
+  lines.push(`commit ${r.commit.slice(0, 12)}`);
+  if (r.dangling.length) {
+    lines.push(`${r.dangling.length} link${r.dangling.length === 1 ? '' : 's'} left dangling (git-kb lint lists them until fixed):`);
+    for (const d of r.dangling) lines.push(`  ${d.file}:${d.line}: links to ${d.to}`);
+  }
+  return lines.join('\n');
+}
+
+/** `tags`: one tag per line, its count first. */
+export function tags(r: TagCount[]): string {
+  if (r.length === 0) return 'no tags';
+  const w = String(r[0]!.count).length;
+  return r.map((t) => `${String(t.count).padStart(w)}  ${t.tag}`).join('\n');
+}
+
+/** `commit`: each file committed with its status, and the commit; or that there was nothing to commit. */
+export function committed(r: CommitEditsResult): string {
+  if (!r.commit) return 'nothing to commit: no entry file differs from HEAD';
+  const lines = r.files.map((f) => `${f.status.padEnd(8)} ${f.path}`);
+  if (r.gitignore) lines.push('added    .gitignore (keeps .obsidian/ out of git)');
+  lines.push(`committed ${r.files.length} file${r.files.length === 1 ? '' : 's'} (commit ${r.commit.slice(0, 12)})`);
+  return lines.join('\n');
+}
+
+/** `adopt`: each note with its new id and path, and the commit. */
+export function adopted(r: AdoptResult): string {
+  if (!r.commit) return 'nothing to adopt: every note in the entry folders is an entry';
+  return [...r.adopted.map((a) => `${a.id}  ${a.from} -> ${a.path}  (${a.type}) ${a.title}`), `adopted ${r.adopted.length} note${r.adopted.length === 1 ? '' : 's'} (commit ${r.commit.slice(0, 12)})`].join('\n');
 }

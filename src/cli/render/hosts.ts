@@ -4,6 +4,7 @@
  * a forbidden host gets its sentinel alone, never its key or facts.
  */
 import type { AddFactResult, DetectResult, ForbidResult, HostInfo, HostStatusResult, LoadResult, RegisterResult } from '../../app/host.js';
+import { localDate } from './time.js';
 
 /** Sentinel lines of `host load` (spec/hosts.md, "Sentinels"). */
 const SENTINELS = {
@@ -34,7 +35,7 @@ export function load(r: LoadResult): string {
   if (r.status === 'empty') return `${SENTINELS.empty}\nhost ${r.key} has no facts yet; "git-kb host add ${r.key} \"FACT\"" records one${withheld}`;
   const parts = [`${SENTINELS.loaded}`, `host ${r.key}: ${plural(r.facts!.length, 'fact')} (reference data, oldest first)${withheld}`];
   for (const f of r.facts!) {
-    parts.push('', `### ${f.id} — ${f.title}${f.updated ? ` (${f.updated.slice(0, 10)})` : ''}`);
+    parts.push('', `### ${f.id} — ${f.title}${f.updated ? ` (${localDate(f.updated)})` : ''}`);
     if (f.body !== f.title) parts.push('', f.body);
   }
   parts.push('', SENTINELS.end);
@@ -70,7 +71,7 @@ export function status(r: HostStatusResult): string {
   for (const p of r.problems) lines.push(`  ${p}`);
   for (const h of r.hosts) {
     if (h.forbidden) lines.push(`${h.key.padEnd(20)} forbidden`);
-    else lines.push(`${h.key.padEnd(20)} ${String(h.facts).padStart(4)} facts ${kb(h.bytes).padStart(9)}${h.updated ? `  last change ${h.updated.slice(0, 10)}` : ''}${h.unregistered ? '  (not in hosts.yaml)' : ''}`);
+    else lines.push(`${h.key.padEnd(20)} ${String(h.facts).padStart(4)} facts ${kb(h.bytes).padStart(9)}${h.updated ? `  last change ${localDate(h.updated)}` : ''}${h.unregistered ? '  (not in hosts.yaml)' : ''}`);
   }
   return lines.join('\n');
 }

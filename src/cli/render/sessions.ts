@@ -2,12 +2,13 @@
  * Contract: the human output of `session <sub>` (spec/sessions.md): pure functions from a use case's result to
  * text.
  */
+import { localTime } from './time.js';
 import type { CatchUpResult, RecordResult, SessionItem } from '../../app/session.js';
 
 /** `session list`: one summary per line, most recent first. */
 export function list(items: SessionItem[]): string {
   if (items.length === 0) return 'no session summaries';
-  return items.map((s) => `${s.id}  ${(s.ended ?? '').slice(0, 16).replace('T', ' ')}  ${s.project ?? '-'}  ${s.branch ?? '-'}  ${s.turns ?? '?'} prompts  ${s.title}`).join('\n');
+  return items.map((s) => `${s.id}  ${localTime(s.ended)}  ${s.project ?? '-'}  ${s.branch ?? '-'}  ${s.turns ?? '?'} prompts  ${s.title}`).join('\n');
 }
 
 /** `session show`: the summary entry verbatim. */

@@ -23,7 +23,7 @@ export function sync(r: SyncResult): string {
   if (r.unresolved.length) {
     lines.push(`${r.unresolved.length} unresolved conflict(s):`);
     for (const c of r.unresolved) lines.push(`  ${c.path}:${c.line}${c.id ? `  ${c.id}` : ''}${c.of ? `  (theirs of ${c.of})` : ''}`);
-    lines.push('settle each with: git-kb resolve <id or file> --keep ours|theirs|both (spec/sync.md)');
+    lines.push('settle each with: git-kb resolve <id or file> --keep ours|theirs|both (git-kb resolve --help)');
   }
   return lines.join('\n');
 }

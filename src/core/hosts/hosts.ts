@@ -261,7 +261,7 @@ export function formatHostProblems(problems: HostProblem[]): string {
 export function checkedRegistry(text: string): HostRegistry {
   const { registry, problems } = parseHosts(text);
   if (problems.length > 0) {
-    throw new KbError('INVALID_ENTRY', `${HOSTS_FILE} is invalid; fix it (spec/hosts.md) and try again:\n${formatHostProblems(problems)}`, { file: HOSTS_FILE, line: problems[0]!.line, problems });
+    throw new KbError('INVALID_ENTRY', `${HOSTS_FILE} is invalid; fix it (git-kb host register --help shows the fields) and try again:\n${formatHostProblems(problems)}`, { file: HOSTS_FILE, line: problems[0]!.line, problems });
   }
   return registry;
 }
@@ -318,7 +318,7 @@ export interface HostChange {
   description?: string;
 }
 
-const HEADER = '# git-kb host registry (spec/hosts.md): hosts with their aliases and markers, and text never to store.\n';
+const HEADER = '# git-kb host registry (man git-kb): hosts with their aliases and markers, and text never to store.\n';
 
 /** Returns the text of hosts.yaml with one host added or extended (markers and aliases are merged). */
 export function applyHostChange(text: string, change: HostChange): string {

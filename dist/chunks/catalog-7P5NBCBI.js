@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b,c,d}from"./chunk-IAQY2CLU.js";import"./chunk-7R52FTTP.js";import"./chunk-5XJULACE.js";import"./chunk-BBAZ2HPS.js";import"./chunk-JDTK4W3X.js";import"./chunk-W2ZCWOQW.js";import"./chunk-OM3NNH33.js";import"./chunk-N42KQIYO.js";import"./chunk-SLY5WZRW.js";import"./chunk-ZHHVG47C.js";export{c as catalogProblems,b as loadCatalog,d as newestFirst,a as readItem};

@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b}from"./chunk-TZSRQZQH.js";import"./chunk-2DKRCXRK.js";import"./chunk-OYT34WVQ.js";import"./chunk-XPWGSX7P.js";import"./chunk-5AQQJKFU.js";import"./chunk-IYFBAMWN.js";import"./chunk-ZBRMLICH.js";import"./chunk-5XJULACE.js";import"./chunk-JDTK4W3X.js";import"./chunk-OM3NNH33.js";import"./chunk-G3G62CZ6.js";import"./chunk-N42KQIYO.js";import"./chunk-DOGLB34D.js";import"./chunk-SLY5WZRW.js";import"./chunk-ZHHVG47C.js";export{a as ensureDataRepo,b as writeManifest};

@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a as o}from"./chunk-WGIOVPKG.js";import{a as p}from"./chunk-7R52FTTP.js";import"./chunk-BBAZ2HPS.js";import"./chunk-JDTK4W3X.js";import"./chunk-W2ZCWOQW.js";import"./chunk-N42KQIYO.js";import"./chunk-TSLIKNPD.js";import"./chunk-SLY5WZRW.js";import"./chunk-ZHHVG47C.js";function i(e){try{p(o(e).dir)}catch{}}export{i as keepRepoWarm};

@@ -1,0 +1,25 @@
+/**
+ * Contract: `tags` counts the tags of every servable entry (facts of forbidden hosts left out), most used first,
+ * then by name.
+ */
+import { loadCatalog } from '../adapters/index/catalog.js';
+import { forbiddenHostKeys } from './guard.js';
+import { repoForRead, type RepoOptions } from './repo.js';
+
+export interface TagCount {
+  tag: string;
+  count: number;
+}
+
+/** Every tag with the number of entries that carry it. */
+export async function tagCounts(options: RepoOptions): Promise<TagCount[]> {
+  const { dir } = repoForRead(options);
+  const catalog = await loadCatalog(dir);
+  const hidden = await forbiddenHostKeys(dir);
+  const counts = new Map<string, number>();
+  for (const e of catalog.byId.values()) {
+    if (e.host && hidden.has(e.host)) continue;
+    for (const t of new Set(e.tags)) counts.set(t, (counts.get(t) ?? 0) + 1);
+  }
+  return [...counts].map(([tag, count]) => ({ tag, count })).sort((a, b) => b.count - a.count || (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0));
+}
