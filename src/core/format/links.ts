@@ -196,7 +196,9 @@ export function findLinksSection(body: string): LinksSection | undefined {
     items.push({ rel: m[1]!, target: link.target, line: i, ...(id ? { id } : {}) });
   }
   const end = close === undefined ? lines.length : close + 1;
-  const rest = [...lines.slice(0, open), ...lines.slice(end)].join('\n').replace(/\s+$/, '');
+  const before = lines.slice(0, open).join('\n').replace(/\s+$/, '');
+  const after = lines.slice(end).join('\n').replace(/^\s*\n/, '').replace(/\s+$/, '');
+  const rest = before && after ? `${before}\n\n${after}` : before || after;
   return { rest, open, close, items, strays };
 }
 
