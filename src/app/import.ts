@@ -19,7 +19,7 @@ import { findSecrets, redactSecrets } from '../core/secrets/scan.js';
 import { redactFields, safeName } from '../core/secrets/guard.js';
 import { normalizeTag } from '../core/format/tags.js';
 import { linkName, stripLinksSection, writtenBody } from '../core/format/links.js';
-import { inlineTags, linkSkeleton, rewriteVaultLinks, vaultResolver } from '../core/format/vault.js';
+import { inlineTags, linkSkeleton, rewriteMarkdownLinks, rewriteVaultLinks, vaultResolver } from '../core/format/vault.js';
 import { looksBinary } from '../core/secrets/guard.js';
 import { decodeUtf8 } from '../core/text/utf8.js';
 import { gitignoreUpdate } from '../adapters/store/gitignore.js';
@@ -342,22 +342,25 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
 
     // Links: the vault's wikilinks and embeds to the files written here, then entry links and the Links section
     // in the form Obsidian follows (./links.ts).
-    const resolve = vaultResolver([...files, ...walked.others.map((o) => o.file)]);
-    const targetFor = (vaultPath: string): { target: string; note: boolean } | { why: string } => {
+    const vaultFiles = [...files, ...walked.others.map((o) => o.file)];
+    const resolve = vaultResolver(vaultFiles);
+    const fileSet = new Set(vaultFiles);
+    const targetFor = (vaultPath: string): { target: string; note: boolean; path: string } | { why: string } => {
       const p = placed.get(vaultPath);
       if (!p) return { why: 'not imported' };
       if ('why' in p) return p;
-      return p.note ? { target: linkName(p.path), note: true } : { target: p.path, note: false };
+      return p.note ? { target: linkName(p.path), note: true, path: p.path } : { target: p.path, note: false, path: p.path };
     };
     const newPaths = new Map(keep.map((n) => [n.id, n.path]));
     const known = pathLookup(existing);
     const pathOf = (id: string): string | undefined => newPaths.get(id) ?? known(id);
     const unresolved: ImportResult['unresolved'] = [];
     const texts = keep.map((n) => {
-      const r = rewriteVaultLinks(n.body, n.source, resolve, targetFor);
-      for (const l of r.left) unresolved.push({ file: n.file, line: l.line, link: l.link, reason: l.reason });
+      const wiki = rewriteVaultLinks(n.body, n.source, resolve, targetFor);
+      const md = rewriteMarkdownLinks(wiki.text, n.source, path.posix.dirname(n.path), resolve, fileSet, targetFor);
+      for (const l of [...wiki.left, ...md.left].sort((a, b) => a.line - b.line)) unresolved.push({ file: n.file, line: l.line, link: l.link, reason: l.reason });
       const links = Array.isArray(n.fields.links) ? (n.fields.links as { rel: string; to: string }[]) : [];
-      return formatEntry(n.fields, writtenBody(r.text, links, pathOf));
+      return formatEntry(n.fields, writtenBody(md.text, links, pathOf));
     });
     const ignore = walked.vault ? gitignoreUpdate(dir) : undefined;
     const result = { skipped, attachments, unresolved, present, redacted };

@@ -33,7 +33,7 @@ const PDF = Buffer.concat([Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1'
 const VAULT = {
   '.obsidian/app.json': '{"attachmentFolderPath":"assets"}\n',
   '.obsidian/workspace.json': '{}\n',
-  'Redis notes.md': 'Redis keeps the queue in memory.\n\n## Setup\n\nRun `redis-server`. #databases\n',
+  'Redis notes.md': 'Redis keeps the queue in memory; [the plan](projects/deep/Plan.md), ![a diagram](assets/diagram.png), [docs](https://redis.io).\n\n## Setup\n\nRun `redis-server`. #databases\n',
   'databases/Postgres queue.md': [
     '---',
     'date: 2024-03-05',
@@ -82,7 +82,7 @@ describe('importing an Obsidian vault', () => {
     // The fixture is a good vault: Obsidian resolves all its links.
     const inVault = unresolvedLinks(vault);
     expect(inVault.unresolved).toEqual([]);
-    expect(inVault.links.length).toBe(9); // the one in a code block is not a link
+    expect(inVault.links.length).toBe(11); // the one in a code block is not a link, nor the web link
 
     // A data repo made before git-kb wrote a .gitignore: the import adds it, as it meets a vault.
     await sgit(sb, ['rm', '-q', '.gitignore']);
@@ -114,6 +114,8 @@ describe('importing an Obsidian vault', () => {
     expect(pgText).toContain(`Compare with [[${name(redis)}|Redis notes]] and [[${name(redis)}#Setup|its setup]].`);
     expect(pgText).toContain('![[attachments/diagram.png]]');
     expect(pgText).toContain('#not-a-tag-either [[Redis notes]]'); // code is left as it was
+    // Markdown links to vault files are rewritten too, as paths from the entry's folder.
+    expect(fs.readFileSync(path.join(sb.data, redis.path), 'utf8')).toContain(`[the plan](${path.basename(plan.path)}), ![a diagram](../attachments/diagram.png), [docs](https://redis.io).`);
     const planText = fs.readFileSync(path.join(sb.data, plan.path), 'utf8');
     expect(planText).toContain(`- [[${name(pg)}|databases/Postgres queue]] is the queue.`);
     expect(planText).toContain(`- [[${name(pg)}|the queue]] again, by name.`);
@@ -132,7 +134,7 @@ describe('importing an Obsidian vault', () => {
     // Every link in the data repo resolves by Obsidian's rules, attachments included.
     const after = unresolvedLinks(sb.data);
     expect(after.unresolved).toEqual([]);
-    expect(after.links.length).toBe(9); // the one in a code block is not a link
+    expect(after.links.length).toBe(11);
     expect((await kbj(sb, ['lint'])).ok).toBe(true);
     // Obsidian's own folder in the data repo is ignored by git.
     fs.mkdirSync(path.join(sb.data, '.obsidian'));

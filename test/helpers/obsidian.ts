@@ -9,6 +9,8 @@
  *   case-insensitively; `.md` may be left off for notes, other files need their extension;
  * - `aliases:` in front matter are NOT link targets (Obsidian only offers them when you type a link and then
  *   writes `[[File name|alias]]`);
+ * - a markdown link or embed to a file, `[text](Other%20note.md)`, `![alt](assets/a.png)`, is URL-decoded and
+ *   found relative to the note, else from the vault root (web links, `scheme:...`, and `#anchor`s are not files);
  * - markdown code (fenced blocks, inline code) holds no links.
  *
  * It is strict where Obsidian guesses: a bare name that two files share counts as unresolved (Obsidian picks one;
@@ -24,6 +26,8 @@ export interface VaultLink {
   raw: string;
   target: string;
   embed: boolean;
+  /** A markdown link `[text](path)` rather than a wikilink. */
+  markdown?: boolean;
 }
 
 export interface Unresolved extends VaultLink {
@@ -68,6 +72,13 @@ export function linksOf(text: string, file: string): VaultLink[] {
       const target = m[2]!.split('|')[0]!.split('#')[0]!.trim();
       out.push({ file, line: i + 1, raw: m[0], target, embed: m[1] === '!' });
     }
+    for (const m of line.replace(/\[\[[^\]]*\]\]/g, '').matchAll(/(!?)\[[^\]]*\]\((<[^>]+>|[^)\s]+)(?:\s+"[^"]*")?\)/g)) {
+      const t = m[2]!.replace(/^<|>$/g, '');
+      if (/^[a-z][a-z0-9+.-]*:/i.test(t) || t.startsWith('#')) continue;
+      const dir = path.posix.dirname(file);
+      const decoded = decodeURI(t.split('#')[0]!);
+      out.push({ file, line: i + 1, raw: m[0], target: path.posix.normalize(dir === '.' ? decoded : `${dir}/${decoded}`), embed: m[1] === '!', markdown: true });
+    }
   });
   return out;
 }
@@ -95,7 +106,7 @@ export function unresolvedLinks(root: string): { links: VaultLink[]; unresolved:
   for (const f of files.filter((x) => x.endsWith('.md'))) {
     for (const l of linksOf(fs.readFileSync(path.join(root, f), 'utf8'), f)) {
       links.push(l);
-      const r = resolveTarget(l.target, files);
+      const r = l.markdown ? (files.includes(l.target) ? { file: l.target } : { why: 'no file at that path (from the note)' }) : resolveTarget(l.target, files);
       if ('why' in r) unresolved.push({ ...l, why: r.why });
     }
   }

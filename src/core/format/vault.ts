@@ -4,7 +4,9 @@
  * ends a file's path, or a bare name matched against basenames, case-insensitive, `.md` optional for notes; a
  * name two files share goes to the one nearest the linking note), rewriting a note's links to the files the
  * import writes, the inline `#tags` of a body, and a note's text with its link targets left out (to recognise a
- * note imported before, whatever its links were rewritten to). Code is never read (./links.ts, maskCode).
+ * note imported before, whatever its links were rewritten to). Markdown links to vault files
+ * (`[text](Other%20note.md)`, `![alt](assets/a.png)`) are rewritten like wikilinks. Code is never read
+ * (./links.ts, maskCode).
  */
 import { findWikiLinks, formatWikiLink, maskCode, type WikiLink } from './links.js';
 import { normalizeTag } from './tags.js';
@@ -136,7 +138,8 @@ export function linkSkeleton(body: string): string {
     out += body.slice(pos, l.start) + (l.embed ? '![[]]' : `[[${visible(l)}]]`);
     pos = l.end;
   }
-  return out + body.slice(pos);
+  // Markdown links to files (not web links) keep their text; their targets are the import's to rewrite.
+  return (out + body.slice(pos)).replace(/(!?\[[^\]\n]*\])\((?![a-z][a-z0-9+.-]*:|#)(<[^>\n]+>|[^)\s]+)(\s+"[^"\n]*")?\)/gi, '$1()');
 }
 
 function visible(l: WikiLink): string {
@@ -156,4 +159,69 @@ export function inlineTags(body: string): string[] {
     if ('tag' in n && !out.includes(n.tag)) out.push(n.tag);
   }
   return out;
+}
+
+/** A path from the folder `fromDir` to `to` (both from the vault root), `../` as needed. */
+function relativePath(fromDir: string, to: string): string {
+  const a = fromDir ? fromDir.split('/') : [];
+  const b = to.split('/');
+  let i = 0;
+  while (i < a.length && i < b.length - 1 && a[i] === b[i]) i++;
+  return [...a.slice(i).map(() => '..'), ...b.slice(i)].join('/');
+}
+
+function decodeTarget(t: string): string | undefined {
+  try {
+    return decodeURI(t);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Rewrites a note's markdown links and embeds to vault files (`[text](Other%20note.md)`, `![alt](assets/a.png)`)
+ * as `rewriteVaultLinks` does wikilinks: the target is read as Obsidian does (URL-decoded; relative to the note,
+ * else from the vault root, else by name), and written as a path from where the entry lands (`newDir`) to what
+ * the import wrote, spaces as `%20`; `#anchor` and a title are kept. Web links (`scheme:`), anchors alone and
+ * code are left alone; a link to a vault file that was not imported is kept and listed.
+ */
+export function rewriteMarkdownLinks(
+  body: string,
+  from: string,
+  newDir: string,
+  resolve: (target: string, from: string) => string | undefined,
+  files: Set<string>,
+  targetFor: (vaultPath: string) => { target: string; note: boolean; path: string } | { why: string },
+): { text: string; left: LeftLink[] } {
+  const masked = maskCode(body);
+  const left: LeftLink[] = [];
+  let out = '';
+  let pos = 0;
+  const lineAt = (offset: number): number => body.slice(0, offset).split('\n').length;
+  for (const m of masked.matchAll(/(!?)\[([^\]\n]*)\]\((<[^>\n]+>|[^)\s]+)(\s+"[^"\n]*")?\)/g)) {
+    const rawTarget = m[3]!.replace(/^<|>$/g, '');
+    if (/^[a-z][a-z0-9+.-]*:/i.test(rawTarget) || rawTarget.startsWith('#')) continue;
+    const hash = rawTarget.indexOf('#');
+    const decoded = decodeTarget(hash === -1 ? rawTarget : rawTarget.slice(0, hash));
+    if (!decoded) continue;
+    const anchor = hash === -1 ? '' : rawTarget.slice(hash);
+    const dir = from.includes('/') ? from.slice(0, from.lastIndexOf('/')) : '';
+    const rel = normalizePath(dir ? `${dir}/${decoded}` : decoded);
+    const root = normalizePath(decoded.replace(/^\/+/, ''));
+    const file = (rel !== undefined && files.has(rel) ? rel : undefined) ?? (root !== undefined && files.has(root) ? root : undefined) ?? resolve(decoded, from);
+    const raw = body.slice(m.index!, m.index! + m[0].length);
+    if (!file) {
+      if (/\.[a-z0-9]+$/i.test(decoded)) left.push({ line: lineAt(m.index!), link: raw, reason: 'no note or attachment at that path in the vault' });
+      continue;
+    }
+    const t = targetFor(file);
+    if ('why' in t) {
+      left.push({ line: lineAt(m.index!), link: raw, reason: t.why });
+      continue;
+    }
+    const target = relativePath(newDir, t.path).split('/').map((s) => encodeURIComponent(s).replace(/\(/g, '%28').replace(/\)/g, '%29')).join('/');
+    out += `${body.slice(pos, m.index!)}${m[1]}[${m[2]}](${target}${anchor}${m[4] ?? ''})`;
+    pos = m.index! + m[0].length;
+  }
+  return { text: out + body.slice(pos), left };
 }
