@@ -64,10 +64,8 @@ describe('writing links', () => {
     expect(linksSectionProblems(body, links)).toEqual({ problems: [], missing: false });
     expect(linksSectionProblems('Text.', links).missing).toBe(true);
     expect(linksSectionProblems(body, links.slice(0, 1)).problems[0]!.message).toMatch(/not in "links": mentions kb-3lvn09zbq0/);
-    expect(linksSectionProblems(body.replace('<!-- git-kb links end -->', 'stray'), links).problems.map((p) => p.message)).toEqual([
-      expect.stringMatching(/not closed/),
-      expect.stringMatching(/is not a "- rel: \[\[link\]\]" item/),
-    ]);
+    expect(linksSectionProblems(body.replace('<!-- git-kb links end -->', 'text after'), links).problems.map((p) => p.message)).toEqual([expect.stringMatching(/not closed/)]);
+    expect(linksSectionProblems(body.replace('## Links\n', '## Links\nstray\n'), links).problems.map((p) => p.message)).toEqual([expect.stringMatching(/is not a "- rel: \[\[link\]\]" item/)]);
     // A person's text after the section moves above it on the next write.
     expect(writtenBody(`${body}\n\nLater text [[kb-0042]].`, links, pathOf)).toBe(withLinksSection('Text.\n\nLater text [[kb-0042-use-pnpm|kb-0042]].', links, pathOf));
   });
@@ -137,5 +135,19 @@ describe('merging the Links section', () => {
     expect(both.match(/<!-- git-kb links:/g)).toHaveLength(1);
     expect(findLinksSection(both.split('---\n').slice(2).join('---\n'))!.items.map((i) => i.id)).toEqual(['kb-0042', 'kb-3lvn09zbq0']);
     expect(both).toContain('Ours.\n\nTheirs.');
+  });
+});
+
+describe('nothing a person wrote is lost to the Links section', () => {
+  const links = [{ rel: 'relates_to', to: 'kb-0042' }];
+  const section = withLinksSection('', links, pathOf);
+  it('keeps a line written inside the section, above the new one', () => {
+    const body = `Text.\n\n${section.replace('## Links\n', '## Links\nMy own note here.\n')}`;
+    expect(writtenBody(body, links, pathOf)).toBe(withLinksSection('Text.\n\nMy own note here.', links, pathOf));
+  });
+  it('reads a section with no closing marker only up to its last item', () => {
+    const body = `Text.\n\n${section.replace('\n<!-- git-kb links end -->', '')}\n\nParagraph after.`;
+    expect(findLinksSection(body)!.close).toBeUndefined();
+    expect(writtenBody(body, links, pathOf)).toBe(withLinksSection('Text.\n\nParagraph after.', links, pathOf));
   });
 });

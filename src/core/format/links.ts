@@ -171,7 +171,11 @@ export interface LinksSection {
   strays: number[];
 }
 
-/** Finds the generated Links section of a body (undefined when it has none). */
+/**
+ * Finds the generated Links section of a body (undefined when it has none). Nothing a person wrote is ever taken
+ * for part of it: a line inside it that is not a heading, a blank or a link item is a stray and stays in `rest`
+ * (above where the section is written again), and a section with no closing marker ends at its last item.
+ */
 export function findLinksSection(body: string): LinksSection | undefined {
   const lines = body.split('\n');
   const open = lines.findIndex((l) => l.trim().startsWith(LINKS_OPEN_PREFIX));
@@ -179,6 +183,7 @@ export function findLinksSection(body: string): LinksSection | undefined {
   let close: number | undefined;
   const items: SectionItem[] = [];
   const strays: number[] = [];
+  let last = open;
   for (let i = open + 1; i < lines.length; i++) {
     const l = lines[i]!.trim();
     if (l === LINKS_CLOSE) {
@@ -194,9 +199,19 @@ export function findLinksSection(body: string): LinksSection | undefined {
     }
     const id = linkTargetId(link.target);
     items.push({ rel: m[1]!, target: link.target, line: i, ...(id ? { id } : {}) });
+    last = i;
   }
-  const end = close === undefined ? lines.length : close + 1;
-  const before = lines.slice(0, open).join('\n').replace(/\s+$/, '');
+  let end: number;
+  if (close !== undefined) end = close + 1;
+  else {
+    // Not closed: the section is the opening marker and the items up to the last one; what follows is text.
+    end = last + 1;
+    strays.splice(0, strays.length, ...strays.filter((i) => i < end));
+  }
+  const kept = strays.map((i) => lines[i]!);
+  const above = lines.slice(0, open).join('\n').replace(/\s+$/, '');
+  const own = kept.join('\n').trim();
+  const before = above && own ? `${above}\n\n${own}` : above || own;
   const after = lines.slice(end).join('\n').replace(/^\s*\n/, '').replace(/\s+$/, '');
   const rest = before && after ? `${before}\n\n${after}` : before || after;
   return { rest, open, close, items, strays };
