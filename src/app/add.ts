@@ -81,7 +81,8 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
       // Loaded only for lessons with a key, so a plain add (and the session hooks' writes) pays nothing for it.
       const { entryWithPatternKey, recordRecurrence } = await import('./learnings.js');
       const prior = await entryWithPatternKey(dir, options.patternKey);
-      if (prior) return recordRecurrence(dir, tx, prior, body, ids, now);
+      // The sighting is the text given, links in written form; the would-be entry's Links section is not part of it.
+      if (prior) return recordRecurrence(dir, tx, prior, writtenBody(given, [], pathLookup(files)), ids, now);
     }
     let id = newId(now);
     while (ids.has(id)) id = newId(now);

@@ -161,6 +161,21 @@ describe('v1 links and relink', () => {
     await expectCleanRepo(sb.data);
   });
 
+  it('a lesson seen again (add --pattern-key) keeps its Links section last and in step', async () => {
+    const sb = sandbox();
+    await initRepo(sb);
+    const t = await addEntry(sb, { title: 'Target', body: 't' });
+    const first = await addEntry(sb, { type: 'lesson_learned', title: 'Flaky ports', links: [`relates_to:${t.id}`], body: 'Ports clash.', extra: ['--pattern-key', 'flaky-ports'] });
+    const again = await kbj(sb, ['add', '--type', 'lesson_learned', '--title', 'Flaky ports again', '--pattern-key', 'flaky-ports', '--link', `mentions:${t.id}`, '--', `Again, see [[${t.id}]].`]);
+    expect(again).toMatchObject({ id: first.id, recurred: true });
+    const text = read(sb, first.path);
+    expect(text.match(/<!-- git-kb links:/g)).toHaveLength(1);
+    expect(text.trimEnd().endsWith(`- relates_to: [[${path.basename(t.path, '.md')}|${t.id}]]\n<!-- git-kb links end -->`)).toBe(true);
+    expect(text).toContain(`Again, see [[${path.basename(t.path, '.md')}|${t.id}]].`);
+    expect(await kbj(sb, ['lint'])).toEqual({ ok: true, files: 2, problems: [] });
+    expectAllResolve(sb);
+  });
+
   it('add refuses a link to a missing entry and writes nothing', async () => {
     const sb = sandbox();
     await initRepo(sb);
