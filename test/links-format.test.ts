@@ -151,3 +151,10 @@ describe('nothing a person wrote is lost to the Links section', () => {
     expect(writtenBody(body, links, pathOf)).toBe(withLinksSection('Text.\n\nParagraph after.', links, pathOf));
   });
 });
+
+describe('the compaction grade reads both link forms as one target', () => {
+  it('[[kb-0042]] and [[kb-0042-use-pnpm|kb-0042]] are the same link', async () => {
+    const { linkTargets } = await import('../src/core/compact/grade.js');
+    expect(linkTargets('a [[kb-0042]] b [[kb-0042-use-pnpm|kb-0042]] c [[Other note]]').map((l) => l.target)).toEqual(['kb-0042', 'kb-0042', 'Other note']);
+  });
+});
