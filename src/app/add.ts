@@ -4,7 +4,8 @@
  */
 import { entryPath, formatEntry, newId } from '../core/format/entry.js';
 import { KbError } from '../core/errors.js';
-import { idSet } from './find.js';
+import { filesById, pathLookup } from './find.js';
+import { writtenBody } from '../core/format/links.js';
 import { nowStamp, oneLineTitle, parseLinks, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
@@ -58,10 +59,10 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
     created: stamp,
     updated: stamp,
   });
-  const body = options.body ?? '';
+  const given = options.body ?? '';
   // Validate before creating anything, with a provisional id.
   const probe = fieldsFor(newId(now), splitList(options.tags));
-  const probeText = formatEntry(probe, body);
+  const probeText = formatEntry(probe, writtenBody(given, parseLinks(options.links), () => undefined));
   const probePath = safePath(probe);
   // Links are checked against the repo inside the lock; everything else is checked before touching the disk.
   // NOTE: secrets first, so a secret pasted into a field is refused as one and never echoed by a format message
@@ -69,15 +70,19 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
   refuseSecrets(probeText, probePath);
   oneLineTitle(options.title);
   const tags = tagList(options.tags);
-  validateEntryText(formatEntry({ ...probe, tags }, body), probePath, () => true);
+  validateEntryText(formatEntry({ ...probe, tags }, writtenBody(given, parseLinks(options.links), () => undefined)), probePath, () => true);
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async (tx) => {
-    const ids = idSet(dir);
+    const files = filesById(dir);
+    const ids = new Set(files.keys());
+    // Links are written in the file-name form Obsidian follows, and `links:` also as the body's Links section.
+    const body = writtenBody(given, parseLinks(options.links), pathLookup(files));
     if (options.patternKey) {
       // Loaded only for lessons with a key, so a plain add (and the session hooks' writes) pays nothing for it.
       const { entryWithPatternKey, recordRecurrence } = await import('./learnings.js');
       const prior = await entryWithPatternKey(dir, options.patternKey);
-      if (prior) return recordRecurrence(dir, tx, prior, body, ids, now);
+      // The sighting is the text given, links in written form; the would-be entry's Links section is not part of it.
+      if (prior) return recordRecurrence(dir, tx, prior, writtenBody(given, [], pathLookup(files)), ids, now);
     }
     let id = newId(now);
     while (ids.has(id)) id = newId(now);

@@ -14,7 +14,7 @@ import { KbError } from '../core/errors.js';
 import { entryPath, formatEntry, newId, splitEntry } from '../core/format/entry.js';
 import { idFromFileName, TYPES } from '../core/format/schema.js';
 import { readFileAt } from '../adapters/git/git.js';
-import { ensureGitignore } from '../adapters/store/gitignore.js';
+import { gitignoreUpdate } from '../adapters/store/gitignore.js';
 import { entryFolderNames, readEntryText, safeJoin } from '../adapters/store/layout.js';
 import { refuseSecrets, withWriteLock, type PendingFile } from '../adapters/write/transaction.js';
 import { idSet } from './find.js';
@@ -94,7 +94,7 @@ export async function adoptNotes(options: AdoptOptions): Promise<AdoptResult> {
       if (await readFileAt(dir, 'HEAD', n.from).catch(() => undefined)) files.push({ path: n.from, content: null });
       else untracked.push(n.from);
     }
-    const ignore = fs.existsSync(path.join(dir, '.obsidian')) ? ensureGitignore(dir) : undefined;
+    const ignore = fs.existsSync(path.join(dir, '.obsidian')) ? gitignoreUpdate(dir) : undefined;
     if (ignore) files.push(ignore);
     const outside = notes.some((n) => !/^(entries|hosts|sessions)\//.test(n.from));
     const message = notes.length === 1 ? `adopt ${notes[0]!.id}: ${notes[0]!.title} (was ${notes[0]!.from})` : `adopt ${notes.length} notes as entries`;

@@ -15,7 +15,7 @@ import { idFromFileName } from '../core/format/schema.js';
 import { conflictProblems } from '../core/merge/merge.js';
 import { refuseSecretWrite } from '../core/secrets/guard.js';
 import { workingChanges } from '../adapters/git/status.js';
-import { ensureGitignore } from '../adapters/store/gitignore.js';
+import { gitignoreUpdate } from '../adapters/store/gitignore.js';
 import { listEntryFiles, readEntryText } from '../adapters/store/layout.js';
 import { withWriteLock, type PendingFile, type WriteTransaction } from '../adapters/write/transaction.js';
 import { linksInto } from './delete.js';
@@ -41,7 +41,7 @@ const isEntryFile = (p: string): boolean => ENTRY_FILE.test(p) && !p.split('/').
 /** Commits the hand edits of the repo inside a held write lock (also sync's first step). */
 export async function commitWorkingChanges(dir: string, tx: WriteTransaction, message?: string): Promise<CommitEditsResult> {
   const changes = await workingChanges(dir, listEntryFiles(dir, { withStat: false }).map((f) => f.path), isEntryFile);
-  const ignore = changes.length || fs.existsSync(path.join(dir, '.obsidian')) ? ensureGitignore(dir) : undefined;
+  const ignore = changes.length || fs.existsSync(path.join(dir, '.obsidian')) ? gitignoreUpdate(dir) : undefined;
   if (changes.length === 0 && !ignore) return { files: [], gitignore: false };
   const files: PendingFile[] = [];
   const problems: Problem[] = [];
@@ -65,7 +65,8 @@ export async function commitWorkingChanges(dir: string, tx: WriteTransaction, me
   const exists = (id: string): boolean => index.has(id);
   for (const f of files) {
     if (f.content === null) continue;
-    problems.push(...parseEntry(f.content, f.path, { idExists: exists }).problems, ...conflictProblems(f.content, f.path));
+    const text = typeof f.content === 'string' ? f.content : f.content.toString('utf8');
+    problems.push(...parseEntry(text, f.path, { idExists: exists }).problems, ...conflictProblems(text, f.path));
     const id = idFromFileName(f.path.split('/').pop()!);
     const claims = id ? index.get(id) ?? [] : [];
     if (claims.length > 1) problems.push({ rule: 'id-duplicate', message: `id ${id} is claimed by ${claims.length} files: ${claims.map((x) => x.path).join(', ')}`, file: f.path, line: 2, id });

@@ -7,7 +7,9 @@ import { createTwoFilesPatch } from 'diff';
 import { parseEntry, splitEntry, updateEntryText } from '../core/format/entry.js';
 import { KbError } from '../core/errors.js';
 import { readEntryText } from '../adapters/store/layout.js';
-import { filesById, findEntryFile } from './find.js';
+import { filesById, findEntryFile, pathLookup } from './find.js';
+import { relinkEntryText } from './relink.js';
+import { stripLinksSection, writtenBody } from '../core/format/links.js';
 import { nowStamp, oneLineTitle, parseLinks, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { forbiddenHostKeys, refuseForbidden } from './guard.js';
@@ -73,15 +75,19 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
       for (const l of parseLinks(options.links)) if (!next.some((x) => x.rel === l.rel && x.to === l.to)) next.push(l);
       changes.links = next;
     }
+    // The body as a person wrote it: the generated Links section is the tool's, rewritten below.
     let body: string | undefined;
-    if (options.body !== undefined) body = options.body;
-    if (options.append !== undefined) body = `${(body ?? e.body).replace(/\s+$/, '')}\n\n${options.append}`;
+    if (options.body !== undefined) body = stripLinksSection(options.body);
+    if (options.append !== undefined) body = `${stripLinksSection(body ?? e.body).replace(/\s+$/, '')}\n\n${options.append}`;
     const raw = splitEntry(before, file.path);
-    if (Object.keys(changes).length === 0 && (body === undefined || body.replace(/\s+$/, '') === raw.body.replace(/\s+$/, ''))) {
+    const own = stripLinksSection(raw.body).replace(/\s+$/, '');
+    if (Object.keys(changes).length === 0 && (body === undefined || body.replace(/\s+$/, '') === own)) {
       return { id: e.id, path: file.path, changed: false, diff: '' };
     }
     changes.updated = nowStamp(options.now);
-    const after = updateEntryText(before, file.path, changes, body);
+    // Every write brings the body's entry links to the file-name form and the Links section in step with `links:`.
+    const newBody = writtenBody(body ?? raw.body, (changes.links as typeof e.links | undefined) ?? e.links, pathLookup(ids));
+    const after = updateEntryText(before, file.path, changes, newBody);
     // NOTE: secrets first, so a secret is refused as one and never echoed by a format message.
     refuseSecrets(after, file.path);
     if (options.title !== undefined) oneLineTitle(options.title);
@@ -141,6 +147,8 @@ export async function saveEditedText(options: EditTextOptions): Promise<EditResu
     })();
     const raw = splitEntry(after, file.path);
     if (String(raw.data.updated ?? '') === String(was ?? '')) after = updateEntryText(after, file.path, { updated: nowStamp(options.now) });
+    // Links typed in the editor are stored in the form Obsidian follows, and the Links section follows `links:`.
+    after = relinkEntryText(after, file.path, pathLookup(ids)) ?? after;
     const e = parseEntry(after, file.path).entry!;
     await refuseForbidden(dir, [{ text: after, where: file.path, host: e.host }]);
     const commit = await tx.commit([{ path: file.path, content: after }], `edit ${e.id}: ${e.title}`);

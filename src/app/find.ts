@@ -40,3 +40,8 @@ export function idSet(dir: string): Set<string> {
   }
   return ids;
 }
+
+/** An id's file path from a `filesById` index (the first file when two claim it), for writing links to it. */
+export function pathLookup(index: Map<string, EntryFile[]>): (id: string) => string | undefined {
+  return (id) => index.get(id)?.[0]?.path;
+}

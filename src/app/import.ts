@@ -4,6 +4,12 @@
  * with file and line, unless `skipInvalid` is set. Blobs and trees are written directly (no index walk).
  * A note already in the repo (an entry of the same type, title and body) is not imported again: rerunning an
  * import, finished or killed at any point, gives each note exactly once.
+ *
+ * An Obsidian vault keeps what its links need: wikilinks and embeds between its files are rewritten to the files
+ * the import writes (display text kept), attachments (images, audio, video, PDF; at most ATTACHMENT_CAP bytes
+ * each) are copied into `attachments/` in the same commit, inline `#tags` join `tags`, `date:` stands for
+ * `created`, and everything not imported is reported with the reason (`skipped`, and `unresolved` for links
+ * left as written). Attachments are secret-scanned like notes (text-like ones: an image has no text to scan).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,8 +18,12 @@ import { formatProblems, KbError } from '../core/errors.js';
 import { findSecrets, redactSecrets } from '../core/secrets/scan.js';
 import { redactFields, safeName } from '../core/secrets/guard.js';
 import { normalizeTag } from '../core/format/tags.js';
+import { linkName, stripLinksSection, writtenBody } from '../core/format/links.js';
+import { inlineTags, linkSkeleton, rewriteMarkdownLinks, rewriteVaultLinks, vaultResolver } from '../core/format/vault.js';
+import { looksBinary } from '../core/secrets/guard.js';
 import { decodeUtf8 } from '../core/text/utf8.js';
-import { filesById } from './find.js';
+import { gitignoreUpdate } from '../adapters/store/gitignore.js';
+import { filesById, pathLookup } from './find.js';
 import { nowStamp } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
@@ -30,9 +40,20 @@ export interface ImportOptions extends RepoOptions {
   now?: Date;
 }
 
+/** The largest attachment copied (10 MiB); a bigger one is skipped and reported. */
+export const ATTACHMENT_CAP = 10 * 1024 * 1024;
+
+/** File types copied as attachments: what Obsidian shows and embeds (images, audio, video, PDF). */
+const ATTACHMENT_EXT = new Set(['png', 'jpg', 'jpeg', 'gif', 'bmp', 'svg', 'webp', 'avif', 'ico', 'tif', 'tiff', 'heic', 'pdf', 'mp3', 'wav', 'm4a', 'ogg', 'flac', '3gp', 'webm', 'mp4', 'mov', 'mkv', 'ogv']);
+
 export interface ImportResult {
   imported: number;
+  /** Everything under DIR not imported, and why: notes that failed (--skip-invalid), hidden folders, unsupported files, attachments over the cap. */
   skipped: { file: string; reason: string }[];
+  /** Attachments: the vault file and where it is in the data repo (`present`: the same bytes were there already). */
+  attachments: { file: string; path: string; present?: boolean }[];
+  /** Wikilinks left as written: to nothing in the vault, or to a file that was not imported. */
+  unresolved: { file: string; line: number; link: string; reason: string }[];
   commit?: string;
   ids: string[];
   /** Each imported note: its new id and path, and the file it came from (relative to DIR). */
@@ -42,15 +63,38 @@ export interface ImportResult {
   redacted: { file: string; kinds: string[]; count: number }[];
 }
 
-function walk(root: string, rel = ''): string[] {
-  const out: string[] = [];
-  for (const d of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
-    if (d.name.startsWith('.') || d.name === 'node_modules') continue;
+/** What a walk of DIR found: notes, other files (with their size), and what it passed over. */
+interface Walked {
+  notes: string[];
+  others: { file: string; size: number }[];
+  passed: { file: string; reason: string }[];
+  /** DIR holds `.obsidian/`: it is an Obsidian vault. */
+  vault: boolean;
+}
+
+function walk(root: string, rel = '', into: Walked = { notes: [], others: [], passed: [], vault: false }): Walked {
+  for (const d of fs.readdirSync(path.join(root, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const p = rel ? `${rel}/${d.name}` : d.name;
-    if (d.isDirectory()) out.push(...walk(root, p));
-    else if (d.isFile() && /\.(md|markdown)$/i.test(d.name)) out.push(p);
+    if (d.name === '.obsidian' && !rel && d.isDirectory()) {
+      into.vault = true;
+      into.passed.push({ file: `${p}/`, reason: "Obsidian's settings folder: not imported (the data repo's .gitignore keeps it out)" });
+      continue;
+    }
+    if (d.name.startsWith('.')) {
+      into.passed.push({ file: d.isDirectory() ? `${p}/` : p, reason: 'hidden: not imported' });
+      continue;
+    }
+    if (d.name === 'node_modules') {
+      into.passed.push({ file: `${p}/`, reason: 'node_modules: not imported' });
+      continue;
+    }
+    if (d.isSymbolicLink()) into.passed.push({ file: p, reason: 'a symbolic link: not followed' });
+    else if (d.isDirectory()) walk(root, p, into);
+    else if (d.isFile() && /\.(md|markdown)$/i.test(d.name)) into.notes.push(p);
+    else if (d.isFile()) into.others.push({ file: p, size: fs.statSync(path.join(root, p)).size });
+    else into.passed.push({ file: p, reason: 'not a regular file' });
   }
-  return out;
+  return into;
 }
 
 interface Note {
@@ -92,7 +136,8 @@ function readNote(root: string, file: string, shown: string, options: ImportOpti
   const folderTags = options.tagsFromFolders ? path.dirname(shown).split('/').filter((s) => s && s !== '.') : [];
   const ownTags = Array.isArray(data.tags) ? data.tags.map(String) : typeof data.tags === 'string' ? data.tags.split(',').map((s) => s.trim()) : [];
   // Tags in written form (src/core/format/tags.ts); one that cannot be mapped is kept as it is and judged below.
-  const tags = [...ownTags, ...folderTags].map((t) => t.trim()).filter(Boolean).map((t) => {
+  // Inline #tags of the body (not in code, not headings) are tags too, as Obsidian reads them.
+  const tags = [...ownTags, ...folderTags, ...inlineTags(body)].map((t) => t.trim()).filter(Boolean).map((t) => {
     const n = normalizeTag(t);
     return 'tag' in n ? n.tag : t;
   });
@@ -103,10 +148,18 @@ function readNote(root: string, file: string, shown: string, options: ImportOpti
     title,
     type,
     tags: [...new Set(tags)],
-    created: typeof data.created === 'string' ? data.created : stamp,
+    created: createdOf(data) ?? stamp,
     updated: stamp,
   };
   return { file: shown, fields, body, nameSecrets };
+}
+
+/** A note's creation date: its `created`, else its `date` (Obsidian's and many templates' field) when it is one. */
+function createdOf(data: Record<string, unknown>): string | undefined {
+  if (typeof data.created === 'string') return data.created; // judged by the format like any field
+  const d = data.date instanceof Date ? data.date.toISOString() : data.date;
+  if (typeof d === 'string' && /^\d{4}-\d{2}-\d{2}/.test(d.trim()) && !Number.isNaN(Date.parse(d.trim()))) return d.trim();
+  return undefined;
 }
 
 /** The file-name key two entries of one title share: the folder by type and the title slug (sessions: the folder). */
@@ -129,7 +182,9 @@ function presentFinder(dir: string, existing: Map<string, { path: string }[]>): 
       else byKey.set(k, [{ id, path: f.path }]);
     }
   }
-  const norm = (s: string): string => s.replace(/\r\n?/g, '\n').replace(/^\n+/, '').replace(/\s+$/, '');
+  // Bodies compare with their links reduced to what a reader sees (./vault.ts linkSkeleton): the entry holds the
+  // note's links rewritten to the files this import wrote, the note as it was.
+  const norm = (s: string): string => linkSkeleton(stripLinksSection(s.replace(/\r\n?/g, '\n'))).replace(/^\n+/, '').replace(/\s+$/, '');
   return (fields, body) => {
     let rel: string;
     try {
@@ -150,12 +205,27 @@ function presentFinder(dir: string, existing: Map<string, { path: string }[]>): 
   };
 }
 
+/** A copied attachment's place in the data repo: `attachments/<name>`, numbered when another file has that name. */
+function attachmentPlace(dir: string, name: string, bytes: Buffer, claimed: Set<string>): { path: string; present: boolean } {
+  const dot = name.lastIndexOf('.');
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  const ext = dot > 0 ? name.slice(dot) : '';
+  for (let n = 1; ; n++) {
+    const rel = `attachments/${n === 1 ? name : `${stem}-${n}${ext}`}`;
+    if (claimed.has(rel.toLowerCase())) continue;
+    const abs = path.join(dir, rel);
+    if (!fs.existsSync(abs)) return { path: rel, present: false };
+    if (fs.statSync(abs).isFile() && fs.readFileSync(abs).equals(bytes)) return { path: rel, present: true };
+  }
+}
+
 /** Imports a folder of markdown notes. */
 export async function importNotes(options: ImportOptions): Promise<ImportResult> {
   const root = path.resolve(options.source);
   if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw new KbError('NOT_FOUND', `import: ${options.source} is not a directory`);
   if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw new KbError('USAGE', `unknown type "${options.type}"; one of: ${TYPES.join(', ')}`);
-  const files = walk(root).sort();
+  const walked = walk(root);
+  const files = walked.notes;
   const stamp = nowStamp(options.now);
   const { dir } = await repoForWrite(options);
   if (path.resolve(dir).startsWith(root + path.sep) || path.resolve(dir) === root) throw new KbError('USAGE', `import: ${options.source} contains the data repo itself; import from another folder`);
@@ -164,10 +234,52 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
     const taken = new Set(existing.keys());
     const findPresent = presentFinder(dir, existing);
     const present: ImportResult['present'] = [];
-    const notes: (Note & { id: string; path: string; text: string })[] = [];
+    const notes: (Note & { id: string; path: string; source: string })[] = [];
     const problems: Problem[] = [];
-    const skipped: ImportResult['skipped'] = [];
+    const skipped: ImportResult['skipped'] = walked.passed.map((p) => ({ file: safeName(p.file), reason: p.reason }));
     const redacted: ImportResult['redacted'] = [];
+    // Where each vault file went: a note's entry path (imported or present), an attachment's path, or why not.
+    const placed = new Map<string, { path: string; note: boolean } | { why: string }>();
+
+    // Attachments first: the notes' embeds are rewritten to where they land.
+    const attachments: ImportResult['attachments'] = [];
+    const attachmentFiles: PendingFile[] = [];
+    const claimed = new Set<string>();
+    for (const o of walked.others) {
+      const shown = safeName(o.file);
+      const ext = /\.([^./]+)$/.exec(o.file)?.[1]?.toLowerCase() ?? '';
+      if (!ATTACHMENT_EXT.has(ext)) {
+        const why = ext ? `unsupported file type .${ext}: only notes (.md) and attachments (images, audio, video, PDF) are imported` : 'unsupported file (no extension): only notes (.md) and attachments (images, audio, video, PDF) are imported';
+        skipped.push({ file: shown, reason: why });
+        placed.set(o.file, { why: 'not imported (unsupported file type)' });
+        continue;
+      }
+      if (o.size > ATTACHMENT_CAP) {
+        const why = `attachment of ${(o.size / 1048576).toFixed(1)} MiB is over the ${ATTACHMENT_CAP / 1048576} MiB cap: not copied`;
+        skipped.push({ file: shown, reason: why });
+        placed.set(o.file, { why: `not imported (over the ${ATTACHMENT_CAP / 1048576} MiB attachment cap)` });
+        continue;
+      }
+      const bytes = fs.readFileSync(path.join(root, o.file));
+      // Secrets: the name always; the content when it is text (an SVG, say), as for notes (spec/secrets.md).
+      const found = [...findSecrets(o.file), ...(looksBinary(bytes) ? [] : findSecrets(bytes.toString('utf8')))];
+      if (found.length > 0) {
+        if (options.redact) {
+          const why = `holds secret-shaped content (${[...new Set(found.map((f) => f.kind))].join(', ')}): not copied (--redact does not edit attachments)`;
+          skipped.push({ file: shown, reason: why });
+          placed.set(o.file, { why: 'not imported (secret-shaped content)' });
+        } else {
+          for (const f of found) problems.push({ rule: 'secret', message: `secret-shaped content in an attachment (${f.kind}, ${f.preview})`, file: shown, line: f.line });
+        }
+        continue;
+      }
+      const place = attachmentPlace(dir, path.basename(o.file), bytes, claimed);
+      claimed.add(place.path.toLowerCase());
+      placed.set(o.file, { path: place.path, note: false });
+      attachments.push({ file: shown, path: place.path, ...(place.present ? { present: true } : {}) });
+      if (!place.present) attachmentFiles.push({ path: place.path, content: bytes });
+    }
+
     for (const file of files) {
       const shown = safeName(file);
       let note: Note;
@@ -177,6 +289,7 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
         const e = err as KbError;
         const line = (e.data?.line as number | undefined) ?? 1;
         problems.push({ rule: 'parse', message: e.message.replace(/^[^:]+:\d+: /, ''), file: shown, line });
+        placed.set(file, { why: 'not imported (it does not parse)' });
         continue;
       }
       if (options.redact) {
@@ -194,6 +307,8 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
       const already = findPresent(note.fields, note.body);
       if (already) {
         present.push({ file: note.file, id: already });
+        const at = existing.get(already)?.[0]?.path;
+        if (at) placed.set(file, { path: at, note: true });
         continue;
       }
       let id = note.fields.id as string | undefined;
@@ -203,14 +318,13 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
       taken.add(id);
       note.fields.id = id;
       const rel = entryPath(note.fields as { id: string; title: string; type: string });
-      const text = formatEntry(note.fields, note.body);
-      notes.push({ ...note, id, path: rel, text });
+      notes.push({ ...note, id, path: rel, source: file });
     }
     for (const n of notes) {
       // The fields are plain values this module built, so they are judged directly (no YAML round trip).
       const raw = { data: n.fields, body: n.body, frontmatter: '', bodyLine: 1 };
       const found = interpretEntry(raw, n.path, { idExists: (x) => taken.has(x) }).problems.map((p) => ({ ...p, file: n.file, line: undefined }));
-      for (const s of [...n.nameSecrets, ...findSecrets(n.text)]) found.push({ rule: 'secret', message: `secret-shaped content (${s.kind}, ${s.preview})`, file: n.file, line: undefined });
+      for (const s of [...n.nameSecrets, ...findSecrets(formatEntry(n.fields, n.body))]) found.push({ rule: 'secret', message: `secret-shaped content (${s.kind}, ${s.preview})`, file: n.file, line: undefined });
       problems.push(...found);
     }
     let keep = notes;
@@ -222,14 +336,42 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
       const bad = new Set(problems.map((p) => p.file));
       for (const p of problems) skipped.push({ file: p.file!, reason: p.message });
       keep = notes.filter((n) => !bad.has(n.file));
+      for (const n of notes) if (bad.has(n.file)) placed.set(n.source, { why: 'not imported (invalid; see skipped)' });
     }
-    if (keep.length === 0) return { imported: 0, skipped, ids: [], entries: [], present, redacted };
-    await refuseForbidden(dir, keep.map((n) => ({ text: n.text, where: n.file, host: typeof n.fields.host === 'string' ? n.fields.host : undefined })));
-    const pending: PendingFile[] = keep.map((n) => ({ path: n.path, content: n.text }));
-    const commit = await tx.commit(pending, `import ${keep.length} notes from ${path.basename(root)}`, {
+    for (const n of keep) placed.set(n.source, { path: n.path, note: true });
+
+    // Links: the vault's wikilinks and embeds to the files written here, then entry links and the Links section
+    // in the form Obsidian follows (./links.ts).
+    const vaultFiles = [...files, ...walked.others.map((o) => o.file)];
+    const resolve = vaultResolver(vaultFiles);
+    const fileSet = new Set(vaultFiles);
+    const targetFor = (vaultPath: string): { target: string; note: boolean; path: string } | { why: string } => {
+      const p = placed.get(vaultPath);
+      if (!p) return { why: 'not imported' };
+      if ('why' in p) return p;
+      return p.note ? { target: linkName(p.path), note: true, path: p.path } : { target: p.path, note: false, path: p.path };
+    };
+    const newPaths = new Map(keep.map((n) => [n.id, n.path]));
+    const known = pathLookup(existing);
+    const pathOf = (id: string): string | undefined => newPaths.get(id) ?? known(id);
+    const unresolved: ImportResult['unresolved'] = [];
+    const texts = keep.map((n) => {
+      const wiki = rewriteVaultLinks(n.body, n.source, resolve, targetFor);
+      const md = rewriteMarkdownLinks(wiki.text, n.source, path.posix.dirname(n.path), resolve, fileSet, targetFor);
+      for (const l of [...wiki.left, ...md.left].sort((a, b) => a.line - b.line)) unresolved.push({ file: n.file, line: l.line, link: l.link, reason: l.reason });
+      const links = Array.isArray(n.fields.links) ? (n.fields.links as { rel: string; to: string }[]) : [];
+      return formatEntry(n.fields, writtenBody(md.text, links, pathOf));
+    });
+    const ignore = walked.vault ? gitignoreUpdate(dir) : undefined;
+    const result = { skipped, attachments, unresolved, present, redacted };
+    if (keep.length === 0 && attachmentFiles.length === 0) return { imported: 0, ids: [], entries: [], ...result };
+    await refuseForbidden(dir, keep.map((n, i) => ({ text: texts[i]!, where: n.file, host: typeof n.fields.host === 'string' ? n.fields.host : undefined })));
+    const pending: PendingFile[] = [...keep.map((n, i) => ({ path: n.path, content: texts[i]! })), ...attachmentFiles, ...(ignore ? [ignore] : [])];
+    const what = [`${keep.length} notes`, ...(attachmentFiles.length ? [`${attachmentFiles.length} attachment${attachmentFiles.length === 1 ? '' : 's'}`] : [])].join(' and ');
+    const commit = await tx.commit(pending, `import ${what} from ${path.basename(root)}`, {
       bulk: true,
       onProgress: (done) => options.onProgress?.(done, pending.length),
     });
-    return { imported: keep.length, skipped, commit, ids: keep.map((n) => n.id), entries: keep.map((n) => ({ id: n.id, path: n.path, source: n.file })), present, redacted };
+    return { imported: keep.length, commit, ids: keep.map((n) => n.id), entries: keep.map((n) => ({ id: n.id, path: n.path, source: n.file })), ...result };
   }, { identity: options.settings });
 }

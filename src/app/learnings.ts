@@ -9,6 +9,7 @@ import { loadCatalog } from '../adapters/index/catalog.js';
 import { readEntryText } from '../adapters/store/layout.js';
 import { refuseSecrets, type WriteTransaction } from '../adapters/write/transaction.js';
 import { splitEntry, updateEntryText } from '../core/format/entry.js';
+import { findLinksSection, sectionTargets, stripLinksSection, withLinksSection } from '../core/format/links.js';
 import { nowStamp, validateEntryText } from './fields.js';
 import { refuseForbidden } from './guard.js';
 import { patternKeyOf, recurrenceCount } from './memory.js';
@@ -33,9 +34,15 @@ export async function recordRecurrence(dir: string, tx: WriteTransaction, e: Ent
   const day = nowStamp(now).slice(0, 10);
   const count = recurrenceCount(e) + 1;
   const earlier = Array.isArray(e.data.seen) ? (e.data.seen as string[]) : [(e.created ?? day).slice(0, 10)];
-  const body = splitEntry(text, e.path).body.replace(/\s+$/, '');
+  const old = splitEntry(text, e.path).body;
   const added = context.trim() ? `Seen again ${day}:\n\n${context.trim()}` : `Seen again ${day}.`;
-  const next = updateEntryText(text, e.path, { recurrences: count, seen: [...earlier, day], updated: nowStamp(now) }, `${body}\n\n${added}`);
+  // The new sighting goes above the generated Links section, which stays last and in step with `links:`.
+  let body = `${stripLinksSection(old).replace(/\s+$/, '')}\n\n${added}`;
+  if (findLinksSection(old)) {
+    const known = sectionTargets(old);
+    body = withLinksSection(body, e.links, (id) => known.get(id));
+  }
+  const next = updateEntryText(text, e.path, { recurrences: count, seen: [...earlier, day], updated: nowStamp(now) }, body);
   validateEntryText(next, e.path, (x) => ids.has(x));
   refuseSecrets(next, e.path);
   await refuseForbidden(dir, [{ text: next, where: e.path, host: e.host }]);

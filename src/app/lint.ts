@@ -10,12 +10,17 @@ import { parseEntry, type Problem } from '../core/format/entry.js';
 import { conflictProblems, isConflictSibling } from '../core/merge/merge.js';
 import { entryFolderNames, readEntryText } from '../adapters/store/layout.js';
 import { findSecrets } from '../core/secrets/scan.js';
-import { filesById } from './find.js';
+import { filesById, pathLookup } from './find.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 
 export interface LintResult {
   files: number;
   problems: Problem[];
+  /**
+   * Findings that do not fail lint: v1 links `[[kb-0042]]` Obsidian cannot follow (`link-old-form`) and typed
+   * links not yet shown in the body (`links-section-missing`); `git-kb relink` fixes both.
+   */
+  hints: Problem[];
   /** Set when there is any problem. */
   exit?: Extract<ErrorCode, 'LINT_FAILED'>;
 }
@@ -30,6 +35,8 @@ export function lintRepo(options: RepoOptions): LintResult {
   const { dir } = repoForRead(options);
   const ids = filesById(dir);
   const problems: Problem[] = [];
+  const hints: Problem[] = [];
+  const pathOf = pathLookup(ids);
   let files = 0;
   for (const { folder: d, names } of entryFolderNames(dir)) {
     for (const name of names) {
@@ -49,7 +56,9 @@ export function lintRepo(options: RepoOptions): LintResult {
         problems.push({ rule: 'unreadable', message: e.message.replace(/^[^:]+:\d+: /, ''), file: rel, line: e.data?.line ?? 1 });
         continue;
       }
-      problems.push(...parseEntry(text, rel, { idExists: (id) => ids.has(id) }).problems);
+      const parsed = parseEntry(text, rel, { idExists: (id) => ids.has(id), pathOf });
+      problems.push(...parsed.problems);
+      hints.push(...parsed.hints);
       problems.push(...conflictProblems(text, rel));
       problems.push(...secretProblems(text, rel));
     }
@@ -63,5 +72,5 @@ export function lintRepo(options: RepoOptions): LintResult {
   for (const [id, list] of ids) {
     if (list.length > 1) for (const f of list) problems.push({ rule: 'id-duplicate', message: `id ${id} is claimed by ${list.length} files: ${list.map((x) => x.path).join(', ')}`, file: f.path, line: 2, id });
   }
-  return { files, problems, ...(problems.length ? { exit: 'LINT_FAILED' as const } : {}) };
+  return { files, problems, hints, ...(problems.length ? { exit: 'LINT_FAILED' as const } : {}) };
 }

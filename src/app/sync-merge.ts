@@ -18,6 +18,7 @@ import { findSecrets } from '../core/secrets/scan.js';
 import { idFromFileName } from '../core/format/schema.js';
 import { conflictOpenLine, mergeDataFile, mergeEntryText } from '../core/merge/merge.js';
 import { conflictsIn, trackConflicts } from './conflicts.js';
+import { filesById, pathLookup } from './find.js';
 import type { CommitIdentity } from '../adapters/git/author.js';
 import type { SyncResult } from './sync.js';
 
@@ -36,11 +37,11 @@ function entryIdOf(p: string): string | undefined {
  * unchanged, so git-kb never writes a new blob holding a secret (spec/secrets.md), and `secretHeld` names it for
  * a note; ours stays in history.
  */
-function dataRepoRules(label: string, secretHeld: Set<string>): MergeRules {
+function dataRepoRules(label: string, secretHeld: Set<string>, pathOf: (id: string) => string | undefined): MergeRules {
   return {
     mergeText: (p, base, ours, theirs) => {
       const id = entryIdOf(p);
-      const m = id ? mergeEntryText(base, ours, theirs, p, conflictOpenLine(id, label)) : mergeDataFile(base, ours, theirs, p);
+      const m = id ? mergeEntryText(base, ours, theirs, p, conflictOpenLine(id, label), pathOf) : mergeDataFile(base, ours, theirs, p);
       if (m.text !== ours && m.text !== theirs && findSecrets(m.text).length > 0) {
         secretHeld.add(p);
         return { text: theirs, conflict: false };
@@ -86,7 +87,8 @@ async function pull(tx: WriteTransaction, reader: ObjectReader, t: RemoteTarget,
     if (!bases.includes(head)) {
       const label = `${t.remote}/${t.branch} at ${tip.slice(0, 8)}`;
       const secretHeld = new Set<string>();
-      const rules = dataRepoRules(label, secretHeld);
+      // A merged entry's Links section names targets by their file names here (spec/sync.md).
+      const rules = dataRepoRules(label, secretHeld, pathLookup(filesById(dir)));
       const baseTrees = await Promise.all(bases.map(async (b) => (await reader.commit(b)).tree));
       const m = await mergeTrees({ dir, reader, bases: baseTrees, ours: (await reader.commit(head)).tree, theirs: (await reader.commit(tip)).tree, label, rules });
       if (bases.length > 1) result.notes.push(`histories crossed (${bases.length} merge bases): merged file by file against each base`);

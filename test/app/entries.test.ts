@@ -70,7 +70,7 @@ describe('lint', () => {
   it('returns its findings as data and names LINT_FAILED only when there are any', async () => {
     await addEntry({ settings, type: 'decision', title: 'Fine', body: 'ok', now: NOW });
     const clean = lintRepo({ settings });
-    expect(clean).toEqual({ files: 1, problems: [] });
+    expect(clean).toEqual({ files: 1, problems: [], hints: [] });
     fs.writeFileSync(path.join(sb.data, 'entries', 'kb-0001-bad.md'), '---\nid: kb-0001\ntitle: Bad\ntype: nope\n---\n');
     fs.writeFileSync(path.join(sb.data, 'entries', 'notes.txt'), 'stray');
     const r = lintRepo({ settings });

@@ -55,6 +55,16 @@ describe('edit in the editor', () => {
     await expectCleanRepo(sb.data);
   });
 
+  it('a link typed in the editor is stored in the form Obsidian follows', async () => {
+    const other = await addEntry(sb, { type: 'decision', title: 'Link target of the editor', body: 'Target.' });
+    const ed = script('ed-link.sh', `printf '\\nSee [[${other.id}]].\\n' >> "$1"`);
+    const r = await kbd(sb, ['edit', id], { env: { EDITOR: ed } });
+    expect(r.code, r.stderr).toBe(0);
+    const base = other.path.split('/').pop()!.replace(/\.md$/, '');
+    expect(read()).toContain(`See [[${base}|${other.id}]].`);
+    await expectCleanRepo(sb.data);
+  });
+
   it('$VISUAL wins over $EDITOR; an editor command with arguments runs through the shell', async () => {
     const ed = script('ed-arg.sh', 'sed -i "s/The edited body./$1 body./" "$2"');
     const r = await kbd(sb, ['--json', 'edit', id], { env: { VISUAL: `${ed} Visual`, EDITOR: 'false' } });

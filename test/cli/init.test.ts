@@ -21,11 +21,16 @@ describe('init', () => {
     expect(JSON.parse(fs.readFileSync(configFile, 'utf8'))).toEqual({ data_dir: sb.data });
     expect(JSON.parse(fs.readFileSync(path.join(sb.data, 'kb.json'), 'utf8'))).toMatchObject({ schema_version: 2 });
     expect(await subjects(sb)).toEqual(['git-kb: create data repo']);
-    expect((await sgit(sb, ['ls-tree', '-r', '--name-only', 'HEAD'])).trim()).toBe('kb.json');
+    // The manifest, and the .gitignore that keeps an Obsidian vault's per-machine folders out (one commit).
+    expect((await sgit(sb, ['ls-tree', '-r', '--name-only', 'HEAD'])).trim()).toBe('.gitignore\nkb.json');
+    expect(fs.readFileSync(path.join(sb.data, '.gitignore'), 'utf8').split('\n')).toEqual(expect.arrayContaining(['.obsidian/', '.trash/']));
     expect((await sgit(sb, ['symbolic-ref', 'HEAD'])).trim()).toBe('refs/heads/main');
+    fs.mkdirSync(path.join(sb.data, '.obsidian'));
+    fs.writeFileSync(path.join(sb.data, '.obsidian', 'workspace.json'), '{}');
     await expectCleanRepo(sb.data);
+    fs.rmSync(path.join(sb.data, '.obsidian'), { recursive: true });
     // Derived state stays out of the tracked tree.
-    expect(fs.readdirSync(sb.data).sort()).toEqual(['.git', 'kb.json']);
+    expect(fs.readdirSync(sb.data).sort()).toEqual(['.git', '.gitignore', 'kb.json']);
 
     // Later commands find the repo through the config, with no --data.
     const added = JSON.parse((await kb(sb, ['add', '--type', 'decision', '--title', 'Found by config', '--json'])).stdout);

@@ -38,7 +38,10 @@ describe('a v1 data repo', () => {
     const listed = await kbj(sb, ['list']);
     expect(listed.entries.map((e: { id: string }) => e.id)).toEqual(['kb-0005', 'kb-0004', 'kb-0003', 'kb-0002', 'kb-0001']);
     expect(listed.entries[4]).toMatchObject({ title: 'Rebase feature branches before merging', type: 'pattern_convention', tags: ['git', 'workflow'], created: '2024-01-10' });
-    expect(await kbj(sb, ['lint'])).toEqual({ ok: true, files: 5, problems: [] });
+    // Lint passes; the v1 links Obsidian cannot follow are hints (never problems), which `git-kb relink` fixes.
+    const lint = await kbj(sb, ['lint']);
+    expect(lint).toMatchObject({ ok: true, files: 5, problems: [] });
+    expect(new Set(lint.hints.map((h: { rule: string }) => h.rule))).toEqual(new Set(['link-old-form', 'links-section-missing']));
     expect(await kbj(sb, ['status'])).toMatchObject({ entries: 5, problems: 0, by_type: { pattern_convention: 1, decision: 1, lesson_learned: 1, bookmark: 1, factual_reference: 1 } });
     const links = (await kbj(sb, ['get', 'kb-0003', '--links'])).entries[0].links;
     expect(links).toEqual(expect.arrayContaining([
@@ -83,7 +86,9 @@ describe('a v1 data repo', () => {
     expect((await kbj(sb, ['get', 'kb-0003', '--links'])).entries[0].links).toContainEqual({ id: a.id, title: 'Ports come from the OS in tests', rel: 'supersedes', direction: 'in' });
     const found = (await kbj(sb, ['search', 'ports'])).results.map((h: { id: string }) => h.id);
     expect(found).toEqual(expect.arrayContaining(['kb-0003', a.id]));
-    expect(await kbj(sb, ['lint'])).toEqual({ ok: true, files: 6, problems: [] });
+    expect(await kbj(sb, ['lint'])).toMatchObject({ ok: true, files: 6, problems: [] });
+    // The new entry's own links are in the form Obsidian follows.
+    expect(fs.readFileSync(path.join(sb.data, a.path), 'utf8')).toContain('Follows [[kb-0003-');
   });
 
   it('keeps its history readable, and stays a v1 repo that plain git sees as clean', async () => {

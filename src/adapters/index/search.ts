@@ -12,6 +12,7 @@ import { rememberWarm, warmValue } from './warm.js';
 import { writeFileAtomic } from '../store/fsutil.js';
 import { readEntryText, stateDir } from '../store/layout.js';
 import { bodyOf } from '../../core/format/fence.js';
+import { readableLinks } from '../../core/format/links.js';
 import { SEARCH_TERMS, termOf, terms, tokenize } from '../../core/text/terms.js';
 import { isoAtLeast } from '../../core/format/since.js';
 
@@ -107,7 +108,7 @@ function sig(item: CatalogItem): string {
 
 function readBody(dir: string, p: string): string {
   try {
-    return bodyOf(readEntryText(dir, p));
+    return readableLinks(bodyOf(readEntryText(dir, p)));
   } catch {
     return '';
   }

@@ -14,6 +14,7 @@ import { initRepo } from '../git/git.js';
 import { dataRepoExists, requireDataRepo } from '../store/layout.js';
 import { processAlive } from '../system/pid.js';
 import { withWriteLock } from './transaction.js';
+import { gitignoreUpdate } from '../store/gitignore.js';
 
 const CREATING = /^\..+\.(\d+)\.[0-9a-f]+\.creating$/;
 
@@ -64,5 +65,7 @@ export async function writeManifest(dir: string, message: string, options: { ide
   // same second (their kb.json stays identical, so merging them later cannot conflict on it). Not recorded for
   // the auto-sync push: creating a repo is not a write the user asked to share.
   const tagged = `${message}\n\nrepo ${crypto.randomBytes(6).toString('hex')}`;
-  await withWriteLock(dir, (tx) => tx.commit([{ path: 'kb.json', content: manifest }], tagged, { record: false }), { ...options, manifest: true });
+  // The .gitignore that keeps an Obsidian vault's per-machine folders out (store/gitignore.ts), in the same commit.
+  const ignore = gitignoreUpdate(dir);
+  await withWriteLock(dir, (tx) => tx.commit([{ path: 'kb.json', content: manifest }, ...(ignore ? [ignore] : [])], tagged, { record: false }), { ...options, manifest: true });
 }

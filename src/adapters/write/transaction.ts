@@ -28,16 +28,16 @@ import { bringPaths, checkoutCommit, finishCheckout, workingOid, type PathTarget
 
 export { refuseSecrets } from '../../core/secrets/guard.js';
 
-/** One file to write (content) or delete (null), relative to the data repo. */
+/** One file to write (content: text, or bytes for an attachment) or delete (null), relative to the data repo. */
 export interface PendingFile {
   path: string;
-  content: string | null;
+  content: string | Buffer | null;
 }
 
 export interface CommitOptions {
   /** fsync each file (default true). */
   fsync?: boolean;
-  /** NEW files only, written in parallel without the temp-and-rename (import). */
+  /** New files written in parallel without the temp-and-rename (import); one that exists is replaced atomically. */
   bulk?: boolean;
   onProgress?: (done: number) => void;
   /** Allow any path of the repo, not just the entry folders, kb.json and hosts.yaml (resolving a conflict). */
@@ -124,8 +124,11 @@ async function finishCommit(dir: string, journal: Extract<Journal, { kind: 'comm
   return { kind: 'commit', paths: changes.map((c) => c.path), commit };
 }
 
+/** The folders git-kb writes into: the entry folders and `attachments/` (files an imported vault's notes embed). */
+const WRITABLE_ROOTS = [...ENTRY_ROOTS, 'attachments'] as const;
+
 function checkedPath(dir: string, p: string, anyPath: boolean | undefined): string {
-  if (!anyPath && !(ENTRY_ROOTS as readonly string[]).includes(p.split('/')[0]!) && p !== 'kb.json' && p !== 'hosts.yaml' && p !== '.gitignore') {
+  if (!anyPath && !(WRITABLE_ROOTS as readonly string[]).includes(p.split('/')[0]!) && p !== 'kb.json' && p !== 'hosts.yaml' && p !== '.gitignore') {
     throw new KbError('USAGE', `refusing to write ${p}: outside the data repo's entry folders`);
   }
   return writablePath(dir, p);
@@ -149,7 +152,9 @@ async function commitFiles(dir: string, author: Author, files: PendingFile[], me
       for (let i = 0; i < files.length; i += 64) {
         await Promise.all(
           files.slice(i, i + 64).map(async (f, k) => {
-            await fs.promises.writeFile(abs[i + k]!, f.content!, { flag: 'wx' });
+            // A file that exists already (the .gitignore an import adds lines to) is still replaced atomically.
+            if (fs.existsSync(abs[i + k]!)) writeFileAtomic(abs[i + k]!, f.content!, { fsync: false });
+            else await fs.promises.writeFile(abs[i + k]!, f.content!, { flag: 'wx' });
             options.onProgress?.(++done);
           }),
         );

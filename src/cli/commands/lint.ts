@@ -9,6 +9,6 @@ export function register(ctx: Cli): void {
   verb('lint', 'validate the whole data repo; exit 5 if anything is wrong').action(async (_o: unknown, cmd: Command) => {
     const { lintRepo } = await import('../../app/lint.js');
     const r = lintRepo(repoOptions(ctx, cmd));
-    ctx.reply({ json: { ok: r.problems.length === 0, files: r.files, problems: r.problems }, text: () => render.lint(r), exit: r.exit });
+    ctx.reply({ json: { ok: r.problems.length === 0, files: r.files, problems: r.problems, ...(r.hints.length ? { hints: r.hints } : {}) }, text: () => render.lint(r), exit: r.exit });
   });
 }

@@ -11,6 +11,7 @@ import type { GotEntry } from '../../app/get.js';
 import type { entryHistory, RestoreResult } from '../../app/history.js';
 import type { ImportResult } from '../../app/import.js';
 import type { LintResult } from '../../app/lint.js';
+import type { RelinkResult } from '../../app/relink.js';
 import type { ListItem } from '../../app/list.js';
 import type { SearchResultSet } from '../../app/search.js';
 import type { TagCount } from '../../app/tags.js';
@@ -61,16 +62,20 @@ export function list(items: ListItem[], more = 0): string {
   return items.map((e) => `${e.id}  ${localDate(e.updated ?? e.created)}  ${e.type.padEnd(18)} ${e.title}`).join('\n') + footer;
 }
 
-/** `lint`: every problem with file, line and rule, then the count. */
+/** `lint`: every problem with file, line and rule, then hints (which do not fail lint), then the count line last. */
 export function lint(r: LintResult): string {
-  if (r.problems.length === 0) return `ok: ${r.files} files, no problems`;
-  return `${formatProblems(r.problems)}\n${r.problems.length} problem${r.problems.length === 1 ? '' : 's'} in ${r.files} files`;
+  const hints = r.hints.length ? [...r.hints.map((h) => `hint: ${formatProblems([h])}`), `${r.hints.length} hint${r.hints.length === 1 ? '' : 's'}: "git-kb relink" fixes them`] : [];
+  if (r.problems.length === 0) return [...hints, `ok: ${r.files} files, no problems`].join('\n');
+  return [formatProblems(r.problems), ...hints, `${r.problems.length} problem${r.problems.length === 1 ? '' : 's'} in ${r.files} files`].join('\n');
 }
 
-/** `import`: the count and commit (and how many notes were already there), then each note skipped or redacted. */
+/** `import`: the count and commit (and how many notes were already there), the attachments, then everything skipped, each link left as written, and each note redacted. */
 export function imported(r: ImportResult): string {
   const lines = [`imported ${r.imported} notes${r.commit ? ` (commit ${r.commit.slice(0, 12)})` : ''}${r.present.length ? `; ${r.present.length} already in the repo` : ''}`];
+  const copied = r.attachments.filter((a) => !a.present).length;
+  if (r.attachments.length) lines.push(`attachments: ${copied} copied into attachments/${r.attachments.length > copied ? `, ${r.attachments.length - copied} already there` : ''}`);
   for (const s of r.skipped) lines.push(`skipped ${s.file}: ${s.reason}`);
+  for (const u of r.unresolved) lines.push(`link left as written: ${u.file}:${u.line} ${u.link} (${u.reason})`);
   for (const x of r.redacted) lines.push(`redacted ${x.count} secret${x.count === 1 ? '' : 's'} in ${x.file} (${x.kinds.join(', ')})`);
   return lines.join('\n');
 }
@@ -116,4 +121,11 @@ export function committed(r: CommitEditsResult): string {
 export function adopted(r: AdoptResult): string {
   if (!r.commit) return 'nothing to adopt: every note in the entry folders is an entry';
   return [...r.adopted.map((a) => `${a.id}  ${a.from} -> ${a.path}  (${a.type}) ${a.title}`), `adopted ${r.adopted.length} note${r.adopted.length === 1 ? '' : 's'} (commit ${r.commit.slice(0, 12)})`].join('\n');
+}
+
+/** `relink`: the entries rewritten and the commit, or that every link is in form already. */
+export function relinked(r: RelinkResult): string {
+  const lines = r.changed.length ? [`relinked ${r.changed.length} entr${r.changed.length === 1 ? 'y' : 'ies'} (commit ${r.commit!.slice(0, 12)})`, ...r.changed.map((c) => `- ${c.id} ${c.path}`)] : ['every link is in the form Obsidian follows; nothing to do'];
+  for (const u of r.unreadable) lines.push(`left alone ${u.path}: ${u.reason} (git-kb lint)`);
+  return lines.join('\n');
 }

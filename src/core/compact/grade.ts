@@ -8,6 +8,8 @@
  * the bullets, and each bullet's protected clauses (its bold spans and a leading `key:` prefix); shorten tails.
  */
 
+import { linkTargetId } from '../format/links.js';
+
 export type CompactVerdict = 'PASS' | 'DEFECTS' | 'FLOOR' | 'CANNOT_GRADE';
 
 export type DefectKind =
@@ -92,10 +94,14 @@ const MDLINK = /!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g;
 const BOLD = /\*\*([^*]+)\*\*|__([^_]+)__/g;
 const KEY_PREFIX = /^([A-Za-z][\w /.-]{0,40}?):(\s|$)/;
 
-/** The link targets of a line: `[[target]]`, `[[target|alias]]` and `[text](target)`. */
+/**
+ * The link targets of a line: `[[target]]`, `[[target|alias]]` and `[text](target)`. A wikilink to an entry counts
+ * as its id, whatever form names it (`[[kb-0042]]` and the `[[kb-0042-use-pnpm|kb-0042]]` git-kb writes are one
+ * target: spec/entry-format.md, "Links").
+ */
 export function linkTargets(text: string): { target: string; literal: string }[] {
   const out: { target: string; literal: string; at: number }[] = [];
-  for (const m of text.matchAll(WIKI)) out.push({ target: m[1]!.trim(), literal: m[0], at: m.index });
+  for (const m of text.matchAll(WIKI)) out.push({ target: linkTargetId(m[1]!.trim()) ?? m[1]!.trim(), literal: m[0], at: m.index });
   for (const m of text.matchAll(MDLINK)) out.push({ target: m[1]!.trim(), literal: m[0], at: m.index });
   return out.sort((a, b) => a.at - b.at).map(({ target, literal }) => ({ target, literal }));
 }

@@ -11,6 +11,7 @@ import { checkLearningFields } from './learning.js';
 import { regexRisk } from './regex-risk.js';
 import { secretFreeSlugSource } from '../secrets/guard.js';
 import { tagProblem } from './tags.js';
+import { findLinksSection, findWikiLinks, linkedIds, linkName, linkTargetId, linksSectionProblems, targetNames } from './links.js';
 
 export interface Link {
   rel: Rel;
@@ -89,11 +90,13 @@ export function entryPath(e: { id: string; title: string; type: string; host?: s
   return `entries/${e.id}-${titleSlug(e.title)}.md`;
 }
 
-/** Ids linked from a body with Obsidian-style `[[kb-…]]` (an alias after `|` is ignored). */
+/**
+ * Ids linked from a body by wikilinks, in both forms git-kb reads: `[[kb-0042]]` (v1) and the file-name form it
+ * writes, `[[kb-0042-slug|…]]` (a heading after `#` and a display text after `|` are ignored; code is not read).
+ * See ./links.ts.
+ */
 export function wikiLinks(body: string): string[] {
-  const out = new Set<string>();
-  for (const m of body.matchAll(/\[\[(kb-[0-9a-z]+)(?:[|#][^\]]*)?\]\]/g)) out.add(m[1]!);
-  return [...out];
+  return linkedIds(body);
 }
 
 const refuseJs = {
@@ -220,18 +223,21 @@ function dateString(v: unknown): string | undefined {
   return undefined;
 }
 
-/** Options for judging an entry: how to tell whether a linked id exists. */
+/** Options for judging an entry: how to tell whether a linked id exists, and which file it is. */
 export interface CheckOptions {
   idExists?: (id: string) => boolean;
+  /** The path of the entry with an id (lint): links are then also checked against Obsidian's resolution. */
+  pathOf?: (id: string) => string | undefined;
 }
 
 /**
  * Reads the typed fields of raw front matter and checks them against the format. Returns the entry (or
  * undefined when it cannot be served at all) and every problem found, each with its file and line.
  */
-export function interpretEntry(raw: RawEntry, file: string, options: CheckOptions = {}): { entry?: Entry; problems: Problem[] } {
+export function interpretEntry(raw: RawEntry, file: string, options: CheckOptions = {}): { entry?: Entry; problems: Problem[]; hints: Problem[] } {
   const d = raw.data;
   const problems: Problem[] = [];
+  const hints: Problem[] = [];
   const at = (key: string): number => lineOfKey(raw.frontmatter, key);
   const problem = (rule: string, message: string, key: string): void => {
     problems.push({ rule, message, file, line: at(key), id: typeof d.id === 'string' ? d.id : undefined });
@@ -282,14 +288,7 @@ export function interpretEntry(raw: RawEntry, file: string, options: CheckOption
       }
     }
   }
-  if (options.idExists) {
-    for (const target of wikiLinks(raw.body)) {
-      if (!options.idExists(target)) {
-        const idx = raw.body.split('\n').findIndex((l) => l.includes(`[[${target}`));
-        problems.push({ rule: 'link-dangling', message: `[[${target}]] in the body names a missing entry`, file, line: raw.bodyLine + Math.max(0, idx), id });
-      }
-    }
-  }
+  checkBodyLinks(raw, file, links, options, typeof d.id === 'string' ? d.id : undefined, problems, hints);
 
   const url = typeof d.url === 'string' ? d.url.trim() : undefined;
   if (d.url !== undefined && typeof d.url !== 'string') problem('url-invalid', '"url" must be a string', 'url');
@@ -320,7 +319,7 @@ export function interpretEntry(raw: RawEntry, file: string, options: CheckOption
     }
   }
 
-  if (!id || !isValidId(id)) return { problems };
+  if (!id || !isValidId(id)) return { problems, hints };
   const entry: Entry = {
     id,
     title: title || id,
@@ -339,7 +338,44 @@ export function interpretEntry(raw: RawEntry, file: string, options: CheckOption
     path: file,
     data: d,
   };
-  return { entry, problems };
+  return { entry, problems, hints };
+}
+
+/**
+ * The body's links: a wikilink to a missing entry (`link-dangling`), one that names an entry by a file name that
+ * is not its own, so Obsidian cannot follow it (`link-stale`, a hand rename), the generated Links section out of
+ * step with `links:` (`links-section`); and, as hints, v1 links `[[kb-0042]]` that Obsidian cannot follow
+ * (`link-old-form`) and an entry with links but no Links section (`links-section-missing`). `git-kb relink` fixes
+ * all but the dangling ones.
+ */
+function checkBodyLinks(raw: RawEntry, file: string, links: Link[], options: CheckOptions, id: string | undefined, problems: Problem[], hints: Problem[]): void {
+  const lineAt = (offset: number): number => raw.bodyLine + raw.body.slice(0, offset).split('\n').length - 1;
+  const section = findLinksSection(raw.body);
+  const sectionLines = new Set(section?.items.map((i) => i.line) ?? []);
+  const at = (p: Omit<Problem, 'file' | 'id'>): Problem => ({ ...p, file, ...(id ? { id } : {}) });
+  for (const l of findWikiLinks(raw.body)) {
+    const target = linkTargetId(l.target);
+    if (!target) continue;
+    const line = lineAt(l.start);
+    const inSection = sectionLines.has(line - raw.bodyLine);
+    if (options.idExists && !options.idExists(target)) {
+      // A section item to a missing id is the `links` field's dangling link, reported there once.
+      if (!inSection) problems.push(at({ rule: 'link-dangling', message: `[[${l.target}]] in the body names a missing entry`, line }));
+      continue;
+    }
+    const path = options.pathOf?.(target);
+    if (!path || targetNames(l.target, path)) continue;
+    if (l.target === target) {
+      hints.push(at({ rule: 'link-old-form', message: `[[${l.target}]] is found by git-kb but not by Obsidian (no file is named ${target}); "git-kb relink" writes it as [[${linkName(path)}|${target}]]`, line }));
+    } else {
+      problems.push(at({ rule: 'link-stale', message: `[[${l.target}]] names ${target} by a file name it no longer has (${path}), so Obsidian cannot follow it; "git-kb relink" rewrites it`, line }));
+    }
+  }
+  const s = linksSectionProblems(raw.body, links);
+  for (const p of s.problems) problems.push(at({ rule: 'links-section', message: `${p.message}; "git-kb relink" rewrites it`, line: raw.bodyLine + p.line }));
+  if (s.missing && options.pathOf) {
+    hints.push(at({ rule: 'links-section-missing', message: 'the typed "links" are not shown in the body, so Obsidian\'s graph does not see them; "git-kb relink" adds the generated Links section', line: lineOfKey(raw.frontmatter, 'links') }));
+  }
 }
 
 /** Upper bound on a rule pattern's source, so a rule cannot smuggle in a huge regular expression. */
@@ -392,14 +428,14 @@ function checkRules(v: unknown, report: (message: string) => void): Rule[] {
 }
 
 /** Parses and checks an entry file in one step (see splitEntry and interpretEntry). */
-export function parseEntry(text: string, file: string, options: CheckOptions = {}): { entry?: Entry; problems: Problem[] } {
+export function parseEntry(text: string, file: string, options: CheckOptions = {}): { entry?: Entry; problems: Problem[]; hints: Problem[] } {
   let raw: RawEntry;
   try {
     raw = splitEntry(text, file);
   } catch (err) {
     if (err instanceof KbError) {
       const line = (err.data.line as number | undefined) ?? 1;
-      return { problems: [{ rule: 'parse', message: err.message.replace(/^[^:]+:\d+: /, ''), file, line }] };
+      return { problems: [{ rule: 'parse', message: err.message.replace(/^[^:]+:\d+: /, ''), file, line }], hints: [] };
     }
     throw err;
   }

@@ -8,6 +8,7 @@
 import { diffArrays } from 'diff';
 import YAML from 'yaml';
 import { idFromFileName, splitEntry, updateEntryText, type Problem } from '../format/entry.js';
+import { findLinksSection, sectionTargets, stripLinksSection, withLinksSection } from '../format/links.js';
 
 /** The first characters of the line that opens a conflict block. */
 export const CONFLICT_OPEN = '<<<<<<< git-kb conflict';
@@ -294,7 +295,7 @@ function oneSideChanged(base: string | undefined, ours: string, theirs: string):
  * conflict form of ours and theirs. Two conflict forms holding the same pair of versions settle on one of them
  * (the smaller text), so machines that merged the same conflict at once converge instead of nesting blocks.
  */
-export function mergeEntryText(base: string | undefined, ours: string, theirs: string, file: string, openLine: string): FileMerge {
+export function mergeEntryText(base: string | undefined, ours: string, theirs: string, file: string, openLine: string, pathOf?: (id: string) => string | undefined): FileMerge {
   const trivial = oneSideChanged(base, ours, theirs);
   if (trivial) return trivial;
   const so = splitConflict(ours);
@@ -303,13 +304,24 @@ export function mergeEntryText(base: string | undefined, ours: string, theirs: s
     return { text: ours < theirs ? ours : theirs, conflict: true, how: 'same-conflict' };
   }
   if (base !== undefined) {
-    const merged = tryMergeEntry(base, ours, theirs, file);
+    const merged = tryMergeEntry(base, ours, theirs, file, pathOf);
     if (merged !== undefined) return { text: merged, conflict: false, how: 'fields' };
   }
   return { text: conflictForm(ours, theirs, openLine), conflict: true, how: 'conflict' };
 }
 
-function tryMergeEntry(base: string, ours: string, theirs: string, file: string): string | undefined {
+/** Typed links of merged front matter (the well-formed ones), for the Links section. */
+function linksOf(v: unknown): { rel: string; to: string }[] {
+  if (!Array.isArray(v)) return [];
+  return v.filter((l) => isPlainObject(l) && typeof l.rel === 'string' && typeof l.to === 'string').map((l) => ({ rel: (l as { rel: string }).rel, to: (l as { to: string }).to }));
+}
+
+/**
+ * The generated Links section is not merged line by line (two sides adding links would touch the same lines):
+ * bodies merge without it and it is written again from the merged `links`, naming each target by the file name
+ * `pathOf` gives (the local repo), else the one either side's section used.
+ */
+function tryMergeEntry(base: string, ours: string, theirs: string, file: string, pathOf?: (id: string) => string | undefined): string | undefined {
   try {
     if (findConflicts(base).length || findConflicts(ours).length || findConflicts(theirs).length) {
       // A side already in conflict form: only a clean line merge of the whole file is safe.
@@ -320,14 +332,21 @@ function tryMergeEntry(base: string, ours: string, theirs: string, file: string)
     const t = splitEntry(theirs, file);
     const fields = mergeValues(b.data, o.data, t.data);
     if (fields.conflicts.length) return undefined;
-    const body = mergeLines(b.body.split('\n'), o.body.split('\n'), t.body.split('\n'));
-    if (!body) return undefined;
+    const sectioned = [b, o, t].some((x) => findLinksSection(x.body) !== undefined);
+    const own = (x: { body: string }): string[] => (sectioned ? stripLinksSection(x.body).replace(/\s+$/, '') : x.body).split('\n');
+    const lines = mergeLines(own(b), own(o), own(t));
+    if (!lines) return undefined;
     const merged = fields.value as Record<string, unknown>;
+    let body = lines.join('\n');
+    if (sectioned) {
+      const known = new Map([...sectionTargets(b.body), ...sectionTargets(t.body), ...sectionTargets(o.body)]);
+      body = withLinksSection(body, linksOf(merged.links), (id) => pathOf?.(id) ?? known.get(id));
+    }
     const changes: Record<string, unknown> = {};
     for (const k of new Set([...Object.keys(o.data), ...Object.keys(merged)])) {
       if (!eq(o.data[k], merged[k])) changes[k] = merged[k];
     }
-    const text = updateEntryText(ours, file, changes, body.join('\n'));
+    const text = updateEntryText(ours, file, changes, body);
     splitEntry(text, file); // must still parse
     return text;
   } catch {
@@ -390,9 +409,15 @@ export function resolveConflictText(text: string, keep: Keep, file: string, upda
       if (!eq(merged, o.data[key] ?? [])) changes[key] = merged;
     }
     if (updated) changes.updated = updated;
-    const ob = o.body.replace(/\s+$/, '');
-    const tb = t.body.replace(/\s+$/, '');
-    const body = ob === tb || ob.includes(tb) ? ob : tb.includes(ob) ? tb : `${ob}\n\n${tb}`;
+    const sectioned = findLinksSection(o.body) !== undefined || findLinksSection(t.body) !== undefined;
+    const ob = stripLinksSection(o.body).replace(/\s+$/, '');
+    const tb = stripLinksSection(t.body).replace(/\s+$/, '');
+    let body = ob === tb || ob.includes(tb) ? ob : tb.includes(ob) ? tb : `${ob}\n\n${tb}`;
+    // Both bodies' Links sections become one, written from the links kept.
+    if (sectioned) {
+      const known = new Map([...sectionTargets(t.body), ...sectionTargets(o.body)]);
+      body = withLinksSection(body, linksOf(changes.links ?? o.data.links), (id) => known.get(id));
+    }
     result = updateEntryText(result, file, changes, body);
   }
   return result;

@@ -24,6 +24,15 @@ function refuse(found: (SecretFinding & { where: string })[]): never {
   });
 }
 
+/**
+ * True for bytes that are not text (a NUL in the first 8,000 bytes, git's own test): an image, a PDF with binary
+ * streams. Their content is not scanned (it holds no readable secret, and decoding it finds false ones); every
+ * text-like file (SVG, plain text) is.
+ */
+export function looksBinary(bytes: Uint8Array): boolean {
+  return bytes.subarray(0, 8000).includes(0);
+}
+
 /** A path safe to name in a message: each secret in it replaced by its marker. */
 export function safeName(p: string): string {
   return redactSecrets(p).text;
@@ -38,7 +47,7 @@ export function refuseSecretWrite(files: { path: string; content: string | Buffe
   for (const f of files) {
     const name = safeName(f.path);
     for (const s of findSecrets(f.path)) found.push({ ...s, where: `the path ${name}` });
-    if (f.content !== null) {
+    if (f.content !== null && !(typeof f.content !== 'string' && looksBinary(f.content))) {
       const text = typeof f.content === 'string' ? f.content : f.content.toString('utf8');
       for (const s of findSecrets(text)) found.push({ ...s, where: name });
     }

@@ -16,6 +16,7 @@ import { keywords, tagKeywords } from '../../../core/text/prompt-text.js';
 import { hostsFile, loadHosts } from '../../store/hosts-file.js';
 import { entryDirs, readEntryText } from '../../store/layout.js';
 import { bodyOf } from '../../../core/format/fence.js';
+import { readableLinks } from '../../../core/format/links.js';
 import { loadCatalog } from '../catalog.js';
 import { buildLockFile, catalogCacheFile, indexFile, keyDirs, promptStateDir, repoKey, sigOf, statSig } from '../fresh.js';
 import { hostExtras } from './extras-hosts.js';
@@ -100,7 +101,7 @@ function docsFor(entries: { e: BuildEntry; fields: Record<FieldName, string[]> }
 
 function readBodyOf(dir: string, p: string): string {
   try {
-    return bodyOf(readEntryText(dir, p));
+    return readableLinks(bodyOf(readEntryText(dir, p)));
   } catch {
     return ''; // unreadable now: the stat check of the next prompt notices the change
   }

@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b}from"./chunk-PSLX7SD2.js";import"./chunk-SVKPF6QK.js";import"./chunk-OYT34WVQ.js";import"./chunk-KUTR5FOA.js";import"./chunk-IBPQHUG6.js";import"./chunk-ZJCQJJZJ.js";import"./chunk-JRFM4R2G.js";import"./chunk-5XJULACE.js";import"./chunk-PR3T2RZ3.js";import"./chunk-OM3NNH33.js";import"./chunk-HGTHM4MI.js";import"./chunk-N42KQIYO.js";import"./chunk-DOGLB34D.js";import"./chunk-FUAXPYMC.js";import"./chunk-ZHHVG47C.js";export{a as ensureDataRepo,b as writeManifest};

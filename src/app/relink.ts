@@ -1,0 +1,78 @@
+/**
+ * Contract: `relink` brings every entry's links to the form Obsidian follows (spec/entry-format.md, "Links"), in
+ * one commit: body wikilinks to entries that Obsidian cannot resolve (the v1 `[[kb-0042]]`, or a file name an
+ * entry no longer has) rewritten to `[[<file name>|<display>]]`, and the generated Links section rewritten from
+ * each entry's `links:`. Only those bytes change (the front matter is not touched, `updated` is not bumped: the
+ * entries say the same thing). An entry that does not parse is left alone and listed; running it twice changes
+ * nothing the second time. A forbidden host's facts are never touched; a file in conflict form is left for resolve.
+ */
+import { splitEntry } from '../core/format/entry.js';
+import { isValidId } from '../core/format/schema.js';
+import { writtenBody } from '../core/format/links.js';
+import { readEntryText } from '../adapters/store/layout.js';
+import { refuseSecrets, withWriteLock, type PendingFile } from '../adapters/write/transaction.js';
+import { filesById, pathLookup } from './find.js';
+import { repoForRead, type RepoOptions } from './repo.js';
+import { forbiddenHostKeys } from './guard.js';
+import { findConflicts } from '../core/merge/merge.js';
+
+export interface RelinkResult {
+  /** The entries rewritten, with their paths. */
+  changed: { id: string; path: string }[];
+  /** Files left alone because they do not parse (lint says why). */
+  unreadable: { path: string; reason: string }[];
+  commit?: string;
+}
+
+/** The entry text with its body in written form (undefined: unchanged). Throws when it does not parse. */
+export function relinkEntryText(text: string, file: string, pathOf: (id: string) => string | undefined): string | undefined {
+  const src = text.replace(/\r\n?/g, '\n').replace(/^\uFEFF/, '');
+  const raw = splitEntry(src, file);
+  const links = Array.isArray(raw.data.links)
+    ? (raw.data.links as { rel?: unknown; to?: unknown }[]).filter((l) => l && typeof l.rel === 'string' && typeof l.to === 'string' && isValidId(l.to)).map((l) => ({ rel: l.rel as string, to: l.to as string }))
+    : [];
+  const body = writtenBody(raw.body, links, pathOf).replace(/\s+$/, '');
+  if (body === raw.body.replace(/\s+$/, '')) return undefined;
+  // The front matter is kept byte for byte; only the body is replaced.
+  const head = src.slice(0, src.length - raw.body.length).replace(/\n*$/, '\n');
+  return `${head}${body ? `\n${body}\n` : ''}`;
+}
+
+/** Rewrites the links of every entry that needs it, in one commit. */
+export async function relinkRepo(options: RepoOptions): Promise<RelinkResult> {
+  const { dir } = repoForRead(options);
+  return withWriteLock(dir, async (tx) => {
+    const index = filesById(dir);
+    const pathOf = pathLookup(index);
+    const changed: RelinkResult['changed'] = [];
+    const unreadable: RelinkResult['unreadable'] = [];
+    const pending: PendingFile[] = [];
+    const hidden = await forbiddenHostKeys(dir);
+    for (const [id, files] of [...index].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      for (const f of files) {
+        // A forbidden host's facts are never written; a file in conflict form waits for `git-kb resolve`.
+        const host = /^hosts\/([^/]+)\//.exec(f.path)?.[1];
+        if (host && hidden.has(host)) continue;
+        let next: string | undefined;
+        try {
+          const text = readEntryText(dir, f.path);
+          if (findConflicts(text).length > 0) {
+            unreadable.push({ path: f.path, reason: 'holds an unresolved sync conflict (git-kb resolve)' });
+            continue;
+          }
+          next = relinkEntryText(text, f.path, pathOf);
+        } catch (err) {
+          unreadable.push({ path: f.path, reason: String((err as Error).message ?? err).replace(/^[^:]+:\d+: /, '') });
+          continue;
+        }
+        if (next === undefined) continue;
+        refuseSecrets(next, f.path);
+        pending.push({ path: f.path, content: next });
+        changed.push({ id, path: f.path });
+      }
+    }
+    if (pending.length === 0) return { changed, unreadable };
+    const commit = await tx.commit(pending, `relink ${pending.length} entr${pending.length === 1 ? 'y' : 'ies'}: links in the form Obsidian follows`);
+    return { changed, unreadable, commit };
+  }, { identity: options.settings });
+}
