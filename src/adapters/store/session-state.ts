@@ -81,3 +81,40 @@ export function catchUpDue(dir: string, minutes: number): boolean {
   }
   return true;
 }
+
+/** When the Stop hook last blocked a turn for each budget (ms since the epoch), in `sessions/budget-blocks.json`. */
+export type BudgetBlocks = Partial<Record<string, number>>;
+
+function budgetBlocksFile(dir: string): string {
+  return path.join(sessionStateDir(dir), 'budget-blocks.json');
+}
+
+/** The last block per budget; empty when missing or unreadable. */
+export function readBudgetBlocks(dir: string): BudgetBlocks {
+  try {
+    const raw = JSON.parse(fs.readFileSync(budgetBlocksFile(dir), 'utf8')) as unknown;
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return {};
+    const out: BudgetBlocks = {};
+    for (const [k, v] of Object.entries(raw as Record<string, unknown>)) if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
+    return out;
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Records the blocks (temp file and rename). Returns false when it could not be written: the hook then does not
+ * block, since a block it cannot remember could repeat on every turn.
+ */
+export function writeBudgetBlocks(dir: string, blocks: BudgetBlocks): boolean {
+  try {
+    const file = budgetBlocksFile(dir);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify(blocks));
+    fs.renameSync(tmp, file);
+    return true;
+  } catch {
+    return false;
+  }
+}
