@@ -15,7 +15,7 @@ export interface DecaySettings {
   enabled: boolean;
   /** The half-life of a decaying type, in days. */
   half_life_days: number;
-  /** Per type: a half-life in days, or 0 for "does not decay". Types not named fall back to DEFAULT_DECAY_BY_TYPE. */
+  /** Per type: a half-life in days, or 0 for "does not decay". Types not named: 0 for EVERGREEN_TYPES, else half_life_days. */
   by_type: Partial<Record<string, number>>;
   /** The least multiplier an old entry gets (0 to 1). */
   floor: number;
@@ -24,7 +24,8 @@ export interface DecaySettings {
 /** Types that do not decay unless kb.json gives them a half-life. */
 export const EVERGREEN_TYPES: ReadonlySet<string> = new Set(['pattern_convention', 'decision', 'factual_reference', 'host_fact']);
 
-export const DEFAULT_DECAY: DecaySettings = { enabled: true, half_life_days: 30, by_type: {}, floor: 0.5 };
+/** NOTE: floor 0.85 measured on bench/retrieval.mjs --decay-probe (floors 0.5 to 0.9; spec/memory.md, "Decay"). */
+export const DEFAULT_DECAY: DecaySettings = { enabled: true, half_life_days: 30, by_type: {}, floor: 0.85 };
 
 /** The decay-relevant fields of an entry. */
 export interface DecayInput {

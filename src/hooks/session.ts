@@ -203,9 +203,31 @@ export function handleSessionEnd(input: HookInput, ctx: HookContext): undefined 
   return undefined;
 }
 
-/** The SessionStart hook: start a catch-up worker when one is due. */
+/**
+ * Puts this plugin's bin/ on the PATH of the session's Bash commands through Claude Code's session env file
+ * (`CLAUDE_ENV_FILE`, given to SessionStart hooks) when it is not there already: Claude Code adds a plugin's bin/
+ * to PATH in ordinary sessions, but not in the runs of `claude plugin eval` (2.1.328), where `git-kb` was then
+ * "command not found" (spec/memory.md, "Self-test"). One append of one line; any error is ignored.
+ */
+export function exportBinPath(env: NodeJS.ProcessEnv): boolean {
+  const file = env.CLAUDE_ENV_FILE;
+  if (!file) return false;
+  const bin = path.dirname(cliPath());
+  if (!fs.existsSync(path.join(bin, 'git-kb'))) return false;
+  if ((env.PATH ?? '').split(path.delimiter).includes(bin)) return false;
+  try {
+    if (fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes(bin)) return false;
+    fs.appendFileSync(file, `export PATH=${JSON.stringify(bin)}:"$PATH"\n`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The SessionStart hook: git-kb on Bash's PATH, and a catch-up worker when one is due. */
 export function handleSessionStart(input: HookInput, ctx: HookContext): undefined {
   const { settings } = ctx;
+  exportBinPath(settings.env);
   if (!settings.sessions) return undefined;
   const dir = dataRepo(settings);
   if (!dir) return undefined;

@@ -1,7 +1,7 @@
 /**
  * Decay (spec/memory.md, "Decay"): an old lesson ranks below a new one with the same words, an old decision does
  * not; evergreen types, kernel, host facts and `evergreen: true` never decay; the floor keeps an old entry's score
- * at least half; kb.json's "decay" turns it off, changes half-lives per type, and is validated.
+ * at least `floor` of it (0.85 by default); kb.json's "decay" turns it off, changes half-lives per type, and is validated.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -40,7 +40,12 @@ beforeEach(() => {
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('decay factor', () => {
-  const s = DEFAULT_DECAY;
+  const s = { ...DEFAULT_DECAY, floor: 0.5 };
+  it('defaults to a 30-day half-life and a floor of 0.85', () => {
+    expect(DEFAULT_DECAY).toEqual({ enabled: true, half_life_days: 30, by_type: {}, floor: 0.85 });
+    expect(decayFactor({ type: 'lesson_learned', updated: daysAgo(30) }, DEFAULT_DECAY, NOW.getTime())).toBeCloseTo(0.925, 6);
+    expect(decayFactor({ type: 'lesson_learned', updated: daysAgo(36500) }, DEFAULT_DECAY, NOW.getTime())).toBeCloseTo(0.85, 6);
+  });
   const now = NOW.getTime();
   it('halves the distance to the floor every half-life and never goes below the floor', () => {
     expect(decayFactor({ type: 'lesson_learned', updated: daysAgo(0) }, s, now)).toBe(1);
@@ -77,7 +82,7 @@ describe('search with decay', () => {
     expect(await order('websocket handshake retry')).toEqual(['kb-0002', 'kb-0001']);
   });
   it('does not lower an old decision: it keeps its place above a new bookmark with the same words', async () => {
-    // Same words, same score: without decay the tie goes to the newer bookmark; the decayed bookmark (0.97) now
+    // Same words, same score: without decay the tie goes to the newer bookmark; the decayed bookmark (0.99) now
     // ranks below the old decision, whose score is unchanged.
     const r = await searchEntries({ settings: readSettings({ HOME: os.tmpdir() }), data: dir, queries: ['edge cache invalidation'], now: NOW });
     const hits = r.results.filter((h) => !h.via);
