@@ -27,7 +27,7 @@ import { resolveDataDir } from '../adapters/config/config.js';
 import type { Settings } from '../adapters/config/settings.js';
 import { isDataRepo } from '../adapters/store/layout.js';
 import { writeLockBusy } from '../adapters/store/lock.js';
-import { catchUpDue, readBudgetBlocks, readSessionState, stateIsCurrent, writeBudgetBlocks, writeSessionState } from '../adapters/store/session-state.js';
+import { budgetSignature, catchUpDue, readBudgetState, readSessionState, stateIsCurrent, writeBudgetState, writeSessionState } from '../adapters/store/session-state.js';
 import { readRepoSettings } from '../adapters/store/repo-settings.js';
 import { budgetBlockReason, budgetOverruns, type MemoryBudgets } from '../core/budget.js';
 import { debugLog, type HookContext, type HookInput } from './protocol.js';
@@ -129,13 +129,16 @@ async function summarise(event: Event, input: HookInput, ctx: HookContext): Prom
 }
 
 const BUDGET_KINDS: (keyof MemoryBudgets)[] = ['kernel_chars', 'host_chars', 'entry_chars'];
+/** An unchanged repo's sizes are looked at again after this long (or the cooldown, when shorter). */
+const BUDGET_CHECK_INTERVAL_MS = 10 * 60_000;
 
 /**
  * The Stop hook's budget block (spec/memory.md): when memory is over a budget whose last block is older than the
  * cooldown, block the turn once with a reason naming the entries and the `/git-kb compact` command. Never when
  * `stop_hook_active` is true (Claude Code is already continuing because of a Stop hook), never without a kb.json
  * that parses and validates, and never when the block cannot be recorded (it could repeat every turn). Cheap: a
- * read of the small block state first, then the catalog (stat data and cached front matter, no bodies).
+ * read of the small block state and two stats first; the catalog (stat data and cached front matter, no bodies)
+ * only when the repo changed since the last look or that look is older than the check interval.
  */
 export async function budgetBlock(input: HookInput, ctx: HookContext): Promise<{ decision: 'block'; reason: string } | undefined> {
   const { settings } = ctx;
@@ -150,20 +153,29 @@ export async function budgetBlock(input: HookInput, ctx: HookContext): Promise<{
   }
   const { budgets } = readRepoSettings(dir);
   const now = Date.now();
-  const blocks = readBudgetBlocks(dir);
+  const state = readBudgetState(dir);
+  const { blocks } = state;
   const cooldownMs = settings.budgetCooldownMin * 60_000;
   const due = BUDGET_KINDS.filter((k) => {
     const at = blocks[k];
     return at === undefined || at > now || now - at >= cooldownMs;
   });
   if (due.length === 0) return void log({ outcome: 'no block', reason: 'cooldown' });
+  // NOTE: the sizes are looked at again only when the repo changed (a commit, kb.json) or after the check
+  // interval: an unchanged repo costs a Stop two stats and this small file, not a catalog load.
+  const sig = budgetSignature(dir);
+  const intervalMs = Math.min(BUDGET_CHECK_INTERVAL_MS, cooldownMs);
+  if (state.checkedSig === sig && state.checkedAt !== undefined && state.checkedAt <= now && now - state.checkedAt < intervalMs) return void log({ outcome: 'no block', reason: 'checked, unchanged' });
   const { loadCatalog } = await import('../adapters/index/catalog.js');
   const catalog = await loadCatalog(dir);
   const over = budgetOverruns(catalog.byId.values(), budgets).filter((o) => due.includes(o.budget));
-  if (over.length === 0) return void log({ outcome: 'no block', reason: 'within budget' });
+  if (over.length === 0) {
+    writeBudgetState(dir, { blocks, checkedAt: now, checkedSig: sig });
+    return void log({ outcome: 'no block', reason: 'within budget' });
+  }
   const next = { ...blocks };
   for (const o of over) next[o.budget] = now;
-  if (!writeBudgetBlocks(dir, next)) return void log({ outcome: 'no block', reason: 'block state not writable' });
+  if (!writeBudgetState(dir, { blocks: next, checkedAt: now, checkedSig: sig })) return void log({ outcome: 'no block', reason: 'block state not writable' });
   log({ outcome: 'block', budgets: [...new Set(over.map((o) => o.budget))], targets: over.map((o) => o.target) });
   return { decision: 'block', reason: budgetBlockReason(over) };
 }

@@ -57,6 +57,12 @@ beforeEach(async () => {
 });
 afterEach(() => sb.cleanup());
 
+async function quiet0(p: Promise<RunResult>): Promise<void> {
+  const r = await p;
+  expect(r.code).toBe(0);
+  expect(r.stdout).toBe('');
+}
+
 describe('Stop hook budget block', () => {
   it('blocks once over the kernel budget, naming the entries and the command, then stays quiet through the cooldown', async () => {
     await setBudgets({ kernel_chars: 100 });
@@ -69,7 +75,7 @@ describe('Stop hook budget block', () => {
     expect((await git(sb.data, ['log', '-1', '--format=%s'])).trim()).toMatch(/^session/);
     await expectCleanRepo(sb.data);
     // The block state lives under .git, never in a commit.
-    expect(JSON.parse(fs.readFileSync(blocksFile(), 'utf8'))).toEqual({ kernel_chars: expect.any(Number) });
+    expect(JSON.parse(fs.readFileSync(blocksFile(), 'utf8'))).toEqual({ kernel_chars: expect.any(Number), checked_at: expect.any(Number), checked_sig: expect.any(String) });
     expect(await git(sb.data, ['ls-files'])).not.toContain('budget-blocks');
     for (let i = 0; i < 2; i++) {
       const again = await stop();
@@ -135,7 +141,19 @@ describe('Stop hook budget block', () => {
     await quiet(stop());
     await quiet(stop({}, {}, 'not json'));
     await quiet(stop({}, {}, ''));
-    expect(fs.existsSync(blocksFile())).toBe(false);
+    const state = fs.existsSync(blocksFile()) ? (JSON.parse(fs.readFileSync(blocksFile(), 'utf8')) as Record<string, unknown>) : {};
+    expect(Object.keys(state).filter((k) => k.endsWith('_chars'))).toEqual([]);
+  });
+
+  it('does not look at the sizes again while the repo is unchanged (the check interval), and does after a commit', async () => {
+    await quiet0(stop());
+    // An uncommitted hand edit puts the kernel over its budget: neither kb.json nor the branch changed.
+    const file = (await git(sb.data, ['ls-files', 'entries'])).split('\n').find((f) => f.includes(kernelId))!;
+    fs.appendFileSync(path.join(sb.data, file), 'More words. '.repeat(600));
+    await quiet0(stop());
+    // Committed: the branch moved, so the next Stop looks and blocks.
+    await git(sb.data, ['commit', '-qam', 'hand edit'], sb.env);
+    expect(block(await stop()).reason).toContain('/git-kb compact kernel');
   });
 
   it('does not block when the block cannot be recorded (it would repeat every turn)', async () => {
