@@ -13,7 +13,7 @@
 // tldr: bench/data/tldr-queries.json (search, and hook firing), bench/data/tldr-prompts-silent.json (silent).
 // An `expect` list means any one of its pages counts.
 //
-//   node bench/retrieval.mjs [--corpus til|tldr|both] [--no-write]
+//   node bench/retrieval.mjs [--corpus til|tldr|both] [--no-write] [--decay-probe]
 // Writes the "Retrieval" section of bench/RESULTS.md (unless --no-write) and, per corpus, every query's ranks
 // to bench/.work/retrieval-<corpus>.json.
 import { spawnSync } from 'node:child_process';
@@ -33,10 +33,11 @@ const SHARED = path.resolve(ROOT, '..', 'shared', 'corpus');
 const argv = process.argv.slice(2);
 const corpusArg = argv.includes('--corpus') ? argv[argv.indexOf('--corpus') + 1] : 'both';
 if (!['til', 'tldr', 'both'].includes(corpusArg)) {
-  console.error('usage: node bench/retrieval.mjs [--corpus til|tldr|both] [--no-write]');
+  console.error('usage: node bench/retrieval.mjs [--corpus til|tldr|both] [--no-write] [--decay-probe]');
   process.exit(2);
 }
 const write = !argv.includes('--no-write');
+const decayProbe = argv.includes('--decay-probe');
 const readJson = (f) => JSON.parse(fs.readFileSync(path.join(DATA, f), 'utf8'));
 const list = (x) => (Array.isArray(x) ? x : [x]);
 
@@ -113,6 +114,45 @@ async function runCorpus(key) {
     });
     const searchMs = now() - t;
 
+    // Decay probe (--decay-probe): the imported notes are factual_reference, which never decays, so the pass above
+    // is the same with decay on or off. To see what decay costs when age says nothing about relevance (the worst
+    // case), every note is rewritten by hand as a lesson_learned with an `updated` spread over two years (from a
+    // hash of its id), and the queries are run again with kb.json's decay off, then on (the defaults).
+    let probe;
+    if (decayProbe) {
+      const files = [];
+      const walk = (d) => {
+        for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+          if (e.name === '.git') continue;
+          const p = path.join(d, e.name);
+          if (e.isDirectory()) walk(p);
+          else if (e.name.endsWith('.md')) files.push(p);
+        }
+      };
+      walk(data);
+      const day = 86_400_000;
+      for (const f of files) {
+        const text = fs.readFileSync(f, 'utf8');
+        const id = /^id: (\S+)$/m.exec(text)?.[1] ?? f;
+        let h = 2166136261;
+        for (const ch of id) h = Math.imul(h ^ ch.charCodeAt(0), 16777619) >>> 0;
+        const updated = new Date(Date.now() - (h % 730) * day).toISOString().replace(/\.\d+Z$/, 'Z');
+        fs.writeFileSync(f, text.replace(/^type: factual_reference$/m, 'type: lesson_learned').replace(/^updated: .*$/m, `updated: ${updated}`));
+      }
+      const pass = (decay) => {
+        fs.writeFileSync(path.join(data, 'kb.json'), `${JSON.stringify({ ...JSON.parse(fs.readFileSync(path.join(data, 'kb.json'), 'utf8')), decay: { enabled: decay } }, null, 2)}\n`);
+        kb(['search', 'warm up the index', '--limit', '1']);
+        return c.queries.map((q) => {
+          const want = new Set(q.expect.map((p) => idOf.get(p)));
+          const hits = kb(['search', q.query, '--limit', '10']).results.filter((h) => !h.via);
+          return hits.findIndex((h) => want.has(h.id)) + 1;
+        });
+      };
+      const off = pass(false);
+      const on = pass(true);
+      probe = { files: files.length, off: summary(off), on: summary(on), worse: on.filter((r, i) => (r || 99) > (off[i] || 99)).length, better: on.filter((r, i) => (r || 99) < (off[i] || 99)).length };
+    }
+
     // BM25 reference, in process over the files.
     t = now();
     const notes = readNotes(c.dir);
@@ -160,6 +200,7 @@ async function runCorpus(key) {
     const hookRuns = firingRows.length + silentRows.length;
 
     const result = {
+      probe,
       key,
       name: c.name,
       sets: c.sets,
@@ -212,6 +253,19 @@ function table(r) {
     `| prompt hook | | | | | ${pct(h.hit)} (${h.pointers.toFixed(2)} pointers / prompt) | ${pct(h.falseFire)} |`,
     '',
   ];
+  if (r.probe) {
+    lines.push(
+      `Decay probe (\`--decay-probe\`): the ${r.probe.files.toLocaleString('en-US')} notes rewritten as \`lesson_learned\` with \`updated\` spread over two years (unrelated to relevance), searched again:`,
+      '',
+      '| git-kb search | recall@1 | recall@5 | recall@10 | MRR |',
+      '|---|---|---|---|---|',
+      `| decay off | ${pct(r.probe.off.r1)} | ${pct(r.probe.off.r5)} | ${pct(r.probe.off.r10)} | ${r.probe.off.mrr.toFixed(3)} |`,
+      `| decay on (defaults) | ${pct(r.probe.on.r1)} | ${pct(r.probe.on.r5)} | ${pct(r.probe.on.r10)} | ${r.probe.on.mrr.toFixed(3)} |`,
+      '',
+      `With decay on, the expected note ranks lower on ${r.probe.worse} queries and higher on ${r.probe.better}.`,
+      '',
+    );
+  }
   const notes = [];
   notes.push(`Head to head: BM25 ranks the answer first where git-kb has none in its top 10 on ${r.headToHead.bm25FirstKbMissed} queries; the reverse on ${r.headToHead.kbFirstBm25Missed}.`);
   const styles = Object.entries(h.byStyle);
@@ -242,7 +296,7 @@ const totalMs = now() - started;
 if (write) {
   const file = path.join(ROOT, 'bench', 'RESULTS.md');
   const body = [
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${machine()} by \`node bench/retrieval.mjs --corpus ${corpusArg}\` (${sec(totalMs)}; load average at the end ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}).`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${machine()} by \`node bench/retrieval.mjs --corpus ${corpusArg}${decayProbe ? ' --decay-probe' : ''}\` (${sec(totalMs)}; load average at the end ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}).`,
     '',
     'Known-item queries over the real corpora, each imported into a fresh data repo by `git-kb import DIR --tags-from-folders --redact`.',
     '**git-kb search**: one `git-kb search QUERY --limit 10 --json` process per query; link neighbours (`via`) not counted; MRR within the top 10.',

@@ -9,6 +9,7 @@ import { parseSince } from '../core/format/since.js';
 import { loadSearchIndex, searchCatalog, type SearchHit } from '../adapters/index/search.js';
 import { forbiddenHostKeys } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
+import { readDecaySettings } from '../adapters/store/repo-settings.js';
 
 export interface SearchCommandOptions extends RepoOptions {
   queries: string[];
@@ -17,6 +18,8 @@ export interface SearchCommandOptions extends RepoOptions {
   host?: string;
   since?: string;
   limit?: number;
+  /** The time entry ages are counted at (tests; default now). */
+  now?: Date;
 }
 
 export interface SearchResultSet {
@@ -35,6 +38,7 @@ export async function searchEntries(options: SearchCommandOptions): Promise<Sear
   const { dir } = repoForRead(options);
   const catalog = await loadCatalog(dir);
   const { index } = loadSearchIndex(catalog);
-  const results = searchCatalog(catalog, index, { ...options, since, queries, hideHosts: await forbiddenHostKeys(dir) });
+  const decay = readDecaySettings(dir);
+  const results = searchCatalog(catalog, index, { ...options, since, queries, hideHosts: await forbiddenHostKeys(dir), decay, now: (options.now ?? new Date()).getTime() });
   return { query: queries.join(' | '), queries, results };
 }

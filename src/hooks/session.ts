@@ -1,7 +1,7 @@
 /**
  * Contract: the session hooks of spec/hooks.md, "Session hooks", and spec/sessions.md, "When summaries are
  * written". Each reads its payload, looks at the small per-session state (src/core/sessions/summary.ts) and
- * decides before it loads anything heavy; none prints anything, all are fail-open (runHook turns any error into
+ * decides before it loads anything heavy; none prints anything but the Stop hook's budget block, all are fail-open (runHook turns any error into
  * exit 0).
  *
  * - Stop: summarise the session now unless this machine committed its summary less than the debounce window ago
@@ -13,7 +13,11 @@
  * - SessionStart: at most once per KB_SESSION_CATCHUP_MIN minutes (default 10) across sessions, start a detached
  *   `git-kb session catch-up` for transcripts that were never summarised, leaving the new session alone.
  *
- * Hooks never create the data repo, and `KB_SESSIONS=0` turns all four off.
+ * - Stop also blocks the turn once per budget per cooldown when memory is over a budget (budgetBlock below):
+ *   the one output of these hooks.
+ *
+ * Hooks never create the data repo, and `KB_SESSIONS=0` turns all four summaries off (not the budget block:
+ * `KB_BUDGET_BLOCK=0`).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -23,7 +27,9 @@ import { resolveDataDir } from '../adapters/config/config.js';
 import type { Settings } from '../adapters/config/settings.js';
 import { isDataRepo } from '../adapters/store/layout.js';
 import { writeLockBusy } from '../adapters/store/lock.js';
-import { catchUpDue, readSessionState, stateIsCurrent, writeSessionState } from '../adapters/store/session-state.js';
+import { budgetSignature, catchUpDue, readBudgetState, readSessionState, stateIsCurrent, writeBudgetState, writeSessionState } from '../adapters/store/session-state.js';
+import { readRepoSettings } from '../adapters/store/repo-settings.js';
+import { budgetBlockReason, budgetOverruns, type MemoryBudgets } from '../core/budget.js';
 import { debugLog, type HookContext, type HookInput } from './protocol.js';
 
 /** Transcripts bigger than this are summarised by a detached worker, never inside a hook's time limit. */
@@ -122,9 +128,71 @@ async function summarise(event: Event, input: HookInput, ctx: HookContext): Prom
   return undefined;
 }
 
-/** The Stop hook. */
-export function handleStop(input: HookInput, ctx: HookContext): Promise<undefined> {
-  return summarise('stop', input, ctx);
+const BUDGET_KINDS: (keyof MemoryBudgets)[] = ['kernel_chars', 'host_chars', 'entry_chars'];
+/** An unchanged repo's sizes are looked at again after this long (or the cooldown, when shorter). */
+const BUDGET_CHECK_INTERVAL_MS = 10 * 60_000;
+
+/**
+ * The Stop hook's budget block (spec/memory.md): when memory is over a budget whose last block is older than the
+ * cooldown, block the turn once with a reason naming the entries and the `/git-kb compact` command. Never when
+ * `stop_hook_active` is true (Claude Code is already continuing because of a Stop hook), never without a kb.json
+ * that parses and validates, and never when the block cannot be recorded (it could repeat every turn). Cheap: a
+ * read of the small block state and two stats first; the catalog (stat data and cached front matter, no bodies)
+ * only when the repo changed since the last look or that look is older than the check interval.
+ */
+export async function budgetBlock(input: HookInput, ctx: HookContext): Promise<{ decision: 'block'; reason: string } | undefined> {
+  const { settings } = ctx;
+  if (!settings.budgetBlock || input.stop_hook_active !== false && input.stop_hook_active !== undefined) return undefined;
+  const dir = dataRepo(settings);
+  if (!dir) return undefined;
+  const log = (what: Record<string, unknown>): void => debugLog({ event: 'stop', budget: true, ...what }, settings);
+  try {
+    JSON.parse(fs.readFileSync(path.join(dir, 'kb.json'), 'utf8'));
+  } catch {
+    return void log({ outcome: 'no block', reason: 'kb.json does not parse' });
+  }
+  const { budgets } = readRepoSettings(dir);
+  const now = Date.now();
+  const state = readBudgetState(dir);
+  const { blocks } = state;
+  const cooldownMs = settings.budgetCooldownMin * 60_000;
+  const due = BUDGET_KINDS.filter((k) => {
+    const at = blocks[k];
+    return at === undefined || at > now || now - at >= cooldownMs;
+  });
+  if (due.length === 0) return void log({ outcome: 'no block', reason: 'cooldown' });
+  // NOTE: the sizes are looked at again only when the repo changed (a commit, kb.json) or after the check
+  // interval: an unchanged repo costs a Stop two stats and this small file, not a catalog load.
+  const sig = budgetSignature(dir);
+  const intervalMs = Math.min(BUDGET_CHECK_INTERVAL_MS, cooldownMs);
+  if (state.checkedSig === sig && state.checkedAt !== undefined && state.checkedAt <= now && now - state.checkedAt < intervalMs) return void log({ outcome: 'no block', reason: 'checked, unchanged' });
+  const { loadCatalog } = await import('../adapters/index/catalog.js');
+  const catalog = await loadCatalog(dir);
+  const over = budgetOverruns(catalog.byId.values(), budgets).filter((o) => due.includes(o.budget));
+  if (over.length === 0) {
+    writeBudgetState(dir, { blocks, checkedAt: now, checkedSig: sig });
+    return void log({ outcome: 'no block', reason: 'within budget' });
+  }
+  const next = { ...blocks };
+  for (const o of over) next[o.budget] = now;
+  if (!writeBudgetState(dir, { blocks: next, checkedAt: now, checkedSig: sig })) return void log({ outcome: 'no block', reason: 'block state not writable' });
+  log({ outcome: 'block', budgets: [...new Set(over.map((o) => o.budget))], targets: over.map((o) => o.target) });
+  return { decision: 'block', reason: budgetBlockReason(over) };
+}
+
+/** The Stop hook: the session summary first (its failure never stops the budget check), then the budget block. */
+export async function handleStop(input: HookInput, ctx: HookContext): Promise<object | undefined> {
+  try {
+    await summarise('stop', input, ctx);
+  } catch (err) {
+    debugLog({ event: 'stop', error: String((err as Error)?.stack ?? err).slice(0, 2000) }, ctx.settings);
+  }
+  try {
+    return await budgetBlock(input, ctx);
+  } catch (err) {
+    debugLog({ event: 'stop', budget: true, error: String((err as Error)?.stack ?? err).slice(0, 2000) }, ctx.settings);
+    return undefined;
+  }
 }
 
 /** The PreCompact hook. */
@@ -147,9 +215,31 @@ export function handleSessionEnd(input: HookInput, ctx: HookContext): undefined 
   return undefined;
 }
 
-/** The SessionStart hook: start a catch-up worker when one is due. */
+/**
+ * Puts this plugin's bin/ on the PATH of the session's Bash commands through Claude Code's session env file
+ * (`CLAUDE_ENV_FILE`, given to SessionStart hooks) when it is not there already: Claude Code adds a plugin's bin/
+ * to PATH in ordinary sessions, but not in the runs of `claude plugin eval` (2.1.328), where `git-kb` was then
+ * "command not found" (spec/memory.md, "Self-test"). One append of one line; any error is ignored.
+ */
+export function exportBinPath(env: NodeJS.ProcessEnv): boolean {
+  const file = env.CLAUDE_ENV_FILE;
+  if (!file) return false;
+  const bin = path.dirname(cliPath());
+  if (!fs.existsSync(path.join(bin, 'git-kb'))) return false;
+  if ((env.PATH ?? '').split(path.delimiter).includes(bin)) return false;
+  try {
+    if (fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes(bin)) return false;
+    fs.appendFileSync(file, `export PATH=${JSON.stringify(bin)}:"$PATH"\n`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The SessionStart hook: git-kb on Bash's PATH, and a catch-up worker when one is due. */
 export function handleSessionStart(input: HookInput, ctx: HookContext): undefined {
   const { settings } = ctx;
+  exportBinPath(settings.env);
   if (!settings.sessions) return undefined;
   const dir = dataRepo(settings);
   if (!dir) return undefined;

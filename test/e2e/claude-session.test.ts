@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { git, kbJson } from '../helpers/cli.js';
+import { git, kb, kbJson } from '../helpers/cli.js';
 import { lastToolResults } from '../helpers/model-api.js';
 import { contextsOf, converse, installedRig, KERNEL_BODY, POSTGRES_PROMPT, prompt, waitFor, type Rig } from './claude-support.js';
 
@@ -23,7 +23,7 @@ afterAll(async () => {
 const FOLLOW_UP = 'Which autovacuum settings would you change first for postgres tables with large row counts?';
 
 describe('one session, several turns', () => {
-  it('points to a note in the first turn only, across --resume, and shows the kernel every turn', async () => {
+  it('points to a note in the first turn only, across --resume, again after the note changes, and shows the kernel every turn', async () => {
     const { api, sb, seeded } = rig;
     const pointer = `- ${seeded.notes.postgres} — `;
 
@@ -53,7 +53,16 @@ describe('one session, several turns', () => {
     expect(contexts[0]).toContain(pointer);
     expect(contexts[1]).toContain(KERNEL_BODY);
     expect(contexts[1]).not.toContain(seeded.notes.postgres);
-  }, 90_000);
+
+    // A change to the knowledge base (an edit of that note) resets the session's ledger: the pointer comes back.
+    const edit = await kb(sb, ['--data', sb.data, 'edit', seeded.notes.postgres!, '--append', 'Check pg_stat_user_tables.n_dead_tup first.']);
+    expect(edit.code, edit.stderr).toBe(0);
+    converse(api, ['Third answer.']);
+    api.reset();
+    await prompt(sb, FOLLOW_UP, ['--resume', session]);
+    const third = contextsOf(api.mainRequests()[0]!);
+    expect(third.at(-1)).toContain(pointer);
+  }, 120_000);
 });
 
 describe('the skill', () => {

@@ -347,3 +347,23 @@ describe('fail-open', () => {
     await expectCleanRepo(sb.data);
   });
 });
+
+describe('SessionStart and PATH', () => {
+  it('puts the plugin bin/ on the PATH of Bash through CLAUDE_ENV_FILE once, only when it is missing', async () => {
+    const envFile = path.join(sb.root, 'session-env.sh');
+    const bin = path.join(ROOT, 'bin');
+    const r = await runHook('session-start', payload('session-start', 's-path', path.join(sb.root, 'none.jsonl'), { source: 'startup' }), { env: { CLAUDE_ENV_FILE: envFile, KB_SESSIONS: '0', PATH: '/usr/bin:/bin' } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(fs.readFileSync(envFile, 'utf8')).toBe(`export PATH=${JSON.stringify(bin)}:"$PATH"\n`);
+    // Sourced by bash, git-kb is found.
+    const found = await run('bash', ['-c', `. ${JSON.stringify(envFile)} && command -v git-kb`], { env: { PATH: '/usr/bin:/bin' } });
+    expect(found.stdout.trim()).toBe(path.join(bin, 'git-kb'));
+    // Not twice, and not when bin/ is on PATH already.
+    await runHook('session-start', payload('session-start', 's-path', path.join(sb.root, 'none.jsonl'), { source: 'resume' }), { env: { CLAUDE_ENV_FILE: envFile, KB_SESSIONS: '0', PATH: '/usr/bin:/bin' } });
+    expect(fs.readFileSync(envFile, 'utf8').split('\n').filter(Boolean)).toHaveLength(1);
+    const other = path.join(sb.root, 'other-env.sh');
+    await runHook('session-start', payload('session-start', 's-path2', path.join(sb.root, 'none.jsonl'), { source: 'startup' }), { env: { CLAUDE_ENV_FILE: other, KB_SESSIONS: '0', PATH: `${bin}:/usr/bin:/bin` } });
+    expect(fs.existsSync(other)).toBe(false);
+  });
+});

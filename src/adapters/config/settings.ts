@@ -51,6 +51,9 @@ export interface Settings {
   /** KB_SESSION_DEBOUNCE_S (default 300) and KB_SESSION_CATCHUP_MIN (default 10). */
   sessionDebounceS: number;
   sessionCatchupMin: number;
+  /** KB_BUDGET_BLOCK=0 stops the Stop hook from blocking a turn over a budget; KB_BUDGET_COOLDOWN_MIN (default 360) between blocks per budget. */
+  budgetBlock: boolean;
+  budgetCooldownMin: number;
   /** GIT_KB_AUTO_SYNC: on, off, or undefined (the config file decides). */
   autoSync?: boolean;
   /** GIT_KB_TOKEN and GIT_KB_USERNAME, for HTTP(S) remotes. */
@@ -91,6 +94,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     sessions: parseBool(env.KB_SESSIONS) !== false,
     sessionDebounceS: parseNumber(env.KB_SESSION_DEBOUNCE_S, 300),
     sessionCatchupMin: parseNumber(env.KB_SESSION_CATCHUP_MIN, 10),
+    budgetBlock: parseBool(env.KB_BUDGET_BLOCK) !== false,
+    budgetCooldownMin: parseNumber(env.KB_BUDGET_COOLDOWN_MIN, 360),
     autoSync: parseBool(env.GIT_KB_AUTO_SYNC),
     token: env.GIT_KB_TOKEN || undefined,
     username: env.GIT_KB_USERNAME || undefined,

@@ -15,6 +15,7 @@ import { bodyOf } from '../../core/format/fence.js';
 import { readableLinks } from '../../core/format/links.js';
 import { SEARCH_TERMS, termOf, terms, tokenize } from '../../core/text/terms.js';
 import { isoAtLeast } from '../../core/format/since.js';
+import { decayFactor, type DecaySettings } from '../../core/decay.js';
 
 /** MiniSearch's term processing, for indexing and querying alike: terms.ts under SEARCH_TERMS, token by token. */
 export function processTerm(term: string): string | null {
@@ -367,6 +368,10 @@ export interface SearchOptions {
   limit?: number;
   /** Follow links one hop from the strongest hits (default true). */
   links?: boolean;
+  /** Older entries of decaying types rank lower (spec/memory.md, "Decay"); absent: no decay. */
+  decay?: DecaySettings;
+  /** The time ages are counted at (epoch ms; default now). */
+  now?: number;
 }
 
 /** One search result, as `search --json` prints it. */
@@ -431,7 +436,8 @@ function matchesFilters(e: EntryMeta, o: SearchOptions): boolean {
 
 /**
  * Runs every query, merges them (each query's scores normalised to its best hit, then summed, so entries that
- * several phrasings find rise), breaks ties by recency, adds 1-hop link neighbours of the strongest hits, and
+ * several phrasings find rise), multiplies each by its decay factor (older entries of decaying types lower, never
+ * below the floor), breaks ties by recency, adds 1-hop link neighbours of the strongest hits, and
  * attaches snippets.
  */
 export function searchCatalog(catalog: Catalog, index: MiniSearch<IndexDoc>, options: SearchOptions): SearchHit[] {
@@ -456,8 +462,11 @@ export function searchCatalog(catalog: Catalog, index: MiniSearch<IndexDoc>, opt
     for (const r of scored) merged.set(r.id, (merged.get(r.id) ?? 0) + r.score / top);
   }
   const recency = (e: EntryMeta): string => e.updated ?? e.created ?? '';
+  const now = options.now ?? Date.now();
+  const decay = options.decay;
+  const weight = (e: EntryMeta): number => (decay ? decayFactor({ ...e, evergreen: e.data.evergreen }, decay, now) : 1);
   const ranked = [...merged]
-    .map(([p, score]) => ({ p, score, e: byPath.get(p)! }))
+    .map(([p, score]) => ({ p, score: score * weight(byPath.get(p)!), e: byPath.get(p)! }))
     .sort((a, b) => b.score - a.score || (recency(a.e) < recency(b.e) ? 1 : recency(a.e) > recency(b.e) ? -1 : 0));
   const hits: SearchHit[] = ranked.slice(0, limit).map(({ p, score, e }) => ({ id: e.id, title: e.title, type: e.type, tags: e.tags, path: p, score: round(score), snippet: '' }));
   if (options.links !== false && hits.length > 0) {

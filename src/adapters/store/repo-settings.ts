@@ -1,6 +1,6 @@
 /**
  * Contract: the memory settings a data repo carries in its kb.json (spec/memory.md): `"budgets"` (kernel_chars,
- * host_chars, entry_chars) and `"promote_after"`, each falling back to its default (src/core/budget.ts). A value
+ * host_chars, entry_chars), `"promote_after"` and `"decay"`, each falling back to its default (src/core/budget.ts). A value
  * that is not a positive integer, or a kernel budget above what the prompt hook injects, is refused with the file
  * and field named. A missing or unreadable kb.json means the defaults.
  */
@@ -8,10 +8,44 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_BUDGETS, KERNEL_BUDGET, PROMOTE_AFTER, type MemoryBudgets } from '../../core/budget.js';
 import { KbError } from '../../core/errors.js';
+import { DECAY_TYPES, DEFAULT_DECAY, type DecaySettings } from '../../core/decay.js';
 
 export interface RepoSettings {
   budgets: MemoryBudgets;
   promote_after: number;
+  decay: DecaySettings;
+}
+
+function nonNegative(v: unknown, field: string, max: number): number {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || v > max) {
+    throw new KbError('INVALID_ENTRY', `kb.json: "${field}" must be a number from 0 to ${max}, got ${JSON.stringify(v)}`, { file: 'kb.json', field });
+  }
+  return v;
+}
+
+/** kb.json `"decay"`: `{"enabled"?, "half_life_days"?, "by_type"?: {TYPE: days | 0}, "floor"?}`. */
+function readDecay(d: unknown): DecaySettings {
+  const decay: DecaySettings = { ...DEFAULT_DECAY, by_type: {} };
+  if (d === undefined) return decay;
+  if (!d || typeof d !== 'object' || Array.isArray(d)) throw new KbError('INVALID_ENTRY', 'kb.json: "decay" must be an object like {"half_life_days": 30}', { file: 'kb.json', field: 'decay' });
+  const o = d as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    if (!['enabled', 'half_life_days', 'by_type', 'floor'].includes(k)) throw new KbError('INVALID_ENTRY', `kb.json: "decay.${k}" is not a decay setting (enabled, half_life_days, by_type, floor)`, { file: 'kb.json', field: `decay.${k}` });
+  }
+  if (o.enabled !== undefined) {
+    if (typeof o.enabled !== 'boolean') throw new KbError('INVALID_ENTRY', `kb.json: "decay.enabled" must be true or false, got ${JSON.stringify(o.enabled)}`, { file: 'kb.json', field: 'decay.enabled' });
+    decay.enabled = o.enabled;
+  }
+  if (o.half_life_days !== undefined) decay.half_life_days = positive(o.half_life_days, 'decay.half_life_days', 36500);
+  if (o.floor !== undefined) decay.floor = nonNegative(o.floor, 'decay.floor', 1);
+  if (o.by_type !== undefined) {
+    if (!o.by_type || typeof o.by_type !== 'object' || Array.isArray(o.by_type)) throw new KbError('INVALID_ENTRY', 'kb.json: "decay.by_type" must be an object like {"bookmark": 90}', { file: 'kb.json', field: 'decay.by_type' });
+    for (const [type, v] of Object.entries(o.by_type as Record<string, unknown>)) {
+      if (!DECAY_TYPES.includes(type)) throw new KbError('INVALID_ENTRY', `kb.json: "decay.by_type.${type}" names no type; one of: ${DECAY_TYPES.join(', ')}`, { file: 'kb.json', field: `decay.by_type.${type}` });
+      decay.by_type[type] = nonNegative(v, `decay.by_type.${type}`, 36500);
+    }
+  }
+  return decay;
 }
 
 function positive(v: unknown, field: string, max = Number.MAX_SAFE_INTEGER): number {
@@ -22,14 +56,23 @@ function positive(v: unknown, field: string, max = Number.MAX_SAFE_INTEGER): num
 }
 
 /** The memory settings of the data repo at `dir`. */
-export function readRepoSettings(dir: string): RepoSettings {
-  let raw: Record<string, unknown> = {};
+function readRaw(dir: string): Record<string, unknown> {
   try {
     const parsed = JSON.parse(fs.readFileSync(path.join(dir, 'kb.json'), 'utf8')) as unknown;
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) raw = parsed as Record<string, unknown>;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
   } catch {
     /* no kb.json (or not JSON: lint's business): the defaults */
   }
+  return {};
+}
+
+/** Only the decay settings (search reads these and nothing else, so a bad budget never breaks a search). */
+export function readDecaySettings(dir: string): DecaySettings {
+  return readDecay(readRaw(dir).decay);
+}
+
+export function readRepoSettings(dir: string): RepoSettings {
+  const raw = readRaw(dir);
   const budgets = { ...DEFAULT_BUDGETS };
   const b = raw.budgets;
   if (b !== undefined) {
@@ -39,5 +82,5 @@ export function readRepoSettings(dir: string): RepoSettings {
       if (v !== undefined) budgets[k] = positive(v, `budgets.${k}`, k === 'kernel_chars' ? KERNEL_BUDGET : undefined);
     }
   }
-  return { budgets, promote_after: raw.promote_after === undefined ? PROMOTE_AFTER : positive(raw.promote_after, 'promote_after') };
+  return { budgets, promote_after: raw.promote_after === undefined ? PROMOTE_AFTER : positive(raw.promote_after, 'promote_after'), decay: readDecay(raw.decay) };
 }

@@ -81,3 +81,69 @@ export function catchUpDue(dir: string, minutes: number): boolean {
   }
   return true;
 }
+
+/**
+ * The Stop hook's budget state, in `sessions/budget-blocks.json`: when it last blocked a turn for each budget (ms
+ * since the epoch, keyed by budget name), and when it last looked at the sizes (`checked_at`) with what the repo
+ * looked like then (`checked_sig`: the stat data of kb.json and of the branch ref).
+ */
+export interface BudgetState {
+  blocks: Partial<Record<string, number>>;
+  checkedAt?: number;
+  checkedSig?: string;
+}
+
+function budgetBlocksFile(dir: string): string {
+  return path.join(sessionStateDir(dir), 'budget-blocks.json');
+}
+
+/** The budget state; empty when missing or unreadable. */
+export function readBudgetState(dir: string): BudgetState {
+  try {
+    const raw = JSON.parse(fs.readFileSync(budgetBlocksFile(dir), 'utf8')) as unknown;
+    if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { blocks: {} };
+    const o = raw as Record<string, unknown>;
+    const blocks: BudgetState['blocks'] = {};
+    for (const [k, v] of Object.entries(o)) if (k.endsWith('_chars') && typeof v === 'number' && Number.isFinite(v)) blocks[k] = v;
+    return {
+      blocks,
+      ...(typeof o.checked_at === 'number' ? { checkedAt: o.checked_at } : {}),
+      ...(typeof o.checked_sig === 'string' ? { checkedSig: o.checked_sig } : {}),
+    };
+  } catch {
+    return { blocks: {} };
+  }
+}
+
+/**
+ * Records the state (temp file and rename). Returns false when it could not be written: the hook then does not
+ * block, since a block it cannot remember could repeat on every turn.
+ */
+export function writeBudgetState(dir: string, state: BudgetState): boolean {
+  try {
+    const file = budgetBlocksFile(dir);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, JSON.stringify({ ...state.blocks, ...(state.checkedAt !== undefined ? { checked_at: state.checkedAt } : {}), ...(state.checkedSig ? { checked_sig: state.checkedSig } : {}) }));
+    fs.renameSync(tmp, file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What the budgets depend on, cheaply: the stat data of kb.json and of the branch ref HEAD names (or HEAD). */
+export function budgetSignature(dir: string): string {
+  const st = (p: string): string => {
+    const s = fs.statSync(p, { throwIfNoEntry: false });
+    return s ? `${s.mtimeMs}:${s.size}:${s.ino}` : '-';
+  };
+  let ref = 'HEAD';
+  try {
+    const head = fs.readFileSync(path.join(dir, '.git', 'HEAD'), 'utf8').trim();
+    if (head.startsWith('ref: ')) ref = head.slice(5);
+  } catch {
+    /* no HEAD: the signature says so */
+  }
+  return `${st(path.join(dir, 'kb.json'))}|${st(path.join(dir, '.git', ref))}|${st(path.join(dir, '.git', 'packed-refs'))}`;
+}

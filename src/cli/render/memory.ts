@@ -4,6 +4,7 @@
  */
 import type { MemoryReport } from '../../app/memory.js';
 import type { PromoteResult } from '../../app/promote.js';
+import type { PruneResult } from '../../app/prune.js';
 
 const mark = (over: boolean): string => (over ? ' OVER BUDGET' : '');
 
@@ -23,4 +24,13 @@ export function budgetLines(m: MemoryReport): string[] {
 /** `promote`: the entry is kernel now, and what the kernel weighs. */
 export function promote(r: PromoteResult): string {
   return r.changed ? `promoted ${r.id} to the kernel in ${r.commit?.slice(0, 12)} (kernel: ${r.kernel_chars} of ${r.budget} characters)` : `${r.id} is already kernel (kernel: ${r.kernel_chars} of ${r.budget} characters)`;
+}
+
+/** `prune`: one candidate a line with its reason; then what was deleted, or how to delete. */
+export function prune(r: PruneResult): string {
+  if (r.candidates.length === 0) return `nothing to prune (stale: ${r.half_lives} half-lives old, never seen again, not linked to; duplicates: same type and identical body or pattern_key)`;
+  const lines = r.candidates.map((c) => `${c.id}  ${c.reason}  ${c.title}\n    ${c.detail}`);
+  if (r.commit) lines.push(`deleted ${r.deleted.length} ${r.deleted.length === 1 ? 'entry' : 'entries'} in ${r.commit.slice(0, 12)} (git history keeps them: git-kb history, git revert)`);
+  else lines.push(`${r.candidates.length} ${r.candidates.length === 1 ? 'candidate' : 'candidates'}; nothing deleted. Delete them in one commit: git-kb prune --yes`);
+  return lines.join('\n');
 }
