@@ -79,7 +79,17 @@ export function repoKey(dir: string, dirs: string[]): string {
   const parts = [head];
   const ref = /^ref:\s*(refs\/\S+)$/.exec(head)?.[1];
   if (ref && !ref.includes('..')) parts.push(statSig(git + ref));
-  parts.push(statSig(`${git}packed-refs`), statSig(`${git}index`), statSig(`${dir}/hosts.yaml`));
+  parts.push(statSig(`${git}packed-refs`), statSig(`${git}index`), statSig(`${dir}/hosts.yaml`), namesKey(dir, dirs));
+  return parts.join('|');
+}
+
+/**
+ * The part of the key that says which names the entry folders hold: the stat data of every directory in `dirs`.
+ * A file created, deleted or renamed in a folder moves that folder's mtime; an edit in place does not (so this
+ * part alone proves the set of entry files, never their contents). The id map (ids.ts) is keyed by it.
+ */
+export function namesKey(dir: string, dirs: string[]): string {
+  const parts: string[] = [];
   for (const d of dirs) parts.push(`${d}=${dirSig(`${dir}/${d}`)}`);
   return parts.join('|');
 }
