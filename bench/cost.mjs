@@ -2,7 +2,7 @@
 // --import into every process, the bare one included) of `get ID`, `list --limit 20`, `status`, `lint` and
 // `search`, each paired with a bare `node -e 0` in the same loop, on copies of the replicated corpus. CPU time,
 // not wall time: the machine is shared, and CPU time barely moves when other processes load it.
-//   node bench/cost.mjs [--sizes 1871,10000,50000] [--runs 15] [--only get,list] [--cli PATH] [--no-write]
+//   node bench/cost.mjs [--sizes 1871,10000,50000] [--runs 15] [--only get,list] [--cli PATH] [--reuse] [--no-write]
 import { spawnSync, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,10 +17,7 @@ const arg = (name, dflt) => {
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const CLI = arg('--cli', path.join(ROOT, 'bin', 'git-kb')); // --cli: another build's bin/git-kb (a before/after pair)
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(name);
-  return i === -1 ? dflt : process.argv[i + 1];
-};
+const reuse = process.argv.includes('--reuse'); // keep the copy of the corpus between runs (bench/.work/cost-N)
 const sizes = arg('--sizes', '10000,50000').split(',').map(Number);
 const runs = Number(arg('--runs', '15'));
 const only = arg('--only', '')?.split(',').filter(Boolean);
@@ -41,10 +38,10 @@ function cpu(args, { allowFail = false } = {}) {
 const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
 const rows = [];
 for (const n of sizes) {
-  const data = copyRepo(n === 1871 ? replicatedRepo(1871) : replicatedRepo(n), path.join(WORK, `cost-${n}`));
+  const data = reuse && fs.existsSync(path.join(WORK, `cost-${n}`, '.git')) ? path.join(WORK, `cost-${n}`) : copyRepo(replicatedRepo(n), path.join(WORK, `cost-${n}`));
   const kb = (...a) => [CLI, '--data', data, ...a];
   execFileSync(process.execPath, kb('search', 'warm', 'up'), { env });
-  execFileSync(process.execPath, kb('lint'), { env, stdio: 'ignore' }); // a clean lint records its state (when lint keeps one)
+  if (!only?.length || only.includes('lint')) spawnSync(process.execPath, kb('lint'), { env, stdio: 'ignore' }); // lint records what it checked (exits 5 on the corpus's own findings)
   const someId = fs.readdirSync(path.join(data, 'entries')).find((f) => f.endsWith('.md')).slice(0, 13);
   const cases = {
     get: () => kb('get', someId),
@@ -67,7 +64,7 @@ for (const n of sizes) {
   const cells = names.map((k) => `${median(samples[k]).toFixed(0)} ms (${(median(samples[k]) / node).toFixed(2)}x)`);
   rows.push({ n, node, names, cells });
   console.log(`${n}: node ${node.toFixed(1)} ms | ${names.map((k, j) => `${k} ${cells[j]}`).join(' | ')}`);
-  fs.rmSync(data, { recursive: true, force: true });
+  if (!reuse) fs.rmSync(data, { recursive: true, force: true });
 }
 
 const header = rows[0].names;

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import { KbError } from '../core/errors.js';
 import { idFromFileName, isValidId } from '../core/format/schema.js';
-import { currentNamesKey, pathsInMap, readIdMap, writeIdMap, type IdMap } from '../adapters/index/ids.js';
+import { closeIdMap, currentNamesKey, openIdMap, pathsInMap, writeIdMap } from '../adapters/index/ids.js';
 import { entryFolderNames, isEntryFilePath, listEntryFiles, type EntryFile } from '../adapters/store/layout.js';
 
 /** Every entry file by the id its name claims. */
@@ -34,21 +34,26 @@ export function scanFilesById(dir: string): Map<string, EntryFile[]> {
   return map;
 }
 
-/** One lookup session: the id map read once, the listing made at most once. */
+/** One lookup session: the names key taken once, the listing made at most once. */
 export interface Locator {
   dir: string;
-  map?: IdMap | null;
+  key?: string;
+  /** Set once the map proved missing or stale. */
+  noMap?: boolean;
   scanned?: Map<string, EntryFile[]>;
 }
 
 /** The file of `id` as the current id map gives it, checked on disk; undefined when the map cannot say. */
 function fromMap(loc: Locator, id: string): EntryFile | undefined {
-  if (loc.map === undefined) {
-    const map = readIdMap(loc.dir);
-    loc.map = map && map.key === currentNamesKey(loc.dir) ? map : null;
+  if (loc.noMap) return undefined;
+  const map = openIdMap(loc.dir);
+  let paths: string[] = [];
+  try {
+    if (map && map.key === (loc.key ??= currentNamesKey(loc.dir))) paths = pathsInMap(map, id);
+    else loc.noMap = true;
+  } finally {
+    if (map) closeIdMap(map);
   }
-  if (!loc.map) return undefined;
-  const paths = pathsInMap(loc.map, id);
   if (paths.length !== 1) return undefined; // unknown here, or claimed twice: the listing tells
   const p = paths[0]!;
   if (!isEntryFilePath(p) || idFromFileName(p.slice(p.lastIndexOf('/') + 1)) !== id) return undefined;

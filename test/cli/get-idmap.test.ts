@@ -1,5 +1,5 @@
 /**
- * `get` finds its file through the id map (.git/git-kb/ids.v1) and stays right whenever the map is stale, torn or
+ * `get` finds its file through the id map (.git/git-kb/ids.v2) and stays right whenever the map is stale, torn or
  * gone: a hand-added file, a rename, a plain-git commit, a deleted entry, an id claimed twice. A current map
  * answers without listing the entry folder; a stale one is repaired by the scan it falls back to.
  */
@@ -21,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => sb.cleanup());
 
-const mapFile = (): string => path.join(sb.data, '.git', 'git-kb', 'ids.v1');
+const mapFile = (): string => path.join(sb.data, '.git', 'git-kb', 'ids.v2');
 const mapText = (): string => fs.readFileSync(mapFile(), 'utf8');
 const getText = async (id: string): Promise<string> => (await kbj(sb, ['get', id])).entries[0].text;
 const getPath = async (id: string): Promise<string> => (await kbj(sb, ['get', id])).entries[0].path;
@@ -30,7 +30,7 @@ describe('get through the id map', () => {
   it('writes the map on the first lookup and keeps it current through git-kb writes', async () => {
     fs.rmSync(mapFile(), { force: true });
     expect(await getText(a.id)).toContain('One line per entry.');
-    expect(mapText()).toMatch(/^git-kb ids 1 /);
+    expect(mapText()).toMatch(/^git-kb ids 2 /);
     expect(mapText()).toContain(`\n${a.id}\t${a.path}\n`);
     const key = mapText().split('\n')[0];
     // An add patches the map (no scan needed afterwards): the new entry is in it, under the folders' new key.
@@ -76,15 +76,22 @@ describe('get through the id map', () => {
     expect(await getText('kb-plain001')).toContain('plain body');
   });
 
-  it('does not serve a mapped path whose file is gone, even when the key still matches', async () => {
-    await kbd(sb, ['get', b.id]);
-    // Point b at a path that does not exist, keeping the key: the stat check sends the lookup to the scan.
-    const text = mapText().replace(`\n${b.id}\t${b.path}\n`, `\n${b.id}\tentries/${b.id}-gone.md\n`);
-    fs.writeFileSync(mapFile(), text);
-    expect(await getPath(b.id)).toBe(b.path);
-    // And a mapped path whose name claims another id is never served.
-    fs.writeFileSync(mapFile(), mapText().replace(`\n${b.id}\t${b.path}\n`, `\n${b.id}\t${a.path.replace(/\.md$/, '-renamed.md')}\n`));
-    expect(await getPath(b.id)).toBe(b.path);
+  it('does not serve a mapped path whose file is gone or claims another id, even when the key still matches', async () => {
+    // The map is tampered with in place, keeping every byte length (its bucket offsets stay right) and its key.
+    const other = `${b.id.slice(0, -1)}${b.id.endsWith('q') ? 'r' : 'q'}`;
+    const otherPath = b.path.replace(b.id, other);
+    writeFile(sb, otherPath, entryText({ id: other, title: 'Other id', type: 'decision' }, 'other body'));
+    await kbd(sb, ['get', b.id]); // repair after the new file
+    const gonePath = b.path.replace(/-[^/]*\.md$/, (m) => `-${'x'.repeat(m.length - 4)}.md`);
+    for (const fake of [gonePath, otherPath]) {
+      expect(fake.length).toBe(b.path.length);
+      const before = mapText();
+      expect(before).toContain(`\n${b.id}\t${b.path}\n`);
+      fs.writeFileSync(mapFile(), before.replace(`\n${b.id}\t${b.path}\n`, `\n${b.id}\t${fake}\n`));
+      expect(await getPath(b.id)).toBe(b.path);
+      expect(mapText()).toContain(`\n${b.id}\t${b.path}\n`); // repaired by the scan
+    }
+    fs.rmSync(path.join(sb.data, otherPath));
   });
 
   it('reports an id claimed twice, and an unknown id, as before', async () => {

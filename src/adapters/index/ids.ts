@@ -1,28 +1,32 @@
 /**
- * Contract: the id map, `.git/git-kb/ids.v1`: which file holds each entry id, so `get` (and every verb that
- * finds one entry by id) reads one file instead of listing every entry folder (file names carry slugs, so the
- * name cannot be guessed). It is keyed by the names part of the one freshness key (fresh.ts `namesKey`: the
- * stat data of the entry folders), which moves whenever a file is created, deleted or renamed in them. A map
- * whose key differs is not trusted; every path it gives is still checked by the caller (it must be a file whose
- * name claims the id), and a miss falls back to the scan, which writes the map anew. So a missing, stale, torn
- * or foreign map costs one scan, never a wrong answer. Writers: the scan (app/find.ts), the catalog load (it
- * lists every file anyway) and the write transaction (it patches the map in place after a commit).
+ * Contract: the id map, `.git/git-kb/ids.v2`: which file holds each entry id, so `get` (and every verb that
+ * finds one entry by id) reads one small part of one file instead of listing every entry folder (file names
+ * carry slugs, so the name cannot be guessed). It is keyed by the names part of the one freshness key (fresh.ts
+ * `namesKey`: the stat data of the entry folders), which moves whenever a file is created, deleted or renamed
+ * in them. A map whose key differs is not trusted; every path it gives is still checked by the caller (it must
+ * be a file whose name claims the id), and a miss falls back to the scan, which writes the map anew. So a
+ * missing, stale, torn or foreign map costs one scan, never a wrong answer. Writers: the scan (app/find.ts),
+ * the catalog load (it lists every file anyway) and the write transaction (it patches the map after a commit).
  *
- * Format (text): a first line `git-kb ids 1 <key>`, then one line `<id>\t<path>` per entry file, in no order,
- * then `-- end`: a file cut short anywhere lacks it and is not trusted. A lookup is a byte search for
- * `\n<id>\t` in the file as read, so loading costs one read, not a parse.
+ * Format (text): `git-kb ids 2 <key>`, then the bucket count B, then B+1 byte offsets (relative to the end of
+ * that line), then the buckets: lines `<id>\t<path>`, each id in bucket fnv1a(id) % B, then `-- end` (a file cut
+ * short anywhere lacks it and is not trusted). A lookup reads the head, one bucket and the tail: a few KiB at
+ * any size.
  */
 import fs from 'node:fs';
+import { fnv1a } from '../../core/text/fnv.js';
 import { writeFileAtomic } from '../store/fsutil.js';
 import { entryDirs } from '../store/layout.js';
 import { keyDirs, namesKey } from './fresh.js';
 
-const MAGIC = 'git-kb ids 1 ';
+const MAGIC = 'git-kb ids 2 ';
 const END = '-- end\n';
+/** Entries per bucket, about: a lookup reads one bucket. */
+const PER_BUCKET = 32;
 
 /** The id map file of a data repo. */
 export function idMapFile(dir: string): string {
-  return `${dir}/.git/git-kb/ids.v1`;
+  return `${dir}/.git/git-kb/ids.v2`;
 }
 
 /** The key the id map must carry to be trusted now (a few stat calls). */
@@ -30,27 +34,29 @@ export function currentNamesKey(dir: string): string {
   return namesKey(dir, keyDirs(entryDirs(dir)));
 }
 
+/** An opened id map: its key and where its buckets are. */
 export interface IdMap {
   key: string;
-  buf: Buffer;
+  fd: number;
+  buckets: number;
+  /** B+1 offsets into the body. */
+  offsets: number[];
+  bodyStart: number;
 }
 
-/** The id map as stored, or undefined when it is missing or not one. */
-export function readIdMap(dir: string): IdMap | undefined {
-  let buf: Buffer;
-  try {
-    buf = fs.readFileSync(idMapFile(dir));
-  } catch {
-    return undefined;
+function readAt(fd: number, pos: number, len: number): Buffer {
+  const buf = Buffer.alloc(len);
+  let got = 0;
+  while (got < len) {
+    const n = fs.readSync(fd, buf, got, len - got, pos + got);
+    if (n === 0) break;
+    got += n;
   }
-  const nl = buf.indexOf(10);
-  if (nl < 0 || buf.subarray(0, MAGIC.length).toString('latin1') !== MAGIC) return undefined;
-  if (buf.length < nl + 1 + END.length || buf.subarray(buf.length - END.length - 1).toString('latin1') !== `\n${END}`) return undefined; // cut short
-  return { key: buf.subarray(MAGIC.length, nl).toString('utf8'), buf };
+  return buf.subarray(0, got);
 }
 
-/** The key recorded in the id map (reads its first line only), or undefined. */
-export function idMapKey(dir: string): string | undefined {
+/** Opens the id map (head and tail checked), or undefined when it is missing, torn or not one. */
+export function openIdMap(dir: string): IdMap | undefined {
   let fd: number;
   try {
     fd = fs.openSync(idMapFile(dir), 'r');
@@ -58,40 +64,77 @@ export function idMapKey(dir: string): string | undefined {
     return undefined;
   }
   try {
-    const head = Buffer.alloc(64 * 1024);
-    const n = fs.readSync(fd, head, 0, head.length, 0);
-    const nl = head.subarray(0, n).indexOf(10);
-    if (nl < 0 || head.subarray(0, MAGIC.length).toString('latin1') !== MAGIC) return undefined;
     const size = fs.fstatSync(fd).size;
-    const tail = Buffer.alloc(END.length + 1);
-    if (size < nl + 1 + tail.length || fs.readSync(fd, tail, 0, tail.length, size - tail.length) !== tail.length || tail.toString('latin1') !== `\n${END}`) return undefined;
-    return head.subarray(MAGIC.length, nl).toString('utf8');
+    let head = readAt(fd, 0, Math.min(size, 16 * 1024));
+    const l1 = head.indexOf(10);
+    const l2 = l1 < 0 ? -1 : head.indexOf(10, l1 + 1);
+    if (l2 < 0 || head.subarray(0, MAGIC.length).toString('latin1') !== MAGIC) throw new Error('not an id map');
+    const buckets = Number(head.subarray(l1 + 1, l2).toString('latin1'));
+    if (!Number.isSafeInteger(buckets) || buckets < 1) throw new Error('bad bucket count');
+    let l3 = head.indexOf(10, l2 + 1);
+    if (l3 < 0 && head.length < size) {
+      head = readAt(fd, 0, size); // a very large map: the offsets line is longer than the first read
+      l3 = head.indexOf(10, l2 + 1);
+    }
+    if (l3 < 0) throw new Error('torn');
+    const offsets = head.subarray(l2 + 1, l3).toString('latin1').split(' ').map(Number);
+    const bodyStart = l3 + 1;
+    if (offsets.length !== buckets + 1 || offsets.some((o, i) => !Number.isSafeInteger(o) || (i > 0 && o < offsets[i - 1]!))) throw new Error('bad offsets');
+    if (bodyStart + offsets[buckets]! + END.length !== size) throw new Error('torn');
+    if (readAt(fd, size - END.length, END.length).toString('latin1') !== END) throw new Error('torn');
+    return { key: head.subarray(MAGIC.length, l1).toString('utf8'), fd, buckets, offsets, bodyStart };
   } catch {
-    return undefined;
-  } finally {
     fs.closeSync(fd);
+    return undefined;
   }
+}
+
+export function closeIdMap(map: IdMap): void {
+  try {
+    fs.closeSync(map.fd);
+  } catch {
+    /* already closed */
+  }
+}
+
+/** The key recorded in the id map, or undefined when there is no sound map. */
+export function idMapKey(dir: string): string | undefined {
+  const map = openIdMap(dir);
+  if (!map) return undefined;
+  closeIdMap(map);
+  return map.key;
 }
 
 /** The paths the map gives for `id` (two or more: the id is claimed twice). */
 export function pathsInMap(map: IdMap, id: string): string[] {
+  const b = fnv1a(id) % map.buckets;
+  const from = map.offsets[b]!;
+  const bucket = readAt(map.fd, map.bodyStart + from, map.offsets[b + 1]! - from).toString('utf8');
   const out: string[] = [];
-  const needle = `\n${id}\t`;
-  for (let at = map.buf.indexOf(needle); at >= 0; at = map.buf.indexOf(needle, at + 1)) {
-    const start = at + needle.length;
-    const end = map.buf.indexOf(10, start);
-    if (end < 0) break; // a torn last line
-    out.push(map.buf.subarray(start, end).toString('utf8'));
+  for (const line of bucket.split('\n')) {
+    const tab = line.indexOf('\t');
+    if (tab > 0 && line.slice(0, tab) === id) out.push(line.slice(tab + 1));
   }
   return out;
 }
 
-function line(id: string, p: string): string {
-  return `${id}\t${p}\n`;
+function usable(id: string, p: string): boolean {
+  return id !== '' && !/[\t\n]/.test(p) && !/[\t\n ]/.test(id);
 }
 
-function usable(id: string, p: string): boolean {
-  return id !== '' && !/[\t\n]/.test(p) && !/[\t\n]/.test(id);
+function encode(key: string, entries: Iterable<[id: string, path: string]>): string {
+  const list = [...entries];
+  const buckets = Math.max(1, Math.ceil(list.length / PER_BUCKET));
+  const parts: string[][] = Array.from({ length: buckets }, () => []);
+  for (const [id, p] of list) parts[fnv1a(id) % buckets]!.push(`${id}\t${p}\n`);
+  const offsets = [0];
+  const bodies: string[] = [];
+  for (const part of parts) {
+    const text = part.join('');
+    bodies.push(text);
+    offsets.push(offsets.at(-1)! + Buffer.byteLength(text, 'utf8'));
+  }
+  return `${MAGIC}${key}\n${buckets}\n${offsets.join(' ')}\n${bodies.join('')}${END}`;
 }
 
 /**
@@ -100,11 +143,10 @@ function usable(id: string, p: string): boolean {
  * read-only repo just scans every time).
  */
 export function writeIdMap(dir: string, key: string, files: Iterable<{ id: string; path: string }>): void {
-  const parts = [`${MAGIC}${key}\n`];
-  for (const f of files) if (usable(f.id, f.path)) parts.push(line(f.id, f.path));
-  parts.push(END);
+  const entries: [string, string][] = [];
+  for (const f of files) if (usable(f.id, f.path)) entries.push([f.id, f.path]);
   try {
-    writeFileAtomic(idMapFile(dir), parts.join(''), { fsync: false });
+    writeFileAtomic(idMapFile(dir), encode(key, entries), { fsync: false });
   } catch {
     /* derived state: the next lookup scans */
   }
@@ -118,18 +160,24 @@ export function writeIdMap(dir: string, key: string, files: Iterable<{ id: strin
  */
 export function patchIdMap(dir: string, keyBefore: string, changes: { id: string; path: string; deleted: boolean }[]): void {
   try {
-    const map = readIdMap(dir);
-    if (!map || map.key !== keyBefore) return;
+    const map = openIdMap(dir);
+    if (!map) return;
+    let body: string;
+    try {
+      if (map.key !== keyBefore) return;
+      body = readAt(map.fd, map.bodyStart, map.offsets[map.buckets]!).toString('utf8');
+    } finally {
+      closeIdMap(map);
+    }
     const keyAfter = currentNamesKey(dir);
-    let body = `\n${map.buf.subarray(map.buf.indexOf(10) + 1, map.buf.length - END.length).toString('utf8')}`;
+    const lines = new Set(body.split('\n').filter(Boolean));
     for (const c of changes) {
       if (!usable(c.id, c.path)) continue;
-      const l = line(c.id, c.path);
-      const has = body.includes(`\n${l}`);
-      if (c.deleted && has) body = body.replace(`\n${l}`, '\n');
-      else if (!c.deleted && !has) body += l;
+      if (c.deleted) lines.delete(`${c.id}\t${c.path}`);
+      else lines.add(`${c.id}\t${c.path}`);
     }
-    writeFileAtomic(idMapFile(dir), `${MAGIC}${keyAfter}${body}${END}`, { fsync: false });
+    const entries = [...lines].map((l): [string, string] => [l.slice(0, l.indexOf('\t')), l.slice(l.indexOf('\t') + 1)]);
+    writeFileAtomic(idMapFile(dir), encode(keyAfter, entries), { fsync: false });
   } catch {
     /* derived state: the next lookup scans */
   }
