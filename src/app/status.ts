@@ -4,7 +4,7 @@
  */
 import { currentSummary } from '../adapters/index/summary.js';
 import { readRepoSettings } from '../adapters/store/repo-settings.js';
-import { headOid } from '../adapters/git/git.js';
+import { readRef } from '../adapters/git/refs.js';
 import { syncStatus, type SyncStatus } from './sync-status.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { memoryReportOf, type MemoryReport } from './memory.js';
@@ -37,7 +37,7 @@ export async function repoStatus(options: RepoOptions): Promise<StatusResult> {
     kernel: { entries: memory.kernel.entries, chars: memory.kernel.chars, budget: memory.kernel.budget },
     memory,
     problems: summary.problems,
-    head: await headOid(dir),
+    head: readRef(dir, 'HEAD'),
     remote: sync.url,
     sync,
   };

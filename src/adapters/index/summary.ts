@@ -10,17 +10,15 @@
  * edit in place is seen too. Anything else (missing, torn, foreign, stale) returns undefined and the caller loads
  * the catalog, which rewrites the summary. Safe to delete.
  *
- * Layout: a first line `git-kb summary 1 <JSON header>` (section sizes in bytes), then the paths (joined by
- * `\n`), padding to 8 bytes, the stat data (4 float64 per path: mtimeMs, ctimeMs, size, ino), the rows, `-- end`.
+ * Layout: a stat table (stat-table.ts) whose header holds the aggregates and whose tail holds the rows.
  */
 import fs from 'node:fs';
 import { catalogProblems, loadCatalog, newestFirst, type Catalog, type EntryMeta } from './catalog.js';
 import { currentNamesKey } from './ids.js';
 import { patternKeyOf, recurrenceCount } from '../../core/format/learning.js';
-import { writeFileAtomic } from '../store/fsutil.js';
+import { readAt, readStatTable, unchanged, writeStatTable } from './stat-table.js';
 
-const MAGIC = 'git-kb summary 1 ';
-const END = '-- end\n';
+const MAGIC = 'git-kb summary 2';
 
 /** The catalog's sums that the memory report applies budgets to (app/memory.ts). */
 export interface MemoryStats {
@@ -52,9 +50,6 @@ interface Header {
   byType: Record<string, number>;
   problems: number;
   memory: MemoryStats;
-  count: number;
-  pathsBytes: number;
-  rowsBytes: number;
 }
 
 export interface Summary {
@@ -90,10 +85,6 @@ export function summaryFile(dir: string): string {
   return `${dir}/.git/git-kb/summary.v1`;
 }
 
-function pad8(n: number): number {
-  return (8 - (n % 8)) % 8;
-}
-
 function rowOf(e: EntryMeta): SummaryRow {
   return { id: e.id, title: e.title, type: e.type, tags: e.tags, path: e.path, ...(e.created !== undefined ? { created: e.created } : {}), ...(e.updated !== undefined ? { updated: e.updated } : {}), ...(e.host !== undefined ? { host: e.host } : {}) };
 }
@@ -118,31 +109,15 @@ export function summaryOf(catalog: Catalog): Summary {
 /** Writes `summary` of `catalog`, whose listing was made under the names key `namesKey`. Never throws. */
 function writeSummary(catalog: Catalog, summary: Summary, rowList: SummaryRow[], namesKey: string): void {
   try {
-    const paths = Buffer.from(catalog.items.map((i) => i.path).join('\n'), 'utf8');
-    const stats = new Float64Array(catalog.items.length * 4);
-    catalog.items.forEach((i, n) => stats.set([i.mtimeMs, i.ctimeMs, i.size, i.ino], n * 4));
     const rows = Buffer.from(
       rowList.map((e) => `${JSON.stringify([e.id, e.title, e.type, e.tags, e.path, e.created ?? null, e.updated ?? null, e.host ?? null])}\n`).join(''),
       'utf8',
     );
-    const header: Header = { namesKey, entries: summary.entries, byType: summary.byType, problems: summary.problems, memory: summary.memory, count: catalog.items.length, pathsBytes: paths.length, rowsBytes: rows.length };
-    const head = Buffer.from(`${MAGIC}${JSON.stringify(header)}\n`, 'utf8');
-    const gap = Buffer.alloc(pad8(head.length + paths.length));
-    writeFileAtomic(summaryFile(catalog.dir), Buffer.concat([head, paths, gap, Buffer.from(stats.buffer, stats.byteOffset, stats.byteLength), rows, Buffer.from(END)]), { fsync: false });
+    const header: Header = { namesKey, entries: summary.entries, byType: summary.byType, problems: summary.problems, memory: summary.memory };
+    writeStatTable(summaryFile(catalog.dir), MAGIC, header, catalog.items, rows);
   } catch {
     /* derived state: the next list or status loads the catalog */
   }
-}
-
-function readAt(fd: number, pos: number, len: number): Buffer {
-  const buf = Buffer.alloc(len);
-  let got = 0;
-  while (got < len) {
-    const n = fs.readSync(fd, buf, got, len - got, pos + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return buf.subarray(0, got);
 }
 
 /**
@@ -195,51 +170,18 @@ async function* rowsFrom(dir: string, same: { ino: number; size: number }, from:
  * paths and the stat data; the rows only as they are taken.
  */
 function loadSummary(dir: string, namesKey: string): Summary | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(summaryFile(dir), 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    const { size, ino } = fs.fstatSync(fd);
-    let head = readAt(fd, 0, Math.min(size, 64 * 1024));
-    let nl = head.indexOf(10);
-    if (nl < 0 && head.length < size) {
-      head = readAt(fd, 0, size);
-      nl = head.indexOf(10);
-    }
-    if (nl < 0 || head.subarray(0, MAGIC.length).toString('latin1') !== MAGIC) return undefined;
-    const header = JSON.parse(head.subarray(MAGIC.length, nl).toString('utf8')) as Header;
-    if (!header || header.namesKey !== namesKey || !Number.isSafeInteger(header.count) || !Number.isSafeInteger(header.pathsBytes) || !Number.isSafeInteger(header.rowsBytes)) return undefined;
-    const pathsAt = nl + 1;
-    const statsAt = pathsAt + header.pathsBytes + pad8(pathsAt + header.pathsBytes);
-    const rowsAt = statsAt + header.count * 32;
-    if (rowsAt + header.rowsBytes + END.length !== size || readAt(fd, size - END.length, END.length).toString('latin1') !== END) return undefined;
-    const body = readAt(fd, pathsAt, rowsAt - pathsAt);
-    const paths = header.count === 0 ? [] : body.subarray(0, header.pathsBytes).toString('utf8').split('\n');
-    if (paths.length !== header.count) return undefined;
-    const raw = body.subarray(statsAt - pathsAt);
-    const stats = raw.byteOffset % 8 === 0 ? new Float64Array(raw.buffer, raw.byteOffset, header.count * 4) : new Float64Array(Uint8Array.from(raw).buffer);
-    // NOTE: plain concatenation in this loop: it is most of the cost of list and status (one stat per file, the
-    // price of seeing an uncommitted edit in place; nothing cheaper proves a file unchanged).
-    const base = dir.endsWith('/') ? dir : `${dir}/`;
-    for (let i = 0; i < paths.length; i++) {
-      const st = fs.statSync(base + paths[i], { throwIfNoEntry: false });
-      if (!st || st.mtimeMs !== stats[i * 4] || st.ctimeMs !== stats[i * 4 + 1] || st.size !== stats[i * 4 + 2] || st.ino !== stats[i * 4 + 3] || !st.isFile()) return undefined;
-    }
-    return {
-      entries: header.entries,
-      byType: header.byType,
-      problems: header.problems,
-      memory: header.memory,
-      rows: () => rowsFrom(dir, { ino, size }, rowsAt, rowsAt + header.rowsBytes),
-    };
-  } catch {
-    return undefined;
-  } finally {
-    fs.closeSync(fd);
-  }
+  const table = readStatTable<Header>(summaryFile(dir), MAGIC, (h) => h?.namesKey === namesKey);
+  if (!table) return undefined;
+  const base = dir.endsWith('/') ? dir : `${dir}/`;
+  for (let i = 0; i < table.paths.length; i++) if (!unchanged(base, table, i)) return undefined;
+  const { header } = table;
+  return {
+    entries: header.entries,
+    byType: header.byType,
+    problems: header.problems,
+    memory: header.memory,
+    rows: () => rowsFrom(dir, { ino: table.ino, size: table.size }, table.tailAt, table.tailAt + table.tailBytes),
+  };
 }
 
 /**
