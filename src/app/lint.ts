@@ -9,7 +9,6 @@ import type { ErrorCode } from '../core/errors.js';
 import { parseEntry, type Problem } from '../core/format/entry.js';
 import { conflictProblems, isConflictSibling } from '../core/merge/merge.js';
 import { entryDirs, readEntryText } from '../adapters/store/layout.js';
-import { statSig } from '../adapters/index/fresh.js';
 import { currentNamesKey } from '../adapters/index/ids.js';
 import { readLintState, writeLintState } from '../adapters/index/lint-state.js';
 import { unchanged, type FileStat } from '../adapters/index/stat-table.js';
@@ -43,13 +42,11 @@ function checkFile(dir: string, rel: string, ids: Map<string, unknown>): { probl
 }
 
 /**
- * The entry folders' files now: the `.md` paths in listing order, the stray ones, and the count of files. A
- * symbolic link or a name of unknown kind is stat'ed to tell a folder from a file.
+ * The entry folders' files now (entries and strays), folder by folder, by name. A symbolic link or a name of
+ * unknown kind is stat'ed to tell a folder from a file.
  */
-function listFolders(dir: string): { all: string[]; md: string[]; stray: Set<string> } {
+function listFolders(dir: string): string[] {
   const all: string[] = [];
-  const md: string[] = [];
-  const stray = new Set<string>();
   for (const d of entryDirs(dir)) {
     let names: fs.Dirent[];
     try {
@@ -63,64 +60,76 @@ function listFolders(dir: string): { all: string[]; md: string[]; stray: Set<str
       const rel = `${d}/${n.name}`;
       if (n.isDirectory() || (!n.isFile() && fs.statSync(`${dir}/${rel}`, { throwIfNoEntry: false })?.isDirectory())) continue;
       all.push(rel);
-      if (n.name.endsWith('.md')) md.push(rel);
-      else stray.add(rel);
     }
   }
-  return { all, md, stray };
+  return all;
 }
 
 /**
  * Lints the data repo (findings are data, not thrown: the result names LINT_FAILED when there are any). Only
- * what changed since the last clean lint is re-read (adapters/index/lint-state.ts), unless `all`; the findings
- * are the same either way, since a clean lint found nothing in the files it leaves alone.
+ * what changed since the last lint is re-read (adapters/index/lint-state.ts), unless `all`; the findings are the
+ * same either way: a file's own findings are a function of its bytes and of which ids exist, and the files whose
+ * links an id change could touch are re-read.
  */
 export function lintRepo(options: RepoOptions & { all?: boolean }): LintResult {
   const { dir } = repoForRead(options);
   const base = `${dir}/`;
   const namesKey = currentNamesKey(dir); // before the listing: a change made meanwhile leaves a key that differs
-  const hostsSig = statSig(path.join(dir, 'hosts.yaml'));
   const state = options.all ? undefined : readLintState(dir);
   const table = state?.table;
-  // The names: the recorded ones while the folders hold the same names (a clean lint had no stray files).
+  // The names: the recorded ones while the folders hold the same names, else a listing.
   const sameNames = table?.header.namesKey === namesKey;
-  const listing = sameNames ? { all: table!.paths, md: table!.paths, stray: new Set<string>() } : listFolders(dir);
+  const all = sameNames ? table!.paths : listFolders(dir);
+  const isEntryName = (rel: string): boolean => rel.endsWith('.md');
   const ids = new Map<string, string[]>();
-  for (const rel of listing.md) {
+  for (const rel of all) {
+    if (!isEntryName(rel)) continue;
     const id = idFromFileName(rel.slice(rel.lastIndexOf('/') + 1));
     if (!id) continue;
     const list = ids.get(id);
     if (list) list.push(rel);
     else ids.set(id, [rel]);
   }
-  // Which files to read: all without a state; else the new, the changed, and those linking an id now gone.
+  // Which files to read: all without a state; else the new, the changed, those linking an id now gone, and those
+  // whose recorded findings name a dangling link (its target may exist now).
   const recorded = new Map<string, number>();
-  table?.paths.forEach((p, i) => recorded.set(p, i));
+  if (table && !sameNames) table.paths.forEach((p, i) => recorded.set(p, i));
   const toCheck = new Set<string>();
-  listing.md.forEach((rel, n) => {
+  all.forEach((rel, n) => {
+    if (!isEntryName(rel)) return;
     const i = sameNames ? n : recorded.get(rel);
     if (i === undefined || !unchanged(base, table!, i)) toCheck.add(rel);
   });
-  if (state && table) {
-    for (const [id, from] of state.links) if (!ids.has(id)) for (const f of from) if (recorded.has(f)) toCheck.add(f);
+  if (state) {
+    for (const [id, from] of state.links) if (!ids.has(id)) for (const f of from) toCheck.add(f);
+    for (const [rel, found] of state.problems) if (found.some((p) => p.rule === 'link-dangling')) toCheck.add(rel);
   }
   const problems: Problem[] = [];
+  const own = new Map<string, Problem[]>();
   const linksOf = new Map<string, string[]>();
   const statOf = new Map<string, FileStat>();
-  for (const rel of listing.all) {
-    if (listing.stray.has(rel)) {
+  for (const rel of all) {
+    if (!isEntryName(rel)) {
       problems.push({ rule: 'stray-file', message: `${rel.slice(rel.lastIndexOf('/') + 1)} is not an entry file (entries are <id>-<slug>.md)`, file: rel, line: 1 });
       continue;
     }
-    if (!toCheck.has(rel)) continue;
-    const st = fs.statSync(base + rel, { throwIfNoEntry: false }); // before the read: a later change is re-checked
+    if (!toCheck.has(rel)) {
+      const kept = state!.problems.get(rel);
+      if (kept) {
+        problems.push(...kept);
+        own.set(rel, kept);
+      }
+      continue;
+    }
+    const st = fs.statSync(base + rel, { throwIfNoEntry: false }); // before the read: a later change is re-read
     if (st) statOf.set(rel, { path: rel, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size, ino: st.ino });
     const r = checkFile(dir, rel, ids);
     problems.push(...r.problems);
+    if (r.problems.length) own.set(rel, r.problems);
     linksOf.set(rel, r.links);
   }
   const hostsYaml = path.join(dir, 'hosts.yaml');
-  if ((!state || hostsSig !== table!.header.hosts) && fs.existsSync(hostsYaml)) problems.push(...secretProblems(fs.readFileSync(hostsYaml, 'utf8'), 'hosts.yaml'));
+  if (fs.existsSync(hostsYaml)) problems.push(...secretProblems(fs.readFileSync(hostsYaml, 'utf8'), 'hosts.yaml'));
   // Sync conflicts in files that are not entries keep theirs beside ours (spec/sync.md).
   for (const name of fs.readdirSync(dir).sort()) {
     if (isConflictSibling(name)) problems.push({ rule: 'conflict-unresolved', message: `sync conflict: ${name} holds the other version of ${name.replace(/\.conflict-[0-9a-f]{8}$/, '')}; settle it with "git-kb resolve ${name} --keep ours|theirs"`, file: name, line: 1 });
@@ -128,14 +137,23 @@ export function lintRepo(options: RepoOptions & { all?: boolean }): LintResult {
   for (const [id, list] of ids) {
     if (list.length > 1) for (const f of list) problems.push({ rule: 'id-duplicate', message: `id ${id} is claimed by ${list.length} files: ${list.join(', ')}`, file: f, line: 2, id });
   }
-  if (problems.length === 0) {
-    // Clean: record what was checked, so the next lint reads only what changes from here.
-    const files: FileStat[] = listing.md.map((rel) => {
+  if (!(sameNames && toCheck.size === 0)) {
+    // Record what was read, so the next lint reads only what changes from here. A file that vanished while it was
+    // being read has no stat data and is left out (the next lint lists it as new, or not at all).
+    const files: FileStat[] = [];
+    all.forEach((rel, n) => {
       const fresh = statOf.get(rel);
-      if (fresh) return fresh;
-      const i = recorded.get(rel)!;
-      const s = table!.stats;
-      return { path: rel, mtimeMs: s[i * 4]!, ctimeMs: s[i * 4 + 1]!, size: s[i * 4 + 2]!, ino: s[i * 4 + 3]! };
+      if (fresh) files.push(fresh);
+      else if (!toCheck.has(rel)) {
+        const i = sameNames ? n : recorded.get(rel);
+        if (i === undefined || !table) {
+          const st = fs.statSync(base + rel, { throwIfNoEntry: false }); // a stray file, first seen
+          if (st) files.push({ path: rel, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size, ino: st.ino });
+          return;
+        }
+        const s = table.stats;
+        files.push({ path: rel, mtimeMs: s[i * 4]!, ctimeMs: s[i * 4 + 1]!, size: s[i * 4 + 2]!, ino: s[i * 4 + 3]! });
+      }
     });
     const links = new Map<string, string[]>();
     const add = (to: string, from: string): void => {
@@ -143,10 +161,10 @@ export function lintRepo(options: RepoOptions & { all?: boolean }): LintResult {
       if (l) l.push(from);
       else links.set(to, [from]);
     };
-    const present = new Set(listing.md);
-    for (const [to, from] of state?.links ?? []) for (const f of from) if (!linksOf.has(f) && ids.has(to) && present.has(f)) add(to, f);
-    for (const [from, tos] of linksOf) for (const to of new Set(tos)) add(to, from);
-    writeLintState(dir, { namesKey, hosts: hostsSig }, files, links);
+    const present = new Set(files.map((f) => f.path));
+    for (const [to, from] of state?.links ?? []) for (const f of from) if (!linksOf.has(f) && present.has(f)) add(to, f);
+    for (const [from, tos] of linksOf) if (present.has(from)) for (const to of new Set(tos)) add(to, from);
+    writeLintState(dir, namesKey, files, links, new Map([...own].filter(([rel]) => present.has(rel))));
   }
-  return { files: listing.all.length, problems, ...(problems.length ? { exit: 'LINT_FAILED' as const } : {}) };
+  return { files: all.length, problems, ...(problems.length ? { exit: 'LINT_FAILED' as const } : {}) };
 }
