@@ -41,13 +41,19 @@ for (const n of sizes) {
   const data = reuse && fs.existsSync(path.join(WORK, `cost-${n}`, '.git')) ? path.join(WORK, `cost-${n}`) : copyRepo(replicatedRepo(n), path.join(WORK, `cost-${n}`));
   const kb = (...a) => [CLI, '--data', data, ...a];
   execFileSync(process.execPath, kb('search', 'warm', 'up'), { env });
-  if (!only?.length || only.includes('lint')) spawnSync(process.execPath, kb('lint'), { env, stdio: 'ignore' }); // lint records what it checked (exits 5 on the corpus's own findings)
+  if (!only?.length || only.some((k) => k.startsWith('lint'))) spawnSync(process.execPath, kb('lint'), { env, stdio: 'ignore' }); // lint records what it checked (exits 5 on the corpus's own findings)
   const someId = fs.readdirSync(path.join(data, 'entries')).find((f) => f.endsWith('.md')).slice(0, 13);
+  const editFile = fs.readdirSync(path.join(data, 'entries')).filter((f) => f.endsWith('.md'))[7];
   const cases = {
     get: () => kb('get', someId),
     list: () => kb('list', '--limit', '20'),
     status: () => kb('status'),
     lint: () => kb('lint'),
+    // One entry edited by hand before each run (a line appended): lint re-reads that file only.
+    lintOne: (i) => {
+      fs.appendFileSync(path.join(data, 'entries', editFile), `\nedit ${i}\n`);
+      return kb('lint');
+    },
     search: () => kb('search', 'rebase interactive', '--limit', '10'),
   };
   const names = Object.keys(cases).filter((k) => !only?.length || only.includes(k));
@@ -56,7 +62,7 @@ for (const n of sizes) {
     const bare = cpu(['-e', '0']);
     if (i >= 2) samples.node.push(bare);
     for (const k of names) {
-      const ms = cpu(cases[k](), { allowFail: k === 'lint' });
+      const ms = cpu(cases[k](i), { allowFail: k.startsWith('lint') });
       if (i >= 2) samples[k].push(ms);
     }
   }
@@ -74,7 +80,7 @@ CPU time (user + system of the whole process, read by a probe preloaded with \`-
 bare one included), medians of ${runs} runs, each command alternated with a bare \`node -e 0\` in one loop; caches
 warm (one search and one lint beforehand), as in daily use; ratios to the bare node of the same loop.
 
-| entries | node -e 0 | ${header.map((k) => ({ get: '`get ID`', list: '`list --limit 20`', status: '`status`', lint: '`lint`', search: '`search`' })[k]).join(' | ')} |
+| entries | node -e 0 | ${header.map((k) => ({ get: '`get ID`', list: '`list --limit 20`', status: '`status`', lint: '`lint`, nothing changed', lintOne: '`lint`, one file changed', search: '`search`' })[k]).join(' | ')} |
 |---|---|${header.map(() => '---').join('|')}|
 ${rows.map((r) => `| ${r.n.toLocaleString('en')} | ${r.node.toFixed(0)} ms | ${r.cells.join(' | ')} |`).join('\n')}`;
 console.log(body);

@@ -1,19 +1,20 @@
 /**
- * Contract: `lint` checks the whole data repo, re-reading every file (not the cache): each entry against the
- * format with links resolved, ids claimed twice, and files in the entry folders that are not entries. Every
- * problem has a file, a line and a rule (secret-shaped content included, masked); any problem makes the result name LINT_FAILED (the CLI exits with it).
+ * Contract: `lint` checks the whole data repo: each entry against the format with links resolved, ids claimed
+ * twice, and files in the entry folders that are not entries; it re-reads the files that changed since the last
+ * lint and carries the others' findings (`all`: re-reads every file). Every problem has a file, a line and a rule
+ * (secret-shaped content included, masked); any problem makes the result name LINT_FAILED (the CLI exits with it).
+ * The checkers (YAML, the secret rules, the merge code) are loaded only when some file is to be read.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ErrorCode } from '../core/errors.js';
-import { parseEntry, type Problem } from '../core/format/entry.js';
-import { conflictProblems, isConflictSibling } from '../core/merge/merge.js';
+import type { Problem } from '../core/format/entry.js';
+import { isConflictSibling } from '../core/merge/sibling.js';
 import { entryDirs, readEntryText } from '../adapters/store/layout.js';
 import { currentNamesKey } from '../adapters/index/ids.js';
 import { readLintState, writeLintState } from '../adapters/index/lint-state.js';
 import { unchanged, type FileStat } from '../adapters/index/stat-table.js';
 import { idFromFileName } from '../core/format/schema.js';
-import { findSecrets } from '../core/secrets/scan.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 
 export interface LintResult {
@@ -23,13 +24,21 @@ export interface LintResult {
   exit?: Extract<ErrorCode, 'LINT_FAILED'>;
 }
 
-/** Secret-shaped content of a file (a plain git push can bring one), with its line and a masked preview. */
-function secretProblems(text: string, file: string): Problem[] {
-  return findSecrets(text).map((f) => ({ rule: 'secret', message: `secret-shaped content (${f.kind}, ${f.preview}) at column ${f.column}: remove it and rotate the secret`, file, line: f.line }));
+type Checkers = Awaited<ReturnType<typeof loadCheckers>>;
+
+async function loadCheckers() {
+  const [{ parseEntry }, { conflictProblems }, { findSecrets }] = await Promise.all([import('../core/format/entry.js'), import('../core/merge/merge.js'), import('../core/secrets/scan.js')]);
+  return { parseEntry, conflictProblems, findSecrets };
 }
 
+/** Secret-shaped content of a file (a plain git push can bring one), with its line and a masked preview. */
+function secretProblems(c: Checkers, text: string, file: string): Problem[] {
+  return c.findSecrets(text).map((f) => ({ rule: 'secret', message: `secret-shaped content (${f.kind}, ${f.preview}) at column ${f.column}: remove it and rotate the secret`, file, line: f.line }));
+}
+
+
 /** One entry file's own problems (format, links against `ids`, conflict blocks, secrets) and the ids it links to. */
-function checkFile(dir: string, rel: string, ids: Map<string, unknown>): { problems: Problem[]; links: string[] } {
+function checkFile(c: Checkers, dir: string, rel: string, ids: Map<string, unknown>): { problems: Problem[]; links: string[] } {
   let text: string;
   try {
     text = readEntryText(dir, rel);
@@ -37,8 +46,8 @@ function checkFile(dir: string, rel: string, ids: Map<string, unknown>): { probl
     const e = err as { message: string; data?: { line?: number } };
     return { problems: [{ rule: 'unreadable', message: e.message.replace(/^[^:]+:\d+: /, ''), file: rel, line: e.data?.line ?? 1 }], links: [] };
   }
-  const parsed = parseEntry(text, rel, { idExists: (id) => ids.has(id) });
-  return { problems: [...parsed.problems, ...conflictProblems(text, rel), ...secretProblems(text, rel)], links: parsed.entry?.links.map((l) => l.to) ?? [] };
+  const parsed = c.parseEntry(text, rel, { idExists: (id) => ids.has(id) });
+  return { problems: [...parsed.problems, ...c.conflictProblems(text, rel), ...secretProblems(c, text, rel)], links: parsed.entry?.links.map((l) => l.to) ?? [] };
 }
 
 /**
@@ -71,7 +80,7 @@ function listFolders(dir: string): string[] {
  * same either way: a file's own findings are a function of its bytes and of which ids exist, and the files whose
  * links an id change could touch are re-read.
  */
-export function lintRepo(options: RepoOptions & { all?: boolean }): LintResult {
+export async function lintRepo(options: RepoOptions & { all?: boolean }): Promise<LintResult> {
   const { dir } = repoForRead(options);
   const base = `${dir}/`;
   const namesKey = currentNamesKey(dir); // before the listing: a change made meanwhile leaves a key that differs
@@ -104,6 +113,9 @@ export function lintRepo(options: RepoOptions & { all?: boolean }): LintResult {
     for (const [id, from] of state.links) if (!ids.has(id)) for (const f of from) toCheck.add(f);
     for (const [rel, found] of state.problems) if (found.some((p) => p.rule === 'link-dangling')) toCheck.add(rel);
   }
+  const hostsYaml = path.join(dir, 'hosts.yaml');
+  const hasHosts = fs.existsSync(hostsYaml);
+  const checkers = toCheck.size > 0 || hasHosts ? await loadCheckers() : undefined;
   const problems: Problem[] = [];
   const own = new Map<string, Problem[]>();
   const linksOf = new Map<string, string[]>();
@@ -123,13 +135,12 @@ export function lintRepo(options: RepoOptions & { all?: boolean }): LintResult {
     }
     const st = fs.statSync(base + rel, { throwIfNoEntry: false }); // before the read: a later change is re-read
     if (st) statOf.set(rel, { path: rel, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size, ino: st.ino });
-    const r = checkFile(dir, rel, ids);
+    const r = checkFile(checkers!, dir, rel, ids);
     problems.push(...r.problems);
     if (r.problems.length) own.set(rel, r.problems);
     linksOf.set(rel, r.links);
   }
-  const hostsYaml = path.join(dir, 'hosts.yaml');
-  if (fs.existsSync(hostsYaml)) problems.push(...secretProblems(fs.readFileSync(hostsYaml, 'utf8'), 'hosts.yaml'));
+  if (hasHosts) problems.push(...secretProblems(checkers!, fs.readFileSync(hostsYaml, 'utf8'), 'hosts.yaml'));
   // Sync conflicts in files that are not entries keep theirs beside ours (spec/sync.md).
   for (const name of fs.readdirSync(dir).sort()) {
     if (isConflictSibling(name)) problems.push({ rule: 'conflict-unresolved', message: `sync conflict: ${name} holds the other version of ${name.replace(/\.conflict-[0-9a-f]{8}$/, '')}; settle it with "git-kb resolve ${name} --keep ours|theirs"`, file: name, line: 1 });

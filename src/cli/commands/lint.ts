@@ -10,7 +10,7 @@ export function register(ctx: Cli): void {
     .option('--all', 're-read every file, not just what changed since the last clean lint')
     .action(async (o: { all?: boolean }, cmd: Command) => {
       const { lintRepo } = await import('../../app/lint.js');
-      const r = lintRepo({ ...repoOptions(ctx, cmd), all: o.all });
+      const r = await lintRepo({ ...repoOptions(ctx, cmd), all: o.all });
       ctx.reply({ json: { ok: r.problems.length === 0, files: r.files, problems: r.problems }, text: () => render.lint(r), exit: r.exit });
     });
 }
