@@ -11,7 +11,7 @@ import type { ErrorCode } from '../core/errors.js';
 import type { Problem } from '../core/format/entry.js';
 import { isConflictSibling } from '../core/merge/sibling.js';
 import { entryDirs, readEntryText } from '../adapters/store/layout.js';
-import { currentNamesKey } from '../adapters/index/ids.js';
+import { currentNamesKey, recordableNamesKey } from '../adapters/index/ids.js';
 import { readLintState, writeLintState } from '../adapters/index/lint-state.js';
 import { unchanged, type FileStat } from '../adapters/index/stat-table.js';
 import { idFromFileName } from '../core/format/schema.js';
@@ -84,6 +84,7 @@ export async function lintRepo(options: RepoOptions & { all?: boolean }): Promis
   const { dir } = repoForRead(options);
   const base = `${dir}/`;
   const namesKey = currentNamesKey(dir); // before the listing: a change made meanwhile leaves a key that differs
+  const recordKey = recordableNamesKey(dir); // what the state may carry (never matching while a folder just changed)
   const state = options.all ? undefined : readLintState(dir);
   const table = state?.table;
   // The names: the recorded ones while the folders hold the same names, else a listing.
@@ -175,7 +176,7 @@ export async function lintRepo(options: RepoOptions & { all?: boolean }): Promis
     const present = new Set(files.map((f) => f.path));
     for (const [to, from] of state?.links ?? []) for (const f of from) if (!linksOf.has(f) && present.has(f)) add(to, f);
     for (const [from, tos] of linksOf) if (present.has(from)) for (const to of new Set(tos)) add(to, from);
-    writeLintState(dir, namesKey, files, links, new Map([...own].filter(([rel]) => present.has(rel))));
+    writeLintState(dir, recordKey, files, links, new Map([...own].filter(([rel]) => present.has(rel))));
   }
   return { files: all.length, problems, ...(problems.length ? { exit: 'LINT_FAILED' as const } : {}) };
 }

@@ -94,6 +94,22 @@ export function namesKey(dir: string, dirs: string[]): string {
   return parts.join('|');
 }
 
+/** How long a folder's mtime must lie in the past before a names key taken now may be recorded (ms). */
+export const SETTLED_MS = 100;
+
+/**
+ * The names key to record with derived state listed from the folders now, or undefined while it is not safe to:
+ * a folder changed less than SETTLED_MS ago could change again within the same timestamp tick without its mtime
+ * moving (git's "racy" case), so a key recorded now might match a later, different set of names.
+ */
+export function settledNamesKey(dir: string, dirs: string[], now = Date.now()): string | undefined {
+  for (const d of dirs) {
+    const st = fs.statSync(`${dir}/${d}`, { throwIfNoEntry: false });
+    if (st && now - st.mtimeMs < SETTLED_MS) return undefined;
+  }
+  return namesKey(dir, dirs);
+}
+
 /** The whole freshness key: repoKey plus the catalog cache's stat data. */
 export function freshnessKey(dir: string, dirs: string[]): string {
   return `${repoKey(dir, dirs)}|catalog=${statSig(catalogCacheFile(dir))}`;

@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import { fnv1a } from '../../core/text/fnv.js';
 import { writeFileAtomic } from '../store/fsutil.js';
 import { entryDirs } from '../store/layout.js';
-import { keyDirs, namesKey } from './fresh.js';
+import { keyDirs, namesKey, settledNamesKey } from './fresh.js';
 
 const MAGIC = 'git-kb ids 2 ';
 const END = '-- end\n';
@@ -32,6 +32,15 @@ export function idMapFile(dir: string): string {
 /** The key the id map must carry to be trusted now (a few stat calls). */
 export function currentNamesKey(dir: string): string {
   return namesKey(dir, keyDirs(entryDirs(dir)));
+}
+
+/**
+ * The names key to record with state about to be listed from the folders (the summary, the lint state), or a
+ * key that never matches while a folder changed just now (fresh.ts settledNamesKey): such state is then rebuilt
+ * by the next command instead of being trusted.
+ */
+export function recordableNamesKey(dir: string): string {
+  return settledNamesKey(dir, keyDirs(entryDirs(dir))) ?? `unsettled:${process.pid}:${Date.now()}:${Math.random()}`;
 }
 
 /** An opened id map: its key and where its buckets are. */

@@ -14,7 +14,7 @@
  */
 import fs from 'node:fs';
 import { catalogProblems, loadCatalog, newestFirst, type Catalog, type EntryMeta } from './catalog.js';
-import { currentNamesKey } from './ids.js';
+import { currentNamesKey, recordableNamesKey } from './ids.js';
 import { patternKeyOf, recurrenceCount } from '../../core/format/learning.js';
 import { readAt, readStatTable, unchanged, writeStatTable } from './stat-table.js';
 
@@ -189,9 +189,9 @@ function loadSummary(dir: string, namesKey: string): Summary | undefined {
  * so brought up to date) and stored for the next command.
  */
 export async function currentSummary(dir: string): Promise<Summary> {
-  const namesKey = currentNamesKey(dir); // before any listing: see writeIdMap
-  const stored = loadSummary(dir, namesKey);
+  const stored = loadSummary(dir, currentNamesKey(dir));
   if (stored) return stored;
+  const namesKey = recordableNamesKey(dir); // before the catalog lists the folders: see writeIdMap
   const catalog = await loadCatalog(dir);
   const summary = summaryOf(catalog);
   writeSummary(catalog, summary, newestFirst(catalog.byId.values()).map(rowOf), namesKey);
