@@ -161,32 +161,54 @@ export function writeIdMap(dir: string, key: string, files: Iterable<{ id: strin
   }
 }
 
+/** Above this many changes a patch re-encodes the whole map instead of splicing bucket by bucket. */
+const SPLICE_MAX = 64;
+
 /**
  * Brings the map along with a commit the caller just wrote under the write lock: `keyBefore` is the names key
  * taken before its files were written; only a map that carried exactly that key is patched (any other is left
  * to mismatch and be rebuilt by the next scan). `changes` are the entry files written (`deleted` false) or
- * removed; the map gets the key of the folders as they are now.
+ * removed; the map gets the key of the folders as they are now. A few changes are spliced into their buckets
+ * (one copy of the file, no parse of the rest); many are re-encoded.
  */
 export function patchIdMap(dir: string, keyBefore: string, changes: { id: string; path: string; deleted: boolean }[]): void {
   try {
     const map = openIdMap(dir);
     if (!map) return;
-    let body: string;
+    let body: Buffer;
     try {
       if (map.key !== keyBefore) return;
-      body = readAt(map.fd, map.bodyStart, map.offsets[map.buckets]!).toString('utf8');
+      body = readAt(map.fd, map.bodyStart, map.offsets[map.buckets]!);
     } finally {
       closeIdMap(map);
     }
     const keyAfter = currentNamesKey(dir);
-    const lines = new Set(body.split('\n').filter(Boolean));
-    for (const c of changes) {
-      if (!usable(c.id, c.path)) continue;
-      if (c.deleted) lines.delete(`${c.id}\t${c.path}`);
-      else lines.add(`${c.id}\t${c.path}`);
+    const usableChanges = changes.filter((c) => usable(c.id, c.path));
+    if (usableChanges.length > SPLICE_MAX) {
+      const lines = new Set(body.toString('utf8').split('\n').filter(Boolean));
+      for (const c of usableChanges) {
+        if (c.deleted) lines.delete(`${c.id}\t${c.path}`);
+        else lines.add(`${c.id}\t${c.path}`);
+      }
+      const entries = [...lines].map((l): [string, string] => [l.slice(0, l.indexOf('\t')), l.slice(l.indexOf('\t') + 1)]);
+      writeFileAtomic(idMapFile(dir), encode(keyAfter, entries), { fsync: false });
+      return;
     }
-    const entries = [...lines].map((l): [string, string] => [l.slice(0, l.indexOf('\t')), l.slice(l.indexOf('\t') + 1)]);
-    writeFileAtomic(idMapFile(dir), encode(keyAfter, entries), { fsync: false });
+    const offsets = [...map.offsets];
+    for (const c of usableChanges) {
+      const b = fnv1a(c.id) % map.buckets;
+      const lines = body.subarray(offsets[b]!, offsets[b + 1]!).toString('utf8').split('\n').filter(Boolean);
+      const line = `${c.id}\t${c.path}`;
+      const has = lines.includes(line);
+      if (c.deleted === !has) continue; // already as wanted
+      const next = c.deleted ? lines.filter((l) => l !== line) : [...lines, line];
+      const text = Buffer.from(next.map((l) => `${l}\n`).join(''), 'utf8');
+      const delta = text.length - (offsets[b + 1]! - offsets[b]!);
+      body = Buffer.concat([body.subarray(0, offsets[b]!), text, body.subarray(offsets[b + 1]!)]);
+      for (let j = b + 1; j < offsets.length; j++) offsets[j]! += delta;
+    }
+    const head = Buffer.from(`${MAGIC}${keyAfter}\n${map.buckets}\n${offsets.join(' ')}\n`, 'utf8');
+    writeFileAtomic(idMapFile(dir), Buffer.concat([head, body, Buffer.from(END)]), { fsync: false });
   } catch {
     /* derived state: the next lookup scans */
   }
