@@ -127,7 +127,8 @@ export const FOLDERS: [folder: string, mayImport: string[]][] = [
   ['src/adapters/store', ['src/core', 'src/adapters/system']],
   ['src/adapters/git', ['src/core', 'src/adapters/system', 'src/adapters/store']],
   // The write transaction: lock, journal and files (store) around objects, refs and index (git), in one place.
-  ['src/adapters/write', ['src/core', 'src/adapters/system', 'src/adapters/store', 'src/adapters/git']],
+  // It also keeps derived state in step with what it wrote (the id map of adapters/index).
+  ['src/adapters/write', ['src/core', 'src/adapters/system', 'src/adapters/store', 'src/adapters/git', 'src/adapters/index']],
   ['src/adapters/index', ['src/core', 'src/adapters/system', 'src/adapters/store']],
   ['src/adapters/claude', ['src/core', 'src/adapters/system', 'src/adapters/store']],
   ['src/app', ['src/core', 'src/adapters']],

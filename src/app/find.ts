@@ -1,10 +1,15 @@
 /**
  * Contract: finding entries by id without parsing the whole repo: file names carry ids, so one directory
  * listing answers "which file is kb-x" and "does kb-x exist". Two files claiming one id is an error here.
+ * `locateEntryFile` answers from the id map (adapters/index/ids.ts) when it is current and its path checks out,
+ * reading no folder; anything else (no map, a stale one, a path gone, an id it lacks) falls back to the listing,
+ * which repairs the map.
  */
+import fs from 'node:fs';
 import { KbError } from '../core/errors.js';
 import { idFromFileName, isValidId } from '../core/format/schema.js';
-import { entryFolderNames, listEntryFiles, type EntryFile } from '../adapters/store/layout.js';
+import { closeIdMap, currentNamesKey, openIdMap, pathsInMap, writeIdMap } from '../adapters/index/ids.js';
+import { entryFolderNames, isEntryFilePath, listEntryFiles, type EntryFile } from '../adapters/store/layout.js';
 
 /** Every entry file by the id its name claims. */
 export function filesById(dir: string): Map<string, EntryFile[]> {
@@ -16,6 +21,59 @@ export function filesById(dir: string): Map<string, EntryFile[]> {
     else map.set(f.id, [f]);
   }
   return map;
+}
+
+/**
+ * Every entry file by the id its name claims, from a fresh listing, and the id map rewritten from it (under the
+ * key taken before the listing, so a change made meanwhile is not papered over).
+ */
+export function scanFilesById(dir: string): Map<string, EntryFile[]> {
+  const key = currentNamesKey(dir);
+  const map = filesById(dir);
+  writeIdMap(dir, key, [...map.values()].flat());
+  return map;
+}
+
+/** One lookup session: the names key taken once, the listing made at most once. */
+export interface Locator {
+  dir: string;
+  key?: string;
+  /** Set once the map proved missing or stale. */
+  noMap?: boolean;
+  scanned?: Map<string, EntryFile[]>;
+}
+
+/** The file of `id` as the current id map gives it, checked on disk; undefined when the map cannot say. */
+function fromMap(loc: Locator, id: string): EntryFile | undefined {
+  if (loc.noMap) return undefined;
+  const map = openIdMap(loc.dir);
+  let paths: string[] = [];
+  try {
+    if (map && map.key === (loc.key ??= currentNamesKey(loc.dir))) paths = pathsInMap(map, id);
+    else loc.noMap = true;
+  } finally {
+    if (map) closeIdMap(map);
+  }
+  if (paths.length !== 1) return undefined; // unknown here, or claimed twice: the listing tells
+  const p = paths[0]!;
+  if (!isEntryFilePath(p) || idFromFileName(p.slice(p.lastIndexOf('/') + 1)) !== id) return undefined;
+  const st = fs.statSync(`${loc.dir}/${p}`, { throwIfNoEntry: false });
+  if (!st?.isFile()) return undefined; // renamed or deleted since: the map was stale
+  return { path: p, id, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size, ino: st.ino };
+}
+
+/**
+ * The one file of entry `id`, like findEntryFile, but from the id map when it can answer (one file read, no
+ * folder listed); otherwise from one listing per Locator, which repairs the map.
+ */
+export function locateEntryFile(loc: Locator, id: string): EntryFile {
+  if (!isValidId(id)) throw new KbError('USAGE', `"${id}" is not an entry id (ids look like kb-0042 or kb-t3x9k2a7q1)`);
+  if (!loc.scanned) {
+    const hit = fromMap(loc, id);
+    if (hit) return hit;
+  }
+  loc.scanned ??= scanFilesById(loc.dir);
+  return findEntryFile(loc.dir, id, loc.scanned);
 }
 
 /** The one file of entry `id`; NOT_FOUND or CONFLICT (two files) otherwise. */

@@ -1,10 +1,10 @@
 /**
- * Contract: `get` returns entry files verbatim, by id, without parsing the repo; `links` adds each entry's 1-hop
+ * Contract: `get` returns entry files verbatim, by id, without parsing the repo or listing its folders (the id map); `links` adds each entry's 1-hop
  * neighbours (both directions) from the catalog. Every unknown id is reported, none silently skipped.
  */
 import { KbError } from '../core/errors.js';
 import { readEntryText } from '../adapters/store/layout.js';
-import { filesById, findEntryFile } from './find.js';
+import { locateEntryFile, type Locator } from './find.js';
 import { forbiddenHostKeys } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 
@@ -24,13 +24,13 @@ export interface GotEntry {
 export async function getEntries(options: GetOptions): Promise<GotEntry[]> {
   if (options.ids.length === 0) throw new KbError('USAGE', 'get needs at least one id');
   const { dir } = repoForRead(options);
-  const index = filesById(dir);
+  const loc: Locator = { dir };
   const hidden = await forbiddenHostKeys(dir);
   const missing: string[] = [];
   const out: GotEntry[] = [];
   for (const id of options.ids) {
     try {
-      const f = findEntryFile(dir, id, index);
+      const f = locateEntryFile(loc, id);
       const host = /^hosts\/([^/]+)\//.exec(f.path)?.[1];
       if (host && hidden.has(host)) throw new KbError('FORBIDDEN_HOST', `${id} is a fact about the forbidden host "${host}": never loaded`, { id, host });
       out.push({ id, path: f.path, text: readEntryText(dir, f.path) });

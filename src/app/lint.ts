@@ -1,16 +1,21 @@
 /**
- * Contract: `lint` checks the whole data repo, re-reading every file (not the cache): each entry against the
- * format with links resolved, ids claimed twice, and files in the entry folders that are not entries. Every
- * problem has a file, a line and a rule (secret-shaped content included, masked); any problem makes the result name LINT_FAILED (the CLI exits with it).
+ * Contract: `lint` checks the whole data repo: each entry against the format with links resolved, ids claimed
+ * twice, and files in the entry folders that are not entries; it re-reads the files that changed since the last
+ * lint and carries the others' findings (`all`: re-reads every file). Every problem has a file, a line and a rule
+ * (secret-shaped content included, masked); any problem makes the result name LINT_FAILED (the CLI exits with it).
+ * The checkers (YAML, the secret rules, the merge code) are loaded only when some file is to be read.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ErrorCode } from '../core/errors.js';
-import { parseEntry, type Problem } from '../core/format/entry.js';
-import { conflictProblems, isConflictSibling } from '../core/merge/merge.js';
-import { entryFolderNames, readEntryText } from '../adapters/store/layout.js';
-import { findSecrets } from '../core/secrets/scan.js';
-import { filesById, pathLookup } from './find.js';
+import type { Problem } from '../core/format/entry.js';
+import { isConflictSibling } from '../core/merge/sibling.js';
+import { entryDirs, readEntryText } from '../adapters/store/layout.js';
+import { currentNamesKey, recordableNamesKey } from '../adapters/index/ids.js';
+import { readLintState, writeLintState } from '../adapters/index/lint-state.js';
+import { unchanged, type FileStat } from '../adapters/index/stat-table.js';
+import { idFromFileName } from '../core/format/schema.js';
+import { linkedIds } from '../core/format/links.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 
 export interface LintResult {
@@ -25,52 +30,179 @@ export interface LintResult {
   exit?: Extract<ErrorCode, 'LINT_FAILED'>;
 }
 
-/** Secret-shaped content of a file (a plain git push can bring one), with its line and a masked preview. */
-function secretProblems(text: string, file: string): Problem[] {
-  return findSecrets(text).map((f) => ({ rule: 'secret', message: `secret-shaped content (${f.kind}, ${f.preview}) at column ${f.column}: remove it and rotate the secret`, file, line: f.line }));
+type Checkers = Awaited<ReturnType<typeof loadCheckers>>;
+
+async function loadCheckers() {
+  const [{ parseEntry }, { conflictProblems }, { findSecrets }] = await Promise.all([import('../core/format/entry.js'), import('../core/merge/merge.js'), import('../core/secrets/scan.js')]);
+  return { parseEntry, conflictProblems, findSecrets };
 }
 
-/** Lints the data repo (findings are data, not thrown: the result names LINT_FAILED when there are any). */
-export function lintRepo(options: RepoOptions): LintResult {
-  const { dir } = repoForRead(options);
-  const ids = filesById(dir);
-  const problems: Problem[] = [];
-  const hints: Problem[] = [];
-  const pathOf = pathLookup(ids);
-  let files = 0;
-  for (const { folder: d, names } of entryFolderNames(dir)) {
-    for (const name of names) {
-      const rel = `${d}/${name}`;
-      if (name.startsWith('.')) continue;
-      if (fs.statSync(path.join(dir, rel)).isDirectory()) continue;
-      files++;
-      if (!name.endsWith('.md')) {
-        problems.push({ rule: 'stray-file', message: `${name} is not an entry file (entries are <id>-<slug>.md)`, file: rel, line: 1 });
-        continue;
-      }
-      let text: string;
-      try {
-        text = readEntryText(dir, rel);
-      } catch (err) {
-        const e = err as { message: string; data?: { line?: number } };
-        problems.push({ rule: 'unreadable', message: e.message.replace(/^[^:]+:\d+: /, ''), file: rel, line: e.data?.line ?? 1 });
-        continue;
-      }
-      const parsed = parseEntry(text, rel, { idExists: (id) => ids.has(id), pathOf });
-      problems.push(...parsed.problems);
-      hints.push(...parsed.hints);
-      problems.push(...conflictProblems(text, rel));
-      problems.push(...secretProblems(text, rel));
+/** Secret-shaped content of a file (a plain git push can bring one), with its line and a masked preview. */
+function secretProblems(c: Checkers, text: string, file: string): Problem[] {
+  return c.findSecrets(text).map((f) => ({ rule: 'secret', message: `secret-shaped content (${f.kind}, ${f.preview}) at column ${f.column}: remove it and rotate the secret`, file, line: f.line }));
+}
+
+
+/**
+ * One entry file's own problems (format, links against `ids` and their paths, conflict blocks, secrets), its
+ * hints, and the ids it links to (front matter and body).
+ */
+function checkFile(c: Checkers, dir: string, rel: string, ids: Map<string, string[]>): { problems: Problem[]; hints: Problem[]; links: string[] } {
+  let text: string;
+  try {
+    text = readEntryText(dir, rel);
+  } catch (err) {
+    const e = err as { message: string; data?: { line?: number } };
+    return { problems: [{ rule: 'unreadable', message: e.message.replace(/^[^:]+:\d+: /, ''), file: rel, line: e.data?.line ?? 1 }], hints: [], links: [] };
+  }
+  const pathOf = (id: string): string | undefined => {
+    const l = ids.get(id);
+    return l && l.length === 1 ? l[0] : undefined;
+  };
+  const parsed = c.parseEntry(text, rel, { idExists: (id) => ids.has(id), pathOf });
+  const links = parsed.entry ? [...parsed.entry.links.map((l) => l.to), ...linkedIds(parsed.entry.body)] : [];
+  return { problems: [...parsed.problems, ...c.conflictProblems(text, rel), ...secretProblems(c, text, rel)], hints: parsed.hints, links };
+}
+
+/**
+ * The entry folders' files now (entries and strays), folder by folder, by name. A symbolic link or a name of
+ * unknown kind is stat'ed to tell a folder from a file.
+ */
+function listFolders(dir: string): string[] {
+  const all: string[] = [];
+  for (const d of entryDirs(dir)) {
+    let names: fs.Dirent[];
+    try {
+      names = fs.readdirSync(`${dir}/${d}`, { withFileTypes: true });
+    } catch {
+      continue; // vanished between the listing and now
+    }
+    names.sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+    for (const n of names) {
+      if (n.name.startsWith('.')) continue;
+      const rel = `${d}/${n.name}`;
+      if (n.isDirectory() || (!n.isFile() && fs.statSync(`${dir}/${rel}`, { throwIfNoEntry: false })?.isDirectory())) continue;
+      all.push(rel);
     }
   }
+  return all;
+}
+
+/**
+ * Lints the data repo (findings are data, not thrown: the result names LINT_FAILED when there are any). Only
+ * what changed since the last lint is re-read (adapters/index/lint-state.ts), unless `all`; the findings are the
+ * same either way: a file's own findings are a function of its bytes and of which ids exist, and the files whose
+ * links an id change could touch are re-read.
+ */
+export async function lintRepo(options: RepoOptions & { all?: boolean }): Promise<LintResult> {
+  const { dir } = repoForRead(options);
+  const base = `${dir}/`;
+  const namesKey = currentNamesKey(dir); // before the listing: a change made meanwhile leaves a key that differs
+  const recordKey = recordableNamesKey(dir); // what the state may carry (never matching while a folder just changed)
+  const state = options.all ? undefined : readLintState(dir);
+  const table = state?.table;
+  // The names: the recorded ones while the folders hold the same names, else a listing.
+  const sameNames = table?.header.namesKey === namesKey;
+  const all = sameNames ? table!.paths : listFolders(dir);
+  const isEntryName = (rel: string): boolean => rel.endsWith('.md');
+  const ids = new Map<string, string[]>();
+  for (const rel of all) {
+    if (!isEntryName(rel)) continue;
+    const id = idFromFileName(rel.slice(rel.lastIndexOf('/') + 1));
+    if (!id) continue;
+    const list = ids.get(id);
+    if (list) list.push(rel);
+    else ids.set(id, [rel]);
+  }
+  // Which files to read: all without a state; else the new, the changed, those linking an id now gone or now in
+  // another file (a link's form is judged against the target's file name), and those whose recorded findings
+  // name a dangling or stale link (its target may be back).
+  const recorded = new Map<string, number>();
+  if (table && !sameNames) table.paths.forEach((p, i) => recorded.set(p, i));
+  const toCheck = new Set<string>();
+  all.forEach((rel, n) => {
+    if (!isEntryName(rel)) return;
+    const i = sameNames ? n : recorded.get(rel);
+    if (i === undefined || !unchanged(base, table!, i)) toCheck.add(rel);
+  });
+  if (state) {
+    const before = new Map<string, string>();
+    if (!sameNames) {
+      for (const rel of table!.paths) {
+        const id = idFromFileName(rel.slice(rel.lastIndexOf('/') + 1));
+        if (id) before.set(id, before.has(id) ? `${before.get(id)}|${rel}` : rel);
+      }
+    }
+    const moved = (id: string): boolean => !sameNames && before.get(id) !== ids.get(id)?.join('|');
+    for (const [id, from] of state.links) if (!ids.has(id) || moved(id)) for (const f of from) toCheck.add(f);
+    for (const [rel, found] of state.problems) if (found.some((p) => p.rule === 'link-dangling' || p.rule === 'link-stale')) toCheck.add(rel);
+  }
   const hostsYaml = path.join(dir, 'hosts.yaml');
-  if (fs.existsSync(hostsYaml)) problems.push(...secretProblems(fs.readFileSync(hostsYaml, 'utf8'), 'hosts.yaml'));
+  const hasHosts = fs.existsSync(hostsYaml);
+  const checkers = toCheck.size > 0 || hasHosts ? await loadCheckers() : undefined;
+  const problems: Problem[] = [];
+  const hints: Problem[] = [];
+  // A file's findings as recorded: its problems and its hints (marked), which never fail lint.
+  const own = new Map<string, (Problem & { hint?: true })[]>();
+  const linksOf = new Map<string, string[]>();
+  const statOf = new Map<string, FileStat>();
+  for (const rel of all) {
+    if (!isEntryName(rel)) {
+      problems.push({ rule: 'stray-file', message: `${rel.slice(rel.lastIndexOf('/') + 1)} is not an entry file (entries are <id>-<slug>.md)`, file: rel, line: 1 });
+      continue;
+    }
+    if (!toCheck.has(rel)) {
+      const kept = state!.problems.get(rel) as (Problem & { hint?: true })[] | undefined;
+      if (kept) {
+        for (const { hint, ...p } of kept) (hint ? hints : problems).push(p);
+        own.set(rel, kept);
+      }
+      continue;
+    }
+    const st = fs.statSync(base + rel, { throwIfNoEntry: false }); // before the read: a later change is re-read
+    if (st) statOf.set(rel, { path: rel, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size, ino: st.ino });
+    const r = checkFile(checkers!, dir, rel, ids);
+    problems.push(...r.problems);
+    hints.push(...r.hints);
+    if (r.problems.length || r.hints.length) own.set(rel, [...r.problems, ...r.hints.map((h) => ({ ...h, hint: true as const }))]);
+    linksOf.set(rel, r.links);
+  }
+  if (hasHosts) problems.push(...secretProblems(checkers!, fs.readFileSync(hostsYaml, 'utf8'), 'hosts.yaml'));
   // Sync conflicts in files that are not entries keep theirs beside ours (spec/sync.md).
   for (const name of fs.readdirSync(dir).sort()) {
     if (isConflictSibling(name)) problems.push({ rule: 'conflict-unresolved', message: `sync conflict: ${name} holds the other version of ${name.replace(/\.conflict-[0-9a-f]{8}$/, '')}; settle it with "git-kb resolve ${name} --keep ours|theirs"`, file: name, line: 1 });
   }
   for (const [id, list] of ids) {
-    if (list.length > 1) for (const f of list) problems.push({ rule: 'id-duplicate', message: `id ${id} is claimed by ${list.length} files: ${list.map((x) => x.path).join(', ')}`, file: f.path, line: 2, id });
+    if (list.length > 1) for (const f of list) problems.push({ rule: 'id-duplicate', message: `id ${id} is claimed by ${list.length} files: ${list.join(', ')}`, file: f, line: 2, id });
   }
-  return { files, problems, hints, ...(problems.length ? { exit: 'LINT_FAILED' as const } : {}) };
+  if (!(sameNames && toCheck.size === 0)) {
+    // Record what was read, so the next lint reads only what changes from here. A file that vanished while it was
+    // being read has no stat data and is left out (the next lint lists it as new, or not at all).
+    const files: FileStat[] = [];
+    all.forEach((rel, n) => {
+      const fresh = statOf.get(rel);
+      if (fresh) files.push(fresh);
+      else if (!toCheck.has(rel)) {
+        const i = sameNames ? n : recorded.get(rel);
+        if (i === undefined || !table) {
+          const st = fs.statSync(base + rel, { throwIfNoEntry: false }); // a stray file, first seen
+          if (st) files.push({ path: rel, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size, ino: st.ino });
+          return;
+        }
+        const s = table.stats;
+        files.push({ path: rel, mtimeMs: s[i * 4]!, ctimeMs: s[i * 4 + 1]!, size: s[i * 4 + 2]!, ino: s[i * 4 + 3]! });
+      }
+    });
+    const links = new Map<string, string[]>();
+    const add = (to: string, from: string): void => {
+      const l = links.get(to);
+      if (l) l.push(from);
+      else links.set(to, [from]);
+    };
+    const present = new Set(files.map((f) => f.path));
+    for (const [to, from] of state?.links ?? []) for (const f of from) if (!linksOf.has(f) && present.has(f)) add(to, f);
+    for (const [from, tos] of linksOf) if (present.has(from)) for (const to of new Set(tos)) add(to, from);
+    writeLintState(dir, recordKey, files, links, new Map([...own].filter(([rel]) => present.has(rel))));
+  }
+  return { files: all.length, problems, hints, ...(problems.length ? { exit: 'LINT_FAILED' as const } : {}) };
 }

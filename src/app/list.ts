@@ -1,7 +1,8 @@
 /**
- * Contract: `list` returns entries newest first, filtered by type, tag, host and date, from the catalog.
+ * Contract: `list` returns entries newest first, filtered by type, tag, host and date, from the catalog summary
+ * (adapters/index/summary.ts: current or rebuilt from the catalog; only the rows shown are parsed).
  */
-import { loadCatalog, newestFirst, type EntryMeta } from '../adapters/index/catalog.js';
+import { currentSummary, type SummaryRow } from '../adapters/index/summary.js';
 import { KbError } from '../core/errors.js';
 import { TYPES } from '../core/format/schema.js';
 import { isoAtLeast, parseSince } from '../core/format/since.js';
@@ -31,14 +32,21 @@ export async function listEntries(options: ListOptions): Promise<ListItem[]> {
   if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw new KbError('USAGE', `unknown type "${options.type}"; one of: ${TYPES.join(', ')}`);
   const since = options.since ? parseSince(options.since) : undefined;
   const { dir } = repoForRead(options);
-  const catalog = await loadCatalog(dir);
+  const summary = await currentSummary(dir);
   const hidden = await forbiddenHostKeys(dir);
-  const keep = (e: EntryMeta): boolean =>
+  const keep = (e: SummaryRow): boolean =>
     !(e.host && hidden.has(e.host)) &&
     (!options.type || e.type === options.type) &&
     (!options.tag || e.tags.some((t) => t.toLowerCase() === options.tag!.toLowerCase())) &&
     (!options.host || e.host === options.host) &&
     (!since || isoAtLeast(e.updated ?? e.created, since));
-  const all = newestFirst([...catalog.byId.values()].filter(keep));
-  return all.slice(0, options.limit ?? all.length).map((e) => ({ id: e.id, title: e.title, type: e.type, tags: e.tags, path: e.path, created: e.created, updated: e.updated }));
+  const out: ListItem[] = [];
+  const limit = options.limit ?? Infinity;
+  if (limit <= 0) return out;
+  for await (const e of summary.rows()) {
+    if (!keep(e)) continue;
+    out.push({ id: e.id, title: e.title, type: e.type, tags: e.tags, path: e.path, created: e.created, updated: e.updated });
+    if (out.length >= limit) break;
+  }
+  return out;
 }

@@ -3,7 +3,8 @@
  * the biggest single entry, each with its budget from kb.json (or the default), and the lessons seen often enough
  * to be promoted to the kernel. Plain data for `status` and `promote`.
  */
-import type { Catalog, EntryMeta } from '../adapters/index/catalog.js';
+import type { Catalog } from '../adapters/index/catalog.js';
+import { memoryStats, type MemoryStats } from '../adapters/index/summary.js';
 import { readRepoSettings, type RepoSettings } from '../adapters/store/repo-settings.js';
 
 export interface BudgetLine {
@@ -23,42 +24,24 @@ export interface MemoryReport {
   promote_after: number;
 }
 
-/** How many times an entry's lesson was seen: its `recurrences`, or 1. */
-export function recurrenceCount(e: Pick<EntryMeta, 'data'>): number {
-  const n = e.data.recurrences;
-  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 1;
-}
-
-/** The entry's pattern key, when it has one. */
-export function patternKeyOf(e: Pick<EntryMeta, 'data'>): string | undefined {
-  return typeof e.data.pattern_key === 'string' ? e.data.pattern_key : undefined;
-}
+export { patternKeyOf, recurrenceCount } from '../core/format/learning.js';
 
 const line = (chars: number, budget: number): BudgetLine => ({ chars, budget, over: chars > budget });
 
 /** The memory report of a catalog. */
 export function memoryReport(catalog: Catalog, settings: RepoSettings = readRepoSettings(catalog.dir)): MemoryReport {
+  return memoryReportOf(memoryStats(catalog.byId.values()), settings);
+}
+
+/** The memory report from the catalog's sums (a summary's, or a catalog's), against the repo's budgets. */
+export function memoryReportOf(stats: MemoryStats, settings: RepoSettings): MemoryReport {
   const { budgets } = settings;
-  let kernelChars = 0;
-  let kernelEntries = 0;
-  const hosts = new Map<string, number>();
-  let biggest: EntryMeta | undefined;
-  const candidates: MemoryReport['promotion_candidates'] = [];
-  for (const e of catalog.byId.values()) {
-    if (e.kernel) {
-      kernelEntries++;
-      kernelChars += e.bodyLength;
-    }
-    if (e.host) hosts.set(e.host, (hosts.get(e.host) ?? 0) + e.bodyLength);
-    if (e.type !== 'session_summary' && (!biggest || e.bodyLength > biggest.bodyLength || (e.bodyLength === biggest.bodyLength && e.id < biggest.id))) biggest = e;
-    const count = recurrenceCount(e);
-    if (!e.kernel && patternKeyOf(e) && count >= settings.promote_after) candidates.push({ id: e.id, title: e.title, count });
-  }
-  const host = [...hosts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
+  const host = [...stats.hostChars].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
+  const candidates = stats.patterned.filter((c) => c.count >= settings.promote_after);
   return {
-    kernel: { ...line(kernelChars, budgets.kernel_chars), entries: kernelEntries },
+    kernel: { ...line(stats.kernelChars, budgets.kernel_chars), entries: stats.kernelEntries },
     ...(host ? { biggest_host: { ...line(host[1], budgets.host_chars), key: host[0] } } : {}),
-    ...(biggest ? { biggest_entry: { ...line(biggest.bodyLength, budgets.entry_chars), id: biggest.id, title: biggest.title } } : {}),
+    ...(stats.biggest ? { biggest_entry: { ...line(stats.biggest.bodyLength, budgets.entry_chars), id: stats.biggest.id, title: stats.biggest.title } } : {}),
     promotion_candidates: candidates.sort((a, b) => b.count - a.count || (a.id < b.id ? -1 : 1)),
     promote_after: settings.promote_after,
   };

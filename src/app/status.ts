@@ -1,12 +1,13 @@
 /**
  * Contract: `status` describes the data repo: where it is and why, entries by type, the kernel's size against
- * its budget, problems the catalog knows of, and the remote with the sync state (no network: as last seen).
+ * its budget, problems the catalog knows of (all from the catalog summary), and the remote with the sync state (no network: as last seen).
  */
-import { catalogProblems, loadCatalog } from '../adapters/index/catalog.js';
-import { headOid } from '../adapters/git/git.js';
+import { currentSummary } from '../adapters/index/summary.js';
+import { readRepoSettings } from '../adapters/store/repo-settings.js';
+import { readRef } from '../adapters/git/refs.js';
 import { syncStatus, type SyncStatus } from './sync-status.js';
 import { repoForRead, type RepoOptions } from './repo.js';
-import { memoryReport, type MemoryReport } from './memory.js';
+import { memoryReportOf, type MemoryReport } from './memory.js';
 
 export interface StatusResult {
   data_dir: string;
@@ -25,20 +26,18 @@ export interface StatusResult {
 /** Reports on the data repo. */
 export async function repoStatus(options: RepoOptions): Promise<StatusResult> {
   const { dir, source } = repoForRead(options);
-  const catalog = await loadCatalog(dir);
+  const summary = await currentSummary(dir);
   const sync = await syncStatus({ data: dir, settings: options.settings });
-  const byType: Record<string, number> = {};
-  for (const e of catalog.byId.values()) byType[e.type] = (byType[e.type] ?? 0) + 1;
-  const memory = memoryReport(catalog);
+  const memory = memoryReportOf(summary.memory, readRepoSettings(dir));
   return {
     data_dir: dir,
     source,
-    entries: catalog.byId.size,
-    by_type: byType,
+    entries: summary.entries,
+    by_type: { ...summary.byType },
     kernel: { entries: memory.kernel.entries, chars: memory.kernel.chars, budget: memory.kernel.budget },
     memory,
-    problems: catalogProblems(catalog).length,
-    head: await headOid(dir),
+    problems: summary.problems,
+    head: readRef(dir, 'HEAD'),
     remote: sync.url,
     sync,
   };

@@ -2,11 +2,9 @@
  * Contract: where the data repo stands against its remote for `status` (spec/sync.md), from what the last sync
  * saw: no network, a short walk of recent commits, and the kept list of unresolved conflicts.
  */
+import fs from 'node:fs';
 import { readConfig } from '../adapters/config/config.js';
-import { headOid, headRef, refOid, remoteUrl } from '../adapters/git/git.js';
-import { ObjectReader } from '../adapters/git/reader.js';
-import { redactUrl } from '../adapters/git/remote.js';
-import { newCommits } from '../adapters/git/walk.js';
+import { configValue, readRef } from '../adapters/git/refs.js';
 import { trackConflicts } from './conflicts.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { autoSyncOn } from './sync-settings.js';
@@ -26,17 +24,23 @@ export interface SyncStatus {
 /** Reports the sync state for `status`. */
 export async function syncStatus(options: RepoOptions): Promise<SyncStatus> {
   const { dir } = repoForRead(options);
-  const url = await remoteUrl(dir);
+  // NOTE: refs and the remote's URL read straight from .git (adapters/git/refs.ts): status loads no git library
+  // unless there are commits to count.
+  const url = configValue(dir, 'remote', 'origin', 'url') || undefined;
   const out: SyncStatus = { unresolved: trackConflicts(dir).length, auto_sync: autoSyncOn(options.settings, readConfig(options.settings)) };
   if (!url) return out;
   out.remote = 'origin';
+  const { redactUrl } = await import('../adapters/git/remote.js');
   out.url = redactUrl(url);
-  const ref = headRef(dir);
+  const ref = /^ref:\s*(\S+)/.exec(fs.readFileSync(`${dir}/.git/HEAD`, 'utf8'))?.[1];
   if (!ref?.startsWith('refs/heads/')) return out;
   out.branch = ref.slice('refs/heads/'.length);
-  const head = await headOid(dir);
-  const tracking = await refOid(dir, `refs/remotes/origin/${out.branch}`);
+  const head = readRef(dir, 'HEAD');
+  const tracking = readRef(dir, `refs/remotes/origin/${out.branch}`);
   if (!head || !tracking) return out;
+  if (head === tracking) return { ...out, ahead: 0, behind: 0 };
+  const { ObjectReader } = await import('../adapters/git/reader.js');
+  const { newCommits } = await import('../adapters/git/walk.js');
   const reader = new ObjectReader(dir);
   try {
     out.ahead = (await newCommits(reader, head, tracking)).length;

@@ -69,11 +69,11 @@ describe('add, edit, get, list', () => {
 describe('lint', () => {
   it('returns its findings as data and names LINT_FAILED only when there are any', async () => {
     await addEntry({ settings, type: 'decision', title: 'Fine', body: 'ok', now: NOW });
-    const clean = lintRepo({ settings });
+    const clean = await lintRepo({ settings });
     expect(clean).toEqual({ files: 1, problems: [], hints: [] });
     fs.writeFileSync(path.join(sb.data, 'entries', 'kb-0001-bad.md'), '---\nid: kb-0001\ntitle: Bad\ntype: nope\n---\n');
     fs.writeFileSync(path.join(sb.data, 'entries', 'notes.txt'), 'stray');
-    const r = lintRepo({ settings });
+    const r = await lintRepo({ settings });
     expect(r.exit).toBe('LINT_FAILED');
     expect(r.files).toBe(3);
     expect(r.problems.map((p) => [p.file, p.line, p.rule])).toEqual([

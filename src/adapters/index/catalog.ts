@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import type { Entry, Problem } from '../../core/format/entry.js';
+import { currentNamesKey, idMapKey, writeIdMap } from './ids.js';
 import { rememberWarm, settleWarm, warmValue } from './warm.js';
 import { writeFileAtomic } from '../store/fsutil.js';
 import { listEntryFiles, readEntryText, stateDir, type EntryFile } from '../store/layout.js';
@@ -110,7 +111,10 @@ export async function loadCatalog(dir: string, options: { writeCache?: boolean }
   await settleWarm();
   const kept = warmValue<Catalog>(dir, 'catalog');
   if (kept) return kept;
+  const namesKey = currentNamesKey(dir); // before the listing: see writeIdMap
   const files = listEntryFiles(dir);
+  // The listing is the scan the id map is made from: repair a missing or stale map while it is at hand.
+  if (options.writeCache !== false && idMapKey(dir) !== namesKey) writeIdMap(dir, namesKey, files);
   const cached = readCache(dir);
   const reparsed: string[] = [];
   const stale = files.filter((f) => {

@@ -79,9 +79,35 @@ export function repoKey(dir: string, dirs: string[]): string {
   const parts = [head];
   const ref = /^ref:\s*(refs\/\S+)$/.exec(head)?.[1];
   if (ref && !ref.includes('..')) parts.push(statSig(git + ref));
-  parts.push(statSig(`${git}packed-refs`), statSig(`${git}index`), statSig(`${dir}/hosts.yaml`));
+  parts.push(statSig(`${git}packed-refs`), statSig(`${git}index`), statSig(`${dir}/hosts.yaml`), namesKey(dir, dirs));
+  return parts.join('|');
+}
+
+/**
+ * The part of the key that says which names the entry folders hold: the stat data of every directory in `dirs`.
+ * A file created, deleted or renamed in a folder moves that folder's mtime; an edit in place does not (so this
+ * part alone proves the set of entry files, never their contents). The id map (ids.ts) is keyed by it.
+ */
+export function namesKey(dir: string, dirs: string[]): string {
+  const parts: string[] = [];
   for (const d of dirs) parts.push(`${d}=${dirSig(`${dir}/${d}`)}`);
   return parts.join('|');
+}
+
+/** How long a folder's mtime must lie in the past before a names key taken now may be recorded (ms). */
+export const SETTLED_MS = 100;
+
+/**
+ * The names key to record with derived state listed from the folders now, or undefined while it is not safe to:
+ * a folder changed less than SETTLED_MS ago could change again within the same timestamp tick without its mtime
+ * moving (git's "racy" case), so a key recorded now might match a later, different set of names.
+ */
+export function settledNamesKey(dir: string, dirs: string[], now = Date.now()): string | undefined {
+  for (const d of dirs) {
+    const st = fs.statSync(`${dir}/${d}`, { throwIfNoEntry: false });
+    if (st && now - st.mtimeMs < SETTLED_MS) return undefined;
+  }
+  return namesKey(dir, dirs);
 }
 
 /** The whole freshness key: repoKey plus the catalog cache's stat data. */

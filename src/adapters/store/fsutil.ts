@@ -5,7 +5,6 @@
  * folder, `.git/git-kb/.tmp/`, named by the writer's pid, never beside it: git reads every name under
  * `.git/objects` as an object ("bad sha1 file"), and the lock holder sweeps the ones whose writer is dead.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { processAlive } from '../system/pid.js';
@@ -18,7 +17,8 @@ export function gitTempDir(repo: string): string {
 }
 
 function tempFor(file: string): string {
-  const tag = `${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+  // NOTE: not node:crypto: loading it costs a read command milliseconds, and the pid already keeps writers apart.
+  const tag = `${process.pid}.${Math.floor(Math.random() * 2 ** 32).toString(16).padStart(8, '0')}.tmp`;
   const at = file.lastIndexOf(GIT_SEGMENT);
   if (at >= 0) {
     const dir = gitTempDir(file.slice(0, at));

@@ -78,6 +78,11 @@ export function entryDirs(dir: string): string[] {
   return out;
 }
 
+/** True when `rel` is where listEntryFiles would list an entry file (an entry folder, a `.md` name, not hidden). */
+export function isEntryFilePath(rel: string): boolean {
+  return /^(entries\/[^/]+|hosts\/[^/]+\/[^/]+|sessions\/[^/]+\/[^/]+\/[^/]+)$/.test(rel) && rel.endsWith('.md') && !rel.slice(rel.lastIndexOf('/') + 1).startsWith('.');
+}
+
 /** The names in each entry folder, sorted, without stat calls (a missing folder has none). */
 export function entryFolderNames(dir: string): { folder: string; names: string[] }[] {
   const out: { folder: string; names: string[] }[] = [];

@@ -22,7 +22,9 @@ import type { PathChange } from '../git/walk.js';
 import { noteCommit } from '../store/commit-events.js';
 import { removeTempSiblings, sweepDeadTemps, writeFileAtomic } from '../store/fsutil.js';
 import { clearJournal, readJournal, writeJournal, type Journal } from '../store/journal.js';
-import { ENTRY_ROOTS, requireDataRepo, safeJoin, writablePath } from '../store/layout.js';
+import { ENTRY_ROOTS, isEntryFilePath, requireDataRepo, safeJoin, writablePath } from '../store/layout.js';
+import { idFromFileName } from '../../core/format/schema.js';
+import { currentNamesKey, patchIdMap } from '../index/ids.js';
 import { lockDataRepo } from '../store/lock.js';
 import { bringPaths, checkoutCommit, finishCheckout, workingOid, type PathTarget } from './checkout.js';
 
@@ -127,6 +129,21 @@ async function finishCommit(dir: string, journal: Extract<Journal, { kind: 'comm
 /** The folders git-kb writes into: the entry folders and `attachments/` (files an imported vault's notes embed). */
 const WRITABLE_ROOTS = [...ENTRY_ROOTS, 'attachments'] as const;
 
+/**
+ * Derived state kept in step with a write (adapters/index): the id map gets the entry files just written or
+ * removed. NOTE: after the commit, so a kill before it leaves a map whose key no longer matches (rebuilt by the
+ * next lookup), never one that names files the commit did not land.
+ */
+function keepIdMap(dir: string, namesBefore: string, changed: { path: string; deleted: boolean }[]): void {
+  const changes: { id: string; path: string; deleted: boolean }[] = [];
+  for (const c of changed) {
+    if (!isEntryFilePath(c.path)) continue;
+    const id = idFromFileName(c.path.slice(c.path.lastIndexOf('/') + 1));
+    if (id) changes.push({ id, path: c.path, deleted: c.deleted });
+  }
+  patchIdMap(dir, namesBefore, changes);
+}
+
 function checkedPath(dir: string, p: string, anyPath: boolean | undefined): string {
   if (!anyPath && !(WRITABLE_ROOTS as readonly string[]).includes(p.split('/')[0]!) && p !== 'kb.json' && p !== 'hosts.yaml' && p !== '.gitignore') {
     throw new KbError('USAGE', `refusing to write ${p}: outside the data repo's entry folders`);
@@ -139,6 +156,7 @@ async function commitFiles(dir: string, author: Author, files: PendingFile[], me
   refuseSecretWrite(files, message);
   const abs = files.map((f) => checkedPath(dir, f.path, options.anyPath));
   const ref = currentBranch(dir, 'writing');
+  const namesBefore = currentNamesKey(dir);
   writeJournal(dir, { kind: 'commit', paths: files.map((f) => f.path), message, oids: files.map((f) => (f.content === null ? null : blobOid(Buffer.from(f.content)))) });
   let done = 0;
   let workingFiles: Promise<unknown> | undefined;
@@ -170,6 +188,7 @@ async function commitFiles(dir: string, author: Author, files: PendingFile[], me
   }
   const commit = await commitWritten(dir, ref, files, message, author, workingFiles);
   clearJournal(dir);
+  keepIdMap(dir, namesBefore, files.map((f) => ({ path: f.path, deleted: f.content === null })));
   // Auto-sync hook point (spec/sync.md): the CLI pushes after the verb when auto_sync is on; hooks never do.
   if (options.record !== false) noteCommit(dir);
   return commit;
@@ -205,9 +224,12 @@ export async function withWriteLock<T>(dir: string, fn: (tx: WriteTransaction) =
         held();
         return commitFiles(dir, authorOf(), files, message, commitOptions);
       },
-      checkout: (from, to, reader) => {
+      checkout: async (from, to, reader) => {
         held();
-        return checkoutCommit(dir, from, to, reader);
+        const namesBefore = currentNamesKey(dir);
+        const changed = await checkoutCommit(dir, from, to, reader);
+        keepIdMap(dir, namesBefore, changed.map((c) => ({ path: c.path, deleted: c.oid === null })));
+        return changed;
       },
     });
   } finally {

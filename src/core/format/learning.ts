@@ -12,6 +12,17 @@ export function isValidPatternKey(key: unknown): key is string {
   return typeof key === 'string' && PATTERN_KEY.test(key);
 }
 
+/** How many times an entry's lesson was seen: its `recurrences`, or 1. */
+export function recurrenceCount(e: { data: Record<string, unknown> }): number {
+  const n = e.data.recurrences;
+  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 1;
+}
+
+/** The entry's pattern key, when it has one. */
+export function patternKeyOf(e: { data: Record<string, unknown> }): string | undefined {
+  return typeof e.data.pattern_key === 'string' ? e.data.pattern_key : undefined;
+}
+
 /** Reports each problem of the learning fields of front matter `d` through `problem(rule, message, field)`. */
 export function checkLearningFields(d: Record<string, unknown>, problem: (rule: string, message: string, field: string) => void): void {
   if (d.pattern_key !== undefined && !isValidPatternKey(d.pattern_key)) {

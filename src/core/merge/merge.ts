@@ -72,10 +72,7 @@ export function conflictProblems(text: string, file: string): Problem[] {
   }));
 }
 
-/** True for a file that holds "theirs" of a conflicted non-entry file (`<name>.conflict-<8 hex>`). */
-export function isConflictSibling(name: string): boolean {
-  return /\.conflict-[0-9a-f]{8}$/.test(name);
-}
+export { isConflictSibling } from './sibling.js';
 
 /** A text split into the version outside conflict blocks (ours) and the content of each outermost block. */
 export interface SplitConflict {

@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b,c,d}from"./chunk-VY34RBL5.js";import"./chunk-VMATNY2D.js";import"./chunk-5XJULACE.js";import"./chunk-BBAZ2HPS.js";import"./chunk-PR3T2RZ3.js";import"./chunk-W2ZCWOQW.js";import"./chunk-OM3NNH33.js";import"./chunk-N42KQIYO.js";import"./chunk-FUAXPYMC.js";import"./chunk-ZHHVG47C.js";export{c as catalogProblems,b as loadCatalog,d as newestFirst,a as readItem};

@@ -1,0 +1,110 @@
+/**
+ * Contract: the one encoding of "these files, with this stat data" that derived state proves itself current by
+ * (the catalog summary, the lint state): a first line `<magic> <JSON>` (the caller's header plus section sizes),
+ * the paths joined by `\n`, padding to 8 bytes, 4 float64 per path (mtimeMs, ctimeMs, size, inode), the caller's
+ * tail bytes, then `-- end`. A file cut short, padded or foreign reads as undefined. `unchanged` is the one
+ * comparison of a file on disk against its recorded stat data.
+ */
+import fs from 'node:fs';
+import { writeFileAtomic } from '../store/fsutil.js';
+
+const END = '-- end\n';
+
+export interface FileStat {
+  path: string;
+  mtimeMs: number;
+  ctimeMs: number;
+  size: number;
+  ino: number;
+}
+
+interface Sizes<H> {
+  h: H;
+  count: number;
+  pathsBytes: number;
+  tailBytes: number;
+}
+
+export interface StatTable<H> {
+  header: H;
+  paths: string[];
+  stats: Float64Array;
+  /** Where the tail starts in the file, its length, and the file's identity (to read the tail later). */
+  tailAt: number;
+  tailBytes: number;
+  ino: number;
+  size: number;
+}
+
+function pad8(n: number): number {
+  return (8 - (n % 8)) % 8;
+}
+
+export function readAt(fd: number, pos: number, len: number): Buffer {
+  const buf = Buffer.alloc(len);
+  let got = 0;
+  while (got < len) {
+    const n = fs.readSync(fd, buf, got, len - got, pos + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
+}
+
+/** Writes the table atomically (throws on failure; callers treat it as derived state). */
+export function writeStatTable(file: string, magic: string, header: unknown, files: FileStat[], tail: Buffer = Buffer.alloc(0)): void {
+  const paths = Buffer.from(files.map((f) => f.path).join('\n'), 'utf8');
+  const stats = new Float64Array(files.length * 4);
+  files.forEach((f, n) => stats.set([f.mtimeMs, f.ctimeMs, f.size, f.ino], n * 4));
+  const sizes: Sizes<unknown> = { h: header, count: files.length, pathsBytes: paths.length, tailBytes: tail.length };
+  const head = Buffer.from(`${magic} ${JSON.stringify(sizes)}\n`, 'utf8');
+  const gap = Buffer.alloc(pad8(head.length + paths.length));
+  writeFileAtomic(file, Buffer.concat([head, paths, gap, Buffer.from(stats.buffer, stats.byteOffset, stats.byteLength), tail, Buffer.from(END)]), { fsync: false });
+}
+
+/** Reads a table (head, paths and stat data; the tail is left on disk), or undefined. `accept` can refuse early. */
+export function readStatTable<H>(file: string, magic: string, accept: (h: H) => boolean = () => true): StatTable<H> | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const { size, ino } = fs.fstatSync(fd);
+    let head = readAt(fd, 0, Math.min(size, 64 * 1024));
+    let nl = head.indexOf(10);
+    if (nl < 0 && head.length < size) {
+      head = readAt(fd, 0, size);
+      nl = head.indexOf(10);
+    }
+    if (nl < 0 || head.subarray(0, magic.length + 1).toString('latin1') !== `${magic} `) return undefined;
+    const s = JSON.parse(head.subarray(magic.length + 1, nl).toString('utf8')) as Sizes<H>;
+    if (!s || !Number.isSafeInteger(s.count) || !Number.isSafeInteger(s.pathsBytes) || !Number.isSafeInteger(s.tailBytes) || !accept(s.h)) return undefined;
+    const pathsAt = nl + 1;
+    const statsAt = pathsAt + s.pathsBytes + pad8(pathsAt + s.pathsBytes);
+    const tailAt = statsAt + s.count * 32;
+    if (tailAt + s.tailBytes + END.length !== size || readAt(fd, size - END.length, END.length).toString('latin1') !== END) return undefined;
+    const body = readAt(fd, pathsAt, tailAt - pathsAt);
+    const paths = s.count === 0 ? [] : body.subarray(0, s.pathsBytes).toString('utf8').split('\n');
+    if (paths.length !== s.count) return undefined;
+    const raw = body.subarray(statsAt - pathsAt);
+    const stats = raw.byteOffset % 8 === 0 ? new Float64Array(raw.buffer, raw.byteOffset, s.count * 4) : new Float64Array(Uint8Array.from(raw).buffer);
+    return { header: s.h, paths, stats, tailAt, tailBytes: s.tailBytes, ino, size };
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * True when file `i` of the table is on disk with its recorded stat data. NOTE: one stat per call, with plain
+ * concatenation (`base` ends with '/'): the price of seeing an uncommitted edit in place; nothing cheaper proves
+ * a file unchanged.
+ */
+export function unchanged(base: string, table: StatTable<unknown>, i: number): boolean {
+  const st = fs.statSync(base + table.paths[i], { throwIfNoEntry: false });
+  const s = table.stats;
+  return !!st && st.mtimeMs === s[i * 4] && st.ctimeMs === s[i * 4 + 1] && st.size === s[i * 4 + 2] && st.ino === s[i * 4 + 3] && st.isFile();
+}
