@@ -201,4 +201,25 @@ describe('importing an Obsidian vault', () => {
     expect(fs.existsSync(path.join(sb.data, 'attachments', 'logo.svg'))).toBe(false);
     await expectCleanRepo(sb.data);
   });
+
+  it('keeps inline code in the text of a rewritten link, and a rerun finds every such note present', async () => {
+    sb = makeSandbox();
+    await initRepo(sb);
+    const vault = makeVault(path.join(sb.root, 'code'), {
+      'Sizes.md': '# Sizes\n\nUse it with [`pg_database_size()`](Target.md), [[Target|the `x` target]] and\n[using the `uuid-ossp` extension](Target.md "a `t` title").\n',
+      'Target.md': '# Target\n\nThe target.\n',
+    });
+    const first = await kbj(sb, ['import', vault]);
+    expect(first.imported).toBe(2);
+    const sizes = first.entries.find((e: { source: string }) => e.source === 'Sizes.md');
+    const text = fs.readFileSync(path.join(sb.data, sizes.path), 'utf8');
+    expect(text).toContain('[`pg_database_size()`](');
+    expect(text).toContain('|the `x` target]]');
+    expect(text).toContain('[using the `uuid-ossp` extension](');
+    expect(text).toContain('"a `t` title")');
+    const again = await kbj(sb, ['import', vault]);
+    expect(again).toMatchObject({ imported: 0 });
+    expect(again.present).toHaveLength(2);
+    await expectCleanRepo(sb.data);
+  });
 });

@@ -60,7 +60,10 @@ export function findWikiLinks(text: string): WikiLink[] {
   const masked = maskCode(text);
   const out: WikiLink[] = [];
   for (const m of masked.matchAll(WIKILINK)) {
-    const inner = m[2]!;
+    // NOTE: found in the masked text (so code is never read as a link), read from the original: masking keeps
+    // offsets, and a display text may hold inline code of its own.
+    const from = m.index! + m[1]!.length + 2;
+    const inner = text.slice(from, from + m[2]!.length);
     const bar = inner.indexOf('|');
     const ref = bar === -1 ? inner : inner.slice(0, bar);
     const hash = ref.indexOf('#');

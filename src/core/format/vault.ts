@@ -220,7 +220,12 @@ export function rewriteMarkdownLinks(
       continue;
     }
     const target = relativePath(newDir, t.path).split('/').map((s) => encodeURIComponent(s).replace(/\(/g, '%28').replace(/\)/g, '%29')).join('/');
-    out += `${body.slice(pos, m.index!)}${m[1]}[${m[2]}](${target}${anchor}${m[4] ?? ''})`;
+    // The label and title as written (the match was found in the masked text, whose code is blanked out).
+    const labelAt = m.index! + m[1]!.length + 1;
+    const label = body.slice(labelAt, labelAt + m[2]!.length);
+    const titleAt = labelAt + m[2]!.length + 2 + m[3]!.length;
+    const title = m[4] ? body.slice(titleAt, titleAt + m[4].length) : '';
+    out += `${body.slice(pos, m.index!)}${m[1]}[${label}](${target}${anchor}${title})`;
     pos = m.index! + m[0].length;
   }
   return { text: out + body.slice(pos), left };

@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b,c,d,e,f}from"./chunk-H3QYKUW6.js";import"./chunk-RQHWR7IC.js";import"./chunk-RVCGYT5U.js";import"./chunk-PAUM3ZZS.js";import"./chunk-CBAZTK26.js";import"./chunk-3HFZGZ35.js";import"./chunk-FOCNDEHX.js";import"./chunk-N42KQIYO.js";import"./chunk-DOGLB34D.js";import"./chunk-FUAXPYMC.js";import"./chunk-ZHHVG47C.js";export{f as nowStamp,c as oneLineTitle,d as parseLinks,a as splitList,b as tagList,e as validateEntryText};
