@@ -17,15 +17,8 @@ export interface ListOptions extends RepoOptions {
   limit?: number;
 }
 
-export interface ListItem {
-  id: string;
-  title: string;
-  type: string;
-  tags: string[];
-  path: string;
-  created?: string;
-  updated?: string;
-}
+/** One entry as `list` shows it: a summary row (adapters/index/summary.ts) without its host. */
+export type ListItem = Omit<SummaryRow, 'host'>;
 
 /** Lists entries. */
 export async function listEntries(options: ListOptions): Promise<ListItem[]> {

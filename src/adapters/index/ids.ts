@@ -15,7 +15,7 @@
  */
 import fs from 'node:fs';
 import { fnv1a } from '../../core/text/fnv.js';
-import { writeFileAtomic } from '../store/fsutil.js';
+import { readAt, writeFileAtomic } from '../store/fsutil.js';
 import { entryDirs } from '../store/layout.js';
 import { keyDirs, namesKey, settledNamesKey } from './fresh.js';
 
@@ -53,16 +53,6 @@ export interface IdMap {
   bodyStart: number;
 }
 
-function readAt(fd: number, pos: number, len: number): Buffer {
-  const buf = Buffer.alloc(len);
-  let got = 0;
-  while (got < len) {
-    const n = fs.readSync(fd, buf, got, len - got, pos + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return buf.subarray(0, got);
-}
 
 /** Opens the id map (head and tail checked), or undefined when it is missing, torn or not one. */
 export function openIdMap(dir: string): IdMap | undefined {

@@ -5,7 +5,8 @@
  * id that went away and those with a dangling link; the others' findings are the recorded ones. Bump LINT_RULES
  * when a check changes: a state of other rules is ignored. Safe to delete.
  */
-import { readAt, readStatTable, writeStatTable, type FileStat, type StatTable } from './stat-table.js';
+import { readAt } from '../store/fsutil.js';
+import { readStatTable, writeStatTable, type FileStat, type StatTable } from './stat-table.js';
 import fs from 'node:fs';
 import type { Problem } from '../../core/format/entry.js';
 

@@ -6,7 +6,7 @@
  * comparison of a file on disk against its recorded stat data.
  */
 import fs from 'node:fs';
-import { writeFileAtomic } from '../store/fsutil.js';
+import { readAt, writeFileAtomic } from '../store/fsutil.js';
 
 const END = '-- end\n';
 
@@ -40,16 +40,6 @@ function pad8(n: number): number {
   return (8 - (n % 8)) % 8;
 }
 
-export function readAt(fd: number, pos: number, len: number): Buffer {
-  const buf = Buffer.alloc(len);
-  let got = 0;
-  while (got < len) {
-    const n = fs.readSync(fd, buf, got, len - got, pos + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return buf.subarray(0, got);
-}
 
 /** Writes the table atomically (throws on failure; callers treat it as derived state). */
 export function writeStatTable(file: string, magic: string, header: unknown, files: FileStat[], tail: Buffer = Buffer.alloc(0)): void {

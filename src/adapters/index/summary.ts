@@ -16,7 +16,8 @@ import fs from 'node:fs';
 import { catalogProblems, loadCatalog, newestFirst, type Catalog, type EntryMeta } from './catalog.js';
 import { currentNamesKey, recordableNamesKey } from './ids.js';
 import { patternKeyOf, recurrenceCount } from '../../core/format/learning.js';
-import { readAt, readStatTable, unchanged, writeStatTable } from './stat-table.js';
+import { readAt } from '../store/fsutil.js';
+import { readStatTable, unchanged, writeStatTable } from './stat-table.js';
 
 const MAGIC = 'git-kb summary 2';
 

@@ -105,3 +105,15 @@ export function removeTempSiblings(file: string): void {
   }
   for (const n of names) if (n.startsWith(prefix) && n.endsWith('.tmp')) fs.rmSync(path.join(path.dirname(file), n), { force: true });
 }
+
+/** Up to `len` bytes of an open file from `pos` (fewer at its end), read to the full length asked. */
+export function readAt(fd: number, pos: number, len: number): Buffer {
+  const buf = Buffer.alloc(len);
+  let got = 0;
+  while (got < len) {
+    const n = fs.readSync(fd, buf, got, len - got, pos + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
+}
