@@ -100,6 +100,33 @@ export function idSet(dir: string): Set<string> {
 }
 
 /** An id's file path from a `filesById` index (the first file when two claim it), for writing links to it. */
+/** Which ids exist and the file of each, for a write that adds one entry (close it when done). */
+export interface IdIndex {
+  has: (id: string) => boolean;
+  pathOf: (id: string) => string | undefined;
+  close: () => void;
+}
+
+/**
+ * The ids of the repo from the id map when it is current (a few buckets read, no folder listed: a current map
+ * names exactly the files the folders hold), else from one listing, which repairs the map.
+ */
+export function idIndex(dir: string): IdIndex {
+  const map = openIdMap(dir);
+  if (map && map.key === currentNamesKey(dir)) {
+    const seen = new Map<string, string[]>();
+    const paths = (id: string): string[] => {
+      let p = seen.get(id);
+      if (!p) seen.set(id, (p = pathsInMap(map, id)));
+      return p;
+    };
+    return { has: (id) => paths(id).length > 0, pathOf: (id) => (paths(id).length === 1 ? paths(id)[0] : undefined), close: () => closeIdMap(map) };
+  }
+  if (map) closeIdMap(map);
+  const files = scanFilesById(dir);
+  return { has: (id) => files.has(id), pathOf: pathLookup(files), close: () => undefined };
+}
+
 export function pathLookup(index: Map<string, EntryFile[]>): (id: string) => string | undefined {
   return (id) => index.get(id)?.[0]?.path;
 }

@@ -1,5 +1,5 @@
 import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{e as $}from"./chunk-OTNVUK3I.js";import{a as k,e as R}from"./chunk-BXFJIC4J.js";import{a as x}from"./chunk-NNTLKQ2C.js";import{b as w}from"./chunk-IFDBASJQ.js";import{f as b}from"./chunk-IQBCCNT6.js";import{m as y}from"./chunk-2D5UOLWL.js";import{g as m}from"./chunk-PRCCJSZ4.js";import{a as g}from"./chunk-PAUM3ZZS.js";import{n as u}from"./chunk-J74ZX7S2.js";import{e as h}from"./chunk-N42KQIYO.js";function P(c,i,f){let o=c.replace(/\r\n?/g,`
+import{e as $}from"./chunk-OTNVUK3I.js";import{a as k,f as R}from"./chunk-IVEAH5BO.js";import{a as x}from"./chunk-NNTLKQ2C.js";import{b as w}from"./chunk-IFDBASJQ.js";import{f as b}from"./chunk-IQBCCNT6.js";import{m as y}from"./chunk-2D5UOLWL.js";import{g as m}from"./chunk-PRCCJSZ4.js";import{a as g}from"./chunk-PAUM3ZZS.js";import{n as u}from"./chunk-J74ZX7S2.js";import{e as h}from"./chunk-N42KQIYO.js";function P(c,i,f){let o=c.replace(/\r\n?/g,`
 `).replace(/^\uFEFF/,""),r=m(o,i),a=Array.isArray(r.data.links)?r.data.links.filter(n=>n&&typeof n.rel=="string"&&typeof n.to=="string"&&h(n.to)).map(n=>({rel:n.rel,to:n.to})):[],e=u(r.body,a,f).replace(/\s+$/,"");return e===r.body.replace(/\s+$/,"")?void 0:`${o.slice(0,o.length-r.body.length).replace(/\n*$/,`
 `)}${e?`
 ${e}
