@@ -26,7 +26,7 @@ if (!fs.existsSync(CLAUDE)) throw new Error('node_modules/.bin/claude is missing
 const work = path.join(ROOT, 'bench', '.work', 'judge-child');
 fs.mkdirSync(work, { recursive: true });
 await build({
-  entryPoints: { 'model-api': path.join(ROOT, 'test/helpers/model-api.ts'), judge: path.join(ROOT, 'src/gate/judge.ts'), verdict: path.join(ROOT, 'src/gate/verdict.ts') },
+  entryPoints: { 'model-api': path.join(ROOT, 'test/helpers/model-api.ts'), judge: path.join(ROOT, 'src/adapters/claude/judge.ts'), verdict: path.join(ROOT, 'src/core/gate/verdict.ts') },
   outdir: work,
   bundle: true,
   format: 'esm',
@@ -105,7 +105,7 @@ const table = [
 ].join('\n');
 const body = `Written by \`node bench/judge-child.mjs --runs ${runs}\` on ${date}, ${machine()}; ${version}.
 
-One call of \`runJudge\` (src/gate/judge.ts): the real Claude Code CLI in print mode as the prose gate's layer-2
+One call of \`runJudge\` (src/adapters/claude/judge.ts): the real Claude Code CLI in print mode as the prose gate's layer-2
 child, pointed at the stand-in model API on loopback (test/helpers/model-api.ts, which answers at once, so the
 time is the CLI's own start-up and request building, not a model's). The prompt on stdin is the same for both: a
 kernel entry of ${kernel[0].body.length} characters and one README piece of about ${prose(0)[0].text.length}. Medians of ${runs} calls
