@@ -60,9 +60,11 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
     updated: stamp,
   });
   const given = options.body ?? '';
-  // Validate before creating anything, with a provisional id.
+  const links = parseLinks(options.links);
+  // Validate before creating anything, with a provisional id (and links in written form, targets unknown yet).
   const probe = fieldsFor(newId(now), splitList(options.tags));
-  const probeText = formatEntry(probe, writtenBody(given, parseLinks(options.links), () => undefined));
+  const probeBody = writtenBody(given, links, () => undefined);
+  const probeText = formatEntry(probe, probeBody);
   const probePath = safePath(probe);
   // Links are checked against the repo inside the lock; everything else is checked before touching the disk.
   // NOTE: secrets first, so a secret pasted into a field is refused as one and never echoed by a format message
@@ -70,22 +72,24 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
   refuseSecrets(probeText, probePath);
   oneLineTitle(options.title);
   const tags = tagList(options.tags);
-  validateEntryText(formatEntry({ ...probe, tags }, writtenBody(given, parseLinks(options.links), () => undefined)), probePath, () => true);
+  validateEntryText(formatEntry({ ...probe, tags }, probeBody), probePath, () => true);
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async (tx) => {
     if (options.patternKey) {
       // Loaded only for lessons with a key, so a plain add (and the session hooks' writes) pays nothing for it.
       const { entryWithPatternKey, recordRecurrence } = await import('./learnings.js');
       const prior = await entryWithPatternKey(dir, options.patternKey);
-      const files = filesById(dir);
-      // The sighting is the text given, links in written form; the would-be entry's Links section is not part of it.
-      if (prior) return recordRecurrence(dir, tx, prior, writtenBody(given, [], pathLookup(files)), new Set(files.keys()), now);
+      if (prior) {
+        const files = filesById(dir);
+        // The sighting is the text given, links in written form; the would-be entry's Links section is not part of it.
+        return recordRecurrence(dir, tx, prior, writtenBody(given, [], pathLookup(files)), new Set(files.keys()), now);
+      }
     }
     // NOTE: ids from the id map, not a listing of every entry file (15 ms at 10,000 entries).
     const ids = idIndex(dir);
     try {
       // Links are written in the file-name form Obsidian follows, and `links:` also as the body's Links section.
-      const body = writtenBody(given, parseLinks(options.links), ids.pathOf);
+      const body = writtenBody(given, links, ids.pathOf);
       let id = newId(now);
       while (ids.has(id)) id = newId(now);
       const fields = fieldsFor(id, tags);

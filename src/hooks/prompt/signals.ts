@@ -143,7 +143,13 @@ export function scoreKeywords(
       score[doc]! += (w * x * (params.k1 + 1)) / (x + params.k1) / top;
     }
   }
-  const matched = (doc: number): number[] => lists.flatMap(([, p], j) => (postingsHave(p, doc) ? [j] : []));
+  // The lists holding an entry, found once per entry asked about (its share, the fire test and its terms use it).
+  const found = new Map<number, number[]>();
+  const matched = (doc: number): number[] => {
+    let m = found.get(doc);
+    if (!m) found.set(doc, (m = lists.flatMap(([, p], j) => (postingsHave(p, doc) ? [j] : []))));
+    return m;
+  };
   const shareOf = (doc: number): number => (mass > 0 ? matched(doc).reduce((a, j) => a + idfs[j]!, 0) / mass : 0);
   const before = (a: number, b: number): number => score[b]! - score[a]! || a - b;
   let best = -1;
