@@ -5,7 +5,7 @@
 // isomorphic-git (protocol v1). Optional HTTP Basic auth on every request.
 
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import os from 'node:os';
@@ -22,6 +22,12 @@ export interface GitServer {
   createBare(name: string): string;
   /** count of HTTP requests served (including 401s) */
   readonly requests: number;
+  /**
+   * Resolves once no http-backend child is running and no `*.lock` file is left in the bare
+   * repositories (a client killed mid-push leaves receive-pack finishing its ref update), or
+   * rejects after `timeoutMs`.
+   */
+  idle(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -58,6 +64,25 @@ function checkAuth(header: string | undefined, auth: { username: string; passwor
   const colon = decoded.indexOf(':');
   if (colon === -1) return false;
   return decoded.slice(0, colon) === auth.username && decoded.slice(colon + 1) === auth.password;
+}
+
+/** The first `*.lock` file under `dir` (HEAD.lock, refs/heads/main.lock, packed-refs.lock…), if any. */
+function findLock(dir: string): string | null {
+  let names;
+  try {
+    names = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return null;
+  }
+  for (const d of names) {
+    const full = path.join(dir, d.name);
+    if (d.isFile() && d.name.endsWith('.lock')) return full;
+    if (d.isDirectory() && d.name !== 'objects') {
+      const inner = findLock(full);
+      if (inner) return inner;
+    }
+  }
+  return null;
 }
 
 export async function startGitServer(options: GitServerOptions = {}): Promise<GitServer> {
@@ -214,6 +239,21 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
       execFileSync('git', ['init', '--quiet', '--bare', '-b', 'main', dir], { env, stdio: 'pipe' });
       execFileSync('git', ['-C', dir, 'config', 'http.receivepack', 'true'], { env, stdio: 'pipe' });
       return dir;
+    },
+    async idle(timeoutMs = 15_000): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      const busy = (): string | null => {
+        if (children.size > 0) return `${children.size} http-backend process(es) running`;
+        for (const repo of readdirSync(root)) {
+          const lock = findLock(path.join(root, repo));
+          if (lock) return `lock file ${lock}`;
+        }
+        return null;
+      };
+      for (let why = busy(); why; why = busy()) {
+        if (Date.now() > deadline) throw new Error(`git server not idle after ${timeoutMs} ms: ${why}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
     },
     stop(): Promise<void> {
       stopped ??= (async () => {

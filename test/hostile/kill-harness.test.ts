@@ -38,6 +38,8 @@ interface Verb {
   setup(): Promise<string>;
   /** The repo a round runs on: the shared one, or a fresh copy when the verb cannot repeat on one repo. */
   repoFor?(round: number): Promise<string>;
+  /** Waits for whatever the killed command left running outside the repo (a server's receive-pack). */
+  afterKill?(): Promise<void>;
   /** The killed command's arguments. */
   args(dir: string, round: number): string[];
   /** The next git-kb command, after the kill. */
@@ -131,6 +133,9 @@ const verbs: Verb[] = [
         await git(bare, ['update-ref', 'refs/heads/main', tip], cleanGitEnv());
         return dir;
       },
+      // A killed push leaves the server's receive-pack finishing (and holding HEAD.lock) a moment
+      // longer; the next sync, like a user's, comes after it.
+      afterKill: () => server!.idle(),
       args: (dir) => ['--data', dir, 'sync'],
       next: (dir) => ['--data', dir, 'sync'],
       nextCodes: [0, 4],
@@ -189,6 +194,7 @@ describe('kill harness', () => {
         const k = await kbKilledAfter(sb, verb.args(dir, n), delay, fromLock ? { afterFile: lockPath(dir) } : {});
         if (k.signal === 'SIGKILL') killed++;
         const what = `${verb.name} round ${n}: killed ${delay} ms after ${fromLock ? 'the lock appeared' : 'spawn'} (~${fromLock ? afterLock : total} ms window; ${k.signal ?? `exit ${k.code}`})`;
+        await verb.afterKill?.();
         const fsck = await fsckOutput(dir, sb.env);
         const fsckText = fsck.text.split('\n').filter((l) => l.trim() && ![...seenTemp].some((f) => l.includes(f))).join('\n');
         if (fsck.code !== 0 || /bad sha1 file|error|warning/i.test(fsckText)) failures.push(`${what}: git fsck --strict right after the kill: ${(fsckText || fsck.text).trim().split('\n')[0]}`);
