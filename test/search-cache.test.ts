@@ -1,13 +1,14 @@
-// The search index cache (src/adapters/index/search.ts: packTree/LazyLeaf) must give exactly the results of a
-// freshly built index: after a cold build, after a reload from cache, and after incremental updates (add, edit,
-// delete); a cache of another MiniSearch or another version of the term processing is never used.
+// The stored search index (src/adapters/index/search-store.ts: a sharded base and a delta) must give exactly the
+// results of a freshly built index: after a cold build, after a reload, after incremental updates (add, edit,
+// delete) served from the delta, and after the delta is folded into the base; a search that loads only its
+// shards must equal one over the whole index; a store of another MiniSearch is never used.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { loadCatalog } from '../src/adapters/index/catalog.js';
 import v8 from 'node:v8';
-import { loadSearchIndex, MINISEARCH_VERSION, SEARCH_INDEX_VERSION, searchCatalog } from '../src/adapters/index/search.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { searchStore } from '../src/adapters/index/search.js';
+import { MINISEARCH_VERSION, openSearchStore } from '../src/adapters/index/search-store.js';
 import { stateDir } from '../src/adapters/store/layout.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gkb-search-cache-'));
@@ -22,22 +23,25 @@ function write(i: number, extra = ''): void {
   fs.writeFileSync(path.join(dir, 'entries', `${id}-n${i}.md`), `---\nid: ${id}\ntitle: ${title}\ntype: factual_reference\ntags: [${words[(i * 13) % 16]}]\n---\n\n${body}`);
 }
 
-async function results(queries: string[][]): Promise<string[][]> {
-  const catalog = await loadCatalog(dir);
-  const { index } = loadSearchIndex(catalog);
-  // Entries with equal scores may come in either order (document order differs after updates): compare every
-  // hit with its score, sorted.
-  return queries.map((q) =>
-    searchCatalog(catalog, index, { queries: q, limit: 1000, links: false })
-      .map((h) => `${h.id}:${h.score}`)
-      .sort(),
-  );
+/** Each query's hits with their scores, sorted (equal scores may come in either order after updates). */
+async function results(queries: string[][], whole = false): Promise<string[][]> {
+  const out: string[][] = [];
+  for (const q of queries) {
+    // Like the CLI: the store opened for the query (only its shards), or whole, like a long-lived process.
+    const store = await openSearchStore(dir, whole ? {} : { queries: q });
+    out.push(searchStore(store, { queries: q, limit: 1000, links: false }).map((h) => `${h.id}:${h.score}`).sort());
+  }
+  return out;
 }
 
 async function fresh(queries: string[][]): Promise<string[][]> {
-  fs.rmSync(path.join(stateDir(dir), 'search.v8'), { force: true });
+  fs.rmSync(path.join(stateDir(dir), 'search.v9'), { force: true });
+  fs.rmSync(path.join(stateDir(dir), 'search-delta.v9'), { force: true });
   return results(queries);
 }
+
+const base = () => path.join(stateDir(dir), 'search.v9');
+const delta = () => path.join(stateDir(dir), 'search-delta.v9');
 
 describe('search index cache', () => {
   const queries = [['rebase'], ['postgres vacuum'], ['dock'], ['reac hoks'], ['merge', 'branch'], ['planner query cache']];
@@ -75,21 +79,54 @@ describe('search index cache', () => {
 
   it('ignores a corrupt cache file and rebuilds', async () => {
     const expected = await fresh(queries);
-    fs.writeFileSync(path.join(stateDir(dir), 'search.v8'), Buffer.from('garbage'));
+    fs.writeFileSync(base(), Buffer.from('garbage'));
     expect(await results(queries)).toEqual(expected);
   });
 
-  it('keys the cache by the MiniSearch it was written with, which is the one installed', async () => {
+  it('a search that reads only its shards equals one over the whole index, from the base and from a delta', async () => {
+    const q = [...queries, ['rebase postgres vacuum docker'], ['uniqueword edited']];
+    await fresh(q);
+    expect(await results(q)).toEqual(await results(q, true));
+    write(42, 'edited uniqueword rebase');
+    write(400, 'uniqueword');
+    expect(fs.existsSync(delta())).toBe(false);
+    const scoped = await results(q);
+    expect(fs.existsSync(delta())).toBe(true);
+    expect(scoped).toEqual(await results(q, true));
+  });
+
+  it('folds a large delta into the base, and still equals a fresh build', async () => {
+    await fresh(queries);
+    for (let i = 500; i < 800; i++) write(i, 'foldword');
+    const q = [...queries, ['foldword']];
+    const folded = await results(q);
+    // Folded: the base holds them (a delta may be left that records only the folders' settled names key).
+    expect(fs.existsSync(delta()) ? (v8.deserialize(fs.readFileSync(delta())) as { files: unknown[] }).files : []).toEqual([]);
+    const ids = (r: string[][]) => r.map((l) => l.map((x) => x.split(':')[0]));
+    const rebuilt = await fresh(q);
+    expect(ids(folded)).toEqual(ids(rebuilt));
+    expect(folded.at(-1)!.length).toBe(300);
+  });
+
+  it('ignores a corrupt delta and a delta of another base', async () => {
+    await fresh(queries);
+    write(900, 'deltaword');
+    const q = [['deltaword'], ...queries];
+    const good = await results(q);
+    fs.writeFileSync(delta(), Buffer.from('garbage'));
+    expect(await results(q)).toEqual(good);
+    expect(good[0]!.length).toBe(1);
+  });
+
+  it('keys the store by the MiniSearch it was written with, which is the one installed', async () => {
     const installed = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', 'node_modules', 'minisearch', 'package.json'), 'utf8')) as { version: string };
     expect(MINISEARCH_VERSION).toBe(installed.version);
     await fresh(queries);
-    const file = path.join(stateDir(dir), 'search.v8');
-    const cache = v8.deserialize(fs.readFileSync(file)) as { v: number; minisearch: string };
-    expect([cache.v, cache.minisearch]).toEqual([SEARCH_INDEX_VERSION, MINISEARCH_VERSION]);
-    // A cache written by another MiniSearch (its private fields may differ) is rebuilt, not read.
-    fs.writeFileSync(file, v8.serialize({ ...cache, minisearch: '0.0.1' }));
-    const catalog = await loadCatalog(dir);
-    expect(loadSearchIndex(catalog).how).toBe('built');
-    expect(loadSearchIndex(catalog).how).toBe('cached');
+    const text = fs.readFileSync(base(), 'latin1');
+    expect(text).toContain(`"minisearch":"${MINISEARCH_VERSION}"`);
+    // A store written by another MiniSearch (its private fields may differ) is rebuilt, not read.
+    fs.writeFileSync(base(), text.replace(`"minisearch":"${MINISEARCH_VERSION}"`, '"minisearch":"0.0.0"'), 'latin1');
+    expect((await openSearchStore(dir, { queries: ['rebase'] })).how).toBe('built');
+    expect((await openSearchStore(dir, { queries: ['rebase'] })).how).toBe('cached');
   });
 });

@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../src/adapters/index/catalog.js';
-import { linkNeighbours, loadSearchIndex, makeSnippet, processTerm, queryTerms, searchCatalog } from '../src/adapters/index/search.js';
+import { linkNeighbours, makeSnippet, queryTerms, searchStore } from '../src/adapters/index/search.js';
+import { openSearchStore, processTerm } from '../src/adapters/index/search-store.js';
 import { stem } from '../src/core/text/terms.js';
 
 let dir: string;
@@ -18,9 +19,8 @@ const put = (rel: string, fields: Record<string, string>, body: string, raw = ''
 };
 
 async function search(queries: string[], options: Record<string, unknown> = {}) {
-  const catalog = await loadCatalog(dir);
-  const { index, how } = loadSearchIndex(catalog);
-  return { hits: searchCatalog(catalog, index, { queries, ...options }), how, catalog };
+  const store = await openSearchStore(dir, { queries });
+  return { hits: searchStore(store, { queries, ...options }), how: store.how };
 }
 const ids = (hits: { id: string }[]): string[] => hits.map((h) => h.id);
 
@@ -73,7 +73,7 @@ describe('the cached index', () => {
     const removed = await search(['vacuum']);
     expect(removed.how).toBe('updated');
     expect(ids(removed.hits)).not.toContain('kb-0006');
-    fs.writeFileSync(path.join(dir, '.git', 'git-kb', 'search.v8'), 'garbage');
+    fs.writeFileSync(path.join(dir, '.git', 'git-kb', 'search.v9'), 'garbage');
     const rebuilt = await search(['vacuum']);
     expect(rebuilt.how).toBe('built');
     expect(ids(rebuilt.hits)[0]).toBe('kb-0001');
@@ -88,7 +88,7 @@ describe('the cached index', () => {
   });
 });
 
-describe('searchCatalog', () => {
+describe('searchStore', () => {
   it('ranks title and tag matches above body matches, and searches aliases, host and url', async () => {
     const r = await search(['postgres'], { links: false });
     expect(ids(r.hits).slice(0, 2).sort()).toEqual(['kb-0001', 'kb-0003']);
@@ -133,6 +133,12 @@ describe('searchCatalog', () => {
     expect(back.find((h) => h.id === 'kb-0002')).toMatchObject({ via: { from: 'kb-0001', rel: 'depends_on' } });
     expect((await search(['autovacuum'], { type: 'lesson_learned' })).hits.find((h) => h.id === 'kb-0002')).toBeUndefined();
     expect((await search(['autovacuum'], { links: false })).hits.find((h) => h.via)).toBeUndefined();
+    // The same through a delta: the linking entry edited since the index was stored.
+    put('entries/kb-0002-b.md', { id: 'kb-0002', title: 'Event sourcing decision', type: 'decision', tags: '[architecture]', updated: '2024-04-02' }, 'We keep an append-only log.', 'links:\n  - rel: depends_on\n    to: kb-0001\n');
+    const edited = await search(['sourcing']);
+    expect(edited.how).toBe('updated');
+    expect(edited.hits.find((h) => h.id === 'kb-0001')).toMatchObject({ via: { from: 'kb-0002', rel: 'depends_on' } });
+    expect((await search(['autovacuum'])).hits.find((h) => h.id === 'kb-0002')).toMatchObject({ via: { from: 'kb-0001', rel: 'depends_on' } });
   });
 
   it('linkNeighbours lists outgoing and incoming links', async () => {

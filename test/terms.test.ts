@@ -3,7 +3,8 @@
  * lists, and search and the prompt index giving the same terms for the same words.
  */
 import { describe, expect, it } from 'vitest';
-import { processTerm, queryTerms } from '../src/adapters/index/search.js';
+import { queryTerms } from '../src/adapters/index/search.js';
+import { processTerm } from '../src/adapters/index/search-store.js';
 import { keywords, tagKeywords } from '../src/core/text/prompt-text.js';
 import { PROMPT_STOP_WORDS, PROMPT_TERMS, SEARCH_TERMS, STOP_WORDS, stem, terms, tokenize } from '../src/core/text/terms.js';
 

@@ -2,11 +2,11 @@
  * Contract: `search` runs one or more queries (the model passes the user's words plus synonyms as several) over
  * a fresh index and returns merged, ranked hits with snippets and 1-hop link neighbours.
  */
-import { loadCatalog } from '../adapters/index/catalog.js';
 import { KbError } from '../core/errors.js';
 import { TYPES } from '../core/format/schema.js';
 import { parseSince } from '../core/format/since.js';
-import { loadSearchIndex, searchCatalog, type SearchHit } from '../adapters/index/search.js';
+import { searchStore, type SearchHit } from '../adapters/index/search.js';
+import { openSearchStore, type BuildProgress } from '../adapters/index/search-store.js';
 import { forbiddenHostKeys } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { readDecaySettings } from '../adapters/store/repo-settings.js';
@@ -20,6 +20,8 @@ export interface SearchCommandOptions extends RepoOptions {
   limit?: number;
   /** The time entry ages are counted at (tests; default now). */
   now?: Date;
+  /** Told how a rebuild of the index goes (the CLI draws it on a terminal). */
+  onProgress?: BuildProgress;
 }
 
 export interface SearchResultSet {
@@ -36,9 +38,8 @@ export async function searchEntries(options: SearchCommandOptions): Promise<Sear
   if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 1)) throw new KbError('USAGE', '--limit must be a positive integer');
   const since = options.since ? parseSince(options.since) : undefined;
   const { dir } = repoForRead(options);
-  const catalog = await loadCatalog(dir);
-  const { index } = loadSearchIndex(catalog);
+  const store = await openSearchStore(dir, { queries, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
   const decay = readDecaySettings(dir);
-  const results = searchCatalog(catalog, index, { ...options, since, queries, hideHosts: await forbiddenHostKeys(dir), decay, now: (options.now ?? new Date()).getTime() });
+  const results = searchStore(store, { ...options, since, queries, hideHosts: await forbiddenHostKeys(dir), decay, now: (options.now ?? new Date()).getTime() });
   return { query: queries.join(' | '), queries, results };
 }

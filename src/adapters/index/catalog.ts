@@ -90,7 +90,7 @@ function sameStat(a: EntryFile, b: EntryFile): boolean {
 }
 
 /** Parses one entry file into a catalog item (never throws for bad content). */
-export function readItem(dir: string, file: EntryFile, parseEntry: typeof import('../../core/format/entry.js').parseEntry): CatalogItem {
+export function readItem(dir: string, file: EntryFile, parseEntry: typeof import('../../core/format/entry.js').parseEntry, onText?: (item: CatalogItem, text: string) => void): CatalogItem {
   let text: string;
   try {
     text = readEntryText(dir, file.path);
@@ -103,11 +103,21 @@ export function readItem(dir: string, file: EntryFile, parseEntry: typeof import
   const { body, data, ...meta } = entry;
   const extra: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(data)) if (!TYPED_FIELDS.has(k)) extra[k] = v;
-  return { ...file, entry: { ...meta, data: extra, bodyLength: body.length }, problems };
+  const item: CatalogItem = { ...file, entry: { ...meta, data: extra, bodyLength: body.length }, problems };
+  onText?.(item, text);
+  return item;
 }
 
 /** Loads the catalog, refreshing the cache when anything changed. */
-export async function loadCatalog(dir: string, options: { writeCache?: boolean } = {}): Promise<Catalog> {
+export interface LoadOptions {
+  writeCache?: boolean;
+  /** Told how far the parsing of changed files got. */
+  onProgress?: (done: number, total: number) => void;
+  /** Given the text of each servable file parsed on this load (a search rebuild indexes it without reading it again). */
+  onText?: (item: CatalogItem, text: string) => void;
+}
+
+export async function loadCatalog(dir: string, options: LoadOptions = {}): Promise<Catalog> {
   await settleWarm();
   const kept = warmValue<Catalog>(dir, 'catalog');
   if (kept) return kept;
@@ -127,7 +137,8 @@ export async function loadCatalog(dir: string, options: { writeCache?: boolean }
     const c = cached.get(f.path);
     if (c && sameStat(c, f)) return c;
     reparsed.push(f.path);
-    return readItem(dir, f, parse!);
+    if (options.onProgress && (reparsed.length % 250 === 0 || reparsed.length === stale.length)) options.onProgress(reparsed.length, stale.length);
+    return readItem(dir, f, parse!, options.onText);
   });
   items.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   if ((reparsed.length > 0 || cached.size !== items.length) && options.writeCache !== false) {

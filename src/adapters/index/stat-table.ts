@@ -52,6 +52,29 @@ export function writeStatTable(file: string, magic: string, header: unknown, fil
   writeFileAtomic(file, Buffer.concat([head, paths, gap, Buffer.from(stats.buffer, stats.byteOffset, stats.byteLength), tail, Buffer.from(END)]), { fsync: false });
 }
 
+/** The table read through `read` (a file of `size` bytes and inode `ino`), or undefined; throws on read errors. */
+function parseTable<H>(read: (at: number, len: number) => Buffer, size: number, ino: number, magic: string, accept: (h: H) => boolean): StatTable<H> | undefined {
+  let head = read(0, Math.min(size, 64 * 1024));
+  let nl = head.indexOf(10);
+  if (nl < 0 && head.length < size) {
+    head = read(0, size);
+    nl = head.indexOf(10);
+  }
+  if (nl < 0 || head.subarray(0, magic.length + 1).toString('latin1') !== `${magic} `) return undefined;
+  const s = JSON.parse(head.subarray(magic.length + 1, nl).toString('utf8')) as Sizes<H>;
+  if (!s || !Number.isSafeInteger(s.count) || !Number.isSafeInteger(s.pathsBytes) || !Number.isSafeInteger(s.tailBytes) || !accept(s.h)) return undefined;
+  const pathsAt = nl + 1;
+  const statsAt = pathsAt + s.pathsBytes + pad8(pathsAt + s.pathsBytes);
+  const tailAt = statsAt + s.count * 32;
+  if (tailAt + s.tailBytes + END.length !== size || read(size - END.length, END.length).toString('latin1') !== END) return undefined;
+  const body = read(pathsAt, tailAt - pathsAt);
+  const paths = s.count === 0 ? [] : body.subarray(0, s.pathsBytes).toString('utf8').split('\n');
+  if (paths.length !== s.count) return undefined;
+  const raw = body.subarray(statsAt - pathsAt);
+  const stats = raw.byteOffset % 8 === 0 ? new Float64Array(raw.buffer, raw.byteOffset, s.count * 4) : new Float64Array(Uint8Array.from(raw).buffer);
+  return { header: s.h, paths, stats, tailAt, tailBytes: s.tailBytes, ino, size };
+}
+
 /** Reads a table (head, paths and stat data; the tail is left on disk), or undefined. `accept` can refuse early. */
 export function readStatTable<H>(file: string, magic: string, accept: (h: H) => boolean = () => true): StatTable<H> | undefined {
   let fd: number;
@@ -61,30 +84,19 @@ export function readStatTable<H>(file: string, magic: string, accept: (h: H) => 
     return undefined;
   }
   try {
-    const { size, ino } = fs.fstatSync(fd);
-    let head = readAt(fd, 0, Math.min(size, 64 * 1024));
-    let nl = head.indexOf(10);
-    if (nl < 0 && head.length < size) {
-      head = readAt(fd, 0, size);
-      nl = head.indexOf(10);
-    }
-    if (nl < 0 || head.subarray(0, magic.length + 1).toString('latin1') !== `${magic} `) return undefined;
-    const s = JSON.parse(head.subarray(magic.length + 1, nl).toString('utf8')) as Sizes<H>;
-    if (!s || !Number.isSafeInteger(s.count) || !Number.isSafeInteger(s.pathsBytes) || !Number.isSafeInteger(s.tailBytes) || !accept(s.h)) return undefined;
-    const pathsAt = nl + 1;
-    const statsAt = pathsAt + s.pathsBytes + pad8(pathsAt + s.pathsBytes);
-    const tailAt = statsAt + s.count * 32;
-    if (tailAt + s.tailBytes + END.length !== size || readAt(fd, size - END.length, END.length).toString('latin1') !== END) return undefined;
-    const body = readAt(fd, pathsAt, tailAt - pathsAt);
-    const paths = s.count === 0 ? [] : body.subarray(0, s.pathsBytes).toString('utf8').split('\n');
-    if (paths.length !== s.count) return undefined;
-    const raw = body.subarray(statsAt - pathsAt);
-    const stats = raw.byteOffset % 8 === 0 ? new Float64Array(raw.buffer, raw.byteOffset, s.count * 4) : new Float64Array(Uint8Array.from(raw).buffer);
-    return { header: s.h, paths, stats, tailAt, tailBytes: s.tailBytes, ino, size };
-  } catch {
-    return undefined;
+    return readStatTableFd(fd, magic, accept);
   } finally {
     fs.closeSync(fd);
+  }
+}
+
+/** Reads a table from an open file (the caller reads the tail and closes it), or undefined. */
+export function readStatTableFd<H>(fd: number, magic: string, accept: (h: H) => boolean = () => true): StatTable<H> | undefined {
+  try {
+    const { size, ino } = fs.fstatSync(fd);
+    return parseTable((at, len) => readAt(fd, at, len), size, ino, magic, accept);
+  } catch {
+    return undefined;
   }
 }
 

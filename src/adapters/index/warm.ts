@@ -1,6 +1,6 @@
 /**
  * Contract: derived state kept in memory by a long-lived process (the MCP server), never served stale. A process
- * that calls keepWarm(dir) gets, from loadCatalog and loadSearchIndex, the objects of its previous call while
+ * that calls keepWarm(dir) gets, from loadCatalog and openSearchStore, the objects of its previous call while
  * nothing changed: nothing changed means no file-system event under the data repo since they were loaded
  * (a watch on the repo's folder and on each entry folder, so an in-place edit of any entry is seen; events of
  * our own caches under .git/git-kb/ never reach these folders) AND the same repo key (HEAD,
@@ -73,6 +73,11 @@ export function keepWarm(dir: string): void {
  */
 export async function settleWarm(): Promise<void> {
   if (warm?.watched) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** True in a process that keeps the derived state of `dir` in memory (keepWarm). */
+export function isWarm(dir: string): boolean {
+  return warm?.dir === dir;
 }
 
 /** The remembered value `name` of `dir`, when it is still current. */

@@ -1,6 +1,7 @@
 /** `search`: ranked full-text search (spec/search.md). */
 import type { Command } from 'commander';
 import * as render from '../render/entries.js';
+import { progressBar } from '../render/progress.js';
 import { type Cli, intArg, repoOptions } from '../io.js';
 
 /** Registers the verb on the program. */
@@ -15,7 +16,16 @@ export function register(ctx: Cli): void {
     .option('--limit <n>', 'at most N results (default 10)', intArg('--limit'))
     .action(async (queries: string[], o: Record<string, unknown>, cmd: Command) => {
       const { searchEntries } = await import('../../app/search.js');
-      const r = await searchEntries({ ...repoOptions(ctx, cmd), queries, ...(o as object) });
+      // A rebuild of the index (no cache, or much changed) shows its progress on a terminal.
+      let bar: { label: string; bar: ReturnType<typeof progressBar> } | undefined;
+      const onProgress = (phase: string, done: number, total: number): void => {
+        if (bar?.label !== phase) {
+          bar?.bar.done();
+          bar = { label: phase, bar: progressBar(phase) };
+        }
+        bar.bar.update(done, total);
+      };
+      const r = await searchEntries({ ...repoOptions(ctx, cmd), queries, ...(o as object), onProgress }).finally(() => bar?.bar.done());
       ctx.reply({ json: { query: r.query, queries: r.queries, results: r.results }, text: () => render.search(r) });
     });
 }

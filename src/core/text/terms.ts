@@ -1,10 +1,10 @@
 /**
- * Contract: the one term pipeline of git-kb, shared by full-text search (adapters/index/search.ts, as MiniSearch's
+ * Contract: the one term pipeline of git-kb, shared by full-text search (adapters/index/search-store.ts, as MiniSearch's
  * tokenize and processTerm) and the prompt index (core/text/prompt-text.ts, for titles, tags, aliases and
  * prompts): `tokenize` cuts text into lower-cased words, `stem` folds inflections onto a base form, and
  * `terms` runs both and drops stop words. A `TermProfile` says which words are dropped; it is the only thing
  * the two sides may set differently. Any change here changes both on-disk indexes: bump their versions
- * (SEARCH_INDEX_VERSION in search.ts, INDEX_VERSION in prompt/format.ts). Pure, no I/O.
+ * (SEARCH_INDEX_VERSION in search-store.ts, INDEX_VERSION in prompt/format.ts). Pure, no I/O.
  */
 
 /** Tokens longer than this are not words (hashes, base64, minified code). */

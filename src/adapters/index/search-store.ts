@@ -1,0 +1,935 @@
+/**
+ * Contract: the stored search index (spec/search.md, "Freshness"). What is indexed, how it is kept on disk, and
+ * how it is proved current; the only code that touches MiniSearch's private fields. Derived state, safe to
+ * delete, never served stale.
+ *
+ * - The base, `.git/git-kb/search.v9`: a stat table (stat-table.ts: every catalogued file's path and stat data,
+ *   under the names key taken before the files were listed) whose tail holds, per file, its MiniSearch short id
+ *   and field length and the few fields search shows and filters on (one JSON row), then the term tree cut into
+ *   shards, one per first character of a term (the root's children of MiniSearch's radix tree), each serialised
+ *   on its own. A search reads the file and deserialises only the shards of its query terms' first characters.
+ * - The delta, `.git/git-kb/search-delta.v9`: the files changed, added or gone since the base was written, with
+ *   the text and row of each (so no YAML is parsed to serve them). A search applies it on top of the base in
+ *   memory, adding only the terms of the shards the query looks at. Past DELTA_MAX files (or DELTA_MAX_TEXT
+ *   characters) the delta is folded into a new base, rewriting only the shards it touches.
+ *
+ * Proof of currency: the names key of the entry folders (fresh.ts) equals the recorded one and every recorded
+ * file has its recorded stat data (one stat per file; this is how an uncommitted edit in place is seen). A names
+ * key that moved means the folders are listed and compared. The changed files are read and go into the delta;
+ * more than REBUILD_SHARE of the repo changed, a base that cannot be read, another MiniSearch or another term
+ * pipeline: the base is rebuilt from the catalog, with progress reported.
+ *
+ * NOTE: a fuzzy expansion reaches only the terms that share the query term's first character (the shards the
+ * query loads). MiniSearch's own fuzzy search walks the whole tree, which would load every shard.
+ */
+import fs from 'node:fs';
+import v8 from 'node:v8';
+import MiniSearch from 'minisearch';
+import { loadCatalog, readItem, type EntryMeta } from './catalog.js';
+import { currentNamesKey, recordableNamesKey } from './ids.js';
+import { readStatTableFd, unchanged, writeStatTable, type FileStat, type StatTable } from './stat-table.js';
+import { isWarm, rememberWarm, warmValue } from './warm.js';
+import { readAt, writeFileAtomic } from '../store/fsutil.js';
+import { listEntryFiles, readEntryText, stateDir, type EntryFile } from '../store/layout.js';
+import { bodyOf } from '../../core/format/fence.js';
+import { readableLinks } from '../../core/format/links.js';
+import { SEARCH_TERMS, termOf, tokenize } from '../../core/text/terms.js';
+
+/** Bump when the stored shape, the indexed text or the term processing (core/text/terms.ts) changes. */
+export const SEARCH_INDEX_VERSION = 6;
+/**
+ * The MiniSearch this code is built with (checked against node_modules by test/search-cache.test.ts). It is part
+ * of the key of the stored index, because that holds MiniSearch's private fields.
+ */
+export const MINISEARCH_VERSION = '7.2.0';
+
+/**
+ * How many times each field is repeated in the one indexed text (the body once): BM25F's weighted term
+ * frequencies, with one length normalisation over the weighted length. NOTE: measured against MiniSearch's
+ * per-field scoring with boosts (each field saturated and normalised alone, with its own IDF), which let a word
+ * rare in titles outweigh a note that matches the query throughout; one field won on both corpora.
+ */
+export const FIELD_REPEAT = { title: 3, aliases: 3, tags: 2, host: 2, url: 1 };
+
+/** Files in the delta before it is folded into the base, and the text it may hold (characters). */
+const DELTA_MAX = 256;
+const DELTA_MAX_TEXT = 4_000_000;
+/** Past this share of the repo changed at once (and at least REBUILD_MIN files), the base is rebuilt. */
+const REBUILD_SHARE = 0.1;
+const REBUILD_MIN = 1000;
+
+const MAGIC = `git-kb search ${SEARCH_INDEX_VERSION}`;
+const NONE = 0xffffffff;
+
+function baseFile(dir: string): string {
+  return `${stateDir(dir)}/search.v9`;
+}
+function deltaFile(dir: string): string {
+  return `${stateDir(dir)}/search-delta.v9`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Terms and documents
+
+/** The term of one token, as MiniSearch indexes and queries it: terms.ts under SEARCH_TERMS. */
+export function processTerm(term: string): string | null {
+  return termOf(term.toLowerCase(), SEARCH_TERMS) ?? null;
+}
+
+function tokenizeText(text: string): string[] {
+  return tokenize(text, SEARCH_TERMS.numbers);
+}
+
+/** Set while a delta is applied for one query: terms outside these first characters are not indexed. */
+let addScope: Set<string> | null = null;
+/** Set during a rebuild: each token's term, computed once (a token recurs thousands of times). */
+let termMemo: Map<string, string | null> | null = null;
+
+function indexOptions() {
+  const scopedTerm = (t: string): string | null => {
+    let p: string | null | undefined = termMemo?.get(t);
+    if (p === undefined) {
+      p = processTerm(t);
+      termMemo?.set(t, p);
+    }
+    return p !== null && addScope !== null && !addScope.has(p[0]!) ? null : p;
+  };
+  return { idField: 'path', fields: ['text'], storeFields: [] as string[], tokenize: tokenizeText, processTerm: scopedTerm, autoVacuum: false as const };
+}
+
+/** The first characters of a query's terms: the shards a search of it reads. */
+export function scopeOf(queries: string[]): Set<string> {
+  const s = new Set<string>();
+  for (const q of queries) for (const t of tokenizeText(q)) s.add(processTerm(t)?.[0] ?? '');
+  s.delete('');
+  return s;
+}
+
+interface IndexDoc {
+  path: string;
+  /** Title, aliases, tags, host, url and body in one, each repeated FIELD_REPEAT times (the body once). */
+  text: string;
+}
+
+/** An entry's body as search reads it (links made readable), '' when the file cannot be read. */
+export function readBody(dir: string, p: string): string {
+  try {
+    return readableLinks(bodyOf(readEntryText(dir, p)));
+  } catch {
+    return '';
+  }
+}
+
+/** The indexed text of an entry; `fileText`, the file's text when at hand (else the file is read). */
+function docText(dir: string, e: EntryMeta, fileText?: string): string {
+  const r = FIELD_REPEAT;
+  const rep = (text: string, n: number): string[] => (text ? Array.from({ length: n }, () => text) : []);
+  const body = fileText === undefined ? readBody(dir, e.path) : readableLinks(bodyOf(fileText));
+  return [...rep(e.title, r.title), ...rep(e.aliases.join(' '), r.aliases), ...rep(e.tags.join(' '), r.tags), ...rep(e.host ?? '', r.host), ...rep(e.url ?? '', r.url), body].join('\n');
+}
+
+/** What search shows and filters on for one servable file. */
+export interface SearchMeta {
+  id: string;
+  title: string;
+  type: string;
+  tags: string[];
+  path: string;
+  created?: string;
+  updated?: string;
+  host?: string;
+  kernel: boolean;
+  /** The entry's `evergreen` front matter value, when set. */
+  evergreen?: unknown;
+  links: { rel: string; to: string }[];
+}
+
+type Row = [string, string, string, string[], string | null, string | null, string | null, 0 | 1, unknown, [string, string][]];
+
+function rowOf(e: EntryMeta): string {
+  const row: Row = [e.id, e.title, e.type, e.tags, e.created ?? null, e.updated ?? null, e.host ?? null, e.kernel ? 1 : 0, e.data.evergreen ?? null, e.links.map((l) => [l.rel, l.to])];
+  return JSON.stringify(row);
+}
+
+/** True for a row whose links (its last field) are not empty. */
+function hasLinks(row: string | null): boolean {
+  return row !== null && !row.endsWith(',[]]');
+}
+
+function metaOf(path: string, row: string): SearchMeta {
+  const a = JSON.parse(row) as Row;
+  return {
+    id: a[0],
+    title: a[1],
+    type: a[2],
+    tags: a[3],
+    path,
+    ...(a[4] !== null ? { created: a[4] } : {}),
+    ...(a[5] !== null ? { updated: a[5] } : {}),
+    ...(a[6] !== null ? { host: a[6] } : {}),
+    kernel: a[7] === 1,
+    ...(a[8] !== null ? { evergreen: a[8] } : {}),
+    links: a[9].map(([rel, to]) => ({ rel, to })),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The term tree. MiniSearch's index is a radix tree of Maps whose leaf data sits under the key '' as
+// Map<fieldId, Map<docShortId, termFrequency>>. Stored, each leaf becomes an offset into one Uint32Array of
+// postings per shard, and a loaded leaf is a LazyLeaf that decodes itself when first touched: a search touches a
+// few dozen leaves, not the 100,000 of a large repo. The root's children (distinct first characters, as in any
+// radix tree) are the shards; a LazyRoot deserialises one when it is first asked for.
+const LEAF = '';
+type Tree = Map<string, unknown>;
+
+/** A Map that fills itself on first use. */
+class LazyMap<K, V> extends Map<K, V> {
+  private fill: ((m: Map<K, V>) => void) | undefined;
+
+  constructor(fill: (m: Map<K, V>) => void) {
+    super();
+    this.fill = fill;
+  }
+
+  /** True until something touched it. */
+  protected get untouched(): boolean {
+    return this.fill !== undefined;
+  }
+
+  override clear() {
+    this.fill = undefined;
+    super.clear();
+  }
+
+  private ready(): void {
+    const f = this.fill;
+    if (!f) return;
+    this.fill = undefined;
+    f(this);
+  }
+
+  override get size(): number {
+    this.ready();
+    return super.size;
+  }
+  override get(k: K) {
+    this.ready();
+    return super.get(k);
+  }
+  override set(k: K, v: V) {
+    this.ready();
+    return super.set(k, v);
+  }
+  override has(k: K) {
+    this.ready();
+    return super.has(k);
+  }
+  override delete(k: K) {
+    this.ready();
+    return super.delete(k);
+  }
+  override forEach(cb: (v: V, k: K, m: Map<K, V>) => void, thisArg?: unknown) {
+    this.ready();
+    super.forEach(cb, thisArg);
+  }
+  override entries() {
+    this.ready();
+    return super.entries();
+  }
+  override keys() {
+    this.ready();
+    return super.keys();
+  }
+  override values() {
+    this.ready();
+    return super.values();
+  }
+  override [Symbol.iterator]() {
+    this.ready();
+    return super[Symbol.iterator]();
+  }
+}
+
+/** A leaf of the term tree that decodes its postings on first use; after that it is an ordinary Map. */
+class LazyLeaf extends LazyMap<number, Map<number, number>> {
+  private readonly src: { postings: Uint32Array; offset: number };
+
+  constructor(postings: Uint32Array, offset: number) {
+    super((m) => {
+      let i = offset;
+      const fields = postings[i++]!;
+      for (let f = 0; f < fields; f++) {
+        const fieldId = postings[i++]!;
+        const n = postings[i++]!;
+        const docs = new Map<number, number>();
+        for (let d = 0; d < n; d++, i += 2) docs.set(postings[i]!, postings[i + 1]!);
+        m.set(fieldId, docs);
+      }
+    });
+    this.src = { postings, offset };
+  }
+
+  /** The undecoded postings, while the leaf is untouched (saved back without decoding). */
+  get raw(): { postings: Uint32Array; offset: number } | undefined {
+    return this.untouched ? this.src : undefined;
+  }
+}
+
+/** Reads `len` bytes at `at` of the stored base. */
+type Reader = (at: number, len: number) => Buffer;
+
+/** A shard not deserialised yet: where its bytes are. */
+class Pending {
+  constructor(
+    readonly read: Reader,
+    readonly at: number,
+    readonly length: number,
+  ) {}
+
+  bytes(): Buffer {
+    return this.read(this.at, this.length);
+  }
+}
+
+/**
+ * The root of the term tree: its keys are known from the start, each child is deserialised when first asked for.
+ * While `scope` is set (a search), a child whose first character is outside it reads as empty, loaded or not, so a
+ * query's results never depend on which shards earlier work happened to load.
+ */
+class LazyRoot extends Map<string, unknown> {
+  scope: Set<string> | null = null;
+
+  private load(k: string, p: Pending): Tree {
+    const { tree, postings } = v8.deserialize(p.bytes()) as { tree: Tree; postings: Uint32Array };
+    if (!(tree instanceof Map) || !(postings instanceof Uint32Array)) throw new Error('search index: unexpected shard shape');
+    const t = unpackTree(tree, postings);
+    super.set(k, t);
+    return t;
+  }
+
+  override get(k: string): unknown {
+    if (this.scope && !this.scope.has(k[0]!)) return new Map();
+    const v = super.get(k);
+    return v instanceof Pending ? this.load(k, v) : v;
+  }
+
+  /** The children as stored: a Pending for one never asked for. */
+  own(): IterableIterator<[string, unknown]> {
+    return super.entries();
+  }
+
+  loadAll(): void {
+    for (const [k, v] of [...super.entries()]) if (v instanceof Pending) this.load(k, v);
+  }
+
+  override entries() {
+    this.loadAll();
+    return super.entries();
+  }
+  override values() {
+    this.loadAll();
+    return super.values();
+  }
+  override forEach(cb: (v: unknown, k: string, m: Map<string, unknown>) => void, thisArg?: unknown) {
+    this.loadAll();
+    super.forEach(cb, thisArg);
+  }
+  override [Symbol.iterator]() {
+    this.loadAll();
+    return super[Symbol.iterator]();
+  }
+}
+
+/** Packs a subtree: each leaf replaced by an offset into one postings array (see LazyLeaf). */
+function packTree(tree: Tree): { tree: Tree; postings: Uint32Array } {
+  const out: number[] = [];
+  const walk = (node: Tree): Tree => {
+    const copy: Tree = new Map();
+    for (const [key, value] of node) {
+      if (key !== LEAF) {
+        copy.set(key, walk(value as Tree));
+        continue;
+      }
+      copy.set(LEAF, out.length);
+      const raw = value instanceof LazyLeaf ? value.raw : undefined;
+      if (raw) {
+        // Untouched since loading: copy its postings as they are.
+        let i = raw.offset;
+        const fields = raw.postings[i++]!;
+        let end = i;
+        for (let f = 0; f < fields; f++) end += 2 + 2 * raw.postings[end + 1]!;
+        for (let j = raw.offset; j < end; j++) out.push(raw.postings[j]!);
+        continue;
+      }
+      const leaf = value as Map<number, Map<number, number>>;
+      out.push(leaf.size);
+      for (const [fieldId, docs] of leaf) {
+        out.push(fieldId, docs.size);
+        for (const [doc, freq] of docs) out.push(doc, freq);
+      }
+    }
+    return copy;
+  };
+  const packed = walk(tree);
+  return { tree: packed, postings: Uint32Array.from(out) };
+}
+
+function unpackTree(tree: Tree, postings: Uint32Array): Tree {
+  const walk = (node: Tree): void => {
+    for (const [key, value] of node) {
+      if (key === LEAF) node.set(LEAF, new LazyLeaf(postings, value as number));
+      else walk(value as Tree);
+    }
+  };
+  walk(tree);
+  return tree;
+}
+
+/** The shards of a root to store: an untouched one as its stored bytes, any other serialised anew. */
+function shardBlobs(root: Map<string, unknown>): { keys: [string, number][]; blobs: Buffer[] } {
+  const keys: [string, number][] = [];
+  const blobs: Buffer[] = [];
+  const children = root instanceof LazyRoot ? root.own() : root.entries();
+  for (const [k, v] of children) {
+    const blob = v instanceof Pending ? v.bytes() : v8.serialize(packTree(v as Tree));
+    keys.push([k, blob.length]);
+    blobs.push(blob);
+  }
+  return { keys, blobs };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// NOTE: MiniSearch's private fields, set from the stored state. A MiniSearch release may rename them: the store
+// is keyed by MINISEARCH_VERSION, and an instance without one of them is refused (the base is then rebuilt).
+const PRIVATE = ['_index', '_documentCount', '_documentIds', '_idToShortId', '_fieldIds', '_fieldLength', '_avgFieldLength', '_nextId', '_storedFields', '_dirtCount'] as const;
+
+interface DocState {
+  documentIds: Map<number, string>;
+  idToShortId: Map<string, number>;
+  fieldLength: Map<number, number[]>;
+  documentCount: number;
+  nextId: number;
+  dirtCount: number;
+  avg: number;
+}
+
+function privates(ms: MiniSearch<IndexDoc>): Record<string, unknown> {
+  return ms as unknown as Record<string, unknown>;
+}
+
+/** A MiniSearch over a root and a document state. */
+function instance(root: LazyRoot, s: DocState): MiniSearch<IndexDoc> {
+  const ms = new MiniSearch<IndexDoc>(indexOptions());
+  const t = privates(ms);
+  for (const k of PRIVATE) if (!(k in t)) throw new Error(`search index: MiniSearch has no field ${k}`);
+  const SearchableMap = (t._index as object).constructor as new (tree: unknown, prefix: string) => unknown;
+  Object.assign(t, {
+    _index: new SearchableMap(root, ''),
+    _documentCount: s.documentCount,
+    _documentIds: s.documentIds,
+    _idToShortId: s.idToShortId,
+    _fieldLength: s.fieldLength,
+    _avgFieldLength: [s.avg],
+    _nextId: s.nextId,
+    _dirtCount: s.dirtCount,
+    _storedFields: new Map(),
+    _fieldIds: { text: 0 },
+  });
+  return ms;
+}
+
+/** The term tree root of an instance (its SearchableMap's tree). */
+function rootOf(ms: MiniSearch<IndexDoc>): LazyRoot {
+  return (privates(ms)._index as { _tree: LazyRoot })._tree;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The files
+
+interface Header {
+  namesKey: string;
+  /** Names this base; a delta applies to the base it names. */
+  base: string;
+  minisearch: string;
+  documentCount: number;
+  nextId: number;
+  dirtCount: number;
+  avg: number;
+  metaBytes: number;
+  /** Table positions of the files with links. */
+  linked: number[];
+  /** Every id a link points at, with the path of the entry that has it (the first by path), when one does. */
+  targets: [string, string][];
+  shards: [string, number][];
+}
+
+interface DeltaFile {
+  path: string;
+  stat: [mtimeMs: number, ctimeMs: number, size: number, ino: number];
+  /** The row and indexed text of a servable file; null for a file that does not parse. */
+  row: string | null;
+  text: string | null;
+}
+
+interface Delta {
+  base: string;
+  namesKey: string;
+  files: DeltaFile[];
+  /** Base paths no longer on disk. */
+  gone: string[];
+}
+
+interface Base {
+  header: Header;
+  table: StatTable<Header>;
+  /** Reads the file the table came from (kept open: the shards are read from it as they are asked for). */
+  read: Reader;
+  short: Uint32Array;
+  len: Uint32Array;
+  metaEnd: Uint32Array;
+  /** The rows of the servable files, one after the other. */
+  meta: Buffer;
+  /** Where the shards start. */
+  shardsAt: number;
+}
+
+function u32(bytes: Buffer, at: number, count: number): Uint32Array {
+  const slice = bytes.subarray(at, at + count * 4);
+  return slice.byteOffset % 4 === 0 ? new Uint32Array(slice.buffer, slice.byteOffset, count) : new Uint32Array(Uint8Array.from(slice).buffer);
+}
+
+/** Closes the file of a base nobody holds any more (a long-lived process opens many over its life). */
+const closer = new FinalizationRegistry<number>((fd) => {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    /* already closed */
+  }
+});
+
+function readBase(dir: string): Base | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(baseFile(dir), 'r');
+  } catch {
+    return undefined;
+  }
+  const table = readStatTableFd<Header>(fd, MAGIC, (h) => h?.minisearch === MINISEARCH_VERSION && Array.isArray(h.shards) && Array.isArray(h.targets));
+  if (!table) {
+    fs.closeSync(fd);
+    return undefined;
+  }
+  const read: Reader = (at, len) => {
+    const b = readAt(fd, at, len);
+    if (b.length !== len) throw new Error('search index: the stored base is cut short');
+    return b;
+  };
+  const n = table.paths.length;
+  const docs = read(table.tailAt, 12 * n + table.header.metaBytes);
+  const base: Base = { header: table.header, table, read, short: u32(docs, 0, n), len: u32(docs, 4 * n, n), metaEnd: u32(docs, 8 * n, n), meta: docs.subarray(12 * n), shardsAt: table.tailAt + 12 * n + table.header.metaBytes };
+  closer.register(read, fd);
+  return base;
+}
+
+function readDelta(dir: string, base: string): Delta | undefined {
+  try {
+    const d = v8.deserialize(fs.readFileSync(deltaFile(dir))) as Delta;
+    return d?.base === base && Array.isArray(d.files) && Array.isArray(d.gone) ? d : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One file of a base about to be written. */
+interface Stored extends FileStat {
+  short: number;
+  len: number;
+  row: string | null;
+}
+
+function writeBase(dir: string, namesKey: string, files: Stored[], ms: MiniSearch<IndexDoc>): void {
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const n = files.length;
+  const short = new Uint32Array(n);
+  const len = new Uint32Array(n);
+  const metaEnd = new Uint32Array(n);
+  const rows: Buffer[] = [];
+  const linked: number[] = [];
+  let end = 0;
+  files.forEach((f, i) => {
+    short[i] = f.short;
+    len[i] = f.len;
+    if (f.row !== null) {
+      const b = Buffer.from(f.row, 'utf8');
+      rows.push(b);
+      end += b.length;
+      if (hasLinks(f.row)) linked.push(i);
+    }
+    metaEnd[i] = end;
+  });
+  const wanted = new Set<string>();
+  for (const i of linked) for (const [, to] of (JSON.parse(files[i]!.row!) as Row)[9]) wanted.add(to);
+  const targets = new Map<string, string>();
+  if (wanted.size > 0) {
+    for (const f of files) {
+      const id = f.row === null ? undefined : (JSON.parse(f.row) as Row)[0];
+      if (id !== undefined && wanted.has(id) && !targets.has(id)) targets.set(id, f.path);
+    }
+  }
+  const { keys, blobs } = shardBlobs(rootOf(ms));
+  const t = privates(ms);
+  const header: Header = {
+    namesKey,
+    base: `${Date.now().toString(36)}-${process.pid}-${Math.random().toString(36).slice(2)}`,
+    minisearch: MINISEARCH_VERSION,
+    documentCount: t._documentCount as number,
+    nextId: t._nextId as number,
+    dirtCount: t._dirtCount as number,
+    avg: (t._avgFieldLength as number[])[0] ?? 0,
+    metaBytes: end,
+    linked,
+    targets: [...targets],
+    shards: keys,
+  };
+  const arrays = [short, len, metaEnd].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength));
+  writeStatTable(baseFile(dir), MAGIC, header, files, Buffer.concat([...arrays, ...rows, ...blobs]));
+  fs.rmSync(deltaFile(dir), { force: true });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The store
+
+/** A search index in memory, with what search shows of each file. */
+export interface SearchStore {
+  dir: string;
+  index: MiniSearch<IndexDoc>;
+  /** How it was obtained (benchmarks and tests): served as stored, with a delta written, or rebuilt. */
+  how: 'cached' | 'updated' | 'built';
+  /** What search shows of a servable file (undefined for any other path). */
+  meta(path: string): SearchMeta | undefined;
+  /** The servable entry with an id (for an id claimed twice, the first file by path). */
+  byId(id: string): SearchMeta | undefined;
+  /** Every servable entry with a link. */
+  linkers(): SearchMeta[];
+  /** Runs a search with the term tree restricted to the shards of `queries` (see LazyRoot). */
+  scoped<T>(queries: string[], run: () => T): T;
+}
+
+/**
+ * A store over rows found by path. `knownPath` answers "which path has this id" for the ids it knows (link
+ * targets), undefined otherwise; then every row is read once to find it.
+ */
+function storeOf(dir: string, index: MiniSearch<IndexDoc>, how: SearchStore['how'], rowOfPath: (p: string) => string | null | undefined, linkerPaths: () => string[], allPaths: () => string[], knownPath: (id: string) => string | undefined = () => undefined): SearchStore {
+  const metas = new Map<string, SearchMeta | undefined>();
+  const meta = (p: string): SearchMeta | undefined => {
+    if (metas.has(p)) return metas.get(p);
+    const row = rowOfPath(p);
+    const m = row ? metaOf(p, row) : undefined;
+    metas.set(p, m);
+    return m;
+  };
+  let ids: Map<string, string> | undefined;
+  return {
+    dir,
+    index,
+    how,
+    meta,
+    byId(id) {
+      const known = ids ? undefined : knownPath(id);
+      if (known !== undefined) return meta(known);
+      if (!ids) {
+        ids = new Map();
+        for (const p of allPaths().sort()) {
+          const row = rowOfPath(p);
+          const rid = row ? (JSON.parse(row) as Row)[0] : undefined;
+          if (rid !== undefined && !ids.has(rid)) ids.set(rid, p);
+        }
+      }
+      const p = ids.get(id);
+      return p === undefined ? undefined : meta(p);
+    },
+    linkers: () => linkerPaths().map(meta).filter((m): m is SearchMeta => !!m),
+    scoped(queries, run) {
+      const root = rootOf(index);
+      root.scope = scopeOf(queries);
+      try {
+        return run();
+      } finally {
+        root.scope = null;
+      }
+    },
+  };
+}
+
+/** A store over a base and a delta. `scope`: the first characters the delta's terms are indexed under (null: all). */
+function openBase(dir: string, b: Base, delta: Delta | undefined, scope: Set<string> | null, how: SearchStore['how']): SearchStore {
+  const { table, short, len, header } = b;
+  const root = new LazyRoot();
+  let at = b.shardsAt;
+  for (const [k, length] of header.shards) {
+    root.set(k, new Pending(b.read, at, length));
+    at += length;
+  }
+  const paths = table.paths;
+  const documentIds = new Map<number, string>();
+  const fieldLength = new Map<number, number[]>();
+  const posOfShort = new Map<number, number>();
+  for (let i = 0; i < paths.length; i++) {
+    const s = short[i]!;
+    if (s === NONE) continue;
+    documentIds.set(s, paths[i]!);
+    fieldLength.set(s, [len[i]!]);
+    posOfShort.set(s, i);
+  }
+  // Only a delta (discard) and a result's row need it: filled on first use.
+  const idToShortId = new LazyMap<string, number>((m) => {
+    for (const [s, p] of documentIds) m.set(p, s);
+  });
+  const index = instance(root, { documentIds, idToShortId, fieldLength, documentCount: header.documentCount, nextId: header.nextId, dirtCount: header.dirtCount, avg: header.avg });
+  const changed = new Map<string, DeltaFile | null>();
+  if (delta) {
+    for (const p of delta.gone) changed.set(p, null);
+    for (const f of delta.files) changed.set(f.path, f);
+    for (const p of changed.keys()) if (idToShortId.has(p)) index.discard(p);
+    addScope = scope;
+    try {
+      for (const f of delta.files) if (f.row !== null) index.add({ path: f.path, text: f.text ?? '' });
+    } finally {
+      addScope = null;
+    }
+  }
+  const rowOfPath = (p: string): string | null | undefined => {
+    if (changed.has(p)) return changed.get(p)?.row;
+    const s = idToShortId.get(p);
+    const i = s === undefined ? undefined : posOfShort.get(s);
+    return i === undefined ? undefined : rowOfStored(b, i);
+  };
+  const linkerPaths = (): string[] => [
+    ...header.linked.map((i) => paths[i]!).filter((p) => !changed.has(p)),
+    ...(delta?.files ?? []).filter((f) => hasLinks(f.row)).map((f) => f.path),
+  ];
+  const allPaths = (): string[] => [...paths.filter((p) => !changed.has(p)), ...(delta?.files ?? []).map((f) => f.path)];
+  // A link target of the base, unless its file changed since; a file of the delta claiming the id comes first
+  // when its path does.
+  const targets = new Map(header.targets);
+  const knownPath = (id: string): string | undefined => {
+    let p = targets.get(id);
+    if (p === undefined || changed.has(p)) return undefined;
+    for (const f of delta?.files ?? []) if (f.row !== null && f.path < p && (JSON.parse(f.row) as Row)[0] === id) p = f.path;
+    return p;
+  };
+  return storeOf(dir, index, how, rowOfPath, linkerPaths, allPaths, knownPath);
+}
+
+/** Progress of a rebuild: the phase, and how far it got. */
+export type BuildProgress = (phase: 'reading entries' | 'indexing', done: number, total: number) => void;
+
+/** Rebuilds the base from the catalog and returns its store. */
+async function build(dir: string, onProgress?: BuildProgress): Promise<SearchStore> {
+  const namesKey = recordableNamesKey(dir); // before the catalog lists the folders: see writeIdMap
+  const plain = new MiniSearch<IndexDoc>(indexOptions());
+  // The files the catalog parses now are indexed from the text it read; the others are read here.
+  const added = new Set<string>();
+  termMemo = new Map();
+  let catalog;
+  try {
+    catalog = await loadCatalog(dir, {
+      ...(onProgress ? { onProgress: (d: number, t: number) => onProgress('reading entries', d, t) } : {}),
+      onText: (item, text) => {
+        plain.add({ path: item.path, text: docText(dir, item.entry!, text) });
+        added.add(item.path);
+      },
+    });
+    const rest = catalog.items.filter((i) => i.entry && !added.has(i.path));
+    rest.forEach((item, n) => {
+      plain.add({ path: item.path, text: docText(dir, item.entry!) });
+      if (n % 250 === 0 || n === rest.length - 1) onProgress?.('indexing', n + 1, rest.length);
+    });
+  } finally {
+    termMemo = null;
+  }
+  const servable = catalog.items.filter((i) => i.entry);
+  // The same instance over a LazyRoot, so that searches of a fresh build see the shards a stored one shows.
+  const root = new LazyRoot();
+  for (const [k, v] of (privates(plain)._index as { _tree: Tree })._tree) root.set(k, v);
+  const t = privates(plain);
+  const index = instance(root, { documentIds: t._documentIds as Map<number, string>, idToShortId: t._idToShortId as Map<string, number>, fieldLength: t._fieldLength as Map<number, number[]>, documentCount: t._documentCount as number, nextId: t._nextId as number, dirtCount: 0, avg: (t._avgFieldLength as number[])[0] ?? 0 });
+  const idToShort = t._idToShortId as Map<string, number>;
+  const fieldLength = t._fieldLength as Map<number, number[]>;
+  const rows = new Map<string, string>();
+  for (const item of servable) rows.set(item.path, rowOf(item.entry!));
+  const files: Stored[] = catalog.items.map((i) => {
+    const s = idToShort.get(i.path);
+    return { path: i.path, mtimeMs: i.mtimeMs, ctimeMs: i.ctimeMs, size: i.size, ino: i.ino, short: s ?? NONE, len: s === undefined ? 0 : fieldLength.get(s)![0]!, row: rows.get(i.path) ?? null };
+  });
+  try {
+    writeBase(dir, namesKey, files, index);
+  } catch {
+    // a read-only repo still searches; it rebuilds next time
+  }
+  const linkers = files.filter((f) => hasLinks(f.row)).map((f) => f.path);
+  return storeOf(dir, index, 'built', (p) => rows.get(p), () => linkers, () => [...rows.keys()]);
+}
+
+function statOf(f: EntryFile): DeltaFile['stat'] {
+  return [f.mtimeMs, f.ctimeMs, f.size, f.ino];
+}
+
+/**
+ * The files that differ from what `b` and `delta` record: changed or new (with their stat data now) and gone.
+ * Under the recorded names key the recorded files are stat'ed; under another one the folders are listed.
+ */
+function differences(dir: string, b: Base, delta: Delta | undefined, namesKey: string): { changed: EntryFile[]; gone: string[] } {
+  const changed: EntryFile[] = [];
+  const gone: string[] = [];
+  const base = dir.endsWith('/') ? dir : `${dir}/`;
+  const inDelta = new Map<string, DeltaFile['stat'] | null>();
+  for (const p of delta?.gone ?? []) inDelta.set(p, null);
+  for (const f of delta?.files ?? []) inDelta.set(f.path, f.stat);
+  const { table } = b;
+  const same = (f: EntryFile, s: DeltaFile['stat']): boolean => f.mtimeMs === s[0] && f.ctimeMs === s[1] && f.size === s[2] && f.ino === s[3];
+  const now = (p: string): EntryFile | undefined => {
+    const st = fs.statSync(base + p, { throwIfNoEntry: false });
+    return st?.isFile() ? { path: p, id: '', mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size, ino: st.ino } : undefined;
+  };
+  if (namesKey === (delta?.namesKey ?? b.header.namesKey)) {
+    for (let i = 0; i < table.paths.length; i++) {
+      const p = table.paths[i]!;
+      if (inDelta.has(p) || unchanged(base, table, i)) continue;
+      const f = now(p);
+      if (f) changed.push(f);
+      else gone.push(p);
+    }
+    for (const [p, s] of inDelta) {
+      if (!s) continue;
+      const f = now(p);
+      if (!f) gone.push(p);
+      else if (!same(f, s)) changed.push(f);
+    }
+    return { changed, gone };
+  }
+  const listed = listEntryFiles(dir);
+  const recorded = new Map<string, DeltaFile['stat']>();
+  const st = table.stats;
+  for (let i = 0; i < table.paths.length; i++) recorded.set(table.paths[i]!, [st[i * 4]!, st[i * 4 + 1]!, st[i * 4 + 2]!, st[i * 4 + 3]!]);
+  for (const [p, s] of inDelta) {
+    if (s) recorded.set(p, s);
+    else recorded.delete(p);
+  }
+  for (const f of listed) {
+    const s = recorded.get(f.path);
+    recorded.delete(f.path);
+    if (!s || !same(f, s)) changed.push(f);
+  }
+  gone.push(...recorded.keys());
+  return { changed, gone };
+}
+
+/** Options of openSearchStore. */
+export interface OpenOptions {
+  /**
+   * The queries about to be run: a delta is then applied for their shards only. Absent, or in a process that
+   * keeps the index for other queries (warm.ts), it is applied whole.
+   */
+  queries?: string[];
+  onProgress?: BuildProgress;
+}
+
+/**
+ * The search index of a data repo, proved current (see the module contract): kept in memory by a long-lived
+ * process while nothing changed, else the stored base and delta, brought up to date first when files changed.
+ */
+export async function openSearchStore(dir: string, options: OpenOptions = {}): Promise<SearchStore> {
+  const kept = warmValue<SearchStore>(dir, 'search');
+  if (kept) return { ...kept, how: 'cached' };
+  const whole = !options.queries || isWarm(dir);
+  const store = await openFresh(dir, whole ? null : scopeOf(options.queries!), options.onProgress);
+  if (whole) rememberWarm(dir, 'search', store);
+  return store;
+}
+
+async function openFresh(dir: string, scope: Set<string> | null, onProgress?: BuildProgress): Promise<SearchStore> {
+  const b = readBase(dir);
+  if (!b) return build(dir, onProgress);
+  let delta = readDelta(dir, b.header.base);
+  const recorded = delta?.namesKey ?? b.header.namesKey;
+  const namesKey = currentNamesKey(dir);
+  // NOTE: both keys are taken before the folders are listed (see writeIdMap): a file made meanwhile moves them.
+  const recordKey = namesKey === recorded ? recorded : recordableNamesKey(dir);
+  const { changed, gone } = differences(dir, b, delta, namesKey);
+  if (changed.length === 0 && gone.length === 0 && recordKey === recorded) return tryOpen(dir, b, delta, scope, 'cached', onProgress);
+  const docs = b.header.documentCount;
+  if (changed.length + gone.length > Math.max(REBUILD_MIN, docs * REBUILD_SHARE)) return build(dir, onProgress);
+  const files = new Map((delta?.files ?? []).map((f) => [f.path, f]));
+  const goneSet = new Set(delta?.gone ?? []);
+  const parse = changed.length > 0 ? (await import('../../core/format/entry.js')).parseEntry : undefined;
+  for (const f of changed) {
+    const item = readItem(dir, f, parse!);
+    files.set(f.path, { path: f.path, stat: statOf(f), row: item.entry ? rowOf(item.entry) : null, text: item.entry ? docText(dir, item.entry) : null });
+    goneSet.delete(f.path);
+  }
+  const inBase = new Set(b.table.paths);
+  for (const p of gone) {
+    files.delete(p);
+    if (inBase.has(p)) goneSet.add(p);
+  }
+  delta = { base: b.header.base, namesKey: recordKey, files: [...files.values()], gone: [...goneSet] };
+  const text = delta.files.reduce((n, f) => n + (f.text?.length ?? 0), 0);
+  if (delta.files.length > DELTA_MAX || text > DELTA_MAX_TEXT) return fold(dir, b, delta, onProgress);
+  try {
+    writeFileAtomic(deltaFile(dir), v8.serialize(delta), { fsync: false });
+  } catch {
+    // a read-only repo still searches; it applies the changes again next time
+  }
+  return tryOpen(dir, b, delta, scope, changed.length + gone.length > 0 ? 'updated' : 'cached', onProgress);
+}
+
+/** openBase, or a rebuild when the stored state does not fit this MiniSearch. */
+async function tryOpen(dir: string, b: Base, delta: Delta | undefined, scope: Set<string> | null, how: SearchStore['how'], onProgress?: BuildProgress): Promise<SearchStore> {
+  try {
+    return openBase(dir, b, delta, scope, how);
+  } catch {
+    return build(dir, onProgress);
+  }
+}
+
+/** Folds a delta into a new base: the shards its documents touch are rewritten, the others copied as stored. */
+async function fold(dir: string, b: Base, delta: Delta, onProgress?: BuildProgress): Promise<SearchStore> {
+  let store: SearchStore;
+  try {
+    store = openBase(dir, b, delta, null, 'updated');
+  } catch {
+    return build(dir, onProgress);
+  }
+  const t = privates(store.index);
+  const dirt = t._dirtCount as number;
+  if (dirt > Math.max(200, (t._documentCount as number) / 4)) return build(dir, onProgress); // dead terms: start over
+  const idToShort = t._idToShortId as Map<string, number>;
+  const fieldLength = t._fieldLength as Map<number, number[]>;
+  const { table } = b;
+  const changed = new Map<string, DeltaFile | null>();
+  for (const p of delta.gone) changed.set(p, null);
+  for (const f of delta.files) changed.set(f.path, f);
+  const files: Stored[] = [];
+  const st = table.stats;
+  const from = (p: string, stat: DeltaFile['stat'], row: string | null): Stored => {
+    const s = idToShort.get(p);
+    return { path: p, mtimeMs: stat[0], ctimeMs: stat[1], size: stat[2], ino: stat[3], short: s ?? NONE, len: s === undefined ? 0 : fieldLength.get(s)![0]!, row };
+  };
+  for (let i = 0; i < table.paths.length; i++) {
+    const p = table.paths[i]!;
+    if (!changed.has(p)) files.push(from(p, [st[i * 4]!, st[i * 4 + 1]!, st[i * 4 + 2]!, st[i * 4 + 3]!], rowOfStored(b, i)));
+  }
+  for (const f of delta.files) files.push(from(f.path, f.stat, f.row));
+  try {
+    writeBase(dir, delta.namesKey, files, store.index);
+  } catch {
+    // derived state: the delta stays too big, and the next search folds it again
+  }
+  return store;
+}
+
+function rowOfStored(b: Base, i: number): string | null {
+  const from = i === 0 ? 0 : b.metaEnd[i - 1]!;
+  return b.metaEnd[i] === from ? null : b.meta.toString('utf8', from, b.metaEnd[i]!);
+}
