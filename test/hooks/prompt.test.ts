@@ -253,6 +253,43 @@ describe('large rebuilds', () => {
   });
 });
 
+describe('never blind during a rebuild', () => {
+  it('a prompt typed right after a change, while the rebuild runs in the background, is answered from the previous index', async () => {
+    await makeRepo(sb, base);
+    expect(pointerIds(contextOf(await runPromptHook(sb, payload(STASH_PROMPT, 'nb0'))))).toEqual([tid(1)]);
+    // A change (a new note by hand), then a prompt at once, with every rebuild sent to the background.
+    writeEntries(sb.data, [{ id: tid(90), title: 'Kubernetes pod eviction under memory pressure', tags: ['k8s'] }]);
+    const debugFile = path.join(sb.root, 'debug-nb.jsonl');
+    const env = { KB_HOOK_DEBUG: '1', KB_HOOK_DEBUG_FILE: debugFile, KB_PROMPT_BUILD_BUDGET_MS: '0' };
+    const during = contextOf(await runPromptHook(sb, payload(STASH_PROMPT, 'nb1'), { env }));
+    expect(pointerIds(during)).toEqual([tid(1)]);
+    expect(during).toContain('Write plain sentences.');
+    const record = JSON.parse(fs.readFileSync(debugFile, 'utf8').trim().split('\n')[0]!);
+    expect(record.index).toMatch(/started in the background; the previous index answers meanwhile/);
+    // Once the builder is done, the new note is found too.
+    let ctx: string | undefined;
+    for (let i = 0; i < 120; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      if (fs.existsSync(path.join(sb.data, '.git', 'git-kb', 'prompt', 'build.lock'))) continue;
+      ctx = contextOf(await runPromptHook(sb, payload('pods get evicted under memory pressure on kubernetes, why?', `nb2-${i}`), { env }));
+      if (pointerIds(ctx).includes(tid(90))) break;
+    }
+    expect(pointerIds(ctx)).toContain(tid(90));
+  });
+
+  it('does not answer from the previous index once hosts.yaml or a kernel entry changed', async () => {
+    await makeRepo(sb, base);
+    expect(pointerIds(contextOf(await runPromptHook(sb, payload(STASH_PROMPT, 'nc0'))))).toEqual([tid(1)]);
+    const env = { KB_PROMPT_BUILD_BUDGET_MS: '0' };
+    fs.writeFileSync(path.join(sb.data, 'hosts.yaml'), 'hosts:\n  web:\n    forbidden: true\n    markers: [webspace]\n');
+    expect((await runPromptHook(sb, payload(STASH_PROMPT, 'nc1'), { env })).stdout).toBe('');
+    // The kernel entry edited: its old body is never injected (silence, or the new body once a build landed).
+    writeEntries(sb.data, [{ ...base[4]!, body: 'Write short sentences. Never use em dashes.' }]);
+    const out = (await runPromptHook(sb, payload(STASH_PROMPT, 'nc2'), { env })).stdout;
+    expect(out).not.toContain('Write plain sentences.');
+  });
+});
+
 describe('hosts.yaml fails closed', () => {
   const facts: TestEntry[] = [
     { id: tid(70), title: 'Webspace deploy quirks of the webroot', type: 'host_fact', host: 'hssh' },

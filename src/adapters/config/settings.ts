@@ -46,6 +46,8 @@ export interface Settings {
   proseLintModel?: string;
   proseLintTimeoutMs: number;
   proseLintClaude?: string;
+  /** KB_PROMPT_BUILD_BUDGET_MS: a prompt index rebuild estimated above this runs in the background (default 2500). */
+  promptBuildBudgetMs?: number;
   /** KB_SESSIONS=0 turns the session hooks off. */
   sessions: boolean;
   /** KB_SESSION_DEBOUNCE_S (default 300) and KB_SESSION_CATCHUP_MIN (default 10). */
@@ -91,6 +93,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     proseLintModel: env.KB_PROSE_LINT_MODEL || undefined,
     proseLintTimeoutMs: parseNumber(env.KB_PROSE_LINT_TIMEOUT_MS, 45_000, 1),
     proseLintClaude: env.KB_PROSE_LINT_CLAUDE || undefined,
+    ...(env.KB_PROMPT_BUILD_BUDGET_MS ? { promptBuildBudgetMs: parseNumber(env.KB_PROMPT_BUILD_BUDGET_MS, 2500, 0) } : {}),
     sessions: parseBool(env.KB_SESSIONS) !== false,
     sessionDebounceS: parseNumber(env.KB_SESSION_DEBOUNCE_S, 300),
     sessionCatchupMin: parseNumber(env.KB_SESSION_CATCHUP_MIN, 10),

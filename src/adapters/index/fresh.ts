@@ -160,6 +160,20 @@ function nextWindow(dir: string, count: number): number {
   return n % count;
 }
 
+/**
+ * True when an index that is no longer fresh may still answer a prompt while its rebuild runs in the background:
+ * hosts.yaml is the one it was built under (so no host forbidden since is pointed to) and every kernel file is the
+ * one it holds (so no old kernel body or rule is injected). Its pointers may then miss an entry added since, or
+ * name one deleted since, until the rebuild lands (spec/hooks.md, "Rebuilds").
+ */
+export function servableWhileStale(dir: string, reader: IndexReader): boolean {
+  const h = reader.header;
+  // NOTE: the key holds hosts.yaml's stat signature as one of its '|'-separated parts (repoKey).
+  if (!h.key.split('|').includes(statSig(`${dir}/hosts.yaml`))) return false;
+  const base = `${dir}/`;
+  return h.kernel.every((k) => statSig(base + k.path) === k.sig);
+}
+
 /** Checks an opened index against the data repo (see the module contract). */
 export function checkFreshness(dir: string, reader: IndexReader): Freshness {
   const h = reader.header;

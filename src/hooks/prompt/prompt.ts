@@ -141,7 +141,8 @@ export async function handlePrompt(input: HookInput, ctx: HookContext): Promise<
   record.data = dir;
   if (!fs.existsSync(path.join(dir, '.git'))) return done({ skipped: 'no data repo' });
 
-  const loaded = await loadPromptIndex(dir, ctx.settings.env);
+  const budget = ctx.settings.promptBuildBudgetMs;
+  const loaded = await loadPromptIndex(dir, ctx.settings.env, budget === undefined ? {} : { budgetMs: budget });
   if (!loaded.reader) return done({ skipped: 'no index', index: loaded.state });
   const { reader, state } = loaded;
   try {

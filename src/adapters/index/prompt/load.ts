@@ -4,14 +4,15 @@
  * refreshPromptIndex). A fresh index is served as is. A missing or stale one is rebuilt in this process when the rebuild is cheap (the
  * estimate is the number of entry files times the per-file cost with or without a warm catalog cache) or when the
  * caller waits for it (`wait`); otherwise a detached builder process is started (at most one per data repo,
- * guarded by `prompt/build.lock`) and the caller gets no index, never a stale one. The hook's deadline can
+ * guarded by `prompt/build.lock`) and the caller gets the previous index when it is safe to serve (fresh.ts
+ * servableWhileStale: same hosts.yaml, same kernel files), else no index. The hook's deadline can
  * therefore never cut a large first build short forever. The builder (build.ts) is imported only to rebuild.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { processAlive } from '../../system/pid.js';
 import type { BuildResult } from './build.js';
-import { buildLockFile, catalogCacheFile, checkFreshness, indexFile } from '../fresh.js';
+import { buildLockFile, catalogCacheFile, checkFreshness, indexFile, servableWhileStale } from '../fresh.js';
 import { openIndexFile, type IndexReader } from './format.js';
 
 /** A rebuild expected to take longer than this runs in the background. */
@@ -135,6 +136,8 @@ export type LoadedIndex = { reader: IndexReader; state: string } | { reader?: un
 export interface LoadOptions {
   /** Rebuild here whatever it costs, never in the background (for a caller with time, such as the prose gate). */
   wait?: boolean;
+  /** A rebuild estimated above this runs in the background (default SYNC_BUILD_BUDGET_MS). */
+  budgetMs?: number;
 }
 
 /**
@@ -145,21 +148,26 @@ export async function loadPromptIndex(dir: string, env?: NodeJS.ProcessEnv, opti
   const reader = openIndexFile(indexFile(dir));
   let reason = 'missing';
   let knownFiles: number | undefined;
+  // The previous index, while the rebuild runs in the background (see servableWhileStale): never blind.
+  let previous: IndexReader | undefined;
   if (reader) {
     const f = checkFreshness(dir, reader);
     if (f.fresh) return { reader, state: 'fresh' };
     reason = f.reason ?? 'stale';
     knownFiles = reader.header.fileCount;
-    reader.close();
+    if (!options.wait && servableWhileStale(dir, reader)) previous = reader;
+    else reader.close();
   }
+  const meanwhile = (state: string): LoadedIndex => (previous ? { reader: previous, state: `${state}; the previous index answers meanwhile` } : { state });
   if (!options.wait) {
-    if (buildRunning(dir)) return { state: `${reason}; a background build is running` };
+    if (buildRunning(dir)) return meanwhile(`${reason}; a background build is running`);
     const estimate = estimateRebuildMs(dir, knownFiles);
-    if (estimate > SYNC_BUILD_BUDGET_MS) {
+    if (estimate > (options.budgetMs ?? SYNC_BUILD_BUDGET_MS)) {
       const started = await startBackgroundBuild(dir, env);
-      return { state: `${reason}; rebuild estimated at ${Math.round(estimate)} ms ${started ? 'started in the background' : 'could not be started'}` };
+      return meanwhile(`${reason}; rebuild estimated at ${Math.round(estimate)} ms ${started ? 'started in the background' : 'could not be started'}`);
     }
   }
+  previous?.close();
   const built = await rebuild(dir);
   return { reader: built.reader, state: `rebuilt (${reason}) in ${built.ms} ms${built.saved ? '' : ', not saved'}` };
 }

@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b,c,d}from"./chunk-U5EQTKGJ.js";import"./chunk-3DF2R7LS.js";import"./chunk-XRVVZOUA.js";import"./chunk-NAXRFBJN.js";import"./chunk-K4IY5R3H.js";import"./chunk-H4IODXUT.js";import"./chunk-W2ZCWOQW.js";import"./chunk-OM3NNH33.js";import"./chunk-N42KQIYO.js";import"./chunk-FUAXPYMC.js";import"./chunk-ZHHVG47C.js";export{c as catalogProblems,b as loadCatalog,d as newestFirst,a as readItem};
