@@ -27,6 +27,7 @@ import v8 from 'node:v8';
 import MiniSearch from 'minisearch';
 import { loadCatalog, readItem, type EntryMeta } from './catalog.js';
 import { currentNamesKey, recordableNamesKey } from './ids.js';
+import type { SummaryRow } from './summary.js';
 import { readStatTableFd, unchanged, writeStatTable, type FileStat, type StatTable } from './stat-table.js';
 import { isWarm, rememberWarm, warmValue } from './warm.js';
 import { readAt, writeFileAtomic } from '../store/fsutil.js';
@@ -128,16 +129,8 @@ function docText(dir: string, e: EntryMeta, fileText?: string): string {
   return [...rep(e.title, r.title), ...rep(e.aliases.join(' '), r.aliases), ...rep(e.tags.join(' '), r.tags), ...rep(e.host ?? '', r.host), ...rep(e.url ?? '', r.url), body].join('\n');
 }
 
-/** What search shows and filters on for one servable file. */
-export interface SearchMeta {
-  id: string;
-  title: string;
-  type: string;
-  tags: string[];
-  path: string;
-  created?: string;
-  updated?: string;
-  host?: string;
+/** What search shows and filters on for one servable file: what `list` shows, and what decay and links need. */
+export interface SearchMeta extends SummaryRow {
   kernel: boolean;
   /** The entry's `evergreen` front matter value, when set. */
   evergreen?: unknown;
