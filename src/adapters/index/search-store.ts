@@ -785,36 +785,26 @@ function differences(dir: string, b: Base, delta: Delta | undefined, namesKey: s
     const st = fs.statSync(base + p, { throwIfNoEntry: false });
     return st?.isFile() ? { path: p, id: '', mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size, ino: st.ino } : undefined;
   };
-  if (namesKey === (delta?.namesKey ?? b.header.namesKey)) {
-    for (let i = 0; i < table.paths.length; i++) {
-      const p = table.paths[i]!;
-      if (inDelta.has(p) || unchanged(base, table, i)) continue;
-      const f = now(p);
-      if (f) changed.push(f);
-      else gone.push(p);
-    }
-    for (const [p, s] of inDelta) {
-      if (!s) continue;
-      const f = now(p);
-      if (!f) gone.push(p);
-      else if (!same(f, s)) changed.push(f);
-    }
-    return { changed, gone };
+  // Under another names key the folders are listed: a recorded file not listed is gone, a listed one not
+  // recorded is new. Either way every recorded file is stat'ed.
+  const listed = namesKey === (delta?.namesKey ?? b.header.namesKey) ? undefined : new Set(listEntryFiles(dir, { withStat: false }).map((f) => f.path));
+  const check = (p: string, s: DeltaFile['stat'] | undefined): void => {
+    const f = now(p);
+    if (!f) gone.push(p);
+    else if (!s || !same(f, s)) changed.push(f);
+  };
+  for (let i = 0; i < table.paths.length; i++) {
+    const p = table.paths[i]!;
+    if (inDelta.has(p)) continue;
+    if (listed && !listed.delete(p)) gone.push(p);
+    else if (!unchanged(base, table, i)) check(p, undefined);
   }
-  const listed = listEntryFiles(dir);
-  const recorded = new Map<string, DeltaFile['stat']>();
-  const st = table.stats;
-  for (let i = 0; i < table.paths.length; i++) recorded.set(table.paths[i]!, [st[i * 4]!, st[i * 4 + 1]!, st[i * 4 + 2]!, st[i * 4 + 3]!]);
   for (const [p, s] of inDelta) {
-    if (s) recorded.set(p, s);
-    else recorded.delete(p);
+    if (listed && !listed.delete(p)) {
+      if (s) gone.push(p);
+    } else if (s || listed) check(p, s ?? undefined);
   }
-  for (const f of listed) {
-    const s = recorded.get(f.path);
-    recorded.delete(f.path);
-    if (!s || !same(f, s)) changed.push(f);
-  }
-  gone.push(...recorded.keys());
+  for (const p of listed ?? []) check(p, undefined);
   return { changed, gone };
 }
 
