@@ -8,7 +8,8 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import { afterAll, describe, expect, it } from 'vitest';
 import { searchStore } from '../src/adapters/index/search.js';
-import { MINISEARCH_VERSION, openSearchStore } from '../src/adapters/index/search-store.js';
+import { openSearchStore } from '../src/adapters/index/search-store.js';
+import { MINISEARCH_VERSION } from '../src/adapters/index/search-docs.js';
 import { stateDir } from '../src/adapters/store/layout.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gkb-search-cache-'));

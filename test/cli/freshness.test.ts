@@ -6,7 +6,10 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { searchStore } from '../../src/adapters/index/search.js';
+import { openSearchStore } from '../../src/adapters/index/search-store.js';
 import { expectCleanRepo, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { addEntry, commitAll, entryText, initRepo, kbj, sgit, writeFile, type Added } from './support.js';
 
@@ -30,6 +33,18 @@ describe('freshness', () => {
     const a = await addEntry(sb, { title: 'Pelican deployment notes', body: 'Pelican builds the static site.' });
     expect(await searchIds('pelican')).toEqual([a.id]);
     expect(await listTitles()).toContain('Pelican deployment notes');
+  });
+
+  it('an add keeps the stored search index in step: the next search parses and lists nothing', async () => {
+    expect(await searchIds('pelican')).toHaveLength(1);
+    const a = await addEntry(sb, { title: 'Cormorant fishing notes', body: 'Cormorants dive for fish.' });
+    // The write put the new file, its row and its text into the delta, under the folders' names key after it.
+    const delta = v8.deserialize(fs.readFileSync(path.join(cacheDir(), 'search-delta.v9'))) as { files: { path: string; text: string | null }[] };
+    expect(delta.files.find((f) => f.path === a.path)?.text).toContain('Cormorants dive for fish.');
+    const store = await openSearchStore(sb.data, { queries: ['cormorant'] });
+    expect(store.how).toBe('cached');
+    expect(searchStore(store, { queries: ['cormorant'] }).map((h) => h.id)).toEqual([a.id]);
+    expect(await searchIds('cormorant')).toEqual([a.id]);
   });
 
   it('sees a commit made with plain git (write a file, git add, git commit)', async () => {

@@ -8,7 +8,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
-import type { Entry, Problem } from '../../core/format/entry.js';
+import type { Problem } from '../../core/format/entry.js';
+import { entryMetaOf, type EntryMeta } from '../../core/format/meta.js';
 import { currentNamesKey, idMapKey, writeIdMap } from './ids.js';
 import { rememberWarm, settleWarm, warmValue } from './warm.js';
 import { writeFileAtomic } from '../store/fsutil.js';
@@ -17,13 +18,7 @@ import { listEntryFiles, readEntryText, stateDir, type EntryFile } from '../stor
 /** Bump when the cached shape changes. */
 const CATALOG_VERSION = 5;
 
-/**
- * An entry's fields without its body (bodies are read from the files when needed). `data` keeps only the fields
- * that have no typed property (session fields, user extras), so the cache stays small.
- */
-export type EntryMeta = Omit<Entry, 'body'> & { bodyLength: number };
-
-const TYPED_FIELDS = new Set(['id', 'title', 'type', 'tags', 'links', 'created', 'updated', 'url', 'applies_to', 'kernel', 'host', 'aliases', 'rules']);
+export type { EntryMeta } from '../../core/format/meta.js';
 
 /** One file of the catalog: its stat data, its entry when it parses, and its own problems. */
 export interface CatalogItem extends EntryFile {
@@ -100,10 +95,7 @@ export function readItem(dir: string, file: EntryFile, parseEntry: typeof import
   }
   const { entry, problems } = parseEntry(text, file.path);
   if (!entry) return { ...file, problems };
-  const { body, data, ...meta } = entry;
-  const extra: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(data)) if (!TYPED_FIELDS.has(k)) extra[k] = v;
-  const item: CatalogItem = { ...file, entry: { ...meta, data: extra, bodyLength: body.length }, problems };
+  const item: CatalogItem = { ...file, entry: entryMetaOf(entry), problems };
   onText?.(item, text);
   return item;
 }

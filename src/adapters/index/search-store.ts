@@ -25,49 +25,20 @@
 import fs from 'node:fs';
 import v8 from 'node:v8';
 import MiniSearch from 'minisearch';
-import { loadCatalog, readItem, type EntryMeta } from './catalog.js';
+import { loadCatalog, readItem } from './catalog.js';
+import { BASE_MAGIC, baseFile, deltaFile, DELTA_MAX, DELTA_MAX_TEXT, docText, hasLinks, metaOf, MINISEARCH_VERSION, readDelta, rowOf, writeDelta, type Delta, type DeltaFile, type Row, type SearchMeta } from './search-docs.js';
 import { currentNamesKey, recordableNamesKey } from './ids.js';
-import type { SummaryRow } from './summary.js';
 import { readStatTableFd, unchanged, writeStatTable, type FileStat, type StatTable } from './stat-table.js';
 import { isWarm, rememberWarm, warmValue } from './warm.js';
-import { readAt, writeFileAtomic } from '../store/fsutil.js';
-import { listEntryFiles, readEntryText, stateDir, type EntryFile } from '../store/layout.js';
-import { bodyOf } from '../../core/format/fence.js';
-import { readableLinks } from '../../core/format/links.js';
+import { readAt } from '../store/fsutil.js';
+import { listEntryFiles, type EntryFile } from '../store/layout.js';
 import { SEARCH_TERMS, termOf, tokenize } from '../../core/text/terms.js';
 
-/** Bump when the stored shape, the indexed text or the term processing (core/text/terms.ts) changes. */
-export const SEARCH_INDEX_VERSION = 6;
-/**
- * The MiniSearch this code is built with (checked against node_modules by test/search-cache.test.ts). It is part
- * of the key of the stored index, because that holds MiniSearch's private fields.
- */
-export const MINISEARCH_VERSION = '7.2.0';
-
-/**
- * How many times each field is repeated in the one indexed text (the body once): BM25F's weighted term
- * frequencies, with one length normalisation over the weighted length. NOTE: measured against MiniSearch's
- * per-field scoring with boosts (each field saturated and normalised alone, with its own IDF), which let a word
- * rare in titles outweigh a note that matches the query throughout; one field won on both corpora.
- */
-export const FIELD_REPEAT = { title: 3, aliases: 3, tags: 2, host: 2, url: 1 };
-
-/** Files in the delta before it is folded into the base, and the text it may hold (characters). */
-const DELTA_MAX = 256;
-const DELTA_MAX_TEXT = 4_000_000;
 /** Past this share of the repo changed at once (and at least REBUILD_MIN files), the base is rebuilt. */
 const REBUILD_SHARE = 0.1;
 const REBUILD_MIN = 1000;
-
-const MAGIC = `git-kb search ${SEARCH_INDEX_VERSION}`;
+/** The short id of a file that is not indexed (it does not parse). */
 const NONE = 0xffffffff;
-
-function baseFile(dir: string): string {
-  return `${stateDir(dir)}/search.v9`;
-}
-function deltaFile(dir: string): string {
-  return `${stateDir(dir)}/search-delta.v9`;
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // Terms and documents
@@ -110,60 +81,6 @@ interface IndexDoc {
   path: string;
   /** Title, aliases, tags, host, url and body in one, each repeated FIELD_REPEAT times (the body once). */
   text: string;
-}
-
-/** An entry's body as search reads it (links made readable), '' when the file cannot be read. */
-export function readBody(dir: string, p: string): string {
-  try {
-    return readableLinks(bodyOf(readEntryText(dir, p)));
-  } catch {
-    return '';
-  }
-}
-
-/** The indexed text of an entry; `fileText`, the file's text when at hand (else the file is read). */
-function docText(dir: string, e: EntryMeta, fileText?: string): string {
-  const r = FIELD_REPEAT;
-  const rep = (text: string, n: number): string[] => (text ? Array.from({ length: n }, () => text) : []);
-  const body = fileText === undefined ? readBody(dir, e.path) : readableLinks(bodyOf(fileText));
-  return [...rep(e.title, r.title), ...rep(e.aliases.join(' '), r.aliases), ...rep(e.tags.join(' '), r.tags), ...rep(e.host ?? '', r.host), ...rep(e.url ?? '', r.url), body].join('\n');
-}
-
-/** What search shows and filters on for one servable file: what `list` shows, and what decay and links need. */
-export interface SearchMeta extends SummaryRow {
-  kernel: boolean;
-  /** The entry's `evergreen` front matter value, when set. */
-  evergreen?: unknown;
-  links: { rel: string; to: string }[];
-}
-
-type Row = [string, string, string, string[], string | null, string | null, string | null, 0 | 1, unknown, [string, string][]];
-
-function rowOf(e: EntryMeta): string {
-  const row: Row = [e.id, e.title, e.type, e.tags, e.created ?? null, e.updated ?? null, e.host ?? null, e.kernel ? 1 : 0, e.data.evergreen ?? null, e.links.map((l) => [l.rel, l.to])];
-  return JSON.stringify(row);
-}
-
-/** True for a row whose links (its last field) are not empty. */
-function hasLinks(row: string | null): boolean {
-  return row !== null && !row.endsWith(',[]]');
-}
-
-function metaOf(path: string, row: string): SearchMeta {
-  const a = JSON.parse(row) as Row;
-  return {
-    id: a[0],
-    title: a[1],
-    type: a[2],
-    tags: a[3],
-    path,
-    ...(a[4] !== null ? { created: a[4] } : {}),
-    ...(a[5] !== null ? { updated: a[5] } : {}),
-    ...(a[6] !== null ? { host: a[6] } : {}),
-    kernel: a[7] === 1,
-    ...(a[8] !== null ? { evergreen: a[8] } : {}),
-    links: a[9].map(([rel, to]) => ({ rel, to })),
-  };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -456,22 +373,6 @@ interface Header {
   shards: [string, number][];
 }
 
-interface DeltaFile {
-  path: string;
-  stat: [mtimeMs: number, ctimeMs: number, size: number, ino: number];
-  /** The row and indexed text of a servable file; null for a file that does not parse. */
-  row: string | null;
-  text: string | null;
-}
-
-interface Delta {
-  base: string;
-  namesKey: string;
-  files: DeltaFile[];
-  /** Base paths no longer on disk. */
-  gone: string[];
-}
-
 interface Base {
   header: Header;
   table: StatTable<Header>;
@@ -507,7 +408,7 @@ function readBase(dir: string): Base | undefined {
   } catch {
     return undefined;
   }
-  const table = readStatTableFd<Header>(fd, MAGIC, (h) => h?.minisearch === MINISEARCH_VERSION && Array.isArray(h.shards) && Array.isArray(h.targets));
+  const table = readStatTableFd<Header>(fd, BASE_MAGIC, (h) => h?.minisearch === MINISEARCH_VERSION && Array.isArray(h.shards) && Array.isArray(h.targets));
   if (!table) {
     fs.closeSync(fd);
     return undefined;
@@ -522,15 +423,6 @@ function readBase(dir: string): Base | undefined {
   const base: Base = { header: table.header, table, read, short: u32(docs, 0, n), len: u32(docs, 4 * n, n), metaEnd: u32(docs, 8 * n, n), meta: docs.subarray(12 * n), shardsAt: table.tailAt + 12 * n + table.header.metaBytes };
   closer.register(read, fd);
   return base;
-}
-
-function readDelta(dir: string, base: string): Delta | undefined {
-  try {
-    const d = v8.deserialize(fs.readFileSync(deltaFile(dir))) as Delta;
-    return d?.base === base && Array.isArray(d.files) && Array.isArray(d.gone) ? d : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** One file of a base about to be written. */
@@ -585,7 +477,7 @@ function writeBase(dir: string, namesKey: string, files: Stored[], ms: MiniSearc
     shards: keys,
   };
   const arrays = [short, len, metaEnd].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength));
-  writeStatTable(baseFile(dir), MAGIC, header, files, Buffer.concat([...arrays, ...rows, ...blobs]));
+  writeStatTable(baseFile(dir), BASE_MAGIC, header, files, Buffer.concat([...arrays, ...rows, ...blobs]));
   fs.rmSync(deltaFile(dir), { force: true });
 }
 
@@ -860,7 +752,7 @@ async function openFresh(dir: string, scope: Set<string> | null, onProgress?: Bu
   const text = delta.files.reduce((n, f) => n + (f.text?.length ?? 0), 0);
   if (delta.files.length > DELTA_MAX || text > DELTA_MAX_TEXT) return fold(dir, b, delta, onProgress);
   try {
-    writeFileAtomic(deltaFile(dir), v8.serialize(delta), { fsync: false });
+    writeDelta(dir, delta);
   } catch {
     // a read-only repo still searches; it applies the changes again next time
   }

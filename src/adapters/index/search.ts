@@ -4,7 +4,8 @@
  */
 import type { SearchResult } from 'minisearch';
 import type { Catalog, EntryMeta } from './catalog.js';
-import { FIELD_REPEAT, readBody, type SearchMeta, type SearchStore } from './search-store.js';
+import { FIELD_REPEAT, readBody, type SearchMeta } from './search-docs.js';
+import type { SearchStore } from './search-store.js';
 import { SEARCH_TERMS, terms } from '../../core/text/terms.js';
 import { isoAtLeast } from '../../core/format/since.js';
 import { decayFactor, type DecaySettings } from '../../core/decay.js';

@@ -25,6 +25,7 @@ import { clearJournal, readJournal, writeJournal, type Journal } from '../store/
 import { ENTRY_ROOTS, isEntryFilePath, requireDataRepo, safeJoin, writablePath } from '../store/layout.js';
 import { idFromFileName } from '../../core/format/schema.js';
 import { currentNamesKey, patchIdMap } from '../index/ids.js';
+import { keepSearchDelta } from '../index/search-docs.js';
 import { lockDataRepo } from '../store/lock.js';
 import { bringPaths, checkoutCommit, finishCheckout, workingOid, type PathTarget } from './checkout.js';
 
@@ -189,6 +190,7 @@ async function commitFiles(dir: string, author: Author, files: PendingFile[], me
   const commit = await commitWritten(dir, ref, files, message, author, workingFiles);
   clearJournal(dir);
   keepIdMap(dir, namesBefore, files.map((f) => ({ path: f.path, deleted: f.content === null })));
+  await keepSearchDelta(dir, namesBefore, files);
   // Auto-sync hook point (spec/sync.md): the CLI pushes after the verb when auto_sync is on; hooks never do.
   if (options.record !== false) noteCommit(dir);
   return commit;

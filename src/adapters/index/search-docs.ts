@@ -1,0 +1,192 @@
+/**
+ * Contract: what search indexes of an entry (its text and its row, spec/search.md "What is indexed"), the names
+ * of the stored index's files, and its delta: the files changed since the base was written, each with its row and
+ * text. No MiniSearch here: a write keeps the delta in step (`keepSearchDelta`) without loading the search engine,
+ * and search-store.ts builds on these pieces.
+ */
+import fs from 'node:fs';
+import v8 from 'node:v8';
+import { entryMetaOf, type EntryMeta } from '../../core/format/meta.js';
+import { currentNamesKey } from './ids.js';
+import type { SummaryRow } from './summary.js';
+import { readAt, writeFileAtomic } from '../store/fsutil.js';
+import { isEntryFilePath, readEntryText, stateDir } from '../store/layout.js';
+import { bodyOf } from '../../core/format/fence.js';
+import { readableLinks } from '../../core/format/links.js';
+
+/** Bump when the stored shape, the indexed text or the term processing (core/text/terms.ts) changes. */
+export const SEARCH_INDEX_VERSION = 6;
+/**
+ * The MiniSearch this code is built with (checked against node_modules by test/search-cache.test.ts). It is part
+ * of the key of the stored index, because that holds MiniSearch's private fields.
+ */
+export const MINISEARCH_VERSION = '7.2.0';
+
+/**
+ * How many times each field is repeated in the one indexed text (the body once): BM25F's weighted term
+ * frequencies, with one length normalisation over the weighted length. NOTE: measured against MiniSearch's
+ * per-field scoring with boosts (each field saturated and normalised alone, with its own IDF), which let a word
+ * rare in titles outweigh a note that matches the query throughout; one field won on both corpora.
+ */
+export const FIELD_REPEAT = { title: 3, aliases: 3, tags: 2, host: 2, url: 1 };
+
+/** Files in the delta before it is folded into the base, and the text it may hold (characters). */
+export const DELTA_MAX = 256;
+export const DELTA_MAX_TEXT = 4_000_000;
+
+/** The first word of the base file (a stat table, stat-table.ts). */
+export const BASE_MAGIC = `git-kb search ${SEARCH_INDEX_VERSION}`;
+
+export function baseFile(dir: string): string {
+  return `${stateDir(dir)}/search.v9`;
+}
+export function deltaFile(dir: string): string {
+  return `${stateDir(dir)}/search-delta.v9`;
+}
+
+/** An entry's body as search reads it (links made readable), '' when the file cannot be read. */
+export function readBody(dir: string, p: string): string {
+  try {
+    return readableLinks(bodyOf(readEntryText(dir, p)));
+  } catch {
+    return '';
+  }
+}
+
+/** The indexed text of an entry; `fileText`, the file's text when at hand (else the file is read). */
+export function docText(dir: string, e: EntryMeta, fileText?: string): string {
+  const r = FIELD_REPEAT;
+  const rep = (text: string, n: number): string[] => (text ? Array.from({ length: n }, () => text) : []);
+  const body = fileText === undefined ? readBody(dir, e.path) : readableLinks(bodyOf(fileText));
+  return [...rep(e.title, r.title), ...rep(e.aliases.join(' '), r.aliases), ...rep(e.tags.join(' '), r.tags), ...rep(e.host ?? '', r.host), ...rep(e.url ?? '', r.url), body].join('\n');
+}
+
+/** What search shows and filters on for one servable file: what `list` shows, and what decay and links need. */
+export interface SearchMeta extends SummaryRow {
+  kernel: boolean;
+  /** The entry's `evergreen` front matter value, when set. */
+  evergreen?: unknown;
+  links: { rel: string; to: string }[];
+}
+
+export type Row = [string, string, string, string[], string | null, string | null, string | null, 0 | 1, unknown, [string, string][]];
+
+/** An entry's row: one JSON array (see Row). */
+export function rowOf(e: EntryMeta): string {
+  const row: Row = [e.id, e.title, e.type, e.tags, e.created ?? null, e.updated ?? null, e.host ?? null, e.kernel ? 1 : 0, e.data.evergreen ?? null, e.links.map((l) => [l.rel, l.to])];
+  return JSON.stringify(row);
+}
+
+/** True for a row whose links (its last field) are not empty. */
+export function hasLinks(row: string | null): boolean {
+  return row !== null && !row.endsWith(',[]]');
+}
+
+export function metaOf(path: string, row: string): SearchMeta {
+  const a = JSON.parse(row) as Row;
+  return {
+    id: a[0],
+    title: a[1],
+    type: a[2],
+    tags: a[3],
+    path,
+    ...(a[4] !== null ? { created: a[4] } : {}),
+    ...(a[5] !== null ? { updated: a[5] } : {}),
+    ...(a[6] !== null ? { host: a[6] } : {}),
+    kernel: a[7] === 1,
+    ...(a[8] !== null ? { evergreen: a[8] } : {}),
+    links: a[9].map(([rel, to]) => ({ rel, to })),
+  };
+}
+
+export interface DeltaFile {
+  path: string;
+  stat: [mtimeMs: number, ctimeMs: number, size: number, ino: number];
+  /** The row and indexed text of a servable file; null for a file that does not parse. */
+  row: string | null;
+  text: string | null;
+}
+
+export interface Delta {
+  /** The base it applies to (the base header's `base`). */
+  base: string;
+  namesKey: string;
+  files: DeltaFile[];
+  /** Base paths no longer on disk. */
+  gone: string[];
+}
+
+export function readDelta(dir: string, base: string): Delta | undefined {
+  try {
+    const d = v8.deserialize(fs.readFileSync(deltaFile(dir))) as Delta;
+    return d?.base === base && Array.isArray(d.files) && Array.isArray(d.gone) ? d : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeDelta(dir: string, delta: Delta): void {
+  writeFileAtomic(deltaFile(dir), v8.serialize(delta), { fsync: false });
+}
+
+/** The base's own name and names key, read from its first line only; undefined when there is no usable base. */
+function baseHead(dir: string): { base: string; namesKey: string } | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(baseFile(dir), 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    let head = readAt(fd, 0, 64 * 1024);
+    let nl = head.indexOf(10);
+    for (let size = 256 * 1024; nl < 0 && head.length === size / 4; size *= 4) {
+      head = readAt(fd, 0, size);
+      nl = head.indexOf(10);
+    }
+    if (nl < 0 || head.subarray(0, BASE_MAGIC.length + 1).toString('latin1') !== `${BASE_MAGIC} `) return undefined;
+    const h = (JSON.parse(head.subarray(BASE_MAGIC.length + 1, nl).toString('utf8')) as { h?: { base?: unknown; namesKey?: unknown } }).h;
+    return typeof h?.base === 'string' && typeof h.namesKey === 'string' ? { base: h.base, namesKey: h.namesKey } : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Brings the delta along with a commit the caller just wrote under the write lock (like ids.ts patchIdMap):
+ * `namesBefore` is the names key taken before its files were written; only a stored index that carried exactly
+ * that key gets the written entry files (their stat data now, their row and text from the content written, so
+ * the next search parses nothing) and the key of the folders as they are now. Anything else is left to the next
+ * search, which lists and reads what changed. A write of many files (an import) is left to it too. Never throws.
+ */
+export async function keepSearchDelta(dir: string, namesBefore: string, written: { path: string; content: string | Buffer | null }[]): Promise<void> {
+  try {
+    const entries = written.filter((f) => isEntryFilePath(f.path) && !Buffer.isBuffer(f.content));
+    if (entries.length === 0 || entries.length > 64) return;
+    const head = baseHead(dir);
+    if (!head) return;
+    const old = readDelta(dir, head.base);
+    if ((old?.namesKey ?? head.namesKey) !== namesBefore) return;
+    const files = new Map((old?.files ?? []).map((f) => [f.path, f]));
+    const gone = new Set(old?.gone ?? []);
+    const { parseEntry } = await import('../../core/format/entry.js');
+    for (const f of entries) {
+      const st = f.content === null ? undefined : fs.statSync(`${dir}/${f.path}`, { throwIfNoEntry: false });
+      if (!st) {
+        files.delete(f.path);
+        gone.add(f.path);
+        continue;
+      }
+      const text = f.content as string;
+      const entry = parseEntry(text, f.path).entry;
+      const meta = entry && entryMetaOf(entry);
+      files.set(f.path, { path: f.path, stat: [st.mtimeMs, st.ctimeMs, st.size, st.ino], row: meta ? rowOf(meta) : null, text: meta ? docText(dir, meta, text) : null });
+      gone.delete(f.path);
+    }
+    writeDelta(dir, { base: head.base, namesKey: currentNamesKey(dir), files: [...files.values()], gone: [...gone] });
+  } catch {
+    /* derived state: the next search finds the change itself */
+  }
+}
