@@ -38,8 +38,17 @@ export async function searchEntries(options: SearchCommandOptions): Promise<Sear
   if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 1)) throw new KbError('USAGE', '--limit must be a positive integer');
   const since = options.since ? parseSince(options.since) : undefined;
   const { dir } = repoForRead(options);
-  const store = await openSearchStore(dir, { queries, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+  const progress = options.onProgress ? { onProgress: options.onProgress } : {};
   const decay = readDecaySettings(dir);
-  const results = searchStore(store, { ...options, since, queries, hideHosts: await forbiddenHostKeys(dir), decay, now: (options.now ?? new Date()).getTime() });
+  const o = { ...options, since, queries, hideHosts: await forbiddenHostKeys(dir), decay, now: (options.now ?? new Date()).getTime() };
+  const store = await openSearchStore(dir, { queries, ...progress });
+  let results: SearchHit[];
+  try {
+    results = searchStore(store, o);
+  } catch (err) {
+    // A stored shard that does not read back (damaged on disk) shows only when a query loads it: rebuild, once.
+    if (store.how === 'built') throw err;
+    results = searchStore(await openSearchStore(dir, { queries, ...progress, rebuild: true }), o);
+  }
   return { query: queries.join(' | '), queries, results };
 }

@@ -47,6 +47,16 @@ describe('freshness', () => {
     expect(await searchIds('cormorant')).toEqual([a.id]);
   });
 
+  it('rebuilds a search base whose shards are damaged in place (same size, the end marker intact)', async () => {
+    expect(await searchIds('pelican')).toHaveLength(1);
+    const file = path.join(cacheDir(), 'search.v9');
+    const bytes = fs.readFileSync(file);
+    // Zero the last fifth before the end marker: the shards, which a search reads only when its query needs them.
+    bytes.fill(0, Math.floor(bytes.length * 0.8), bytes.length - 8);
+    fs.writeFileSync(file, bytes);
+    for (const q of ['pelican', 'walrus', 'cormorant']) expect(await searchIds(q), q).toHaveLength(1);
+  });
+
   it('sees a commit made with plain git (write a file, git add, git commit)', async () => {
     writeFile(sb, 'entries/kb-0100-narwhal-tusks.md', entryText({ id: 'kb-0100', title: 'Narwhal tusks', type: 'factual_reference', tags: ['sea'] }, 'A narwhal tusk is a tooth.'));
     await commitAll(sb, 'plain git commit');

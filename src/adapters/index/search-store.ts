@@ -708,6 +708,8 @@ export interface OpenOptions {
    */
   queries?: string[];
   onProgress?: BuildProgress;
+  /** Rebuild the base whatever is stored (after the stored one proved unreadable mid-search). */
+  rebuild?: boolean;
 }
 
 /**
@@ -715,10 +717,10 @@ export interface OpenOptions {
  * process while nothing changed, else the stored base and delta, brought up to date first when files changed.
  */
 export async function openSearchStore(dir: string, options: OpenOptions = {}): Promise<SearchStore> {
-  const kept = warmValue<SearchStore>(dir, 'search');
+  const kept = options.rebuild ? undefined : warmValue<SearchStore>(dir, 'search');
   if (kept) return { ...kept, how: 'cached' };
   const whole = !options.queries || isWarm(dir);
-  const store = await openFresh(dir, whole ? null : scopeOf(options.queries!), options.onProgress);
+  const store = options.rebuild ? await build(dir, options.onProgress) : await openFresh(dir, whole ? null : scopeOf(options.queries!), options.onProgress);
   if (whole) rememberWarm(dir, 'search', store);
   return store;
 }
