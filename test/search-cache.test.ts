@@ -8,7 +8,7 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import { afterAll, describe, expect, it } from 'vitest';
 import { searchStore } from '../src/adapters/index/search.js';
-import { openSearchStore } from '../src/adapters/index/search-store.js';
+import { addDoc, emptyIndex, openSearchStore } from '../src/adapters/index/search-store.js';
 import { MINISEARCH_VERSION } from '../src/adapters/index/search-docs.js';
 import { stateDir } from '../src/adapters/store/layout.js';
 
@@ -117,6 +117,22 @@ describe('search index cache', () => {
     fs.writeFileSync(delta(), Buffer.from('garbage'));
     expect(await results(q)).toEqual(good);
     expect(good[0]!.length).toBe(1);
+  });
+
+  it('indexes a document exactly as MiniSearch.add does (addDoc, one tree walk per distinct term)', () => {
+    const docs = [
+      { path: 'entries/a.md', text: 'Rebase rebase REBASE onto main\nrebase onto main\nThe branches are rebased; indexes, indexing and index.' },
+      { path: 'entries/b.md', text: 'Postgres vacuum\nvacuum full locks the table; autovacuum tuning for postgres 16' },
+      { path: 'entries/c.md', text: '' },
+    ];
+    const theirs = emptyIndex();
+    const ours = emptyIndex();
+    for (const d of docs) {
+      theirs.add(d);
+      addDoc(ours, d);
+    }
+    expect(JSON.stringify(ours)).toBe(JSON.stringify(theirs));
+    expect(() => addDoc(ours, docs[0]!)).toThrow(/duplicate/);
   });
 
   it('keys the store by the MiniSearch it was written with, which is the one installed', async () => {
