@@ -46,7 +46,7 @@ export interface Settings {
   proseLintModel?: string;
   proseLintTimeoutMs: number;
   proseLintClaude?: string;
-  /** KB_PROMPT_BUILD_BUDGET_MS: a prompt index rebuild estimated above this runs in the background (default 2500). */
+  /** KB_PROMPT_BUILD_BUDGET_MS: a prompt index rebuild estimated above this runs in the background (default: see prompt/load.ts). */
   promptBuildBudgetMs?: number;
   /** KB_SESSIONS=0 turns the session hooks off. */
   sessions: boolean;

@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b,c,d,e,f,g}from"./chunk-RWP4Q2HX.js";import"./chunk-FDEL5OTH.js";import"./chunk-W2ZCWOQW.js";import"./chunk-OM3NNH33.js";import"./chunk-ZHHVG47C.js";export{b as MS_PER_FILE_COLD,a as SYNC_BUILD_BUDGET_MS,e as buildRunning,d as estimateRebuildMs,g as loadPromptIndex,c as refreshPromptIndex,f as startBackgroundBuild};
