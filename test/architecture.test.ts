@@ -296,7 +296,8 @@ describe('the layering of src/', () => {
   });
 
   it('imports each package only where it belongs', () => {
-    expect(real.get('src/adapters/git/git.ts')!.some((e) => e.target === 'isomorphic-git' && e.kind === 'static')).toBe(true);
+    // git.ts loads isomorphic-git on demand (the commit path of a write is native): the scan sees that import.
+    expect(real.get('src/adapters/git/git.ts')!.some((e) => e.target === 'isomorphic-git' && e.kind === 'dynamic')).toBe(true);
     expect(packageViolations(real)).toEqual([]);
   });
 

@@ -8,9 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import * as git from 'isomorphic-git';
 import { parseTree, type GitObject, type ObjectType, type TreeEntry } from './encoding.js';
-import { gfs } from './git.js';
+import { gfs, iso } from './git.js';
 import { applyDelta, findInPack, OFS_DELTA, PACKED_TYPES, parsePackedHeader, parsePackIndex, REF_DELTA, type PackIndex } from './pack-read.js';
 
 export interface CommitInfo {
@@ -139,7 +138,7 @@ export class ObjectReader {
     } catch {
       // fall through to isomorphic-git
     }
-    const r = await git.readObject({ fs: gfs, dir: this.dir, oid, format: 'content' });
+    const r = await (await iso()).readObject({ fs: gfs, dir: this.dir, oid, format: 'content' });
     return { type: r.type as ObjectType, data: Buffer.from(r.object as Uint8Array) };
   }
 

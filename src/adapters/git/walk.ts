@@ -4,9 +4,8 @@
  * is known (merge bases, the commits a remote lacks), and the objects a push must send skip every subtree a
  * parent already holds.
  */
-import * as git from 'isomorphic-git';
 import { compareTreeEntries, nextTreeEntry, rawName, rawSide, type TreeEntry } from './encoding.js';
-import { gfs } from './git.js';
+import { gfs, iso } from './git.js';
 import type { ObjectReader } from './reader.js';
 
 /** One side of a differing tree entry. */
@@ -141,7 +140,7 @@ export async function mergeBases(dir: string, a: string, b: string, reader: Obje
   const list = best.length ? best : results;
   if (list.length <= 1) return list;
   // Several candidates (criss-cross merges): let isomorphic-git drop those that are ancestors of others.
-  return git.findMergeBase({ fs: gfs, dir, oids: [a, b] });
+  return (await iso()).findMergeBase({ fs: gfs, dir, oids: [a, b] });
 }
 
 /**
