@@ -9,7 +9,8 @@ import v8 from 'node:v8';
 import { entryMetaOf, type EntryMeta } from '../../core/format/meta.js';
 import { currentNamesKey } from './ids.js';
 import type { SummaryRow } from './summary.js';
-import { readAt, writeFileAtomic } from '../store/fsutil.js';
+import { writeFileAtomic } from '../store/fsutil.js';
+import { readStatTableHeader } from './stat-table.js';
 import { isEntryFilePath, readEntryText, stateDir } from '../store/layout.js';
 import { bodyOf } from '../../core/format/fence.js';
 import { readableLinks } from '../../core/format/links.js';
@@ -131,27 +132,8 @@ export function writeDelta(dir: string, delta: Delta): void {
 
 /** The base's own name and names key, read from its first line only; undefined when there is no usable base. */
 function baseHead(dir: string): { base: string; namesKey: string } | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(baseFile(dir), 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    let head = readAt(fd, 0, 64 * 1024);
-    let nl = head.indexOf(10);
-    for (let size = 256 * 1024; nl < 0 && head.length === size / 4; size *= 4) {
-      head = readAt(fd, 0, size);
-      nl = head.indexOf(10);
-    }
-    if (nl < 0 || head.subarray(0, BASE_MAGIC.length + 1).toString('latin1') !== `${BASE_MAGIC} `) return undefined;
-    const h = (JSON.parse(head.subarray(BASE_MAGIC.length + 1, nl).toString('utf8')) as { h?: { base?: unknown; namesKey?: unknown } }).h;
-    return typeof h?.base === 'string' && typeof h.namesKey === 'string' ? { base: h.base, namesKey: h.namesKey } : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    fs.closeSync(fd);
-  }
+  const h = readStatTableHeader<{ base?: unknown; namesKey?: unknown }>(baseFile(dir), BASE_MAGIC);
+  return typeof h?.base === 'string' && typeof h.namesKey === 'string' ? { base: h.base, namesKey: h.namesKey } : undefined;
 }
 
 /**

@@ -53,7 +53,8 @@ export function writeStatTable(file: string, magic: string, header: unknown, fil
 }
 
 /** The table read through `read` (a file of `size` bytes and inode `ino`), or undefined; throws on read errors. */
-function parseTable<H>(read: (at: number, len: number) => Buffer, size: number, ino: number, magic: string, accept: (h: H) => boolean): StatTable<H> | undefined {
+/** The first line of a table (its sizes and the caller's header) and where it ends, or undefined. */
+function headOf<H>(read: (at: number, len: number) => Buffer, size: number, magic: string): { s: Sizes<H>; nl: number } | undefined {
   let head = read(0, Math.min(size, 64 * 1024));
   let nl = head.indexOf(10);
   if (nl < 0 && head.length < size) {
@@ -62,7 +63,14 @@ function parseTable<H>(read: (at: number, len: number) => Buffer, size: number, 
   }
   if (nl < 0 || head.subarray(0, magic.length + 1).toString('latin1') !== `${magic} `) return undefined;
   const s = JSON.parse(head.subarray(magic.length + 1, nl).toString('utf8')) as Sizes<H>;
-  if (!s || !Number.isSafeInteger(s.count) || !Number.isSafeInteger(s.pathsBytes) || !Number.isSafeInteger(s.tailBytes) || !accept(s.h)) return undefined;
+  if (!s || !Number.isSafeInteger(s.count) || !Number.isSafeInteger(s.pathsBytes) || !Number.isSafeInteger(s.tailBytes)) return undefined;
+  return { s, nl };
+}
+
+function parseTable<H>(read: (at: number, len: number) => Buffer, size: number, ino: number, magic: string, accept: (h: H) => boolean): StatTable<H> | undefined {
+  const got = headOf<H>(read, size, magic);
+  if (!got || !accept(got.s.h)) return undefined;
+  const { s, nl } = got;
   const pathsAt = nl + 1;
   const statsAt = pathsAt + s.pathsBytes + pad8(pathsAt + s.pathsBytes);
   const tailAt = statsAt + s.count * 32;
@@ -85,6 +93,23 @@ export function readStatTable<H>(file: string, magic: string, accept: (h: H) => 
   }
   try {
     return readStatTableFd(fd, magic, accept);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The caller's header of a table, from its first line only (no paths, no stat data), or undefined. */
+export function readStatTableHeader<H>(file: string, magic: string): H | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    return headOf<H>((at, len) => readAt(fd, at, len), fs.fstatSync(fd).size, magic)?.s.h;
+  } catch {
+    return undefined;
   } finally {
     fs.closeSync(fd);
   }
