@@ -83,8 +83,8 @@ function parseTable<H>(read: (at: number, len: number) => Buffer, size: number, 
   return { header: s.h, paths, stats, tailAt, tailBytes: s.tailBytes, ino, size };
 }
 
-/** Reads a table (head, paths and stat data; the tail is left on disk), or undefined. `accept` can refuse early. */
-export function readStatTable<H>(file: string, magic: string, accept: (h: H) => boolean = () => true): StatTable<H> | undefined {
+/** `use` of the file open for reading, closed after; undefined when it cannot be opened or `use` throws. */
+function withFile<T>(file: string, use: (fd: number) => T | undefined): T | undefined {
   let fd: number;
   try {
     fd = fs.openSync(file, 'r');
@@ -92,27 +92,22 @@ export function readStatTable<H>(file: string, magic: string, accept: (h: H) => 
     return undefined;
   }
   try {
-    return readStatTableFd(fd, magic, accept);
+    return use(fd);
+  } catch {
+    return undefined;
   } finally {
     fs.closeSync(fd);
   }
 }
 
+/** Reads a table (head, paths and stat data; the tail is left on disk), or undefined. `accept` can refuse early. */
+export function readStatTable<H>(file: string, magic: string, accept: (h: H) => boolean = () => true): StatTable<H> | undefined {
+  return withFile(file, (fd) => readStatTableFd(fd, magic, accept));
+}
+
 /** The caller's header of a table, from its first line only (no paths, no stat data), or undefined. */
 export function readStatTableHeader<H>(file: string, magic: string): H | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    return headOf<H>((at, len) => readAt(fd, at, len), fs.fstatSync(fd).size, magic)?.s.h;
-  } catch {
-    return undefined;
-  } finally {
-    fs.closeSync(fd);
-  }
+  return withFile(file, (fd) => headOf<H>((at, len) => readAt(fd, at, len), fs.fstatSync(fd).size, magic)?.s.h);
 }
 
 /** Reads a table from an open file (the caller reads the tail and closes it), or undefined. */
