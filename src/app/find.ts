@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { KbError } from '../core/errors.js';
 import { idFromFileName, isValidId } from '../core/format/schema.js';
 import { closeIdMap, currentNamesKey, openIdMap, pathsInMap, writeIdMap } from '../adapters/index/ids.js';
-import { entryFolderNames, isEntryFilePath, listEntryFiles, type EntryFile } from '../adapters/store/layout.js';
+import { entryFolderNames, isEntryFilePath, listEntryFiles, statData, type EntryFile } from '../adapters/store/layout.js';
 
 /** Every entry file by the id its name claims. */
 export function filesById(dir: string): Map<string, EntryFile[]> {
@@ -59,7 +59,7 @@ function fromMap(loc: Locator, id: string): EntryFile | undefined {
   if (!isEntryFilePath(p) || idFromFileName(p.slice(p.lastIndexOf('/') + 1)) !== id) return undefined;
   const st = fs.statSync(`${loc.dir}/${p}`, { throwIfNoEntry: false });
   if (!st?.isFile()) return undefined; // renamed or deleted since: the map was stale
-  return { path: p, id, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size, ino: st.ino };
+  return { path: p, id, ...statData(st) };
 }
 
 /**

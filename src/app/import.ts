@@ -13,7 +13,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { entryPath, formatEntry, interpretEntry, isValidId, newId, splitEntry, titleSlug, TYPES, type Problem } from '../core/format/entry.js';
+import { entryPath, formatEntry, interpretEntry, isValidId, newId, splitEntry, TYPES, type Problem } from '../core/format/entry.js';
 import { formatProblems, KbError } from '../core/errors.js';
 import { findSecrets, redactSecrets } from '../core/secrets/scan.js';
 import { redactFields, safeName } from '../core/secrets/guard.js';

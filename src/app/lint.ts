@@ -10,10 +10,10 @@ import path from 'node:path';
 import type { ErrorCode } from '../core/errors.js';
 import type { Problem } from '../core/format/entry.js';
 import { isConflictSibling } from '../core/merge/sibling.js';
-import { entryDirs, readEntryText } from '../adapters/store/layout.js';
+import { entryDirs, readEntryText, statData } from '../adapters/store/layout.js';
 import { currentNamesKey, recordableNamesKey } from '../adapters/index/ids.js';
 import { readLintState, writeLintState } from '../adapters/index/lint-state.js';
-import { unchanged, type FileStat } from '../adapters/index/stat-table.js';
+import { recordedStat, unchanged, type FileStat } from '../adapters/index/stat-table.js';
 import { idFromFileName } from '../core/format/schema.js';
 import { linkedIds } from '../core/format/links.js';
 import { repoForRead, type RepoOptions } from './repo.js';
@@ -160,7 +160,7 @@ export async function lintRepo(options: RepoOptions & { all?: boolean }): Promis
       continue;
     }
     const st = fs.statSync(base + rel, { throwIfNoEntry: false }); // before the read: a later change is re-read
-    if (st) statOf.set(rel, { path: rel, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size, ino: st.ino });
+    if (st) statOf.set(rel, { path: rel, ...statData(st) });
     const r = checkFile(checkers!, dir, rel, ids);
     problems.push(...r.problems);
     hints.push(...r.hints);
@@ -186,11 +186,10 @@ export async function lintRepo(options: RepoOptions & { all?: boolean }): Promis
         const i = sameNames ? n : recorded.get(rel);
         if (i === undefined || !table) {
           const st = fs.statSync(base + rel, { throwIfNoEntry: false }); // a stray file, first seen
-          if (st) files.push({ path: rel, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size, ino: st.ino });
+          if (st) files.push({ path: rel, ...statData(st) });
           return;
         }
-        const s = table.stats;
-        files.push({ path: rel, mtimeMs: s[i * 4]!, ctimeMs: s[i * 4 + 1]!, size: s[i * 4 + 2]!, ino: s[i * 4 + 3]! });
+        files.push({ path: rel, ...recordedStat(table, i) });
       }
     });
     const links = new Map<string, string[]>();

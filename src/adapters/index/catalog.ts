@@ -13,7 +13,7 @@ import { entryMetaOf, type EntryMeta } from '../../core/format/meta.js';
 import { currentNamesKey, idMapKey, writeIdMap } from './ids.js';
 import { rememberWarm, settleWarm, warmValue } from './warm.js';
 import { writeFileAtomic } from '../store/fsutil.js';
-import { listEntryFiles, readEntryText, stateDir, type EntryFile } from '../store/layout.js';
+import { listEntryFiles, readEntryText, sameStat, stateDir, type EntryFile } from '../store/layout.js';
 
 /** Bump when the cached shape changes. */
 const CATALOG_VERSION = 5;
@@ -78,10 +78,6 @@ function readCache(dir: string): Map<string, CatalogItem> {
   } catch {
     return new Map(); // missing or corrupt: rebuild
   }
-}
-
-function sameStat(a: EntryFile, b: EntryFile): boolean {
-  return a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino;
 }
 
 /** Parses one entry file into a catalog item (never throws for bad content). */

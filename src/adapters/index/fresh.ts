@@ -7,7 +7,6 @@
  * parses YAML or walks the entry folders.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { readWindow, type IndexReader } from './prompt/format.js';
 
 /** The directory of the prompt hook's derived state inside a data repo. */

@@ -11,7 +11,7 @@ import { currentNamesKey } from './ids.js';
 import type { SummaryRow } from './summary.js';
 import { writeFileAtomic } from '../store/fsutil.js';
 import { readStatTableHeader } from './stat-table.js';
-import { isEntryFilePath, readEntryText, stateDir } from '../store/layout.js';
+import { isEntryFilePath, readEntryText, statData, stateDir, type StatData } from '../store/layout.js';
 import { bodyOf } from '../../core/format/fence.js';
 import { readableLinks } from '../../core/format/links.js';
 
@@ -102,7 +102,7 @@ export function metaOf(path: string, row: string): SearchMeta {
 
 export interface DeltaFile {
   path: string;
-  stat: [mtimeMs: number, ctimeMs: number, size: number, ino: number];
+  stat: StatData;
   /** The row and indexed text of a servable file; null for a file that does not parse. */
   row: string | null;
   text: string | null;
@@ -113,8 +113,28 @@ export interface Delta {
   base: string;
   namesKey: string;
   files: DeltaFile[];
-  /** Base paths no longer on disk. */
+  /** Paths no longer on disk (a path the base never had is harmless here). */
   gone: string[];
+}
+
+/** A changed file as the delta holds it: its stat data now, and its entry's row and text (null: it does not parse). */
+export function deltaFileOf(dir: string, path: string, stat: DeltaFile['stat'], meta: EntryMeta | undefined, text: string | undefined): DeltaFile {
+  return { path, stat, row: meta ? rowOf(meta) : null, text: meta ? docText(dir, meta, text) : null };
+}
+
+/** `old` (of base `base`) with the `changed` files put in and the `gone` paths taken out, under `namesKey`. */
+export function withChanges(old: Delta | undefined, base: string, namesKey: string, changed: DeltaFile[], gone: string[]): Delta {
+  const files = new Map((old?.files ?? []).map((f) => [f.path, f]));
+  const goneSet = new Set(old?.gone ?? []);
+  for (const f of changed) {
+    files.set(f.path, f);
+    goneSet.delete(f.path);
+  }
+  for (const p of gone) {
+    files.delete(p);
+    goneSet.add(p);
+  }
+  return { base, namesKey, files: [...files.values()], gone: [...goneSet] };
 }
 
 export function readDelta(dir: string, base: string): Delta | undefined {
@@ -151,23 +171,20 @@ export async function keepSearchDelta(dir: string, namesBefore: string, written:
     if (!head) return;
     const old = readDelta(dir, head.base);
     if ((old?.namesKey ?? head.namesKey) !== namesBefore) return;
-    const files = new Map((old?.files ?? []).map((f) => [f.path, f]));
-    const gone = new Set(old?.gone ?? []);
     const { parseEntry } = await import('../../core/format/entry.js');
+    const changed: DeltaFile[] = [];
+    const gone: string[] = [];
     for (const f of entries) {
       const st = f.content === null ? undefined : fs.statSync(`${dir}/${f.path}`, { throwIfNoEntry: false });
       if (!st) {
-        files.delete(f.path);
-        gone.add(f.path);
+        gone.push(f.path);
         continue;
       }
       const text = f.content as string;
       const entry = parseEntry(text, f.path).entry;
-      const meta = entry && entryMetaOf(entry);
-      files.set(f.path, { path: f.path, stat: [st.mtimeMs, st.ctimeMs, st.size, st.ino], row: meta ? rowOf(meta) : null, text: meta ? docText(dir, meta, text) : null });
-      gone.delete(f.path);
+      changed.push(deltaFileOf(dir, f.path, statData(st), entry && entryMetaOf(entry), text));
     }
-    writeDelta(dir, { base: head.base, namesKey: currentNamesKey(dir), files: [...files.values()], gone: [...gone] });
+    writeDelta(dir, withChanges(old, head.base, currentNamesKey(dir), changed, gone));
   } catch {
     /* derived state: the next search finds the change itself */
   }

@@ -26,12 +26,12 @@ import fs from 'node:fs';
 import v8 from 'node:v8';
 import MiniSearch from 'minisearch';
 import { loadCatalog, readItem } from './catalog.js';
-import { BASE_MAGIC, baseFile, deltaFile, DELTA_MAX, DELTA_MAX_TEXT, docText, hasLinks, metaOf, MINISEARCH_VERSION, readDelta, rowOf, writeDelta, type Delta, type DeltaFile, type Row, type SearchMeta } from './search-docs.js';
+import { BASE_MAGIC, baseFile, deltaFile, deltaFileOf, DELTA_MAX, DELTA_MAX_TEXT, docText, hasLinks, metaOf, MINISEARCH_VERSION, readDelta, rowOf, withChanges, writeDelta, type Delta, type DeltaFile, type Row, type SearchMeta } from './search-docs.js';
 import { currentNamesKey, recordableNamesKey } from './ids.js';
-import { readStatTableFd, unchanged, writeStatTable, type FileStat, type StatTable } from './stat-table.js';
+import { readStatTableFd, recordedStat, unchanged, writeStatTable, type FileStat, type StatTable } from './stat-table.js';
 import { isWarm, rememberWarm, warmValue } from './warm.js';
 import { readAt } from '../store/fsutil.js';
-import { listEntryFiles, type EntryFile } from '../store/layout.js';
+import { listEntryFiles, sameStat, statData, type EntryFile, type StatData } from '../store/layout.js';
 import { SEARCH_TERMS, termOf, tokenize } from '../../core/text/terms.js';
 
 /** Past this share of the repo changed at once (and at least REBUILD_MIN files), the base is rebuilt. */
@@ -303,11 +303,10 @@ function unpackTree(tree: Tree, postings: Uint32Array): Tree {
 }
 
 /** The shards of a root to store: an untouched one as its stored bytes, any other serialised anew. */
-function shardBlobs(root: Map<string, unknown>): { keys: [string, number][]; blobs: Buffer[] } {
+function shardBlobs(root: LazyRoot): { keys: [string, number][]; blobs: Buffer[] } {
   const keys: [string, number][] = [];
   const blobs: Buffer[] = [];
-  const children = root instanceof LazyRoot ? root.own() : root.entries();
-  for (const [k, v] of children) {
+  for (const [k, v] of root.own()) {
     const blob = v instanceof Pending ? v.bytes() : v8.serialize(packTree(v as Tree));
     keys.push([k, blob.length]);
     blobs.push(blob);
@@ -594,24 +593,20 @@ function openBase(dir: string, b: Base, delta: Delta | undefined, scope: Set<str
   }
   const paths = table.paths;
   const documentIds = new Map<number, string>();
+  const idToShortId = new Map<string, number>();
   const fieldLength = new Map<number, number[]>();
-  const posOfShort = new Map<number, number>();
+  const pos = new Map<string, number>();
   for (let i = 0; i < paths.length; i++) {
     const s = short[i]!;
     if (s === NONE) continue;
     documentIds.set(s, paths[i]!);
+    idToShortId.set(paths[i]!, s);
     fieldLength.set(s, [len[i]!]);
-    posOfShort.set(s, i);
+    pos.set(paths[i]!, i);
   }
-  // Only a delta (discard) and a result's row need it: filled on first use.
-  const idToShortId = new LazyMap<string, number>((m) => {
-    for (const [s, p] of documentIds) m.set(p, s);
-  });
   const index = instance(root, { documentIds, idToShortId, fieldLength, documentCount: header.documentCount, nextId: header.nextId, dirtCount: header.dirtCount, avg: header.avg });
-  const changed = new Map<string, DeltaFile | null>();
+  const changed = changesOf(delta);
   if (delta) {
-    for (const p of delta.gone) changed.set(p, null);
-    for (const f of delta.files) changed.set(f.path, f);
     for (const p of changed.keys()) if (idToShortId.has(p)) index.discard(p);
     addScope = scope;
     try {
@@ -622,8 +617,7 @@ function openBase(dir: string, b: Base, delta: Delta | undefined, scope: Set<str
   }
   const rowOfPath = (p: string): string | null | undefined => {
     if (changed.has(p)) return changed.get(p)?.row;
-    const s = idToShortId.get(p);
-    const i = s === undefined ? undefined : posOfShort.get(s);
+    const i = pos.get(p);
     return i === undefined ? undefined : rowOfStored(b, i);
   };
   const linkerPaths = (): string[] => [
@@ -649,7 +643,8 @@ export type BuildProgress = (phase: 'reading entries' | 'indexing', done: number
 /** Rebuilds the base from the catalog and returns its store. */
 async function build(dir: string, onProgress?: BuildProgress): Promise<SearchStore> {
   const namesKey = recordableNamesKey(dir); // before the catalog lists the folders: see writeIdMap
-  const plain = new MiniSearch<IndexDoc>(indexOptions());
+  // Over a LazyRoot from the start, so that searches of a fresh build see the shards a stored one shows.
+  const index = instance(new LazyRoot(), { documentIds: new Map(), idToShortId: new Map(), fieldLength: new Map(), documentCount: 0, nextId: 0, dirtCount: 0, avg: 0 });
   // The files the catalog parses now are indexed from the text it read; the others are read here.
   const added = new Set<string>();
   termMemo = new Map();
@@ -658,32 +653,21 @@ async function build(dir: string, onProgress?: BuildProgress): Promise<SearchSto
     catalog = await loadCatalog(dir, {
       ...(onProgress ? { onProgress: (d: number, t: number) => onProgress('reading entries', d, t) } : {}),
       onText: (item, text) => {
-        addDoc(plain, { path: item.path, text: docText(dir, item.entry!, text) });
+        addDoc(index, { path: item.path, text: docText(dir, item.entry!, text) });
         added.add(item.path);
       },
     });
     const rest = catalog.items.filter((i) => i.entry && !added.has(i.path));
     rest.forEach((item, n) => {
-      addDoc(plain, { path: item.path, text: docText(dir, item.entry!) });
+      addDoc(index, { path: item.path, text: docText(dir, item.entry!) });
       if (n % 250 === 0 || n === rest.length - 1) onProgress?.('indexing', n + 1, rest.length);
     });
   } finally {
     termMemo = null;
   }
-  const servable = catalog.items.filter((i) => i.entry);
-  // The same instance over a LazyRoot, so that searches of a fresh build see the shards a stored one shows.
-  const root = new LazyRoot();
-  for (const [k, v] of (privates(plain)._index as { _tree: Tree })._tree) root.set(k, v);
-  const t = privates(plain);
-  const index = instance(root, { documentIds: t._documentIds as Map<number, string>, idToShortId: t._idToShortId as Map<string, number>, fieldLength: t._fieldLength as Map<number, number[]>, documentCount: t._documentCount as number, nextId: t._nextId as number, dirtCount: 0, avg: (t._avgFieldLength as number[])[0] ?? 0 });
-  const idToShort = t._idToShortId as Map<string, number>;
-  const fieldLength = t._fieldLength as Map<number, number[]>;
   const rows = new Map<string, string>();
-  for (const item of servable) rows.set(item.path, rowOf(item.entry!));
-  const files: Stored[] = catalog.items.map((i) => {
-    const s = idToShort.get(i.path);
-    return { path: i.path, mtimeMs: i.mtimeMs, ctimeMs: i.ctimeMs, size: i.size, ino: i.ino, short: s ?? NONE, len: s === undefined ? 0 : fieldLength.get(s)![0]!, row: rows.get(i.path) ?? null };
-  });
+  for (const item of catalog.items) if (item.entry) rows.set(item.path, rowOf(item.entry));
+  const files = catalog.items.map((i) => stored(index, i.path, i, rows.get(i.path) ?? null));
   try {
     writeBase(dir, namesKey, files, index);
   } catch {
@@ -693,8 +677,19 @@ async function build(dir: string, onProgress?: BuildProgress): Promise<SearchSto
   return storeOf(dir, index, 'built', (p) => rows.get(p), () => linkers, () => [...rows.keys()]);
 }
 
-function statOf(f: EntryFile): DeltaFile['stat'] {
-  return [f.mtimeMs, f.ctimeMs, f.size, f.ino];
+/** A delta's files by path: each changed file, or null for a path gone. */
+function changesOf(delta: Delta | undefined): Map<string, DeltaFile | null> {
+  const changed = new Map<string, DeltaFile | null>();
+  for (const p of delta?.gone ?? []) changed.set(p, null);
+  for (const f of delta?.files ?? []) changed.set(f.path, f);
+  return changed;
+}
+
+/** A file of a base about to be written: its stat data, row, and its document in `ms` (if indexed). */
+function stored(ms: MiniSearch<IndexDoc>, path: string, stat: StatData, row: string | null): Stored {
+  const t = privates(ms);
+  const s = (t._idToShortId as Map<string, number>).get(path);
+  return { path, ...statData(stat), short: s ?? NONE, len: s === undefined ? 0 : (t._fieldLength as Map<number, number[]>).get(s)![0]!, row };
 }
 
 /**
@@ -705,22 +700,19 @@ function differences(dir: string, b: Base, delta: Delta | undefined, namesKey: s
   const changed: EntryFile[] = [];
   const gone: string[] = [];
   const base = dir.endsWith('/') ? dir : `${dir}/`;
-  const inDelta = new Map<string, DeltaFile['stat'] | null>();
-  for (const p of delta?.gone ?? []) inDelta.set(p, null);
-  for (const f of delta?.files ?? []) inDelta.set(f.path, f.stat);
+  const inDelta = changesOf(delta);
   const { table } = b;
-  const same = (f: EntryFile, s: DeltaFile['stat']): boolean => f.mtimeMs === s[0] && f.ctimeMs === s[1] && f.size === s[2] && f.ino === s[3];
   const now = (p: string): EntryFile | undefined => {
     const st = fs.statSync(base + p, { throwIfNoEntry: false });
-    return st?.isFile() ? { path: p, id: '', mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size, ino: st.ino } : undefined;
+    return st?.isFile() ? { path: p, id: '', ...statData(st) } : undefined;
   };
   // Under another names key the folders are listed: a recorded file not listed is gone, a listed one not
   // recorded is new. Either way every recorded file is stat'ed.
   const listed = namesKey === (delta?.namesKey ?? b.header.namesKey) ? undefined : new Set(listEntryFiles(dir, { withStat: false }).map((f) => f.path));
-  const check = (p: string, s: DeltaFile['stat'] | undefined): void => {
+  const check = (p: string, s: StatData | undefined): void => {
     const f = now(p);
     if (!f) gone.push(p);
-    else if (!s || !same(f, s)) changed.push(f);
+    else if (!s || !sameStat(f, s)) changed.push(f);
   };
   for (let i = 0; i < table.paths.length; i++) {
     const p = table.paths[i]!;
@@ -728,10 +720,10 @@ function differences(dir: string, b: Base, delta: Delta | undefined, namesKey: s
     if (listed && !listed.delete(p)) gone.push(p);
     else if (!unchanged(base, table, i)) check(p, undefined);
   }
-  for (const [p, s] of inDelta) {
+  for (const [p, f] of inDelta) {
     if (listed && !listed.delete(p)) {
-      if (s) gone.push(p);
-    } else if (s || listed) check(p, s ?? undefined);
+      if (f) gone.push(p);
+    } else if (f || listed) check(p, f?.stat);
   }
   for (const p of listed ?? []) check(p, undefined);
   return { changed, gone };
@@ -774,20 +766,13 @@ async function openFresh(dir: string, scope: Set<string> | null, onProgress?: Bu
   if (changed.length === 0 && gone.length === 0 && recordKey === recorded) return tryOpen(dir, b, delta, scope, 'cached', onProgress);
   const docs = b.header.documentCount;
   if (changed.length + gone.length > Math.max(REBUILD_MIN, docs * REBUILD_SHARE)) return build(dir, onProgress);
-  const files = new Map((delta?.files ?? []).map((f) => [f.path, f]));
-  const goneSet = new Set(delta?.gone ?? []);
   const parse = changed.length > 0 ? (await import('../../core/format/entry.js')).parseEntry : undefined;
-  for (const f of changed) {
-    const item = readItem(dir, f, parse!);
-    files.set(f.path, { path: f.path, stat: statOf(f), row: item.entry ? rowOf(item.entry) : null, text: item.entry ? docText(dir, item.entry) : null });
-    goneSet.delete(f.path);
-  }
-  const inBase = new Set(b.table.paths);
-  for (const p of gone) {
-    files.delete(p);
-    if (inBase.has(p)) goneSet.add(p);
-  }
-  delta = { base: b.header.base, namesKey: recordKey, files: [...files.values()], gone: [...goneSet] };
+  const read = changed.map((f) => {
+    let text: string | undefined;
+    const item = readItem(dir, f, parse!, (_, t) => (text = t));
+    return deltaFileOf(dir, f.path, statData(f), item.entry, text);
+  });
+  delta = withChanges(delta, b.header.base, recordKey, read, gone);
   const text = delta.files.reduce((n, f) => n + (f.text?.length ?? 0), 0);
   if (delta.files.length > DELTA_MAX || text > DELTA_MAX_TEXT) return fold(dir, b, delta, onProgress);
   try {
@@ -818,23 +803,14 @@ async function fold(dir: string, b: Base, delta: Delta, onProgress?: BuildProgre
   const t = privates(store.index);
   const dirt = t._dirtCount as number;
   if (dirt > Math.max(200, (t._documentCount as number) / 4)) return build(dir, onProgress); // dead terms: start over
-  const idToShort = t._idToShortId as Map<string, number>;
-  const fieldLength = t._fieldLength as Map<number, number[]>;
   const { table } = b;
-  const changed = new Map<string, DeltaFile | null>();
-  for (const p of delta.gone) changed.set(p, null);
-  for (const f of delta.files) changed.set(f.path, f);
+  const changed = changesOf(delta);
   const files: Stored[] = [];
-  const st = table.stats;
-  const from = (p: string, stat: DeltaFile['stat'], row: string | null): Stored => {
-    const s = idToShort.get(p);
-    return { path: p, mtimeMs: stat[0], ctimeMs: stat[1], size: stat[2], ino: stat[3], short: s ?? NONE, len: s === undefined ? 0 : fieldLength.get(s)![0]!, row };
-  };
   for (let i = 0; i < table.paths.length; i++) {
     const p = table.paths[i]!;
-    if (!changed.has(p)) files.push(from(p, [st[i * 4]!, st[i * 4 + 1]!, st[i * 4 + 2]!, st[i * 4 + 3]!], rowOfStored(b, i)));
+    if (!changed.has(p)) files.push(stored(store.index, p, recordedStat(table, i), rowOfStored(b, i)));
   }
-  for (const f of delta.files) files.push(from(f.path, f.stat, f.row));
+  for (const f of delta.files) files.push(stored(store.index, f.path, f.stat, f.row));
   try {
     writeBase(dir, delta.namesKey, files, store.index);
   } catch {

@@ -7,15 +7,12 @@
  */
 import fs from 'node:fs';
 import { readAt, writeFileAtomic } from '../store/fsutil.js';
+import type { StatData } from '../store/layout.js';
 
 const END = '-- end\n';
 
-export interface FileStat {
+export interface FileStat extends StatData {
   path: string;
-  mtimeMs: number;
-  ctimeMs: number;
-  size: number;
-  ino: number;
 }
 
 interface Sizes<H> {
@@ -118,6 +115,12 @@ export function readStatTableFd<H>(fd: number, magic: string, accept: (h: H) => 
   } catch {
     return undefined;
   }
+}
+
+/** The stat data recorded for file `i` of the table. */
+export function recordedStat(table: StatTable<unknown>, i: number): StatData {
+  const s = table.stats;
+  return { mtimeMs: s[i * 4]!, ctimeMs: s[i * 4 + 1]!, size: s[i * 4 + 2]!, ino: s[i * 4 + 3]! };
 }
 
 /**

@@ -11,16 +11,30 @@ import { idFromFileName } from '../../core/format/schema.js';
 /** The top-level folders that hold entries. */
 export const ENTRY_ROOTS = ['entries', 'hosts', 'sessions'] as const;
 
-/** One entry file as found on disk, with the stat data that tells whether it changed. */
-export interface EntryFile {
-  path: string;
-  /** The id the file name claims. */
-  id: string;
+/** The stat data derived state records of a file: what tells whether it changed since. */
+export interface StatData {
   mtimeMs: number;
   /** Status-change time: moves on every write even when a tool puts the mtime back (cp -p, tar, rsync -t). */
   ctimeMs: number;
   size: number;
   ino: number;
+}
+
+/** The stat data alone, of a file's Stats or of any record carrying it (an EntryFile). */
+export function statData(st: StatData): StatData {
+  return { mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size, ino: st.ino };
+}
+
+/** True when two records of stat data are the same (the file did not change between them). */
+export function sameStat(a: StatData, b: StatData): boolean {
+  return a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.size === b.size && a.ino === b.ino;
+}
+
+/** One entry file as found on disk, with the stat data that tells whether it changed. */
+export interface EntryFile extends StatData {
+  path: string;
+  /** The id the file name claims. */
+  id: string;
 }
 
 /** The directory for derived state (caches, ledgers, the lock) of a data repo. */
@@ -111,7 +125,7 @@ export function listEntryFiles(dir: string, options: { withStat?: boolean } = {}
         continue;
       }
       const st = fs.statSync(base + rel, { throwIfNoEntry: false });
-      if (st?.isFile()) files.push({ path: rel, id, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size, ino: st.ino });
+      if (st?.isFile()) files.push({ path: rel, id, ...statData(st) });
     }
   }
   return files;
