@@ -20,7 +20,7 @@ import { isKbError, KbError } from '../core/errors.js';
 import { trackConflicts, type ConflictInfo } from './conflicts.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { integrate } from './sync-merge.js';
-import { autoSyncOn, remoteSettings } from './sync-settings.js';
+import { remoteSettings } from './sync-settings.js';
 
 export interface SyncOptions extends RepoOptions {
   /** Push after merging (default true). */
@@ -198,18 +198,11 @@ export async function syncRepo(options: SyncOptions): Promise<SyncResult> {
 }
 
 /**
- * The push after a CLI write when auto_sync is on (config `auto_sync: true`, or GIT_KB_AUTO_SYNC on; off turns it
- * off), bounded by `auto_sync_timeout_ms` (default 5000). Never throws: returns lines for stderr. A failure
+ * The push after a CLI write, once auto-sync.ts found auto_sync on (config `auto_sync: true`, or GIT_KB_AUTO_SYNC
+ * on; off turns it off) in `cfg`, bounded by `auto_sync_timeout_ms` (default 5000). Never throws: returns lines for stderr. A failure
  * leaves the commit local and says so.
  */
-export async function autoSyncAfterWrite(dirs: string[], settings: Settings): Promise<string[]> {
-  let cfg: KbConfig;
-  try {
-    cfg = readConfig(settings);
-  } catch {
-    return [];
-  }
-  if (!autoSyncOn(settings, cfg)) return [];
+export async function autoSyncAfterWrite(dirs: string[], settings: Settings, cfg: KbConfig): Promise<string[]> {
   const timeoutMs = typeof cfg.auto_sync_timeout_ms === 'number' && cfg.auto_sync_timeout_ms > 0 ? cfg.auto_sync_timeout_ms : 5000;
   const out: string[] = [];
   for (const dir of dirs) {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { KbError } from '../../core/errors.js';
 import { atomicFs, writeFileAtomic } from '../store/fsutil.js';
 import { writeLooseObject } from './objects.js';
-import { readRef } from './refs.js';
+import { OID, readRef } from './refs.js';
 import type { Author } from './author.js';
 
 /** The atomic fs every git-layer module hands to isomorphic-git. */
@@ -33,8 +33,6 @@ export async function iso(): Promise<typeof import('isomorphic-git')> {
   // NOTE: bundled, the package is CommonJS and its functions sit on the default export.
   return ((m as unknown as { default?: typeof m }).default ?? m) as typeof m;
 }
-
-const OID = /^[0-9a-f]{40}$/;
 
 /** Creates a git repository with `main` as its first branch. */
 export async function initRepo(dir: string): Promise<void> {

@@ -13,7 +13,8 @@ function read(file: string): string | undefined {
   }
 }
 
-const OID = /^[0-9a-f]{40}$/;
+/** A full object id, as refs hold it. */
+export const OID = /^[0-9a-f]{40}$/;
 
 /** The commit `ref` ('HEAD' or 'refs/...') points at, or undefined (no such ref, no commit yet). */
 export function readRef(dir: string, ref: string, depth = 0): string | undefined {

@@ -170,8 +170,8 @@ export function searchStore(store: SearchStore, options: SearchOptions): SearchH
   const recency = (e: SearchMeta): string => e.updated ?? e.created ?? '';
   const now = options.now ?? Date.now();
   const decay = options.decay;
-  const floor = decay?.enabled ? Math.min(1, Math.max(0, decay.floor)) : 1;
-  // NOTE: a decay factor lies between the floor and 1, so once the raw scores (best first) fall below the
+  const decaying = !!decay?.enabled && decay.floor < 1;
+  // NOTE: a decay factor lies between the floor (0 to 1, repo-settings.ts) and 1, so once the raw scores (best first) fall below the
   // limit-th decayed score, no later entry can enter the top: only those before are read and decayed.
   const raw = [...merged].sort((a, b) => b[1] - a[1]);
   const ranked: { p: string; score: number; e: SearchMeta }[] = [];
@@ -180,7 +180,7 @@ export function searchStore(store: SearchStore, options: SearchOptions): SearchH
     if (best.length >= limit && score < best[limit - 1]!) break;
     const e = store.meta(p);
     if (!e) continue;
-    const s = score * (decay && floor < 1 ? decayFactor(e, decay, now) : 1);
+    const s = score * (decaying ? decayFactor(e, decay!, now) : 1);
     ranked.push({ p, score: s, e });
     let at = best.length;
     while (at > 0 && best[at - 1]! < s) at--;
@@ -193,8 +193,9 @@ export function searchStore(store: SearchStore, options: SearchOptions): SearchH
     const seen = new Set(hits.map((h) => h.id));
     const strong = hits.filter((h) => h.score >= hits[0]!.score * 0.5).slice(0, 3);
     const neighbours: SearchHit[] = [];
+    const linkers = store.linkers();
     for (const h of strong) {
-      for (const n of neighboursOf(store.meta(h.path), (id) => store.byId(id), store.linkers())) {
+      for (const n of neighboursOf(store.meta(h.path), (id) => store.byId(id), linkers)) {
         if (seen.has(n.entry.id) || !matchesFilters(n.entry, options)) continue;
         seen.add(n.entry.id);
         neighbours.push({ id: n.entry.id, title: n.entry.title, type: n.entry.type, tags: n.entry.tags, path: n.entry.path, score: round(h.score * 0.3), snippet: '', via: { from: h.id, rel: n.rel } });

@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{b as e}from"./chunk-PHRHQZIN.js";import{b as n}from"./chunk-OYT34WVQ.js";import{e as i}from"./chunk-AQQDWCRO.js";import"./chunk-FUAXPYMC.js";import"./chunk-ZHHVG47C.js";async function g(t){let r=n();if(r.length===0)return[];try{if(!e(t.settings,i(t.settings)))return[]}catch{return[]}let{autoSyncAfterWrite:s}=await import("./sync-PXTSBPIX.js");return s(r,t.settings)}export{g as autoSyncCommitted};

@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b,c,d}from"./chunk-V2F3VO5N.js";import"./chunk-4ZLEISCS.js";import"./chunk-7JKBSNEN.js";import"./chunk-NAXRFBJN.js";import"./chunk-OM3NNH33.js";import"./chunk-FUAXPYMC.js";import"./chunk-ZHHVG47C.js";export{a as diffTrees,c as mergeBases,b as newCommits,d as objectsToSend};
