@@ -287,6 +287,8 @@ describe('never blind during a rebuild', () => {
     writeEntries(sb.data, [{ ...base[4]!, body: 'Write short sentences. Never use em dashes.' }]);
     const out = (await runPromptHook(sb, payload(STASH_PROMPT, 'nc2'), { env })).stdout;
     expect(out).not.toContain('Write plain sentences.');
+    // The background builder these prompts started still writes under .git: let it finish before the cleanup.
+    for (let i = 0; i < 120 && fs.existsSync(path.join(sb.data, '.git', 'git-kb', 'prompt', 'build.lock')); i++) await new Promise((r) => setTimeout(r, 100));
   });
 });
 

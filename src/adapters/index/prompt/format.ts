@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import { fnv1a } from '../../../core/text/fnv.js';
+import { readAt } from '../../store/fsutil.js';
 import type { HostExtras } from './extras-hosts.js';
 import type { SessionExtras } from './extras-sessions.js';
 
@@ -259,16 +260,7 @@ export function openIndexFile(file: string): IndexReader | undefined {
   } catch {
     return undefined;
   }
-  const read = (off: number, len: number): Buffer => {
-    const buf = Buffer.allocUnsafe(len);
-    let got = 0;
-    while (got < len) {
-      const n = fs.readSync(fd, buf, got, len - got, off + got);
-      if (n === 0) break;
-      got += n;
-    }
-    return got === len ? buf : buf.subarray(0, got);
-  };
+  const read = (off: number, len: number): Buffer => readAt(fd, off, len);
   try {
     const head = read(0, FIRST_READ);
     const header = parseHeader(head, (len) => read(12, len));
