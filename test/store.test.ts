@@ -156,3 +156,35 @@ describe('readEntryText', () => {
     expect(bodyOf('no front matter')).toBe('no front matter');
   });
 });
+
+describe('fileStat', () => {
+  it('gives the stat data of a regular file as fs.statSync does, and undefined for anything else', async () => {
+    const { fileStat, statData } = await import('../src/adapters/store/layout.js');
+    put('entries/a.md', 'x');
+    fs.mkdirSync(path.join(dir, 'entries', 'sub.md'));
+    fs.symlinkSync(path.join(dir, 'entries', 'a.md'), path.join(dir, 'entries', 'link.md'));
+    const a = path.join(dir, 'entries', 'a.md');
+    expect(fileStat(a)).toEqual(statData(fs.statSync(a)));
+    expect(fileStat(path.join(dir, 'entries', 'link.md'))).toEqual(statData(fs.statSync(a)));
+    expect(fileStat(path.join(dir, 'entries', 'sub.md'))).toBeUndefined();
+    expect(fileStat(path.join(dir, 'entries', 'missing.md'))).toBeUndefined();
+    expect(() => fileStat(path.join(a, 'below-a-file.md'))).toThrow(/ENOTDIR/);
+  });
+
+  it('falls back to fs.statSync when Node has no stat binding to use', async () => {
+    const p = process as unknown as { binding: unknown };
+    const binding = p.binding;
+    p.binding = undefined;
+    try {
+      const { vi } = await import('vitest');
+      vi.resetModules();
+      const { fileStat, statData } = await import('../src/adapters/store/layout.js');
+      put('entries/a.md', 'xy');
+      const a = path.join(dir, 'entries', 'a.md');
+      expect(fileStat(a)).toEqual(statData(fs.statSync(a)));
+      expect(fileStat(path.join(dir, 'entries', 'missing.md'))).toBeUndefined();
+    } finally {
+      p.binding = binding;
+    }
+  });
+});

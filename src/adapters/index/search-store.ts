@@ -27,11 +27,12 @@ import v8 from 'node:v8';
 import MiniSearch from 'minisearch';
 import { loadCatalog, readItem } from './catalog.js';
 import { BASE_MAGIC, baseFile, deltaFile, deltaFileOf, DELTA_MAX, DELTA_MAX_TEXT, docText, hasLinks, metaOf, MINISEARCH_VERSION, readDelta, rowOf, withChanges, writeDelta, type Delta, type DeltaFile, type Row, type SearchMeta } from './search-docs.js';
+import { docMaps } from './doc-maps.js';
 import { currentNamesKey, recordableNamesKey } from './ids.js';
 import { readStatTableFd, recordedStat, unchanged, writeStatTable, type FileStat, type StatTable } from './stat-table.js';
 import { isWarm, rememberWarm, warmValue } from './warm.js';
 import { readAt } from '../store/fsutil.js';
-import { listEntryFiles, sameStat, statData, type EntryFile, type StatData } from '../store/layout.js';
+import { fileStat, listEntryFiles, sameStat, statData, type EntryFile, type StatData } from '../store/layout.js';
 import { SEARCH_TERMS, termOf, tokenize } from '../../core/text/terms.js';
 
 /** Past this share of the repo changed at once (and at least REBUILD_MIN files), the base is rebuilt. */
@@ -592,18 +593,7 @@ function openBase(dir: string, b: Base, delta: Delta | undefined, scope: Set<str
     at += length;
   }
   const paths = table.paths;
-  const documentIds = new Map<number, string>();
-  const idToShortId = new Map<string, number>();
-  const fieldLength = new Map<number, number[]>();
-  const pos = new Map<string, number>();
-  for (let i = 0; i < paths.length; i++) {
-    const s = short[i]!;
-    if (s === NONE) continue;
-    documentIds.set(s, paths[i]!);
-    idToShortId.set(paths[i]!, s);
-    fieldLength.set(s, [len[i]!]);
-    pos.set(paths[i]!, i);
-  }
+  const { documentIds, idToShortId, fieldLength, indexOf } = docMaps({ paths, short, len, none: NONE });
   const index = instance(root, { documentIds, idToShortId, fieldLength, documentCount: header.documentCount, nextId: header.nextId, dirtCount: header.dirtCount, avg: header.avg });
   const changed = changesOf(delta);
   if (delta) {
@@ -617,8 +607,8 @@ function openBase(dir: string, b: Base, delta: Delta | undefined, scope: Set<str
   }
   const rowOfPath = (p: string): string | null | undefined => {
     if (changed.has(p)) return changed.get(p)?.row;
-    const i = pos.get(p);
-    return i === undefined ? undefined : rowOfStored(b, i);
+    const i = indexOf(p);
+    return i < 0 ? undefined : rowOfStored(b, i);
   };
   const linkerPaths = (): string[] => [
     ...header.linked.map((i) => paths[i]!).filter((p) => !changed.has(p)),
@@ -703,8 +693,8 @@ function differences(dir: string, b: Base, delta: Delta | undefined, namesKey: s
   const inDelta = changesOf(delta);
   const { table } = b;
   const now = (p: string): EntryFile | undefined => {
-    const st = fs.statSync(base + p, { throwIfNoEntry: false });
-    return st?.isFile() ? { path: p, id: '', ...statData(st) } : undefined;
+    const st = fileStat(base + p);
+    return st && { path: p, id: '', ...st };
   };
   // Under another names key the folders are listed: a recorded file not listed is gone, a listed one not
   // recorded is new. Either way every recorded file is stat'ed.

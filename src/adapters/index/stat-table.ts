@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import { readAt, writeFileAtomic } from '../store/fsutil.js';
-import type { StatData } from '../store/layout.js';
+import { fileStat, type StatData } from '../store/layout.js';
 
 const END = '-- end\n';
 
@@ -129,7 +129,7 @@ export function recordedStat(table: StatTable<unknown>, i: number): StatData {
  * a file unchanged.
  */
 export function unchanged(base: string, table: StatTable<unknown>, i: number): boolean {
-  const st = fs.statSync(base + table.paths[i], { throwIfNoEntry: false });
+  const st = fileStat(base + table.paths[i]!);
   const s = table.stats;
-  return !!st && st.mtimeMs === s[i * 4] && st.ctimeMs === s[i * 4 + 1] && st.size === s[i * 4 + 2] && st.ino === s[i * 4 + 3] && st.isFile();
+  return !!st && st.mtimeMs === s[i * 4] && st.ctimeMs === s[i * 4 + 1] && st.size === s[i * 4 + 2] && st.ino === s[i * 4 + 3];
 }
