@@ -195,3 +195,46 @@ describe('tree merge', () => {
     await git(dir, 'fsck', '--strict', '--no-dangling');
   });
 });
+
+describe('commit trees', () => {
+  it('are the trees git writes for the same changes: byte order, deletions, a file turned folder and back', async () => {
+    const { writeCommitObjects } = await import('../src/adapters/git/commit.js');
+    const dir = path.join(work, 'trees');
+    await git(work, 'init', '-q', '-b', 'main', dir);
+    const names = ['a-b.md', 'a/b.md', 'a0.md', 'x', 'y/z.md', 'entries/kb-1-x.md', 'entries/kb-10-x.md', 'entries/kb-1.md', 'é.md', 'entries/日本.md'];
+    const write = (p: string, text: string) => {
+      // as git sees a path replaced: a file where a folder of the path is, or a folder where the file is, goes
+      const parts = p.split('/');
+      for (let i = 1; i < parts.length; i++) {
+        const up = path.join(dir, ...parts.slice(0, i));
+        if (fs.existsSync(up) && fs.statSync(up).isFile()) fs.rmSync(up);
+      }
+      if (fs.existsSync(path.join(dir, p)) && fs.statSync(path.join(dir, p)).isDirectory()) fs.rmSync(path.join(dir, p), { recursive: true });
+      fs.mkdirSync(path.dirname(path.join(dir, p)), { recursive: true });
+      fs.writeFileSync(path.join(dir, p), text);
+    };
+    for (const p of names) write(p, `${p}\n`);
+    await git(dir, 'add', '-A');
+    await git(dir, 'commit', '-q', '-m', 'base');
+    const rounds: { path: string; content: string | null }[][] = [
+      [{ path: 'entries/kb-1-w.md', content: 'new\n' }, { path: 'a0.md', content: 'changed\n' }, { path: 'entries/kb-10-x.md', content: null }],
+      [{ path: 'x', content: null }, { path: 'x/inner.md', content: 'now a folder\n' }, { path: 'a', content: 'a file beside a-b.md and a0.md\n' }, { path: 'a/b.md', content: null }],
+      [{ path: 'y/z.md', content: null }, { path: 'y', content: 'folder gone, a file now\n' }, { path: 'entries/kb-0.md', content: 'first\n' }, { path: 'entries/zz.md', content: 'last\n' }],
+      // a path replaced without its old one deleted: the file (or folder) in the way goes
+      [{ path: 'a0.md/deep.md', content: 'under a former file\n' }, { path: 'x', content: 'a file where a folder was\n' }, { path: 'y/again.md', content: 'a folder again\n' }],
+    ];
+    for (const changes of rounds) {
+      const parent = (await git(dir, 'rev-parse', 'HEAD')).trim();
+      const { commit } = await writeCommitObjects({ dir, reader: new ObjectReader(dir), parent, changes, message: 'm\n', author: { name: 'T', email: 't@example.com' } });
+      for (const c of [...changes].sort((a, b) => Number(a.content !== null) - Number(b.content !== null))) {
+        if (c.content === null) fs.rmSync(path.join(dir, c.path), { recursive: true, force: true });
+        else write(c.path, c.content);
+      }
+      await git(dir, 'add', '-A');
+      const want = (await git(dir, 'write-tree')).trim();
+      expect((await git(dir, 'rev-parse', `${commit}^{tree}`)).trim()).toBe(want);
+      await git(dir, 'reset', '-q', '--soft', commit);
+    }
+    await git(dir, 'fsck', '--strict');
+  });
+});

@@ -4,7 +4,7 @@
  * copied as raw bytes, so adding one file to a folder of 10,000 costs a scan and a copy, not 10,000 objects.
  * Writes objects only: moving the branch and the index is the caller's step (src/adapters/write/transaction.ts).
  */
-import { rawSortKey, encodeTreeEntry, nextTreeEntry, treeSortKey } from './encoding.js';
+import { compareTreeEntries, encodeTreeEntry, nextTreeEntry, type RawTreeEntry } from './encoding.js';
 import { writeCommit } from './git.js';
 import { writeLooseObject, writePackedBlobs } from './objects.js';
 import type { Author } from './author.js';
@@ -29,21 +29,30 @@ interface TreeChange {
   name: string;
   isTree: boolean;
   oid: string | null;
-  key: string;
+  /** The change as a raw entry (a zero id when it deletes), to order it against the tree's raw entries. */
+  raw: Buffer;
+  entry: RawTreeEntry;
 }
 
-/** Rebuilds a tree with the given changes (paths relative to it, null deletes); undefined when it ends empty. */
+const NO_OID = '0'.repeat(40);
+
+function treeChange(name: string, isTree: boolean, oid: string | null): TreeChange {
+  const raw = encodeTreeEntry(isTree ? '040000' : '100644', name, oid ?? NO_OID);
+  return { name, isTree, oid, raw, entry: nextTreeEntry(raw, 0)! };
+}
+
+/**
+ * Rebuilds a tree with the given changes (paths relative to it, null deletes); undefined when it ends empty.
+ * NOTE: the old tree's entries are compared as raw bytes and copied in runs, never decoded: the folder of entries
+ * holds one entry per note, and this runs on every write.
+ */
 async function applyToTree(dir: string, reader: ObjectReader, treeOid: string | undefined, changes: Map<string, string | null>): Promise<string | undefined> {
   const body = treeOid ? await reader.rawTree(treeOid) : Buffer.alloc(0);
-  const existing: { key: string; name: string; start: number; end: number; oid: string }[] = [];
-  for (let e = nextTreeEntry(body, 0); e; e = nextTreeEntry(body, e.end)) {
-    existing.push({ key: rawSortKey(body, e), name: body.toString('latin1', e.nameStart, e.nameEnd), start: e.start, end: e.end, oid: body.toString('hex', e.end - 20, e.end) });
-  }
-  const direct = new Map<string, TreeChange>();
+  const pending: TreeChange[] = [];
   const sub = new Map<string, Map<string, string | null>>();
   for (const [p, oid] of changes) {
     const slash = p.indexOf('/');
-    if (slash === -1) direct.set(p, { name: p, isTree: false, oid, key: treeSortKey(p, false) });
+    if (slash === -1) pending.push(treeChange(p, false, oid));
     else {
       const head = p.slice(0, slash);
       if (!sub.has(head)) sub.set(head, new Map());
@@ -51,11 +60,19 @@ async function applyToTree(dir: string, reader: ObjectReader, treeOid: string | 
     }
   }
   for (const [name, subChanges] of sub) {
-    const key = treeSortKey(name, true);
-    const old = existing.find((e) => e.key === key);
-    direct.set(`${name}/`, { name, isTree: true, oid: (await applyToTree(dir, reader, old?.oid, subChanges)) ?? null, key });
+    const probe = treeChange(name, true, null);
+    let oldOid: string | undefined;
+    for (let e = nextTreeEntry(body, 0); e; e = nextTreeEntry(body, e.end)) {
+      const c = compareTreeEntries(body, e, probe.raw, probe.entry);
+      if (c === 0) oldOid = body.toString('hex', e.end - 20, e.end);
+      if (c >= 0) break;
+    }
+    pending.push(treeChange(name, true, (await applyToTree(dir, reader, oldOid, subChanges)) ?? null));
   }
-  const pending = [...direct.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  pending.sort((a, b) => compareTreeEntries(a.raw, a.entry, b.raw, b.entry));
+  // A name that changes between file and folder has another place in the order; its old entry is dropped.
+  const names = new Set(pending.map((c) => Buffer.from(c.name).toString('latin1')));
+  const nameLengths = new Set(pending.map((c) => c.entry.nameEnd - c.entry.nameStart));
   const parts: Buffer[] = [];
   let runStart = -1;
   let runEnd = -1;
@@ -64,20 +81,19 @@ async function applyToTree(dir: string, reader: ObjectReader, treeOid: string | 
     runStart = -1;
   };
   const emit = (c: TreeChange): void => {
-    if (c.oid) parts.push(encodeTreeEntry(c.isTree ? '040000' : '100644', c.name, c.oid));
+    if (c.oid) parts.push(c.raw);
   };
-  // A name that changes between file and folder has a different key; its old entry is dropped.
-  const changedNames = new Set(pending.map((p) => Buffer.from(p.name).toString('latin1')));
   let j = 0;
-  for (const e of existing) {
-    while (j < pending.length && pending[j]!.key < e.key) {
+  for (let e = nextTreeEntry(body, 0); e; e = nextTreeEntry(body, e.end)) {
+    let c = 1;
+    while (j < pending.length && (c = compareTreeEntries(pending[j]!.raw, pending[j]!.entry, body, e)) < 0) {
       flush();
       emit(pending[j++]!);
     }
-    if (j < pending.length && pending[j]!.key === e.key) {
+    if (j < pending.length && c === 0) {
       flush();
       emit(pending[j++]!);
-    } else if (changedNames.has(e.name)) {
+    } else if (nameLengths.has(e.nameEnd - e.nameStart) && names.has(body.toString('latin1', e.nameStart, e.nameEnd))) {
       flush();
     } else {
       if (runStart === -1) runStart = e.start;

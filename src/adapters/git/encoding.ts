@@ -81,12 +81,6 @@ export function treeSortKey(name: string, isTree: boolean): string {
   return Buffer.from(isTree ? `${name}/` : name).toString('latin1');
 }
 
-/** The sort key of a raw entry, as treeSortKey gives it for the decoded name. */
-export function rawSortKey(body: Buffer, e: RawTreeEntry): string {
-  const name = body.toString('latin1', e.nameStart, e.nameEnd);
-  return e.tree ? `${name}/` : name;
-}
-
 /** A raw entry's name. */
 export function rawName(body: Buffer, e: RawTreeEntry): string {
   return body.toString('utf8', e.nameStart, e.nameEnd);

@@ -100,33 +100,6 @@ export function compareBytes(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** A lean view of an index entry: its path and its bytes, enough to write it back unchanged. */
-export interface RawIndexEntry {
-  /** The path's UTF-8 bytes read as latin1: string order on keys is git's byte order. */
-  key: string;
-  raw: Buffer;
-  /** Where the entry starts in the index buffer. */
-  offset: number;
-  extended: boolean;
-}
-
-/** Splits an index into entries without decoding their fields (the fast path for small updates). */
-export function scanIndex(buf: Buffer): RawIndexEntry[] {
-  const count = readHeader(buf);
-  const out: RawIndexEntry[] = [];
-  let off = 12;
-  for (let i = 0; i < count; i++) {
-    const extended = (buf[off + 60]! & 0x40) !== 0;
-    const p = off + 62 + (extended ? 2 : 0);
-    const end = buf.indexOf(0, p);
-    const len = (end - off + 8) & ~7;
-    out.push({ key: buf.toString('latin1', p, end), raw: buf.subarray(off, off + len), offset: off, extended });
-    off += len;
-  }
-  checkExtensions(buf, off);
-  return out;
-}
-
 /** Serialises index entries (sorted here) as an index file with its checksum. */
 export function serializeIndex(entries: IndexEntry[]): Buffer {
   const sorted = [...entries].sort((a, b) => compareBytes(a.path, b.path));
@@ -189,12 +162,9 @@ export function updateIndexFile(dir: string, changes: { path: string; oid: strin
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  const existing = buf ? scanIndex(buf) : [];
-  const key = (p: string): string => Buffer.from(p).toString('latin1');
-  const pending = [...new Map(changes.map((c) => [c.path, c])).values()]
-    .map((c) => ({ c, key: key(c.path) }))
-    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const version = buf && existing.some((e) => e.extended) ? 3 : 2;
+  // NOTE: the old entries are compared as raw bytes and copied in runs, never decoded (one per note, every write).
+  const pending = [...new Map(changes.map((c) => [c.path, c])).values()].map((c) => ({ c, name: Buffer.from(c.path) })).sort((a, b) => Buffer.compare(a.name, b.name));
+  let extended = false;
   const parts: Buffer[] = [];
   let count = 0;
   let runStart = -1;
@@ -209,22 +179,33 @@ export function updateIndexFile(dir: string, changes: { path: string; oid: strin
     count++;
   };
   let j = 0;
-  for (const e of existing) {
-    const k = e.key;
-    while (j < pending.length && pending[j]!.key < k) {
+  let off = 12;
+  const total = buf ? readHeader(buf) : 0;
+  for (let i = 0; i < total; i++) {
+    const b = buf!;
+    const ext = (b[off + 60]! & 0x40) !== 0;
+    const p = off + 62 + (ext ? 2 : 0);
+    const end = b.indexOf(0, p);
+    const len = (end - off + 8) & ~7;
+    let c = 1;
+    while (j < pending.length && (c = pending[j]!.name.compare(b, p, end)) < 0) {
       flush();
       emit(pending[j++]!.c);
     }
-    if (j < pending.length && pending[j]!.key === k) {
+    if (j < pending.length && c === 0) {
       flush();
       emit(pending[j++]!.c);
-      continue;
+    } else {
+      extended ||= ext;
+      if (runStart === -1) runStart = off;
+      runEnd = off + len;
+      count++;
     }
-    if (runStart === -1) runStart = e.offset;
-    runEnd = e.offset + e.raw.length;
-    count++;
+    off += len;
   }
+  if (buf) checkExtensions(buf, off);
   flush();
   while (j < pending.length) emit(pending[j++]!.c);
+  const version = extended ? 3 : 2;
   writeFileAtomic(indexFile, withChecksum(Buffer.concat([writeHeader(version, count), ...parts])), { fsync: false });
 }
