@@ -102,8 +102,7 @@ async function applyToTree(dir: string, reader: ObjectReader, treeOid: string | 
   }
   flush();
   while (j < pending.length) emit(pending[j++]!);
-  const newBody = Buffer.concat(parts);
-  return newBody.length === 0 ? undefined : writeLooseObject(dir, 'tree', newBody);
+  return parts.length === 0 ? undefined : writeLooseObject(dir, 'tree', ...parts);
 }
 
 /**

@@ -24,8 +24,14 @@ export function objectId(type: ObjectType, body: Buffer): string {
 }
 
 /** A file body followed by its SHA-1, as git ends packs, pack indexes and the index. */
-export function withChecksum(body: Buffer): Buffer {
-  return Buffer.concat([body, crypto.createHash('sha1').update(body).digest()]);
+export function withChecksum(...body: Buffer[]): Buffer {
+  let length = 0;
+  for (const b of body) length += b.length;
+  const out = Buffer.allocUnsafe(length + 20);
+  let at = 0;
+  for (const b of body) at += b.copy(out, at);
+  crypto.createHash('sha1').update(out.subarray(0, length)).digest().copy(out, length);
+  return out;
 }
 
 /** True when a file ends with the SHA-1 of what precedes it. */
@@ -64,12 +70,25 @@ export function nextTreeEntry(body: Buffer, i: number): RawTreeEntry | undefined
   return { start: i, nameStart: sp + 1, nameEnd: nul, end: nul + 21, tree: sp - i === 5 && body[i] === 0x34 };
 }
 
+/**
+ * The order of `len` bytes of `a` from `ai` against as many of `b` from `bi` (negative, 0, positive).
+ * NOTE: a byte loop, not Buffer#compare: names in one folder differ within their first bytes, and the native call
+ * with its offset checks costs more than the loop (it runs once per entry of a folder or the index on every write).
+ */
+export function compareBytesAt(a: Uint8Array, ai: number, b: Uint8Array, bi: number, len: number): number {
+  for (let i = 0; i < len; i++) {
+    const d = a[ai + i]! - b[bi + i]!;
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
 /** git's tree order between two raw entries (of the same or different bodies). */
 export function compareTreeEntries(a: Buffer, ea: RawTreeEntry, b: Buffer, eb: RawTreeEntry): number {
   const la = ea.nameEnd - ea.nameStart;
   const lb = eb.nameEnd - eb.nameStart;
   const len = Math.min(la, lb);
-  const c = a.compare(b, eb.nameStart, eb.nameStart + len, ea.nameStart, ea.nameStart + len);
+  const c = compareBytesAt(a, ea.nameStart, b, eb.nameStart, len);
   if (c !== 0) return c;
   const ca = la > len ? a[ea.nameStart + len]! : ea.tree ? 0x2f : 0;
   const cb = lb > len ? b[eb.nameStart + len]! : eb.tree ? 0x2f : 0;

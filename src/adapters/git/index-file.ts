@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { writeFileAtomic } from '../store/fsutil.js';
-import { checksumValid, withChecksum } from './encoding.js';
+import { checksumValid, compareBytesAt, withChecksum } from './encoding.js';
 
 /** One index entry at stage 0 (git-kb never writes conflict stages). */
 export interface IndexEntry {
@@ -149,6 +149,12 @@ export function entryFromStat(filePath: string, oid: string, st: fs.BigIntStats)
   };
 }
 
+/** The order of a path's bytes against the path at `start` to `end` of an index buffer. */
+function compareNames(name: Buffer, buf: Buffer, start: number, end: number): number {
+  const len = Math.min(name.length, end - start);
+  return compareBytesAt(name, 0, buf, start, len) || name.length - (end - start);
+}
+
 /**
  * Applies changes to the index of the repo at `dir`: each path is set to its blob (stat data read from the
  * working file) or removed (oid null). Unchanged entries are copied as runs of raw bytes in one merge walk.
@@ -188,7 +194,7 @@ export function updateIndexFile(dir: string, changes: { path: string; oid: strin
     const end = b.indexOf(0, p);
     const len = (end - off + 8) & ~7;
     let c = 1;
-    while (j < pending.length && (c = pending[j]!.name.compare(b, p, end)) < 0) {
+    while (j < pending.length && (c = compareNames(pending[j]!.name, b, p, end)) < 0) {
       flush();
       emit(pending[j++]!.c);
     }
@@ -207,5 +213,5 @@ export function updateIndexFile(dir: string, changes: { path: string; oid: strin
   flush();
   while (j < pending.length) emit(pending[j++]!.c);
   const version = extended ? 3 : 2;
-  writeFileAtomic(indexFile, withChecksum(Buffer.concat([writeHeader(version, count), ...parts])), { fsync: false });
+  writeFileAtomic(indexFile, withChecksum(writeHeader(version, count), ...parts), { fsync: false });
 }
