@@ -13,7 +13,7 @@ import { isConflictSibling } from '../core/merge/sibling.js';
 import { entryDirs, readEntryText, statData } from '../adapters/store/layout.js';
 import { currentNamesKey, recordableNamesKey } from '../adapters/index/ids.js';
 import { readLintState, writeLintState } from '../adapters/index/lint-state.js';
-import { recordedStat, unchanged, type FileStat } from '../adapters/index/stat-table.js';
+import { recordedStat, unchanged, type FileStat, type StatColumns } from '../adapters/index/stat-table.js';
 import { idFromFileName } from '../core/format/schema.js';
 import { linkedIds } from '../core/format/links.js';
 import { repoForRead, type RepoOptions } from './repo.js';
@@ -178,30 +178,47 @@ export async function lintRepo(options: RepoOptions & { all?: boolean }): Promis
   if (!(sameNames && toCheck.size === 0)) {
     // Record what was read, so the next lint reads only what changes from here. A file that vanished while it was
     // being read has no stat data and is left out (the next lint lists it as new, or not at all).
-    const files: FileStat[] = [];
-    all.forEach((rel, n) => {
-      const fresh = statOf.get(rel);
-      if (fresh) files.push(fresh);
-      else if (!toCheck.has(rel)) {
-        const i = sameNames ? n : recorded.get(rel);
-        if (i === undefined || !table) {
-          const st = fs.statSync(base + rel, { throwIfNoEntry: false }); // a stray file, first seen
-          if (st) files.push({ path: rel, ...statData(st) });
-          return;
+    let files: FileStat[] | StatColumns;
+    let present: (rel: string) => boolean;
+    const vanished = [...toCheck].filter((rel) => !statOf.has(rel));
+    if (sameNames && vanished.length === 0) {
+      // NOTE: the same names as recorded, none gone: the recorded columns with the re-read files' stat data put
+      // in, not one record per file (this runs after every change, over every entry).
+      const stats = Float64Array.from(table!.stats);
+      all.forEach((rel, n) => {
+        const f = toCheck.has(rel) ? statOf.get(rel) : undefined;
+        if (f) stats.set([f.mtimeMs, f.ctimeMs, f.size, f.ino], n * 4);
+      });
+      files = { paths: all, stats };
+      present = () => true; // every recorded link and finding is from a file of the table
+    } else {
+      const list: FileStat[] = [];
+      all.forEach((rel, n) => {
+        const fresh = statOf.get(rel);
+        if (fresh) list.push(fresh);
+        else if (!toCheck.has(rel)) {
+          const i = sameNames ? n : recorded.get(rel);
+          if (i === undefined || !table) {
+            const st = fs.statSync(base + rel, { throwIfNoEntry: false }); // a stray file, first seen
+            if (st) list.push({ path: rel, ...statData(st) });
+            return;
+          }
+          list.push({ path: rel, ...recordedStat(table, i) });
         }
-        files.push({ path: rel, ...recordedStat(table, i) });
-      }
-    });
+      });
+      const kept = new Set(list.map((f) => f.path));
+      files = list;
+      present = (rel) => kept.has(rel);
+    }
     const links = new Map<string, string[]>();
     const add = (to: string, from: string): void => {
       const l = links.get(to);
       if (l) l.push(from);
       else links.set(to, [from]);
     };
-    const present = new Set(files.map((f) => f.path));
-    for (const [to, from] of state?.links ?? []) for (const f of from) if (!linksOf.has(f) && present.has(f)) add(to, f);
-    for (const [from, tos] of linksOf) if (present.has(from)) for (const to of new Set(tos)) add(to, from);
-    writeLintState(dir, recordKey, files, links, new Map([...own].filter(([rel]) => present.has(rel))));
+    for (const [to, from] of state?.links ?? []) for (const f of from) if (!linksOf.has(f) && present(f)) add(to, f);
+    for (const [from, tos] of linksOf) if (present(from)) for (const to of new Set(tos)) add(to, from);
+    writeLintState(dir, recordKey, files, links, new Map([...own].filter(([rel]) => present(rel))));
   }
   return { files: all.length, problems, hints, ...(problems.length ? { exit: 'LINT_FAILED' as const } : {}) };
 }

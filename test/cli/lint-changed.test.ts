@@ -44,6 +44,17 @@ describe('lint of what changed', () => {
     const abs = path.join(sb.data, hub.path);
     const good = fs.readFileSync(abs, 'utf8');
     fs.writeFileSync(abs, good.replace('type: decision', 'type: nope'));
+    // Folders last changed a while ago (a state recorded just after a folder changed is never trusted).
+    const past = new Date(Date.now() - 60_000);
+    for (const d of fs.readdirSync(sb.data)) if (d !== '.git' && fs.statSync(path.join(sb.data, d)).isDirectory()) fs.utimesSync(path.join(sb.data, d), past, past);
+    expect(await kbd(sb, ['lint'])).toMatchObject({ code: 5 }); // records the settled names
+    fs.writeFileSync(abs, `${fs.readFileSync(abs, 'utf8')}\n`);
+    // The edited file's stat data is recorded with the rest (the same names: the recorded columns, patched), so the
+    // next lint finds nothing to re-read and records nothing.
+    expect(await kbd(sb, ['lint'])).toMatchObject({ code: 5 });
+    const patched = fs.statSync(stateFile()).ino;
+    expect(JSON.parse((await kbd(sb, ['lint', '--json'])).stdout).problems.map((p: Finding) => p.rule)).toEqual(['type-unknown']);
+    expect(fs.statSync(stateFile()).ino).toBe(patched);
     expect(await lint()).toEqual([`type-unknown ${hub.path}`]);
     // Nothing changed: nothing is read or recorded, the finding stays.
     await kbd(sb, ['lint']);

@@ -6,7 +6,7 @@
  * when a check changes: a state of other rules is ignored. Safe to delete.
  */
 import { readAt } from '../store/fsutil.js';
-import { readStatTable, writeStatTable, type FileStat, type StatTable } from './stat-table.js';
+import { readStatTable, writeStatTable, type FileStat, type StatColumns, type StatTable } from './stat-table.js';
 import fs from 'node:fs';
 import type { Problem } from '../../core/format/entry.js';
 
@@ -50,7 +50,7 @@ export function readLintState(dir: string): LintState | undefined {
 }
 
 /** Records what a lint read and found. Never throws (derived state: the next lint reads everything). */
-export function writeLintState(dir: string, namesKey: string, files: FileStat[], links: Map<string, string[]>, problems: Map<string, Problem[]>): void {
+export function writeLintState(dir: string, namesKey: string, files: FileStat[] | StatColumns, links: Map<string, string[]>, problems: Map<string, Problem[]>): void {
   try {
     const tail = Buffer.from(JSON.stringify({ links: Object.fromEntries(links), problems: Object.fromEntries(problems) }), 'utf8');
     writeStatTable(lintStateFile(dir), MAGIC, { rules: LINT_RULES, namesKey } satisfies LintStateHeader, files, tail);

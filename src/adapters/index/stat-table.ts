@@ -38,18 +38,35 @@ function pad8(n: number): number {
 }
 
 
+/** The files of a table as columns: their paths, and 4 float64 of stat data per path (as `stats` is read). */
+export interface StatColumns {
+  paths: readonly string[];
+  stats: Float64Array;
+}
+
 /** Writes the table atomically (throws on failure; callers treat it as derived state). */
-export function writeStatTable(file: string, magic: string, header: unknown, files: FileStat[], tail: Buffer = Buffer.alloc(0)): void {
-  const paths = Buffer.from(files.map((f) => f.path).join('\n'), 'utf8');
-  const stats = new Float64Array(files.length * 4);
-  files.forEach((f, n) => stats.set([f.mtimeMs, f.ctimeMs, f.size, f.ino], n * 4));
-  const sizes: Sizes<unknown> = { h: header, count: files.length, pathsBytes: paths.length, tailBytes: tail.length };
+export function writeStatTable(file: string, magic: string, header: unknown, files: FileStat[] | StatColumns, tail: Buffer = Buffer.alloc(0)): void {
+  let columns: StatColumns;
+  if (Array.isArray(files)) {
+    const stats = new Float64Array(files.length * 4);
+    files.forEach((f, n) => {
+      stats[n * 4] = f.mtimeMs;
+      stats[n * 4 + 1] = f.ctimeMs;
+      stats[n * 4 + 2] = f.size;
+      stats[n * 4 + 3] = f.ino;
+    });
+    columns = { paths: files.map((f) => f.path), stats };
+  } else columns = files;
+  const { stats } = columns;
+  const count = columns.paths.length;
+  if (stats.length !== count * 4) throw new Error(`stat table: ${count} paths but ${stats.length / 4} stat records`);
+  const paths = Buffer.from(columns.paths.join('\n'), 'utf8');
+  const sizes: Sizes<unknown> = { h: header, count, pathsBytes: paths.length, tailBytes: tail.length };
   const head = Buffer.from(`${magic} ${JSON.stringify(sizes)}\n`, 'utf8');
   const gap = Buffer.alloc(pad8(head.length + paths.length));
   writeFileAtomic(file, Buffer.concat([head, paths, gap, Buffer.from(stats.buffer, stats.byteOffset, stats.byteLength), tail, Buffer.from(END)]), { fsync: false });
 }
 
-/** The table read through `read` (a file of `size` bytes and inode `ino`), or undefined; throws on read errors. */
 /** The first line of a table (its sizes and the caller's header) and where it ends, or undefined. */
 function headOf<H>(read: (at: number, len: number) => Buffer, size: number, magic: string): { s: Sizes<H>; nl: number } | undefined {
   let head = read(0, Math.min(size, 64 * 1024));
@@ -64,6 +81,7 @@ function headOf<H>(read: (at: number, len: number) => Buffer, size: number, magi
   return { s, nl };
 }
 
+/** The table read through `read` (a file of `size` bytes and inode `ino`), or undefined; throws on read errors. */
 function parseTable<H>(read: (at: number, len: number) => Buffer, size: number, ino: number, magic: string, accept: (h: H) => boolean): StatTable<H> | undefined {
   const got = headOf<H>(read, size, magic);
   if (!got || !accept(got.s.h)) return undefined;
