@@ -11,7 +11,7 @@ import v8 from 'node:v8';
 import type { Problem } from '../../core/format/entry.js';
 import { entryMetaOf, type EntryMeta } from '../../core/format/meta.js';
 import { currentNamesKey, idMapKey, writeIdMap } from './ids.js';
-import { rememberWarm, settleWarm, warmValue } from './warm.js';
+import { rememberWarm, warmValue } from './warm.js';
 import { writeFileAtomic } from '../store/fsutil.js';
 import { listEntryFiles, readEntryText, sameStat, stateDir, type EntryFile } from '../store/layout.js';
 
@@ -106,8 +106,7 @@ export interface LoadOptions {
 }
 
 export async function loadCatalog(dir: string, options: LoadOptions = {}): Promise<Catalog> {
-  await settleWarm();
-  const kept = warmValue<Catalog>(dir, 'catalog');
+  const kept = await warmValue<Catalog>(dir, 'catalog');
   if (kept) return kept;
   const namesKey = currentNamesKey(dir); // before the listing: see writeIdMap
   const files = listEntryFiles(dir);

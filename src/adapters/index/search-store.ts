@@ -736,7 +736,7 @@ export interface OpenOptions {
  * process while nothing changed, else the stored base and delta, brought up to date first when files changed.
  */
 export async function openSearchStore(dir: string, options: OpenOptions = {}): Promise<SearchStore> {
-  const kept = options.rebuild ? undefined : warmValue<SearchStore>(dir, 'search');
+  const kept = options.rebuild ? undefined : await warmValue<SearchStore>(dir, 'search');
   if (kept) return { ...kept, how: 'cached' };
   const whole = !options.queries || isWarm(dir);
   const store = options.rebuild ? await build(dir, options.onProgress) : await openFresh(dir, whole ? null : scopeOf(options.queries!), options.onProgress);

@@ -66,22 +66,19 @@ export function keepWarm(dir: string): void {
   watchFolders(warm);
 }
 
-/**
- * Lets file-system events already delivered run their handlers before a remembered value is trusted: a request
- * that arrives in the same poll as the event of an edit made just before it must not beat it (setImmediate runs
- * after the poll phase that handles both).
- */
-export async function settleWarm(): Promise<void> {
-  if (warm?.watched) await new Promise((resolve) => setImmediate(resolve));
-}
-
 /** True in a process that keeps the derived state of `dir` in memory (keepWarm). */
 export function isWarm(dir: string): boolean {
   return warm?.dir === dir;
 }
 
-/** The remembered value `name` of `dir`, when it is still current. */
-export function warmValue<T>(dir: string, name: string): T | undefined {
+/**
+ * The remembered value `name` of `dir`, when it is still current. First the file-system events already delivered
+ * run their handlers: a request that arrives in the same poll as the event of an edit made just before it must not
+ * beat it (setImmediate runs after the poll phase that handles both).
+ */
+export async function warmValue<T>(dir: string, name: string): Promise<T | undefined> {
+  if (!warm || warm.dir !== dir || !warm.watched) return undefined;
+  await new Promise((resolve) => setImmediate(resolve));
   if (!warm || warm.dir !== dir || !warm.watched) return undefined;
   const key = currentKey(dir);
   if (key !== warm.key) {
