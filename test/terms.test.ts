@@ -120,7 +120,7 @@ describe('tokenize and terms', () => {
 
   it('search keeps what a query needs; the prompt drops its filler and numbers', () => {
     for (const w of STOP_WORDS) expect(PROMPT_STOP_WORDS.has(w), w).toBe(true);
-    expect(terms('how do I get the new work tree on port 3000', SEARCH_TERMS)).toEqual(['new', 'work', 'tree', 'port', '3000']);
+    expect(terms('how do I get the new work tree on port 3000', SEARCH_TERMS)).toEqual(['get', 'new', 'work', 'tree', 'port', '3000']);
     expect(terms('how do I get the new work tree on port 3000', PROMPT_TERMS)).toEqual(['tree', 'port']);
   });
 });

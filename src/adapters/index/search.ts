@@ -23,24 +23,20 @@ export const RANKING = {
   fuzzyMaxTerms: 5,
   /** Least length of a term expanded as a prefix (the last term of a query always is). */
   prefixMinLength: 4,
-  /** What a query term matched only through an expansion counts for in the coverage factor (exact: 1). */
-  expansionCoverage: 0.5,
-  /** The coverage factor is (query terms matched)^coveragePower (MiniSearch's own factor is the plain count). */
-  coveragePower: 1,
+  /**
+   * The coverage factor is (query terms matched)^coveragePower, a term matched through an expansion counting like
+   * an exact one. MiniSearch's own factor is the plain count (1), on top of a BM25 sum that already grows with
+   * each term matched: a note matching four common words of a long query ("list", "service", "server",
+   * "without") then doubled the note matching two specific ones. The square root keeps the reward for matching
+   * more of the query, at half the strength.
+   */
+  coveragePower: 0.5,
 };
 
-/**
- * A MiniSearch result's score with its coverage factor recomputed: MiniSearch multiplies by the number of query
- * terms matched, an exact match and a prefix or fuzzy one alike; here a term matched only through an expansion
- * counts for RANKING.expansionCoverage, so a long note that matches many terms loosely does not crowd out the
- * note that matches them exactly.
- */
-function rescore(r: SearchResult, exact: ReadonlySet<string>): number {
-  const matched = Object.keys(r.match);
-  let exactCount = 0;
-  for (const t of r.queryTerms) if (exact.has(t) && matched.includes(t)) exactCount++;
-  const coverage = exactCount + RANKING.expansionCoverage * (r.queryTerms.length - exactCount);
-  return (r.score / Math.max(1, r.queryTerms.length)) * Math.pow(coverage, RANKING.coveragePower);
+/** A MiniSearch result's score with its coverage factor (the count of query terms matched) raised to RANKING.coveragePower. */
+function rescore(r: SearchResult): number {
+  const matched = Math.max(1, r.queryTerms.length);
+  return (r.score / matched) * Math.pow(matched, RANKING.coveragePower);
 }
 
 /** MiniSearch search options for a query of `count` terms. */
@@ -161,8 +157,7 @@ export function searchStore(store: SearchStore, options: SearchOptions): SearchH
       terms.forEach((t) => allTerms.add(t));
       if (terms.length === 0) continue;
       const results: SearchResult[] = store.index.search(q, { ...queryOptions(terms.length), ...(filter ? { filter } : {}) });
-      const exact = new Set(terms);
-      const scored = results.map((r) => ({ id: r.id as string, score: rescore(r, exact) }));
+      const scored = results.map((r) => ({ id: r.id as string, score: rescore(r) }));
       const top = Math.max(...scored.map((r) => r.score), 0) || 1;
       for (const r of scored) merged.set(r.id, (merged.get(r.id) ?? 0) + r.score / top);
     }

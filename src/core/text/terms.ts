@@ -18,15 +18,18 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
     'him himself his how i if in into is it its itself just me more most my myself no nor not now of off on once only or ' +
     'other our ours ourselves out over own same she should so some such than that the their theirs them themselves then ' +
     'there these they this those through to too under until up very was we were what when where which while who whom ' +
-    'why will with would you your yours yourself yourselves get got use using used want need make way thing things'
+    'why will with would you your yours yourself yourselves'
   ).split(' '),
 );
 
 // NOTE: the filler of prompts to a coding agent ("can you", "how do I", "please fix", "this works"), tuned on
 // bench/data/hook-prompts.json (spec/hooks.md). Search keeps these words: a query is typed to find a note, and
 // "work tree", "new branch" or "help page" must still find it; a prompt is a chat sentence, and these words in
-// it would fire pointers to every title that has one.
+// it would fire pointers to every title that has one. The commonest verbs and nouns (get, use, make, need,
+// want, way, thing) are here too, not among the function words: in a query they can be the topic (`make`, a
+// Makefile, `go get`, "get the absolute path"), and search measured better keeping them (bench/retrieval.mjs).
 const PROMPT_FILLER =
+  'get got use using used want need make way thing things ' +
   'almost also anything aren arent around away back cannot cant couldn didn didnt doesn doesnt don dont either ' +
   'else even ever every everything gets getting give given go goes going gone hadn hasn haven however id ill im ' +
   'instead isn isnt ive keep keeps kind know let lets like ll look looks made makes making many may maybe might ' +
