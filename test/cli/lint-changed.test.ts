@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../helpers/cli.js';
-import { addEntry, entryText, initRepo, kbd, writeFile, type Added } from './support.js';
+import { addEntry, entryText, initRepo, kbd, settleFolders, writeFile, type Added } from './support.js';
 
 let sb: Sandbox;
 let hub: Added;
@@ -44,9 +44,7 @@ describe('lint of what changed', () => {
     const abs = path.join(sb.data, hub.path);
     const good = fs.readFileSync(abs, 'utf8');
     fs.writeFileSync(abs, good.replace('type: decision', 'type: nope'));
-    // Folders last changed a while ago (a state recorded just after a folder changed is never trusted).
-    const past = new Date(Date.now() - 60_000);
-    for (const d of fs.readdirSync(sb.data)) if (d !== '.git' && fs.statSync(path.join(sb.data, d)).isDirectory()) fs.utimesSync(path.join(sb.data, d), past, past);
+    settleFolders(sb);
     expect(await kbd(sb, ['lint'])).toMatchObject({ code: 5 }); // records the settled names
     fs.writeFileSync(abs, `${fs.readFileSync(abs, 'utf8')}\n`);
     // The edited file's stat data is recorded with the rest (the same names: the recorded columns, patched), so the

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../helpers/cli.js';
-import { addEntry, commitAll, entryText, initRepo, kbj, writeFile, type Added } from './support.js';
+import { addEntry, commitAll, entryText, initRepo, kbj, settleFolders, writeFile, type Added } from './support.js';
 
 let sb: Sandbox;
 let a: Added;
@@ -28,6 +28,7 @@ const titles = async (args: string[] = []): Promise<string[]> => (await kbj(sb, 
 describe('catalog summary', () => {
   it('is written by the first list and reused while nothing changed', async () => {
     fs.rmSync(file(), { force: true });
+    settleFolders(sb);
     const order = await titles();
     expect([...order].sort()).toEqual(['Summary first', 'Summary second']);
     const ino = fs.statSync(file()).ino;

@@ -72,6 +72,24 @@ export function entryText(fields: Record<string, string | string[] | undefined>,
 }
 
 /** Writes a file into the data repo (creating folders). */
+/**
+ * Puts the data repo's folders' mtimes a minute back, as if the last file was made a while ago: state listed from
+ * folders that changed just now is recorded with a key that never matches (fresh.ts, SETTLED_MS), and rewritten
+ * by the next command, which a test of "reused while nothing changed" must not race.
+ */
+export function settleFolders(sb: Sandbox): void {
+  const past = new Date(Date.now() - 60_000);
+  const walk = (dir: string): void => {
+    for (const d of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (!d.isDirectory() || d.name === '.git') continue;
+      walk(path.join(dir, d.name));
+      fs.utimesSync(path.join(dir, d.name), past, past);
+    }
+  };
+  walk(sb.data);
+  fs.utimesSync(sb.data, past, past);
+}
+
 export function writeFile(sb: Sandbox, rel: string, content: string | Buffer): string {
   const abs = path.join(sb.data, rel);
   fs.mkdirSync(path.dirname(abs), { recursive: true });
