@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import { readAt, writeFileAtomic } from '../store/fsutil.js';
-import { fileStat, type StatData } from '../store/layout.js';
+import { fileStatInto, type StatData } from '../store/layout.js';
 
 const END = '-- end\n';
 
@@ -141,13 +141,16 @@ export function recordedStat(table: StatTable<unknown>, i: number): StatData {
   return { mtimeMs: s[i * 4]!, ctimeMs: s[i * 4 + 1]!, size: s[i * 4 + 2]!, ino: s[i * 4 + 3]! };
 }
 
+/** Where `unchanged` reads a file's stat data now (no record allocated per file of the sweep). */
+const now = new Float64Array(4);
+
 /**
  * True when file `i` of the table is on disk with its recorded stat data. NOTE: one stat per call, with plain
  * concatenation (`base` ends with '/'): the price of seeing an uncommitted edit in place; nothing cheaper proves
  * a file unchanged.
  */
 export function unchanged(base: string, table: StatTable<unknown>, i: number): boolean {
-  const st = fileStat(base + table.paths[i]!);
+  if (!fileStatInto(base + table.paths[i]!, now)) return false;
   const s = table.stats;
-  return !!st && st.mtimeMs === s[i * 4] && st.ctimeMs === s[i * 4 + 1] && st.size === s[i * 4 + 2] && st.ino === s[i * 4 + 3];
+  return now[0] === s[i * 4] && now[1] === s[i * 4 + 1] && now[2] === s[i * 4 + 2] && now[3] === s[i * 4 + 3];
 }

@@ -51,14 +51,15 @@ function probeRawStat(): RawStat | null {
 }
 
 /**
- * The stat data of `file` (links followed) when it is a regular file, else undefined; throws as `fs.statSync`
- * does on errors other than a missing path.
+ * Writes the stat data of `file` (links followed) into `out` (mtimeMs, ctimeMs, size, ino, the order of a stat
+ * table's records) and returns true when it is a regular file; false otherwise. Throws as `fs.statSync` does on
+ * errors other than a missing path.
  * NOTE: every command stats every entry file to prove its caches current, and Node 20's `fs.statSync` builds a
  * Stats object with four Dates for each: at 50,000 files that is a third of the sweep and most of its garbage.
  * Node's own binding gives the same numbers in a shared array; it is used only after a probe shows it agrees with
  * `fs.statSync`, and any error is left to `fs.statSync` to report.
  */
-export function fileStat(file: string): StatData | undefined {
+export function fileStatInto(file: string, out: Float64Array): boolean {
   if (rawStat === undefined) rawStat = probeRawStat();
   if (rawStat) {
     let a: Float64Array | undefined | null = null;
@@ -68,12 +69,28 @@ export function fileStat(file: string): StatData | undefined {
       // fs.statSync below reports it
     }
     if (a !== null) {
-      if (!a || (a[RAW.mode]! & 0o170000) !== 0o100000) return undefined;
-      return { mtimeMs: msOf(a, RAW.mtimeS), ctimeMs: msOf(a, RAW.ctimeS), size: a[RAW.size]!, ino: a[RAW.ino]! };
+      if (!a || (a[RAW.mode]! & 0o170000) !== 0o100000) return false;
+      out[0] = msOf(a, RAW.mtimeS);
+      out[1] = msOf(a, RAW.ctimeS);
+      out[2] = a[RAW.size]!;
+      out[3] = a[RAW.ino]!;
+      return true;
     }
   }
   const st = fs.statSync(file, { throwIfNoEntry: false });
-  return st?.isFile() ? statData(st) : undefined;
+  if (!st?.isFile()) return false;
+  out[0] = st.mtimeMs;
+  out[1] = st.ctimeMs;
+  out[2] = st.size;
+  out[3] = st.ino;
+  return true;
+}
+
+const scratch = new Float64Array(4);
+
+/** The stat data of `file` (links followed) when it is a regular file, else undefined (see fileStatInto). */
+export function fileStat(file: string): StatData | undefined {
+  return fileStatInto(file, scratch) ? { mtimeMs: scratch[0]!, ctimeMs: scratch[1]!, size: scratch[2]!, ino: scratch[3]! } : undefined;
 }
 
 /** True when two records of stat data are the same (the file did not change between them). */

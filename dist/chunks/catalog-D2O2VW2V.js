@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b,c,d}from"./chunk-FOCKDHKF.js";import"./chunk-PH7PCC3P.js";import"./chunk-RHHC76I3.js";import"./chunk-ED6DUCFT.js";import"./chunk-NAXRFBJN.js";import"./chunk-FDEL5OTH.js";import"./chunk-BJP4ZIB2.js";import"./chunk-W2ZCWOQW.js";import"./chunk-OM3NNH33.js";import"./chunk-N42KQIYO.js";import"./chunk-FUAXPYMC.js";import"./chunk-ZHHVG47C.js";export{c as catalogProblems,b as loadCatalog,d as newestFirst,a as readItem};
