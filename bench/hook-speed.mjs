@@ -82,7 +82,7 @@ const lines = [
   `Speed (\`node bench/hook-speed.mjs\`, ${RUNS} runs each, alternated with a bare \`node -e 0\` in the same run; medians of the whole process,`,
   'spawn to exit, with the JSON payload on stdin). Index built beforehand; "firing" uses a new session id per run so the ledger never',
   'silences it; "skipped" is a mechanical prompt (skip rules only). Peak RSS: median of 7 runs by /usr/bin/time. Build times are in',
-  'process (`rebuildPromptIndex`, `refreshPromptIndex`); the hook runs a rebuild estimated over 2.5 s in a background process instead.',
+  'process (`rebuildPromptIndex`, `refreshPromptIndex`); the hook runs a first build estimated over 2.5 s, or a rebuild after a change estimated over 0.5 s, in a background process instead, answering from the previous index meanwhile (spec/hooks.md, "Rebuilds").',
   '',
   '| entries | bare node | no match | ratio | fires | ratio | skipped | ratio | RSS bare / no match / fires (MiB) | RSS ratio | index | first build, no caches | rebuild after one new entry |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
