@@ -128,6 +128,11 @@ async function repoChecks(dir: string, settings: Settings, add: Add): Promise<vo
     add('prompt-index', fresh.fresh ? 'ok' : 'warn', fresh.fresh ? 'the prompt index is fresh' : `the prompt index is stale (${fresh.reason})`, 'the next prompt rebuilds it');
   }
 
+  const loose = looseObjects(dir);
+  const mib = (n: number): string => `${(n / 2 ** 20).toFixed(n < 10 * 2 ** 20 ? 1 : 0)} MiB`;
+  const heavy = loose.count >= LOOSE_MAX_COUNT || loose.bytes >= LOOSE_MAX_BYTES;
+  add('objects', heavy ? 'warn' : 'ok', `${loose.count} loose git object${loose.count === 1 ? '' : 's'}, ${mib(loose.bytes)}${heavy ? ': each write stores the whole tree of its entry folder again, and nothing packs them' : ''}`, `run "git -C ${dir} gc": it packs them with deltas, which git-kb reads`);
+
   const url = await remoteUrl(dir).catch(() => undefined);
   if (!url) {
     add('remote', 'warn', 'no remote: the data repo lives on this machine only', 'run "git-kb init --remote URL", then "git-kb sync"');
@@ -143,6 +148,38 @@ async function repoChecks(dir: string, settings: Settings, add: Add): Promise<vo
     const git = findExecutable('git', settings.path);
     add('auth', git ? 'ok' : 'fail', git ? `the system git for ${url.split(':')[0]} remotes: ${git}` : 'an ssh or local remote needs the system git, and none is on PATH', 'install git, or use an https remote');
   }
+}
+
+/** Past these the `objects` check warns: git's own `gc.auto` count, or a size that dwarfs a packed repo. */
+const LOOSE_MAX_COUNT = 6700;
+const LOOSE_MAX_BYTES = 256 * 2 ** 20;
+
+/** The loose objects of the repo: how many, and their bytes on disk. */
+function looseObjects(dir: string): { count: number; bytes: number } {
+  let count = 0;
+  let bytes = 0;
+  const objects = path.join(dir, '.git', 'objects');
+  let fans: string[] = [];
+  try {
+    fans = fs.readdirSync(objects).filter((d) => /^[0-9a-f]{2}$/.test(d));
+  } catch {
+    return { count, bytes };
+  }
+  for (const fan of fans) {
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(path.join(objects, fan));
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      const st = fs.statSync(path.join(objects, fan, n), { throwIfNoEntry: false });
+      if (!st?.isFile()) continue;
+      count++;
+      bytes += st.size;
+    }
+  }
+  return { count, bytes };
 }
 
 /** The files of dist/ the CLI and the hooks need that are missing: the entries and every chunk of this build. */

@@ -2,6 +2,7 @@
  * `git-kb doctor`: one line per check with its fix; exit 0 when every check passes (warnings allowed), 7 when one
  * fails; --json gives {ok, data_dir, checks: [{name, status, detail, fix?}]}.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,7 +56,8 @@ describe('git-kb doctor', () => {
     expect((await kb(sb, ['install'])).code).toBe(0);
     const r = await doctor(withClaude());
     expect(r.code).toBe(0);
-    for (const name of ['data-repo', 'head', 'manifest', 'conflicts', 'lint', 'journal', 'hooks', 'bundle', 'judge']) expect(r.checks[name]!.status, name).toBe('ok');
+    for (const name of ['data-repo', 'head', 'manifest', 'conflicts', 'lint', 'journal', 'hooks', 'bundle', 'judge', 'objects']) expect(r.checks[name]!.status, name).toBe('ok');
+    expect(r.checks.objects!.detail).toMatch(/^\d+ loose git objects, [\d.]+ MiB$/);
     expect(r.checks.remote).toMatchObject({ status: 'warn', fix: expect.stringContaining('git-kb init --remote') });
     expect(r.checks['prompt-index']!.status).toBe('warn'); // no prompt has run yet
     expect(r.text.trim().split('\n').at(-1)).toBe('all checks pass (2 warnings)');
@@ -89,5 +91,27 @@ describe('git-kb doctor', () => {
     expect(r.checks.journal!.detail).toContain('write lock whose holder is gone');
     expect(r.checks.hooks).toMatchObject({ status: 'warn', fix: expect.stringContaining('git-kb uninstall') });
     expect(r.checks.hooks!.detail).toContain('git-kb@git-kb');
+  });
+
+  it('warns when loose objects pile up, and is quiet once git gc has packed them', async () => {
+    sb = makeSandbox('gkb-doctor-');
+    expect((await kb(sb, ['--data', sb.data, 'add', '--type', 'decision', '--title', 'Doctor counts objects', 'loose ones'])).code).toBe(0);
+    expect((await kb(sb, ['install'])).code).toBe(0);
+    // 6,700 small loose objects, as years of writes leave them (each a valid blob)
+    const list = path.join(sb.root, 'blobs');
+    fs.mkdirSync(list);
+    const files = Array.from({ length: 6700 }, (_, i) => {
+      const f = path.join(list, String(i));
+      fs.writeFileSync(f, `blob ${i}\n`);
+      return f;
+    });
+    execFileSync('git', ['-C', sb.data, 'hash-object', '-w', '--stdin-paths'], { input: files.join('\n'), env: sb.env });
+    const r = await doctor(withClaude());
+    expect(r.checks.objects).toMatchObject({ status: 'warn', fix: expect.stringContaining(`git -C ${sb.data} gc`) });
+    expect(r.code).toBe(0); // a warning
+    execFileSync('git', ['-C', sb.data, 'gc', '-q', '--prune=now'], { env: sb.env });
+    const after = await doctor(withClaude());
+    expect(after.checks.objects!.status).toBe('ok');
+    expect((await kb(sb, ['--data', sb.data, 'search', 'loose'])).stdout).toContain('Doctor counts objects'); // packs read
   });
 });
