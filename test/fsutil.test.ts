@@ -24,6 +24,13 @@ function deadPid(): number {
 }
 
 describe('writeFileAtomic', () => {
+  it('writes a file given in parts, many more than one writev takes, in order', () => {
+    const f = path.join(dir, 'parts.bin');
+    const parts = Array.from({ length: 5000 }, (_, i) => Buffer.from(i % 7 === 0 ? '' : `part ${i};`));
+    writeFileAtomic(f, parts);
+    expect(fs.readFileSync(f).equals(Buffer.concat(parts))).toBe(true);
+  });
+
   it('writes, replaces, creates folders, keeps the mode, and leaves no temp file', async () => {
     const f = path.join(dir, 'a', 'b', 'file.txt');
     writeFileAtomic(f, 'one');

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../helpers/cli.js';
-import { addEntry, commitAll, entryText, initRepo, kbj, settleFolders, writeFile, type Added } from './support.js';
+import { addEntry, commitAll, entryText, initRepo, kbd, kbj, settleFolders, writeFile, type Added } from './support.js';
 
 let sb: Sandbox;
 let a: Added;
@@ -69,6 +69,48 @@ describe('catalog summary', () => {
     expect((await status()).problems).toBeGreaterThan(before);
     fs.rmSync(path.join(sb.data, 'entries/kb-sum00002-bad.md'));
     expect((await status()).problems).toBe(before);
+  });
+
+  it('after hand edits in place reads only the edited files, and says what a catalog load says', async () => {
+    // More entries, with links, a kernel entry, a host, a learning and one that will break.
+    const c = await addEntry(sb, { type: 'lesson_learned', title: 'Patch learning', body: 'Seen twice.', extra: ['--pattern-key', 'patch-learning'] });
+    const d = await addEntry(sb, { type: 'decision', title: 'Patch kernel', body: 'Kernel body.', extra: ['--kernel'] });
+    const e = await addEntry(sb, { type: 'decision', title: 'Patch linker', body: 'Links.', links: [`relates_to:${c.id}`] });
+    const catalogFile = path.join(sb.data, '.git', 'git-kb', 'catalog.v8');
+    const full = async (): Promise<unknown> => {
+      fs.rmSync(file(), { force: true });
+      return { status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) };
+    };
+    const edit = (rel: string, f: (t: string) => string): void => {
+      const abs = path.join(sb.data, rel);
+      fs.writeFileSync(abs, f(fs.readFileSync(abs, 'utf8')));
+    };
+    const edits: [string, (t: string) => string][] = [
+      [e.path, (t) => t.replace('type: decision', 'type: pattern_convention')], // another type
+      [c.path, (t) => t.replace('Seen twice.', `Seen twice. ${'much longer now '.repeat(200)}`)], // the biggest body
+      [d.path, (t) => t.replace('kernel: true', 'kernel: false')], // out of the kernel
+      [e.path, (t) => t.replace(/updated: .*/, 'updated: 2099-06-01T00:00:00Z')], // first in the list now
+      [c.path, (t) => t.replace(/^---\n/, '---\n: : broken\n')], // no longer parses: its link target is gone
+      [e.path, (t) => t.replace(/^id: .*/m, `id: ${d.id}`)], // claims another entry's id
+    ];
+    // Keep the summary current first, from folders last changed a while ago (the names key is recorded settled).
+    settleFolders(sb);
+    await kbj(sb, ['status']);
+    for (const [rel, f] of edits) {
+      edit(rel, f);
+      const catalogIno = fs.statSync(catalogFile).ino;
+      const patched: { status: unknown; list: unknown } = { status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) };
+      expect(fs.statSync(catalogFile).ino, 'the catalog was not loaded').toBe(catalogIno);
+      expect(patched).toEqual(await full());
+      // and the count is the catalog's own (doctor counts catalogProblems of a loaded catalog)
+      const doctor = JSON.parse((await kbd(sb, ['doctor', '--json'])).stdout) as { checks: { name: string; detail: string }[] };
+      const problems = (patched.status as { problems: number }).problems;
+      expect(doctor.checks.find((x) => x.name === 'lint')!.detail).toBe(problems ? `${problems} problem${problems === 1 ? '' : 's'} in the entries` : 'no problems in the entries');
+      settleFolders(sb);
+      await kbj(sb, ['status']); // the next round starts from a summary recorded settled again
+    }
+    expect((await status()).problems).toBeGreaterThan(0);
+    for (const x of [c, d, e]) fs.rmSync(path.join(sb.data, x.path));
   });
 
   it('ignores a torn, garbage or foreign summary and rewrites it', async () => {

@@ -170,7 +170,7 @@ export function catalogProblems(catalog: Catalog): Problem[] {
 }
 
 /** Entries newest first (by `updated`, then `created`, then id). */
-export function newestFirst(entries: Iterable<EntryMeta>): EntryMeta[] {
-  const key = (e: EntryMeta): string => e.updated ?? e.created ?? '';
+export function newestFirst<E extends Pick<EntryMeta, 'id' | 'created' | 'updated'>>(entries: Iterable<E>): E[] {
+  const key = (e: E): string => e.updated ?? e.created ?? '';
   return [...entries].sort((a, b) => (key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : a.id < b.id ? 1 : -1));
 }

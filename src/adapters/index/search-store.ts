@@ -514,7 +514,7 @@ function writeBase(dir: string, namesKey: string, files: Stored[], ms: MiniSearc
     shards: keys,
   };
   const arrays = [short, len, metaEnd].map((a) => Buffer.from(a.buffer, a.byteOffset, a.byteLength));
-  writeStatTable(baseFile(dir), BASE_MAGIC, header, files, Buffer.concat([...arrays, ...rows, ...blobs]));
+  writeStatTable(baseFile(dir), BASE_MAGIC, header, files, [...arrays, ...rows, ...blobs]);
   fs.rmSync(deltaFile(dir), { force: true });
 }
 

@@ -45,7 +45,7 @@ export interface StatColumns {
 }
 
 /** Writes the table atomically (throws on failure; callers treat it as derived state). */
-export function writeStatTable(file: string, magic: string, header: unknown, files: FileStat[] | StatColumns, tail: Buffer = Buffer.alloc(0)): void {
+export function writeStatTable(file: string, magic: string, header: unknown, files: FileStat[] | StatColumns, tail: Buffer | Buffer[] = []): void {
   let columns: StatColumns;
   if (Array.isArray(files)) {
     const stats = new Float64Array(files.length * 4);
@@ -61,10 +61,11 @@ export function writeStatTable(file: string, magic: string, header: unknown, fil
   const count = columns.paths.length;
   if (stats.length !== count * 4) throw new Error(`stat table: ${count} paths but ${stats.length / 4} stat records`);
   const paths = Buffer.from(columns.paths.join('\n'), 'utf8');
-  const sizes: Sizes<unknown> = { h: header, count, pathsBytes: paths.length, tailBytes: tail.length };
+  const tails = Array.isArray(tail) ? tail : [tail];
+  const sizes: Sizes<unknown> = { h: header, count, pathsBytes: paths.length, tailBytes: tails.reduce((n, t) => n + t.length, 0) };
   const head = Buffer.from(`${magic} ${JSON.stringify(sizes)}\n`, 'utf8');
   const gap = Buffer.alloc(pad8(head.length + paths.length));
-  writeFileAtomic(file, Buffer.concat([head, paths, gap, Buffer.from(stats.buffer, stats.byteOffset, stats.byteLength), tail, Buffer.from(END)]), { fsync: false });
+  writeFileAtomic(file, [head, paths, gap, Buffer.from(stats.buffer, stats.byteOffset, stats.byteLength), ...tails, Buffer.from(END)], { fsync: false });
 }
 
 /** The first line of a table (its sizes and the caller's header) and where it ends, or undefined. */

@@ -47,12 +47,13 @@ export function sweepDeadTemps(repo: string): void {
 }
 
 /** Writes a file atomically: readers see the old content or the new, never a part. */
-export function writeFileAtomic(file: string, data: string | Uint8Array, options: { mode?: number; fsync?: boolean } = {}): void {
+export function writeFileAtomic(file: string, data: string | Uint8Array | Uint8Array[], options: { mode?: number; fsync?: boolean } = {}): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = tempFor(file);
   const fd = fs.openSync(tmp, 'w', options.mode ?? 0o644);
   try {
-    fs.writeFileSync(fd, data);
+    if (Array.isArray(data)) writeAllv(fd, data);
+    else fs.writeFileSync(fd, data);
     if (options.fsync !== false) fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
@@ -62,6 +63,17 @@ export function writeFileAtomic(file: string, data: string | Uint8Array, options
   } catch (err) {
     fs.rmSync(tmp, { force: true });
     throw err;
+  }
+}
+
+/** Writes `parts` one after the other at the file's position (a file of many parts is never joined in memory first). */
+function writeAllv(fd: number, parts: Uint8Array[]): void {
+  const rest = parts.filter((p) => p.length > 0);
+  let i = 0;
+  while (i < rest.length) {
+    let n = fs.writevSync(fd, rest.slice(i, i + 1024)); // IOV_MAX is 1024 on Linux
+    while (i < rest.length && n >= rest[i]!.length) n -= rest[i++]!.length;
+    if (n > 0) rest[i] = rest[i]!.subarray(n);
   }
 }
 
