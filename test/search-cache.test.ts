@@ -8,7 +8,7 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import { afterAll, describe, expect, it } from 'vitest';
 import { searchStore } from '../src/adapters/index/search.js';
-import { addDoc, emptyIndex, openSearchStore } from '../src/adapters/index/search-store.js';
+import { addDoc, bulkIndexer, emptyIndex, openSearchStore } from '../src/adapters/index/search-store.js';
 import { MINISEARCH_VERSION } from '../src/adapters/index/search-docs.js';
 import { stateDir } from '../src/adapters/store/layout.js';
 
@@ -133,6 +133,18 @@ describe('search index cache', () => {
     }
     expect(JSON.stringify(ours)).toBe(JSON.stringify(theirs));
     expect(() => addDoc(ours, docs[0]!)).toThrow(/duplicate/);
+    // in bulk (a rebuild): the same index, and it takes documents one by one afterwards like any other
+    const bulkOurs = emptyIndex();
+    const bulk = bulkIndexer(bulkOurs);
+    for (const d of docs) bulk.add(d);
+    bulk.finish();
+    expect(JSON.stringify(bulkOurs)).toBe(JSON.stringify(theirs));
+    const more = { path: 'entries/d.md', text: 'rebase the postgres branch' };
+    theirs.add(more);
+    addDoc(bulkOurs, more);
+    expect(JSON.stringify(bulkOurs)).toBe(JSON.stringify(theirs));
+    expect(bulkOurs.search('rebase postgres')).toEqual(theirs.search('rebase postgres'));
+    expect(() => bulkIndexer(bulkOurs)).toThrow(/has terms already/);
   });
 
   it('keys the store by the MiniSearch it was written with, which is the one installed', async () => {

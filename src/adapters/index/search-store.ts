@@ -355,20 +355,23 @@ function instance(root: LazyRoot, s: DocState): MiniSearch<IndexDoc> {
   return ms;
 }
 
-/**
- * Adds a document exactly as MiniSearch's `add` does (the same short id, field length and postings), with one
- * walk of the term tree per distinct term instead of one per token: a rebuild indexes about 300 tokens a note,
- * most of them repeats (the title three times, the tags twice, the body's own words).
- */
-export function addDoc(ms: MiniSearch<IndexDoc>, doc: IndexDoc): void {
-  const t = privates(ms) as Record<string, unknown> & {
-    addDocumentId(id: string): number;
-    addFieldLength(doc: number, field: number, count: number, length: number): void;
-    _index: { fetch(term: string, initial: () => Map<number, Map<number, number>>): Map<number, Map<number, number>> };
+type Indexing = Record<string, unknown> & {
+  addDocumentId(id: string): number;
+  addFieldLength(doc: number, field: number, count: number, length: number): void;
+  _index: {
+    fetch(term: string, initial: () => Map<number, Map<number, number>>): Map<number, Map<number, number>>;
+    set(term: string, data: Map<number, Map<number, number>>): void;
   };
+};
+
+/**
+ * A document's short id (given here, as MiniSearch's `add` gives it, with its field length) and how often each of
+ * its terms occurs: each distinct token is processed once (distinct tokens can share a term: "index", "indexes").
+ */
+function register(ms: MiniSearch<IndexDoc>, doc: IndexDoc): { short: number; counts: Map<string, number> } {
+  const t = privates(ms) as Indexing;
   if ((t._idToShortId as Map<string, number>).has(doc.path)) throw new Error(`MiniSearch: duplicate ID ${doc.path}`);
   const short = t.addDocumentId(doc.path);
-  // Each distinct token once: its count, then its term (distinct tokens can share a term: "index", "indexes").
   const tokens = new Map<string, number>();
   for (const token of tokenizeText(doc.text)) tokens.set(token, (tokens.get(token) ?? 0) + 1);
   t.addFieldLength(short, 0, (t._documentCount as number) - 1, tokens.size);
@@ -377,12 +380,62 @@ export function addDoc(ms: MiniSearch<IndexDoc>, doc: IndexDoc): void {
     const term = scopedTerm(token);
     if (term) counts.set(term, (counts.get(term) ?? 0) + n);
   }
+  return { short, counts };
+}
+
+/**
+ * Adds a document exactly as MiniSearch's `add` does (the same short id, field length and postings), with one
+ * walk of the term tree per distinct term instead of one per token: a rebuild indexes about 300 tokens a note,
+ * most of them repeats (the title three times, the tags twice, the body's own words).
+ */
+export function addDoc(ms: MiniSearch<IndexDoc>, doc: IndexDoc): void {
+  const { short, counts } = register(ms, doc);
+  const t = privates(ms) as Indexing;
   for (const [term, n] of counts) {
     const data = t._index.fetch(term, () => new Map());
     const field = data.get(0);
     if (field) field.set(short, n);
     else data.set(0, new Map([[short, n]]));
   }
+}
+
+/**
+ * Indexes many documents into an index whose tree holds none of their terms (a rebuild), with what addDoc one by
+ * one gives (the same short ids, field lengths and postings, in the same order). `add` collects each term's
+ * postings in an array; `finish` packs them into one array and puts each term in the tree once, as a leaf that
+ * decodes itself on first use, as a stored shard's leaves do. A rebuild then walks the tree once per term, not
+ * once per document and term, and makes no Map per posting list that nobody searches.
+ */
+export function bulkIndexer(ms: MiniSearch<IndexDoc>): { add(doc: IndexDoc): void; finish(): void } {
+  if (rootOf(ms).size !== 0) throw new Error('bulk indexing: the index has terms already');
+  const postings = new Map<string, number[]>();
+  return {
+    add(doc) {
+      const { short, counts } = register(ms, doc);
+      for (const [term, n] of counts) {
+        const list = postings.get(term);
+        if (list) list.push(short, n);
+        else postings.set(term, [short, n]);
+      }
+    },
+    finish() {
+      let size = 0;
+      for (const list of postings.values()) size += 3 + list.length;
+      const packed = new Uint32Array(size);
+      const t = privates(ms) as Indexing;
+      let at = 0;
+      for (const [term, list] of postings) {
+        // one field (0), its posting count, then (document, frequency) pairs: packTree's layout
+        packed[at] = 1;
+        packed[at + 1] = 0;
+        packed[at + 2] = list.length / 2;
+        packed.set(list, at + 3);
+        t._index.set(term, new LazyLeaf(packed, at));
+        at += 3 + list.length;
+      }
+      postings.clear();
+    },
+  };
 }
 
 /** The term tree root of an instance (its SearchableMap's tree). */
@@ -635,6 +688,7 @@ async function build(dir: string, onProgress?: BuildProgress): Promise<SearchSto
   const namesKey = recordableNamesKey(dir); // before the catalog lists the folders: see writeIdMap
   // Over a LazyRoot from the start, so that searches of a fresh build see the shards a stored one shows.
   const index = instance(new LazyRoot(), { documentIds: new Map(), idToShortId: new Map(), fieldLength: new Map(), documentCount: 0, nextId: 0, dirtCount: 0, avg: 0 });
+  const bulk = bulkIndexer(index);
   // The files the catalog parses now are indexed from the text it read; the others are read here.
   const added = new Set<string>();
   termMemo = new Map();
@@ -643,15 +697,16 @@ async function build(dir: string, onProgress?: BuildProgress): Promise<SearchSto
     catalog = await loadCatalog(dir, {
       ...(onProgress ? { onProgress: (d: number, t: number) => onProgress('reading entries', d, t) } : {}),
       onText: (item, text) => {
-        addDoc(index, { path: item.path, text: docText(dir, item.entry!, text) });
+        bulk.add({ path: item.path, text: docText(dir, item.entry!, text) });
         added.add(item.path);
       },
     });
     const rest = catalog.items.filter((i) => i.entry && !added.has(i.path));
     rest.forEach((item, n) => {
-      addDoc(index, { path: item.path, text: docText(dir, item.entry!) });
+      bulk.add({ path: item.path, text: docText(dir, item.entry!) });
       if (n % 250 === 0 || n === rest.length - 1) onProgress?.('indexing', n + 1, rest.length);
     });
+    bulk.finish();
   } finally {
     termMemo = null;
   }
