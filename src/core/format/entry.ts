@@ -5,6 +5,7 @@
  */
 import matter from 'gray-matter';
 import YAML from 'yaml';
+import { plainYaml } from './plain-yaml.js';
 import { KbError, type Place } from '../errors.js';
 import { closingFence } from './fence.js';
 import { checkLearningFields } from './learning.js';
@@ -113,6 +114,10 @@ const refuseJs = {
  * JavaScript objects cannot hold it (the YAML library would stringify it and print a warning on stderr).
  */
 function parseFrontMatter(s: string): object {
+  // gray-matter hands over the text between the fences from the first fence's newline on, without the last one.
+  const lines = s.startsWith('\n') ? s.slice(1) : s;
+  const plain = plainYaml(lines === '' || lines.endsWith('\n') ? lines : `${lines}\n`);
+  if (plain) return plain;
   const lineCounter = new YAML.LineCounter();
   const doc = YAML.parseDocument(s, { lineCounter, logLevel: 'error' });
   if (doc.errors.length) throw doc.errors[0];

@@ -57,6 +57,7 @@ export function maskCode(text: string): string {
 
 /** Every wikilink and embed outside code, in order. */
 export function findWikiLinks(text: string): WikiLink[] {
+  if (!text.includes('[[')) return []; // masking only blanks characters out: no "[[" in the text, none in the mask
   const masked = maskCode(text);
   const out: WikiLink[] = [];
   for (const m of masked.matchAll(WIKILINK)) {
@@ -180,6 +181,7 @@ export interface LinksSection {
  * (above where the section is written again), and a section with no closing marker ends at its last item.
  */
 export function findLinksSection(body: string): LinksSection | undefined {
+  if (!body.includes(LINKS_OPEN_PREFIX)) return undefined;
   const lines = body.split('\n');
   const open = lines.findIndex((l) => l.trim().startsWith(LINKS_OPEN_PREFIX));
   if (open === -1) return undefined;
