@@ -21,7 +21,7 @@ import { loadCatalog, newestFirst, readItem, type CatalogItem, type EntryMeta } 
 import { currentNamesKey, recordableNamesKey } from './ids.js';
 import { patternKeyOf, recurrenceCount } from '../../core/format/learning.js';
 import { readAt } from '../store/fsutil.js';
-import { readStatTable, recordedStat, unchanged, writeStatTable, type StatTable } from './stat-table.js';
+import { readStatTable, unchanged, writeStatTable, type StatTable } from './stat-table.js';
 import { fileStat } from '../store/layout.js';
 
 const MAGIC = 'git-kb summary 3';
@@ -274,7 +274,6 @@ function readFacts(dir: string, table: StatTable<Header>): { facts: Fact[]; line
  */
 export async function currentSummary(dir: string): Promise<Summary> {
   const namesKey = currentNamesKey(dir);
-  const recordKey = recordableNamesKey(dir); // before any file is read: see writeIdMap
   const table = readStatTable<Header>(summaryFile(dir), MAGIC, (h) => h?.namesKey === namesKey && Number.isSafeInteger(h.rowsBytes));
   if (table) {
     const base = dir.endsWith('/') ? dir : `${dir}/`;
@@ -283,9 +282,10 @@ export async function currentSummary(dir: string): Promise<Summary> {
     if (changed.length === 0) return served(dir, table);
     const stored = changed.length <= PATCH_MAX ? readFacts(dir, table) : undefined;
     if (stored) {
+      const recordKey = recordableNamesKey(dir); // before the files are read: see writeIdMap
       const { facts, lines } = stored;
       const { parseEntry } = await import('../../core/format/entry.js');
-      const files = table.paths.map((p, i) => ({ path: p, ...recordedStat(table, i) }));
+      const stats = Float64Array.from(table.stats);
       let gone = false;
       for (const i of changed) {
         const st = fileStat(base + table.paths[i]!); // before the read: a later change is read again
@@ -293,17 +293,18 @@ export async function currentSummary(dir: string): Promise<Summary> {
           gone = true; // deleted while the names key stood still: the catalog tells
           break;
         }
-        files[i] = { path: table.paths[i]!, ...st };
-        facts[i] = factOf(readItem(dir, { ...files[i]!, id: '' }, parseEntry));
+        stats.set([st.mtimeMs, st.ctimeMs, st.size, st.ino], i * 4);
+        facts[i] = factOf(readItem(dir, { path: table.paths[i]!, id: '', ...st }, parseEntry));
         lines[i] = factLine(facts[i]!);
       }
       if (!gone) {
         const made = summarize(facts);
-        writeSummary(dir, files, lines, made, recordKey);
+        writeSummary(dir, { paths: table.paths, stats }, lines, made, recordKey);
         return made.summary;
       }
     }
   }
+  const recordKey = recordableNamesKey(dir); // before the catalog lists the folders: see writeIdMap
   const catalog = await loadCatalog(dir);
   const facts = catalog.items.map(factOf);
   const made = summarize(facts);
