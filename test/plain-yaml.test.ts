@@ -14,6 +14,7 @@ const AWKWARD = [
   '', '0', '7', '007', '-5', '+5', '12345678901234567890', '1.5', '.5', '1e3', '1E-3', '0x1F', '0o17', '.inf', '-.inf', '.nan', '1_000',
   '2024-01-01', '2024-01-01T01:39:00Z', '2024-01-01 01:39:00', 'kb-235ol02rzz', 'https://example.com/x?y=1#z', 'C:\\path', 'back\\slash',
   'unicode é 日本 😀', 'line\nbreak', '"', "'", 'say "hi"', "it's", '__proto__', 'constructor',
+  'ctrl\x01char', 'del\x7fchar', 'nel\x85char', 'ls\u2028char', 'bom\ufeffchar', 'nbsp\u00a0char', '\u00a0lead', 'trail\u00a0', '\ufefflead',
 ];
 
 function check(text: string): 'fast' | 'parser' {
