@@ -94,6 +94,20 @@ describe('git server basics', () => {
   });
 });
 
+describe('git server idle', () => {
+  it('waits for a lock to go, and takes one left with no backend running for stale', async () => {
+    const s = (server = await startGitServer());
+    const bare = s.createBare('notes');
+    await s.idle();
+    const lock = path.join(bare, 'refs', 'heads', 'main.lock');
+    fs.writeFileSync(lock, '');
+    const t = Date.now();
+    await s.idle();
+    expect(Date.now() - t).toBeGreaterThanOrEqual(1_900);
+    expect(fs.existsSync(lock)).toBe(false);
+  });
+});
+
 describe('git CLI over smart HTTP', () => {
   it('clones an empty repo, commits, pushes, pulls, with protocol v2 and v0', async () => {
     const s = (server = await startGitServer());

@@ -24,8 +24,8 @@ export interface GitServer {
   readonly requests: number;
   /**
    * Resolves once no http-backend child is running and no `*.lock` file is left in the bare
-   * repositories (a client killed mid-push leaves receive-pack finishing its ref update), or
-   * rejects after `timeoutMs`.
+   * repositories (a client killed mid-push leaves receive-pack finishing its ref update; one left
+   * for 2 s with no backend running is stale and removed), or rejects after `timeoutMs`.
    */
   idle(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
@@ -67,6 +67,9 @@ function checkAuth(header: string | undefined, auth: { username: string; passwor
 }
 
 /** The first `*.lock` file under `dir` (HEAD.lock, refs/heads/main.lock, packed-refs.lock…), if any. */
+/** How long a lock with no backend running may stay before idle() takes it for stale. */
+const STALE_LOCK_MS = 2_000;
+
 function findLock(dir: string): string | null {
   let names;
   try {
@@ -242,11 +245,21 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
     },
     async idle(timeoutMs = 15_000): Promise<void> {
       const deadline = Date.now() + timeoutMs;
+      const seen = new Map<string, number>();
       const busy = (): string | null => {
         if (children.size > 0) return `${children.size} http-backend process(es) running`;
         for (const repo of readdirSync(root)) {
           const lock = findLock(path.join(root, repo));
-          if (lock) return `lock file ${lock}`;
+          if (!lock) continue;
+          // A lock left for 2 s with no backend running is stale: its receive-pack was killed with the request
+          // of the killed client (res 'close' below). Removed, as git tells an admin to do.
+          const since = seen.get(lock) ?? Date.now();
+          seen.set(lock, since);
+          if (Date.now() - since >= STALE_LOCK_MS) {
+            rmSync(lock, { force: true });
+            return `stale lock file ${lock} removed`;
+          }
+          return `lock file ${lock}`;
         }
         return null;
       };
