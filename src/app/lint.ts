@@ -13,7 +13,7 @@ import { isConflictSibling } from '../core/merge/sibling.js';
 import { entryDirs, readEntryText, statData } from '../adapters/store/layout.js';
 import { currentNamesKey, recordableNamesKey } from '../adapters/index/ids.js';
 import { readLintState, writeLintState } from '../adapters/index/lint-state.js';
-import { recordedStat, unchanged, type FileStat, type StatColumns } from '../adapters/index/stat-table.js';
+import { putStat, recordedStat, unchanged, type FileStat, type StatColumns } from '../adapters/index/stat-table.js';
 import { idFromFileName } from '../core/format/schema.js';
 import { linkedIds } from '../core/format/links.js';
 import { repoForRead, type RepoOptions } from './repo.js';
@@ -187,7 +187,7 @@ export async function lintRepo(options: RepoOptions & { all?: boolean }): Promis
       const stats = Float64Array.from(table!.stats);
       all.forEach((rel, n) => {
         const f = toCheck.has(rel) ? statOf.get(rel) : undefined;
-        if (f) stats.set([f.mtimeMs, f.ctimeMs, f.size, f.ino], n * 4);
+        if (f) putStat(stats, n, f);
       });
       files = { paths: all, stats };
       present = () => true; // every recorded link and finding is from a file of the table

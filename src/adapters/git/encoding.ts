@@ -19,8 +19,12 @@ export function objectHeader(type: ObjectType, length: number): Buffer {
 }
 
 /** The id git gives an object. */
-export function objectId(type: ObjectType, body: Buffer): string {
-  return crypto.createHash('sha1').update(objectHeader(type, body.length)).update(body).digest('hex');
+export function objectId(type: ObjectType, ...body: Buffer[]): string {
+  let length = 0;
+  for (const b of body) length += b.length;
+  const hash = crypto.createHash('sha1').update(objectHeader(type, length));
+  for (const b of body) hash.update(b);
+  return hash.digest('hex');
 }
 
 /** A file body followed by its SHA-1, as git ends packs, pack indexes and the index. */

@@ -4,7 +4,6 @@
  * objects of a fetched pack, and a pack of objects to send. Every id is computed from the content, and every file
  * is written atomically, so a killed process never leaves a torn object.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -18,24 +17,23 @@ function looseFile(dir: string, oid: string): string {
   return path.join(dir, '.git', 'objects', oid.slice(0, 2), oid.slice(2));
 }
 
-/** Writes `raw` (an object's header and body) as the loose object `oid` unless it is there; true if written. */
-function writeLooseRaw(dir: string, oid: string, raw: Buffer): boolean {
+/**
+ * Writes the object `oid` (its body may come in parts: a tree of runs of the old one) as a loose object unless it
+ * is there; true if written. Header and parts are joined once, only to be deflated.
+ */
+function writeLooseAs(dir: string, oid: string, type: ObjectType, body: Buffer[]): boolean {
   const file = looseFile(dir, oid);
   if (fs.existsSync(file)) return false;
-  writeFileAtomic(file, zlib.deflateSync(raw, { level: 1 }), { fsync: false, mode: 0o444 });
+  let length = 0;
+  for (const b of body) length += b.length;
+  writeFileAtomic(file, zlib.deflateSync(Buffer.concat([objectHeader(type, length), ...body]), { level: 1 }), { fsync: false, mode: 0o444 });
   return true;
 }
 
-/**
- * Stores an object as a loose object (unless it is there already) and returns its id. The body may come in parts
- * (a tree of runs of the old one): header and parts are copied once, into the buffer that is hashed and deflated.
- */
+/** Stores an object as a loose object (unless it is there already) and returns its id. */
 export function writeLooseObject(dir: string, type: ObjectType, ...body: Buffer[]): string {
-  let length = 0;
-  for (const b of body) length += b.length;
-  const raw = Buffer.concat([objectHeader(type, length), ...body]);
-  const oid = crypto.createHash('sha1').update(raw).digest('hex');
-  writeLooseRaw(dir, oid, raw);
+  const oid = objectId(type, ...body);
+  writeLooseAs(dir, oid, type, body);
   return oid;
 }
 
@@ -148,6 +146,6 @@ export async function storePack(dir: string, pack: Buffer, reader: ObjectReader)
   };
   for (const oid of commits.keys()) place(oid);
   let written = 0;
-  for (const obj of ordered) if (writeLooseRaw(dir, obj.oid, Buffer.concat([objectHeader(obj.type, obj.data.length), obj.data]))) written++;
+  for (const obj of ordered) if (writeLooseAs(dir, obj.oid, obj.type, [obj.data])) written++;
   return written;
 }

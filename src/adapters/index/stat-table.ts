@@ -44,17 +44,20 @@ export interface StatColumns {
   stats: Float64Array;
 }
 
+/** Puts stat data `st` as record `i` of stat columns (the layout `recordedStat` reads). */
+export function putStat(stats: Float64Array, i: number, st: StatData): void {
+  stats[i * 4] = st.mtimeMs;
+  stats[i * 4 + 1] = st.ctimeMs;
+  stats[i * 4 + 2] = st.size;
+  stats[i * 4 + 3] = st.ino;
+}
+
 /** Writes the table atomically (throws on failure; callers treat it as derived state). */
 export function writeStatTable(file: string, magic: string, header: unknown, files: FileStat[] | StatColumns, tail: Buffer | Buffer[] = []): void {
   let columns: StatColumns;
   if (Array.isArray(files)) {
     const stats = new Float64Array(files.length * 4);
-    files.forEach((f, n) => {
-      stats[n * 4] = f.mtimeMs;
-      stats[n * 4 + 1] = f.ctimeMs;
-      stats[n * 4 + 2] = f.size;
-      stats[n * 4 + 3] = f.ino;
-    });
+    files.forEach((f, n) => putStat(stats, n, f));
     columns = { paths: files.map((f) => f.path), stats };
   } else columns = files;
   const { stats } = columns;

@@ -21,7 +21,7 @@ import { loadCatalog, newestFirst, readItem, type CatalogItem, type EntryMeta } 
 import { currentNamesKey, recordableNamesKey } from './ids.js';
 import { patternKeyOf, recurrenceCount } from '../../core/format/learning.js';
 import { readAt } from '../store/fsutil.js';
-import { readStatTable, unchanged, writeStatTable, type StatTable } from './stat-table.js';
+import { putStat, readStatTable, unchanged, writeStatTable, type StatTable } from './stat-table.js';
 import { fileStat } from '../store/layout.js';
 
 const MAGIC = 'git-kb summary 3';
@@ -293,7 +293,7 @@ export async function currentSummary(dir: string): Promise<Summary> {
           gone = true; // deleted while the names key stood still: the catalog tells
           break;
         }
-        stats.set([st.mtimeMs, st.ctimeMs, st.size, st.ino], i * 4);
+        putStat(stats, i, st);
         facts[i] = factOf(readItem(dir, { path: table.paths[i]!, id: '', ...st }, parseEntry));
         lines[i] = factLine(facts[i]!);
       }

@@ -30,7 +30,7 @@ function scalar(raw: string): Value | undefined {
   if (q === '"') return raw.length >= 2 && raw.endsWith('"') && !/["\\]/.test(raw.slice(1, -1)) ? raw.slice(1, -1) : undefined;
   if (q === "'") {
     const inner = raw.slice(1, -1);
-    return raw.length >= 2 && raw.endsWith("'") && !/'(?!')/.test(inner.replace(/''/g, '')) ? inner.replace(/''/g, "'") : undefined;
+    return raw.length >= 2 && raw.endsWith("'") && !inner.replace(/''/g, '').includes("'") ? inner.replace(/''/g, "'") : undefined;
   }
   // A plain scalar that starts with no indicator and holds no ": " or " #" (YAML 1.2, 7.3.3).
   if (/^[-?:,[\]{}#&*!|>%@`]/.test(raw) || raw.includes(': ') || raw.includes(' #') || raw.endsWith(':')) return undefined;
