@@ -5,7 +5,9 @@
  */
 import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { plainYaml } from '../src/core/format/plain-yaml.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { plainYaml, plainYamlText } from '../src/core/format/plain-yaml.js';
 
 const AWKWARD = [
   'plain words', 'Use: colons here', 'a:b', 'trailing:', ' leading space', 'trailing space ', 'tab\there', "It's 'quoted' \"twice\"",
@@ -51,5 +53,58 @@ describe('plainYaml', () => {
     expect(plainYaml('a: 1\n\nb: 2\n')).toBeUndefined();
     expect(plainYaml('a: 1\na: 2\n')).toBeUndefined(); // the parser reports the repeated key
     expect(plainYaml('a:\n  - b: 1\n    c: 2\n  - d: 3\n')).toEqual({ a: [{ b: 1, c: 2 }, { d: 3 }] });
+  });
+});
+
+/** Writes `doc` the fast way when it can, and holds it to the library's text. */
+function write(doc: Record<string, unknown>): 'fast' | 'library' {
+  const fast = plainYamlText(doc);
+  if (fast === undefined) return 'library';
+  expect(fast, JSON.stringify(doc)).toBe(YAML.stringify(doc, { lineWidth: 0 }));
+  return 'fast';
+}
+
+/** The fields an import makes of every note of a corpus folder: its heading as the title, its folder as a tag. */
+function corpusFields(folder: string): Record<string, unknown>[] {
+  const root = path.resolve(import.meta.dirname, '..', '..', 'shared', 'corpus', folder);
+  const out: Record<string, unknown>[] = [];
+  const walk = (d: string): void => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (p.endsWith('.md')) {
+        const title = /^# (.+)$/m.exec(fs.readFileSync(p, 'utf8'))?.[1]?.trim() ?? e.name;
+        out.push({ title, tags: [path.basename(d)], aliases: [e.name.replace(/\.md$/, '')] });
+      }
+    }
+  };
+  if (fs.existsSync(root)) walk(root);
+  return out;
+}
+
+describe('plainYamlText', () => {
+  it('writes exactly what YAML.stringify writes, awkward values included, or leaves it to the library', () => {
+    const ways = { fast: 0, library: 0 };
+    for (const v of AWKWARD) {
+      for (const doc of [
+        { id: 'kb-3lz8j75zeh', title: v, type: 'decision', tags: [v, 'b-c'], created: '2026-12-01T18:54:43Z' },
+        { id: 'kb-3lz8j7dyfj', title: 'Link', tags: [], aliases: ['one', v], links: [{ rel: 'relates_to', to: v }], url: v, kernel: true, recurrences: 2 },
+        { [`k${v.length}`]: v, seen: ['2026-12-01', '2026-12-01'], n: 0, f: false, neg: -3 },
+        { title: v.length, big: 2 ** 60, float: 1.5, nothing: null, date: new Date(0), nested: { a: v }, deep: [[v]] },
+      ]) ways[write(doc)]++;
+    }
+    // both ways taken often: the awkward values go to the library, the plain ones are written here
+    expect(ways.fast).toBeGreaterThan(50);
+    expect(ways.library).toBeGreaterThan(50);
+  });
+
+  it("writes the real corpora's front matter (titles, tags, dates) as the library does", () => {
+    let fast = 0;
+    const all = [...corpusFields('jbranchaud-til'), ...corpusFields('tldr-pages')];
+    for (const f of all) {
+      const doc = { id: 'kb-3lz8j75zeh', type: 'reference', tags: [], ...f, created: '2026-12-01T18:54:43Z' };
+      if (write(doc) === 'fast') fast++;
+    }
+    expect(fast).toBeGreaterThan(all.length / 2);
   });
 });

@@ -320,11 +320,16 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
       const rel = entryPath(note.fields as { id: string; title: string; type: string });
       notes.push({ ...note, id, path: rel, source: file });
     }
+    // Each note as it would be written when its links need no rewriting (most notes): checked for secrets here,
+    // and the same text handed to the transaction, whose guard then finds it scanned already (scan.ts).
+    const formatted = new Map<(typeof notes)[number], string>();
     for (const n of notes) {
       // The fields are plain values this module built, so they are judged directly (no YAML round trip).
       const raw = { data: n.fields, body: n.body, frontmatter: '', bodyLine: 1 };
       const found = interpretEntry(raw, n.path, { idExists: (x) => taken.has(x) }).problems.map((p) => ({ ...p, file: n.file, line: undefined }));
-      for (const s of [...n.nameSecrets, ...findSecrets(formatEntry(n.fields, n.body))]) found.push({ rule: 'secret', message: `secret-shaped content (${s.kind}, ${s.preview})`, file: n.file, line: undefined });
+      const text = formatEntry(n.fields, n.body);
+      formatted.set(n, text);
+      for (const s of [...n.nameSecrets, ...findSecrets(text)]) found.push({ rule: 'secret', message: `secret-shaped content (${s.kind}, ${s.preview})`, file: n.file, line: undefined });
       problems.push(...found);
     }
     let keep = notes;
@@ -360,7 +365,8 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
       const md = rewriteMarkdownLinks(wiki.text, n.source, path.posix.dirname(n.path), resolve, fileSet, targetFor);
       for (const l of [...wiki.left, ...md.left].sort((a, b) => a.line - b.line)) unresolved.push({ file: n.file, line: l.line, link: l.link, reason: l.reason });
       const links = Array.isArray(n.fields.links) ? (n.fields.links as { rel: string; to: string }[]) : [];
-      return formatEntry(n.fields, writtenBody(md.text, links, pathOf));
+      const body = writtenBody(md.text, links, pathOf);
+      return body === n.body ? formatted.get(n)! : formatEntry(n.fields, body);
     });
     const ignore = walked.vault ? gitignoreUpdate(dir) : undefined;
     const result = { skipped, attachments, unresolved, present, redacted };

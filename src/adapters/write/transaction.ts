@@ -167,19 +167,16 @@ async function commitFiles(dir: string, author: Author, files: PendingFile[], me
     // written, and recovery puts the whole import back when a kill left any torn or missing (one commit, all or
     // nothing), so the repo stays valid at a fraction of the cost.
     for (const d of new Set(abs.map((a) => path.dirname(a)))) fs.mkdirSync(d, { recursive: true });
-    workingFiles = (async () => {
-      for (let i = 0; i < files.length; i += 64) {
-        await Promise.all(
-          files.slice(i, i + 64).map(async (f, k) => {
-            // A file that exists already (the .gitignore an import adds lines to) is still replaced atomically.
-            if (fs.existsSync(abs[i + k]!)) writeFileAtomic(abs[i + k]!, f.content!, { fsync: false });
-            else await fs.promises.writeFile(abs[i + k]!, f.content!, { flag: 'wx' });
-            options.onProgress?.(++done);
-          }),
-        );
+    files.forEach((f, i) => {
+      try {
+        fs.writeFileSync(abs[i]!, f.content!, { flag: 'wx' });
+      } catch (err) {
+        // A file that exists already (the .gitignore an import adds lines to) is still replaced atomically.
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        writeFileAtomic(abs[i]!, f.content!, { fsync: false });
       }
-    })();
-    workingFiles.catch(() => undefined);
+      options.onProgress?.(++done);
+    });
   } else {
     files.forEach((f, i) => {
       if (f.content === null) fs.rmSync(abs[i]!, { force: true });

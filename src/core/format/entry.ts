@@ -5,7 +5,7 @@
  */
 import matter from 'gray-matter';
 import YAML from 'yaml';
-import { plainYaml } from './plain-yaml.js';
+import { plainYaml, plainYamlText } from './plain-yaml.js';
 import { KbError, type Place } from '../errors.js';
 import { closingFence } from './fence.js';
 import { checkLearningFields } from './learning.js';
@@ -458,7 +458,7 @@ export function formatEntry(fields: Record<string, unknown>, body: string): stri
   for (const [k, v] of Object.entries(ordered)) {
     if (v === undefined || v === null || (Array.isArray(v) && v.length === 0 && k !== 'tags') || (k === 'kernel' && v === false)) delete ordered[k];
   }
-  const yaml = YAML.stringify(ordered, { lineWidth: 0 });
+  const yaml = plainYamlText(ordered) ?? YAML.stringify(ordered, { lineWidth: 0 });
   const text = body.replace(/\r\n?/g, '\n').replace(/\s+$/, '');
   return `---\n${yaml}---\n${text ? `\n${text}\n` : ''}`;
 }

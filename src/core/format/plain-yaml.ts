@@ -1,10 +1,14 @@
 /**
- * Contract: the front matter git-kb itself writes, read without the YAML parser: a mapping of plain keys whose
+ * Contract: the front matter git-kb itself writes, read and written without the YAML library. Reading: a mapping of plain keys whose
  * values are scalars (plain, or quoted with nothing to unescape), `[]`, block lists of such scalars, or block lists
  * of flat mappings of them (`links:`). `plainYaml` returns exactly what YAML 1.2's core schema gives for such text
  * (test/plain-yaml.test.ts holds it to the YAML library over the real corpora), and undefined for anything else
  * (comments, blank lines, anchors, tags, block scalars, flow collections, floats, escapes, nesting, a repeated
- * key...), which the caller then gives to the YAML parser. Pure.
+ * key...), which the caller then gives to the YAML parser. Writing: `plainYamlText` gives exactly what
+ * `YAML.stringify(fields, { lineWidth: 0 })` gives for a mapping of such keys whose strings are plain without
+ * doubt (no indicator, no `: ` or ` #`, nothing the core schema reads as another type, printable), integers,
+ * booleans, `[]` and lists of those or of flat mappings of them; undefined for anything else, which the caller
+ * then gives to the YAML library (test/plain-yaml.test.ts holds it to the library too). Pure.
  * NOTE: every rebuild of the caches parses every entry's front matter; through the YAML library that is about
  * 75 us a file (4 s at 50,000 entries), most of the cold first search.
  */
@@ -87,6 +91,58 @@ export function plainYaml(text: string): Record<string, Value> | undefined {
     }
     if (list.length === 0) return undefined; // `key:` alone is null, or a nested mapping: the parser's
     out[key] = list;
+  }
+  return out;
+}
+
+const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+// Printable, no indicator first, no space or `:` last; control characters, C1, line separators and BOMs are the library's.
+const PLAIN_TEXT = /^[^-?:,[\]{}#&*!|>%@`'"\s\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff][^\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]*$/;
+
+/** `v` as a plain scalar the library writes the same way, or undefined. */
+function plainScalar(v: unknown): string | undefined {
+  if (typeof v === 'string') {
+    if (!PLAIN_TEXT.test(v) || v.endsWith(' ') || v.endsWith(':') || v.includes(': ') || v.includes(' #')) return undefined;
+    return scalar(v) === v ? v : undefined; // not read back as null, a boolean or a number
+  }
+  if (typeof v === 'number') return Number.isSafeInteger(v) && !Object.is(v, -0) ? String(v) : undefined;
+  if (typeof v === 'boolean') return String(v);
+  return undefined;
+}
+
+/** The YAML text of `fields` in the shapes above (lines ending in "\n"), or undefined. */
+export function plainYamlText(fields: Record<string, unknown>): string | undefined {
+  let out = '';
+  for (const [key, v] of Object.entries(fields)) {
+    if (!PLAIN_KEY.test(key)) return undefined;
+    if (!Array.isArray(v)) {
+      const s = plainScalar(v);
+      if (s === undefined) return undefined;
+      out += `${key}: ${s}\n`;
+      continue;
+    }
+    if (v.length === 0) {
+      out += `${key}: []\n`;
+      continue;
+    }
+    out += `${key}:\n`;
+    for (const item of v) {
+      if (item && typeof item === 'object' && !Array.isArray(item)) {
+        const pairs = Object.entries(item as Record<string, unknown>);
+        if (pairs.length === 0) return undefined;
+        let lead = '  - ';
+        for (const [k, x] of pairs) {
+          const s = plainScalar(x);
+          if (s === undefined || !PLAIN_KEY.test(k)) return undefined;
+          out += `${lead}${k}: ${s}\n`;
+          lead = '    ';
+        }
+        continue;
+      }
+      const s = plainScalar(item);
+      if (s === undefined) return undefined;
+      out += `  - ${s}\n`;
+    }
   }
   return out;
 }

@@ -3,6 +3,7 @@
  * netrc lines, `key = value` assignments whose key names a secret (`DB_PASSWORD`, `apiKey`, `x-api-key`), and
  * `--password VALUE` flags. Every regex starts on a literal or a boundary and has bounded quantifiers. Pure.
  */
+import { candidateScan, charClass, matchesAt, runStart } from './candidates.js';
 import { K, type Hit } from './kinds.js';
 import { count, credentialLike, isCode, isPlaceholder, mask, passwordLike } from './values.js';
 
@@ -132,15 +133,49 @@ const FLAG_RE = new RegExp(
   'dg',
 );
 
+const KEY_WORD_RE = /pass|pwd|secret|token|key|auth|cred/gi;
+const isKeyChar = charClass('AZaz09', '_.-');
+
+/**
+ * Where an assignment can start: the start of the word run (`[A-Za-z0-9_.-]`) holding a key word, and two past
+ * it when the run opens with `--`. ASSIGN_RE's lookahead reaches its key word through run characters only, and
+ * its lookbehind refuses a start preceded by one, so no match starts anywhere else.
+ */
+function* assignmentStarts(text: string): Generator<number> {
+  KEY_WORD_RE.lastIndex = 0;
+  for (let m = KEY_WORD_RE.exec(text); m; m = KEY_WORD_RE.exec(text)) {
+    const r = runStart(text, m.index, isKeyChar);
+    yield r;
+    if (text.startsWith('--', r)) yield r + 2;
+    let e = m.index + m[0].length;
+    while (e < text.length && isKeyChar(text.charCodeAt(e))) e++;
+    KEY_WORD_RE.lastIndex = e; // one start per run
+  }
+}
+
+/** ASSIGN_RE tried where an assignment can start (exported for the equivalence test). */
+export const ASSIGN_SCAN = candidateScan(ASSIGN_RE, assignmentStarts);
+
+/**
+ * Whether URL_RE can match: it needs `://` and, after it, `@`; AUTH_RE needs `authorization` (any case); NETRC_RE
+ * needs `login` and `password`. Text without them (most notes) skips those scans.
+ */
+function mayHoldUrlCredentials(text: string): boolean {
+  const k = text.indexOf('://');
+  return k !== -1 && text.indexOf('@', k) !== -1;
+}
+
 /** Adds the context-found secrets of `text` to `out`. */
 export function scanContext(text: string, out: Hit[]): void {
-  for (const m of text.matchAll(URL_RE)) {
+  const urls = mayHoldUrlCredentials(text) ? text.matchAll(URL_RE) : [];
+  for (const m of urls) {
     const v = m[1]!;
     if (v.length < 3 || isPlaceholder(v)) continue;
     const [s, e] = m.indices![1]!;
     out.push({ start: s, end: e, kind: K.url, preview: mask(v), tier: 2, order: 0 });
   }
-  for (const m of text.matchAll(AUTH_RE)) {
+  const auths = /authorization/i.test(text) ? text.matchAll(AUTH_RE) : [];
+  for (const m of auths) {
     const scheme = (m[1] ?? '').toLowerCase();
     const v = m[2]!;
     const ok = credentialLike(v) || (scheme === 'basic' && !isPlaceholder(v) && basicDecodes(v));
@@ -148,13 +183,14 @@ export function scanContext(text: string, out: Hit[]): void {
     const [s, e] = m.indices![2]!;
     out.push({ start: s, end: e, kind: K.auth, preview: mask(v), tier: 2, order: 1 });
   }
-  for (const m of text.matchAll(NETRC_RE)) {
+  const netrcs = text.includes('login') && text.includes('password') ? text.matchAll(NETRC_RE) : [];
+  for (const m of netrcs) {
     const v = m[1]!;
     if (!passwordLike(v, false)) continue;
     const [s, e] = m.indices![1]!;
     out.push({ start: s, end: e, kind: K.password, preview: mask(v), tier: 2, order: 2 });
   }
-  for (const m of text.matchAll(ASSIGN_RE)) {
+  for (const m of matchesAt(text, ASSIGN_SCAN)) {
     const key = m[1]!;
     const cls = classifyKey(key);
     if (!cls) continue;

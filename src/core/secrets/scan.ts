@@ -19,6 +19,7 @@
  * written as one plain word (`password: hunter`) is taken for prose; quoted or `=` forms are reported.
  */
 
+import { candidateScan, charClass, matchesAt, runsOfAtLeast } from './candidates.js';
 import type { Hit } from './kinds.js';
 import { scanContext } from './context.js';
 import { scanPem } from './pem.js';
@@ -35,8 +36,19 @@ export interface SecretFinding {
   preview: string;
 }
 
+/**
+ * Whether any provider rule can match `text`: one pass of the case-sensitive rules' union, then each
+ * case-insensitive rule of its own. A superset test, so skipping the rules when it fails loses nothing.
+ */
+const CASED_UNION_RE = new RegExp(TOKEN_RULES.filter((r) => !r.re.flags.includes('i')).map((r) => r.re.source).join('|'));
+const UNCASED_RES = TOKEN_RULES.filter((r) => r.re.flags.includes('i')).map((r) => new RegExp(r.re.source, 'i'));
+function mayHoldTokens(text: string): boolean {
+  return CASED_UNION_RE.test(text) || UNCASED_RES.some((re) => re.test(text));
+}
+
 /** Adds the provider-format secrets of `text` to `out` (tier 1; `order` offsets the rule order). */
 function scanTokens(text: string, out: Hit[], kindSuffix = ''): void {
+  if (!mayHoldTokens(text)) return;
   TOKEN_RULES.forEach((rule, order) => {
     for (const m of text.matchAll(rule.re)) {
       const v = m[rule.value ?? 0]!;
@@ -53,11 +65,15 @@ const SPLIT_RES = TOKEN_RULES.map((rule) =>
 );
 const ANCHORED = TOKEN_RULES.map((rule) => new RegExp(`^(?:${rule.re.source})`, rule.re.flags.replace(/[gdy]/g, '')));
 
+/** Whether any split token can start in a text: the union of SPLIT_RES's openings (a superset test). */
+const SPLIT_OPENING_RE = new RegExp(`(?<![A-Za-z0-9_.-])(?:${TOKEN_RULES.filter((r) => r.prefix).map((r) => r.prefix).join('|')})`);
+
 /**
  * Adds tokens split in two by one space or a line break: the two parts are joined and the rule tried on the
  * whole; the span covers both parts and the break.
  */
 function scanSplit(text: string, out: Hit[]): void {
+  if (!SPLIT_OPENING_RE.test(text)) return;
   SPLIT_RES.forEach((re, order) => {
     if (!re) return;
     const rule = TOKEN_RULES[order]!;
@@ -76,14 +92,34 @@ function scanSplit(text: string, out: Hit[]): void {
 const ANY_TOKEN_RE = new RegExp(TOKEN_RULES.map((r) => r.re.source).join('|'));
 
 const BASE64_RUN_RE = /(?<![A-Za-z0-9+\/_-])[A-Za-z0-9+\/_-]{24,8192}={0,2}(?![A-Za-z0-9+\/_=-])/g;
+const isBase64Char = charClass('AZaz09', '+/_-');
+/**
+ * BASE64_RUN_RE tried where it can match: its lookbehind lets a match start only where a run of base64
+ * characters starts, and only a run of 24 or more can match (exported for the equivalence test).
+ */
+export const BASE64_SCAN = candidateScan(BASE64_RUN_RE, (text) => runsOfAtLeast(text, 24, isBase64Char));
 
 /**
  * Adds base64-wrapped provider tokens (a token in a base64 config value or a Basic header of its own): a
  * base64 run that decodes to printable text holding a provider token is reported whole, kind "(base64)".
  */
+/**
+ * Whether a base64 run can decode to text (every byte under 0x80): the first character of each 4-character
+ * group holds the top six bits of a byte, so it must stand for a value under 32 (`A`-`Z`, `a`-`f`). File names
+ * and slugs (`kb-0042-use-pnpm-workspaces`) fail this at once and are not decoded.
+ */
+function mayDecodeToText(run: string): boolean {
+  for (let j = 0; j + 1 < run.length && run[j] !== '=' && run[j + 1] !== '='; j += 4) {
+    const c = run.charCodeAt(j);
+    if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 102))) return false;
+  }
+  return true;
+}
+
 function scanEncoded(text: string, out: Hit[]): void {
-  for (const m of text.matchAll(BASE64_RUN_RE)) {
+  for (const m of matchesAt(text, BASE64_SCAN)) {
     const run = m[0];
+    if (!mayDecodeToText(run)) continue;
     const decoded = Buffer.from(run, /[-_]/.test(run) ? 'base64url' : 'base64').toString('latin1');
     if (decoded.length < 16 || !/^[\x20-\x7e\t\r\n]+$/.test(decoded) || !ANY_TOKEN_RE.test(decoded)) continue;
     const inner: Hit[] = [];
@@ -147,9 +183,33 @@ function slugOf(kind: string): string {
 // ---------------------------------------------------------------------------------------------------------
 // Public API
 
+/**
+ * Texts scanned and found clean, so a text scanned twice (an import checks each entry before it hands the same
+ * text to the write transaction, whose guard scans every byte written) is scanned once. The scan is a pure
+ * function of the text, so this changes no result. Bounded: dropped whole past CLEAN_CAP characters.
+ */
+const clean = new Set<string>();
+let cleanChars = 0;
+const CLEAN_MIN = 256;
+const CLEAN_CAP = 64 * 1024 * 1024;
+
+function scanOnce(text: string): Hit[] {
+  if (text.length >= CLEAN_MIN && clean.has(text)) return [];
+  const hits = scan(text);
+  if (hits.length === 0 && text.length >= CLEAN_MIN) {
+    if (cleanChars + text.length > CLEAN_CAP) {
+      clean.clear();
+      cleanChars = 0;
+    }
+    clean.add(text);
+    cleanChars += text.length;
+  }
+  return hits;
+}
+
 /** Finds secret-shaped content in `text`, in order of position, each with a masked preview. */
 export function findSecrets(text: string): SecretFinding[] {
-  const hits = scan(text);
+  const hits = scanOnce(text);
   const findings: SecretFinding[] = [];
   let line = 1;
   let lineStart = 0;
@@ -167,7 +227,7 @@ export function findSecrets(text: string): SecretFinding[] {
 
 /** Replaces every secret in `text` with `[REDACTED:<kind-slug>]`, keeping keys, headers and URL users. */
 export function redactSecrets(text: string): { text: string; count: number; kinds: string[] } {
-  const hits = scan(text);
+  const hits = scanOnce(text);
   if (hits.length === 0) return { text, count: 0, kinds: [] };
   const parts: string[] = [];
   const kinds: string[] = [];
