@@ -408,23 +408,53 @@ export function addDoc(ms: MiniSearch<IndexDoc>, doc: IndexDoc): void {
  */
 export function bulkIndexer(ms: MiniSearch<IndexDoc>): { add(doc: IndexDoc): void; finish(): void } {
   if (rootOf(ms).size !== 0) throw new Error('bulk indexing: the index has terms already');
-  const postings = new Map<string, number[]>();
+  const t = privates(ms) as Indexing;
+  const ids = t._idToShortId as Map<string, number>;
+  // NOTE: register's work with one Map lookup a token. Each distinct token seen so far knows its term's posting
+  // list; a stamp (the document's short id) counts each token and each term once a document, so the field length
+  // (distinct tokens) and the postings (term, frequency, in first-seen order) are register's.
+  interface Posting { list: number[]; doc: number; n: number }
+  const postings = new Map<string, Posting>();
+  const tokens = new Map<string, { posting: Posting | null; doc: number }>();
   return {
     add(doc) {
-      const { short, counts } = register(ms, doc);
-      for (const [term, n] of counts) {
-        const list = postings.get(term);
-        if (list) list.push(short, n);
-        else postings.set(term, [short, n]);
+      if (ids.has(doc.path)) throw new Error(`MiniSearch: duplicate ID ${doc.path}`);
+      const short = t.addDocumentId(doc.path);
+      const touched: Posting[] = [];
+      let distinct = 0;
+      for (const token of tokenizeText(doc.text)) {
+        let seen = tokens.get(token);
+        if (seen === undefined) {
+          const term = scopedTerm(token);
+          let posting: Posting | null = null;
+          if (term) {
+            posting = postings.get(term) ?? null;
+            if (!posting) postings.set(term, (posting = { list: [], doc: -1, n: 0 }));
+          }
+          tokens.set(token, (seen = { posting, doc: -1 }));
+        }
+        if (seen.doc !== short) {
+          seen.doc = short;
+          distinct++;
+        }
+        const p = seen.posting;
+        if (p === null) continue;
+        if (p.doc !== short) {
+          p.doc = short;
+          p.n = 0;
+          touched.push(p);
+        }
+        p.n++;
       }
+      t.addFieldLength(short, 0, (t._documentCount as number) - 1, distinct);
+      for (const p of touched) p.list.push(short, p.n);
     },
     finish() {
       let size = 0;
-      for (const list of postings.values()) size += 3 + list.length;
+      for (const { list } of postings.values()) size += 3 + list.length;
       const packed = new Uint32Array(size);
-      const t = privates(ms) as Indexing;
       let at = 0;
-      for (const [term, list] of postings) {
+      for (const [term, { list }] of postings) {
         // one field (0), its posting count, then (document, frequency) pairs: packTree's layout
         packed[at] = 1;
         packed[at + 1] = 0;
@@ -434,6 +464,7 @@ export function bulkIndexer(ms: MiniSearch<IndexDoc>): { add(doc: IndexDoc): voi
         at += 3 + list.length;
       }
       postings.clear();
+      tokens.clear();
     },
   };
 }

@@ -147,6 +147,22 @@ const MATTER_OPTIONS = {
   },
 } as unknown as Parameters<typeof matter>[1];
 
+/**
+ * What gray-matter gives for `src` (first line `---`, no language) when the first `\n---` in it is the closing
+ * fence at `fence`, the shape of every file git-kb writes: the text between the fences (from the first fence's
+ * newline on) to the YAML engine unless it holds only comments and blanks, and the text after the fence less one
+ * line break. gray-matter itself is left the rest (a `\n----` or `\n---x` line before the fence): it copies each
+ * file into a Buffer and builds its options per call, a third of a cold index build's parsing.
+ */
+function splitAtFence(src: string, fence: number): { data: unknown; content: string } {
+  const block = src.slice(3, fence);
+  const data = block.replace(/^\s*#[^\n]+/gm, '').trim() === '' ? {} : parseFrontMatter(block);
+  let content = src.slice(fence + 4);
+  if (content[0] === '\r') content = content.slice(1);
+  if (content[0] === '\n') content = content.slice(1);
+  return { data, content };
+}
+
 /** The raw split of a file: front matter object, body, and the line where the body starts. */
 export interface RawEntry {
   data: Record<string, unknown>;
@@ -177,9 +193,9 @@ export function splitEntry(text: string, file: string): RawEntry {
   if (!close) throw invalid('front matter is not closed by a line "---"', file, 1);
   const fmEnd = close.start;
   const frontmatter = src.slice(first.length + 1, fmEnd + 1);
-  let parsed: matter.GrayMatterFile<string>;
+  let parsed: { data: unknown; content: string };
   try {
-    parsed = matter(src, MATTER_OPTIONS as never);
+    parsed = src.indexOf('\n---', 3) === fmEnd ? splitAtFence(src, fmEnd) : matter(src, MATTER_OPTIONS as never);
   } catch (err) {
     throw yamlError(err, file);
   }
