@@ -44,7 +44,16 @@ const lazyHooks = {
 };
 const stable = { cli: 'src/cli/entry.ts' };
 for (const [src, name] of Object.entries(lazyHooks)) stable[`hooks/${name}`] = src;
-await build({ ...common, entryPoints: stable, outdir: tmp, splitting: true, chunkNames: 'chunks/[name]-[hash]' });
+// commander's child_process, loaded only if commander uses it (build-shims/lazy-child-process.cjs).
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer) ? { path: path.resolve('build-shims/lazy-child-process.cjs') } : undefined,
+    );
+  },
+};
+await build({ ...common, entryPoints: stable, outdir: tmp, splitting: true, chunkNames: 'chunks/[name]-[hash]', plugins: [lazyChildProcess] });
 // NOTE: the hook entry is CommonJS (dist/hook.cjs, run by bin/git-kb-hook, which bin/package.json makes
 // CommonJS too): an ES module entry loads Node's ESM loader (about 3 ms a process, measured against an empty
 // .cjs); the on-demand handlers stay ES modules, reached with import(), which CommonJS keeps as it is.

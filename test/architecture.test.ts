@@ -134,7 +134,8 @@ export const FOLDERS: [folder: string, mayImport: string[]][] = [
   ['src/app', ['src/core', 'src/adapters']],
   ['src/hooks', ['src/core', 'src/adapters', 'src/app']],
   ['src/mcp', ['src/core', 'src/adapters/config', 'src/app']],
-  ['src/cli', ['src/core', 'src/adapters/config', 'src/app', 'src/mcp']],
+  // cli reaches adapters only for settings (config) and Node's lazily loaded built-ins (system/builtins.ts).
+  ['src/cli', ['src/core', 'src/adapters/config', 'src/adapters/system', 'src/app', 'src/mcp']],
 ];
 
 /** The folder of FOLDERS a file belongs to (the longest prefix), or undefined. */

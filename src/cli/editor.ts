@@ -9,12 +9,11 @@
  * code, its problems) and the saved text is kept in the temporary file, whose path the message names. This is
  * the one place besides main.ts that writes to the terminal: it talks to the user while the editor is open.
  */
-import { spawnSync } from 'node:child_process';
+import { childProcess, tty } from '../adapters/system/builtins.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import tty from 'node:tty';
 import type { Settings } from '../adapters/config/settings.js';
 import { KbError } from '../core/errors.js';
 import { decodeUtf8 } from '../core/text/utf8.js';
@@ -25,29 +24,29 @@ const FIXABLE = new Set(['INVALID_ENTRY', 'SECRET_DETECTED', 'USAGE', 'FORBIDDEN
 
 /** True when both stdin and stderr are terminals: there is someone to ask. */
 export function onTerminal(): boolean {
-  return tty.isatty(0) && tty.isatty(2);
+  return tty().isatty(0) && tty().isatty(2);
 }
 
 /** The editor command to run, or a USAGE error saying how to get one. */
 export function editorCommand(settings: Settings, what: string): string {
   if (settings.editor) return settings.editor;
-  if (tty.isatty(0) && tty.isatty(1)) return 'vi';
+  if (tty().isatty(0) && tty().isatty(1)) return 'vi';
   throw new KbError('USAGE', `${what} opens an editor, but $VISUAL and $EDITOR are unset and this is not a terminal; set EDITOR or pass the change as flags (git-kb ${what.split(' ')[0]} --help)`);
 }
 
 function runEditor(command: string, file: string, settings: Settings): void {
   // NOTE: `id=$(git-kb add ...)` captures stdout; the editor still gets the terminal (git does the same).
   let out: number | undefined;
-  if (!tty.isatty(1) && tty.isatty(0)) {
+  if (!tty().isatty(1) && tty().isatty(0)) {
     try {
       out = fs.openSync('/dev/tty', 'w');
     } catch {
       out = undefined;
     }
   }
-  let r: ReturnType<typeof spawnSync>;
+  let r: ReturnType<ReturnType<typeof childProcess>['spawnSync']>;
   try {
-    r = spawnSync('sh', ['-c', `${command} "$@"`, command, file], { stdio: ['inherit', out ?? 'inherit', 'inherit'], env: settings.env });
+    r = childProcess().spawnSync('sh', ['-c', `${command} "$@"`, command, file], { stdio: ['inherit', out ?? 'inherit', 'inherit'], env: settings.env });
   } finally {
     if (out !== undefined) fs.closeSync(out);
   }

@@ -36,7 +36,7 @@ import * as status from './commands/status.js';
 import * as sync from './commands/sync.js';
 import * as tags from './commands/tags.js';
 import { declare, isJson, type Cli, type Reply } from './io.js';
-import { writeOut } from './pager.js';
+import { writeOut, writeStdout } from './pager.js';
 import { terminalSafe } from './render/safe.js';
 
 /**
@@ -119,7 +119,7 @@ function out(text: string, settings?: Settings): void {
   if (!text) return;
   const t = text.endsWith('\n') ? text : `${text}\n`;
   if (settings) writeOut(t, settings);
-  else process.stdout.write(t);
+  else writeStdout(t);
 }
 
 function commanderToKbError(err: CommanderError): KbError | undefined {

@@ -4,17 +4,57 @@
  * screen); `LESS=FRX` is set when LESS is unset. No pager when stdout is not a terminal, when the text fits the
  * terminal's height, or when PAGER is empty or `cat`. A pager that cannot be started falls back to printing.
  */
-import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { childProcess, tty } from '../adapters/system/builtins.js';
 import type { Settings } from '../adapters/config/settings.js';
+
+/**
+ * Whether stdout is a terminal. Only a character device can be one, so a pipe or a file is told apart with one
+ * fstat, without building process.stdout (Node's streams and sockets, a few ms of a short command).
+ */
+function stdoutIsTerminal(): boolean {
+  try {
+    if (!fs.fstatSync(1).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return tty().isatty(1);
+}
+
+/** A reader that went away (`git-kb list | head`) ends the output quietly, as it ends git's. */
+function quietOnClosedPipe(): void {
+  if (process.stdout.listenerCount('error') === 0) process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+  });
+}
+
+/**
+ * Writes `text` to stdout. To a pipe or a file it is written straight to the descriptor; what that cannot take
+ * at once (a full non-blocking pipe) goes to process.stdout, which waits for the reader.
+ */
+export function writeStdout(text: string): void {
+  if (stdoutIsTerminal()) {
+    process.stdout.write(text);
+    return;
+  }
+  const bytes = Buffer.from(text);
+  let done = 0;
+  try {
+    while (done < bytes.length) done += fs.writeSync(1, bytes, done);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EPIPE') return;
+    quietOnClosedPipe();
+    process.stdout.write(bytes.subarray(done));
+  }
+}
 
 /** Writes `text` to stdout, through the pager when it is long and stdout is a terminal. */
 export function writeOut(text: string, settings: Settings): void {
   const pager = settings.pager === undefined ? 'less -FRX' : settings.pager.trim();
-  const rows = process.stdout.rows || 24;
-  if (!process.stdout.isTTY || !pager || pager === 'cat' || text.split('\n').length < rows) {
-    process.stdout.write(text);
+  if (!pager || pager === 'cat' || !stdoutIsTerminal() || text.split('\n').length < (process.stdout.rows || 24)) {
+    writeStdout(text);
     return;
   }
-  const r = spawnSync('sh', ['-c', pager], { input: text, stdio: ['pipe', 'inherit', 'inherit'], env: { LESS: 'FRX', ...settings.env } });
+  const r = childProcess().spawnSync('sh', ['-c', pager], { input: text, stdio: ['pipe', 'inherit', 'inherit'], env: { LESS: 'FRX', ...settings.env } });
   if (r.error || r.status === 126 || r.status === 127) process.stdout.write(text);
 }

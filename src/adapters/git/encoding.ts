@@ -3,7 +3,7 @@
  * (`<type> <size>\0<body>`), the SHA-1 trailer of git's binary files, and tree bodies, whose entries (`<mode> <name>\0<20-byte id>`) are in git's order,
  * names compared bytewise with a tree's name taken as if followed by "/". Pure: buffers in, buffers out.
  */
-import crypto from 'node:crypto';
+import { crypto } from '../system/builtins.js';
 
 export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
 
@@ -22,7 +22,7 @@ export function objectHeader(type: ObjectType, length: number): Buffer {
 export function objectId(type: ObjectType, ...body: Buffer[]): string {
   let length = 0;
   for (const b of body) length += b.length;
-  const hash = crypto.createHash('sha1').update(objectHeader(type, length));
+  const hash = crypto().createHash('sha1').update(objectHeader(type, length));
   for (const b of body) hash.update(b);
   return hash.digest('hex');
 }
@@ -34,13 +34,13 @@ export function withChecksum(...body: Buffer[]): Buffer {
   const out = Buffer.allocUnsafe(length + 20);
   let at = 0;
   for (const b of body) at += b.copy(out, at);
-  crypto.createHash('sha1').update(out.subarray(0, length)).digest().copy(out, length);
+  crypto().createHash('sha1').update(out.subarray(0, length)).digest().copy(out, length);
   return out;
 }
 
 /** True when a file ends with the SHA-1 of what precedes it. */
 export function checksumValid(buf: Buffer): boolean {
-  return crypto.createHash('sha1').update(buf.subarray(0, buf.length - 20)).digest().equals(buf.subarray(buf.length - 20));
+  return crypto().createHash('sha1').update(buf.subarray(0, buf.length - 20)).digest().equals(buf.subarray(buf.length - 20));
 }
 
 /** The blob id git would give `content`. */

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import zlib from 'node:zlib';
+import { zlib } from '../system/builtins.js';
 import { writeFileAtomic } from '../store/fsutil.js';
 import { checksumValid, objectHeader, objectId, type GitObject, type ObjectType } from './encoding.js';
 import { encodePack, encodePackIndex, type PackInput } from './pack.js';
@@ -26,7 +26,7 @@ function writeLooseAs(dir: string, oid: string, type: ObjectType, body: Buffer[]
   if (fs.existsSync(file)) return false;
   let length = 0;
   for (const b of body) length += b.length;
-  writeFileAtomic(file, zlib.deflateSync(Buffer.concat([objectHeader(type, length), ...body]), { level: 1 }), { fsync: false, mode: 0o444 });
+  writeFileAtomic(file, zlib().deflateSync(Buffer.concat([objectHeader(type, length), ...body]), { level: 1 }), { fsync: false, mode: 0o444 });
   return true;
 }
 
@@ -81,7 +81,7 @@ export async function storePack(dir: string, pack: Buffer, reader: ObjectReader)
   for (let n = 0; n < count; n++) {
     const offset = i;
     const h = parsePackedHeader(pack, i, offset);
-    const r = zlib.inflateSync(pack.subarray(h.dataStart, pack.length - 20), { info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+    const r = zlib().inflateSync(pack.subarray(h.dataStart, pack.length - 20), { info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
     raws.set(offset, { type: h.type, data: r.buffer, baseOffset: h.baseOffset, baseOid: h.baseOid });
     order.push(offset);
     i = h.dataStart + r.engine.bytesWritten;

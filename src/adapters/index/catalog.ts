@@ -4,7 +4,7 @@
  * `.git/git-kb/catalog.v8`, so an entry written by git-kb, a plain-git commit, a pull and an uncommitted hand
  * edit are all seen by the next command. A corrupt or foreign cache is ignored and rebuilt.
  */
-import crypto from 'node:crypto';
+import { crypto } from '../system/builtins.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
@@ -145,7 +145,7 @@ export async function loadCatalog(dir: string, options: LoadOptions = {}): Promi
     if (!byId.has(item.entry.id)) byId.set(item.entry.id, item.entry);
   }
   const duplicates = new Map([...claims].filter(([, paths]) => paths.length > 1));
-  const hash = crypto.createHash('sha1');
+  const hash = crypto().createHash('sha1');
   for (const i of items) hash.update(`${i.path}\0${i.mtimeMs}\0${i.ctimeMs}\0${i.size}\0${i.ino}\n`);
   const catalog = { dir, items, byId, duplicates, fingerprint: hash.digest('hex'), reparsed };
   rememberWarm(dir, 'catalog', { ...catalog, reparsed: [] });

@@ -5,7 +5,7 @@
  * leaves no repo (the next write creates it) or a whole one, and of several first writes at once, one creation
  * wins and the others use it.
  */
-import crypto from 'node:crypto';
+import { crypto } from '../system/builtins.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { KbError } from '../../core/errors.js';
@@ -40,7 +40,7 @@ export async function ensureDataRepo(dir: string, options: { identity?: CommitId
   const abs = path.resolve(dir);
   fs.mkdirSync(path.dirname(abs), { recursive: true });
   sweepDeadCreations(abs);
-  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.creating`);
+  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.${process.pid}.${crypto().randomBytes(4).toString('hex')}.creating`);
   try {
     await initRepo(tmp);
     await writeManifest(tmp, 'git-kb: create data repo', options);
@@ -64,7 +64,7 @@ export async function writeManifest(dir: string, message: string, options: { ide
   // NOTE: a random tag in the message, so two data repos created apart never share a root commit, even in the
   // same second (their kb.json stays identical, so merging them later cannot conflict on it). Not recorded for
   // the auto-sync push: creating a repo is not a write the user asked to share.
-  const tagged = `${message}\n\nrepo ${crypto.randomBytes(6).toString('hex')}`;
+  const tagged = `${message}\n\nrepo ${crypto().randomBytes(6).toString('hex')}`;
   // The .gitignore that keeps an Obsidian vault's per-machine folders out (store/gitignore.ts), in the same commit.
   const ignore = gitignoreUpdate(dir);
   await withWriteLock(dir, (tx) => tx.commit([{ path: 'kb.json', content: manifest }, ...(ignore ? [ignore] : [])], tagged, { record: false }), { ...options, manifest: true });

@@ -1,6 +1,6 @@
 /** `add`: a new entry (spec/cli.md). */
 import { type Command, Option } from 'commander';
-import tty from 'node:tty';
+import { tty } from '../../adapters/system/builtins.js';
 import type { RepoOptions } from '../../app/repo.js';
 import { KbError } from '../../core/errors.js';
 import { TYPES } from '../../core/format/schema.js';
@@ -25,7 +25,7 @@ export function register(ctx: Cli): void {
     .option('--file <path>', 'read the body from a file (- for stdin)')
     .action(async (bodyWords: string[], o: Record<string, unknown>, cmd: Command) => {
       const repo = repoOptions(ctx, cmd);
-      if (!o.file && bodyWords.length === 0 && tty.isatty(0)) {
+      if (!o.file && bodyWords.length === 0 && tty().isatty(0)) {
         ctx.reply(await addInEditor(ctx, repo, o));
         return;
       }
