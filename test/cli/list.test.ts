@@ -1,8 +1,9 @@
 /**
  * `git-kb list`: entries newest first (by `updated`, else `created`), filtered by type, tag, host and date.
  */
+import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { CLI, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { commitAll, entryText, initRepo, jsonError, kbd, kbj, writeFile } from './support.js';
 
 let sb: Sandbox;
@@ -61,5 +62,16 @@ describe('list', () => {
   it('leaves out a file that does not parse, and lists the rest', async () => {
     writeFile(sb, 'entries/kb-0006-broken.md', '---\nid: kb-0006\ntitle: [broken\n---\n');
     expect(await listIds()).toEqual(['kb-0002', 'kb-0003', 'kb-0005', 'kb-0004', 'kb-0001']);
+  });
+
+  it('writes to a pipe whole, and stops quietly when the reader goes away (git-kb list | head -1)', () => {
+    const run = (sh: string) => spawnSync('sh', ['-c', sh], { env: sb.env, encoding: 'utf8' });
+    const whole = run(`"${process.execPath}" "${CLI}" --data "${sb.data}" list | cat`);
+    expect(whole.stdout.trim().split('\n')).toHaveLength(5);
+    expect(whole.stderr).toBe('');
+    // a reader that closes at once: the output stops, no EPIPE trace, the verb's exit stays clean
+    const many = run(`for i in 1 2 3 4 5 6 7 8; do "${process.execPath}" "${CLI}" --data "${sb.data}" list --json; done | head -c 1 >/dev/null; echo done`);
+    expect(many.stderr).toBe('');
+    expect(many.stdout.trim()).toBe('done');
   });
 });
