@@ -1,6 +1,6 @@
 // Core command speed: whole-process medians of git-kb add, search and get next to a bare `node -e 0` and to
 // the plain-git command doing the nearest job, on replicated corpora (10,000 and 50,000 entries), and import of
-// the real 1,871-note corpus next to `git add -A && git commit` of the same files. Every pair is measured
+// the real corpora (1,871 notes, 7,013 tldr pages) next to `git add -A && git commit` of the same files. Every pair is measured
 // alternately in one run. Writes the "Core commands" section of bench/RESULTS.md.
 //   node bench/core.mjs [--sizes 10000,50000] [--runs 21] [--no-write]
 import { execFileSync } from 'node:child_process';
@@ -51,31 +51,33 @@ for (const n of sizes) {
   fs.rmSync(data, { recursive: true, force: true });
 }
 
-// Import of the real corpus vs plain git on the same files.
-const notes = path.join(WORK, 'import-src');
-fs.rmSync(notes, { recursive: true, force: true });
-execFileSync('cp', ['-a', CORPUS, notes]);
-let i = 0;
-const imp = timeSideBySide(
-  {
-    import: { ...kb(path.join(WORK, 'import-data'), 'import', notes, '--tags-from-folders', '--redact'), before: () => fs.rmSync(path.join(WORK, 'import-data'), { recursive: true, force: true }) },
-    git: {
-      cmd: 'sh',
-      args: ['-c', 'git init -q . && git add -A && git commit -qm import'],
-      cwd: path.join(WORK, 'import-git'),
-      env,
-      before: () => {
-        const d = path.join(WORK, 'import-git');
-        fs.rmSync(d, { recursive: true, force: true });
-        execFileSync('cp', ['-a', notes, d]);
-        i++;
+// Import of the real corpora vs plain git on the same files.
+const importRows = [];
+for (const [label, src] of [['notes', CORPUS], ['tldr pages', path.join(path.dirname(CORPUS), 'tldr-pages')]]) {
+  const notes = path.join(WORK, 'import-src');
+  fs.rmSync(notes, { recursive: true, force: true });
+  execFileSync('cp', ['-a', src, notes]);
+  const count = execFileSync('find', [notes, '-name', '*.md', '-type', 'f']).toString().trim().split('\n').length;
+  const imp = timeSideBySide(
+    {
+      import: { ...kb(path.join(WORK, 'import-data'), 'import', notes, '--tags-from-folders', '--redact'), before: () => fs.rmSync(path.join(WORK, 'import-data'), { recursive: true, force: true }) },
+      git: {
+        cmd: 'sh',
+        args: ['-c', 'git init -q . && git add -A && git commit -qm import'],
+        cwd: path.join(WORK, 'import-git'),
+        env,
+        before: () => {
+          const d = path.join(WORK, 'import-git');
+          fs.rmSync(d, { recursive: true, force: true });
+          execFileSync('cp', ['-a', notes, d]);
+        },
       },
     },
-  },
-  { runs: Math.max(5, Math.floor(runs / 3)), warmup: 1 },
-);
-const importRow = `| 1,871 notes (${Math.round(execFileSync('du', ['-sk', notes]).toString().split('\t')[0] / 1024 * 10) / 10} MB) | ${fmt(imp.import)} | ${fmt(imp.git)} | ${ratio(imp.import.median, imp.git.median)}x |`;
-console.log(importRow);
+    { runs: Math.max(5, Math.floor(runs / 3)), warmup: 1 },
+  );
+  importRows.push(`| ${count.toLocaleString('en')} ${label} (${Math.round(execFileSync('du', ['-sk', notes]).toString().split('\t')[0] / 1024 * 10) / 10} MB) | ${fmt(imp.import)} | ${fmt(imp.git)} | ${ratio(imp.import.median, imp.git.median)}x |`);
+  console.log(importRows.at(-1));
+}
 
 const body = `Measured ${new Date().toISOString().slice(0, 10)} on ${machine()} by \`node bench/core.mjs\` (medians of ${runs}
 whole-process runs, every command alternated with the others in one loop; caches warm, as in daily use).
@@ -91,7 +93,7 @@ git add -A && git commit\` of a copy of the same folder (both from a warm page c
 
 | import | git-kb import | git add -A && git commit | ratio |
 |---|---|---|---|
-${importRow}`;
+${importRows.join('\n')}`;
 console.log(body);
 if (!process.argv.includes('--no-write')) writeSection(path.join(ROOT, 'bench', 'RESULTS.md'), 'Core commands', body);
 fs.rmSync(home, { recursive: true, force: true });
