@@ -2,31 +2,17 @@
 // the rest to gray-matter. Both ways must give what gray-matter gives: compared here on entries made of both
 // corpora's notes and on the edges (comment-only or empty front matter, spaces after a fence, blank lines and
 // a `----` line around the fences).
-import fs from 'node:fs';
-import path from 'node:path';
 import matter from 'gray-matter';
 import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { formatEntry, splitEntry } from '../src/core/format/entry.js';
+import { corpusNotes } from './helpers/corpus.js';
 
-const CORPUS = path.resolve(import.meta.dirname, '..', '..', 'shared', 'corpus');
-
-function corpusEntries(folder: string, every: number): string[] {
-  const out: string[] = [];
-  let i = 0;
-  const walk = (d: string): void => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (p.endsWith('.md') && i++ % every === 0) {
-        const body = fs.readFileSync(p, 'utf8');
-        const title = /^# (.+)$/m.exec(body)?.[1]?.trim() ?? e.name;
-        out.push(formatEntry({ id: 'kb-3lz8j75zeh', title, type: 'reference', tags: [path.basename(d)], created: '2026-12-01T18:54:43Z' }, body));
-      }
-    }
-  };
-  if (fs.existsSync(path.join(CORPUS, folder))) walk(path.join(CORPUS, folder));
-  return out;
+function corpusEntries(corpus: 'jbranchaud-til' | 'tldr-pages', every: number): string[] {
+  return corpusNotes(corpus, every).map((n) => {
+    const title = /^# (.+)$/m.exec(n.text)?.[1]?.trim() ?? n.name;
+    return formatEntry({ id: 'kb-3lz8j75zeh', title, type: 'reference', tags: [n.folder], created: '2026-12-01T18:54:43Z' }, n.text);
+  });
 }
 
 const EDGES = [

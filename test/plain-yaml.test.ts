@@ -5,9 +5,8 @@
  */
 import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
-import fs from 'node:fs';
-import path from 'node:path';
 import { plainYaml, plainYamlText } from '../src/core/format/plain-yaml.js';
+import { corpusNotes } from './helpers/corpus.js';
 
 const AWKWARD = [
   'plain words', 'Use: colons here', 'a:b', 'trailing:', ' leading space', 'trailing space ', 'tab\there', "It's 'quoted' \"twice\"",
@@ -64,22 +63,9 @@ function write(doc: Record<string, unknown>): 'fast' | 'library' {
   return 'fast';
 }
 
-/** The fields an import makes of every note of a corpus folder: its heading as the title, its folder as a tag. */
-function corpusFields(folder: string): Record<string, unknown>[] {
-  const root = path.resolve(import.meta.dirname, '..', '..', 'shared', 'corpus', folder);
-  const out: Record<string, unknown>[] = [];
-  const walk = (d: string): void => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (p.endsWith('.md')) {
-        const title = /^# (.+)$/m.exec(fs.readFileSync(p, 'utf8'))?.[1]?.trim() ?? e.name;
-        out.push({ title, tags: [path.basename(d)], aliases: [e.name.replace(/\.md$/, '')] });
-      }
-    }
-  };
-  if (fs.existsSync(root)) walk(root);
-  return out;
+/** The fields an import makes of every note of a corpus: its heading as the title, its folder as a tag. */
+function corpusFields(corpus: 'jbranchaud-til' | 'tldr-pages'): Record<string, unknown>[] {
+  return corpusNotes(corpus).map((n) => ({ title: /^# (.+)$/m.exec(n.text)?.[1]?.trim() ?? n.name, tags: [n.folder], aliases: [n.name.replace(/\.md$/, '')] }));
 }
 
 describe('plainYamlText', () => {

@@ -2,29 +2,12 @@
 // such scan must give exactly what a plain global scan gives: compared here on real notes of both corpora, the
 // secret battery, and generated text built to sit on the edges (runs at the length limits, `=` padding, `--`
 // flags, key words deep inside long words, `$` before a key).
-import fs from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { matchesAt, type CandidateScan } from '../src/core/secrets/candidates.js';
 import { ASSIGN_SCAN } from '../src/core/secrets/context.js';
 import { BASE64_SCAN, findSecrets } from '../src/core/secrets/scan.js';
 import { SAFE_TEXTS, SECRET_BATTERY } from './fixtures/secrets.js';
-
-const CORPUS = path.resolve(import.meta.dirname, '..', '..', 'shared', 'corpus');
-
-function corpusTexts(folder: string, every: number): string[] {
-  const out: string[] = [];
-  let i = 0;
-  const walk = (d: string): void => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (p.endsWith('.md') && i++ % every === 0) out.push(fs.readFileSync(p, 'utf8'));
-    }
-  };
-  if (fs.existsSync(path.join(CORPUS, folder))) walk(path.join(CORPUS, folder));
-  return out;
-}
+import { corpusNotes } from './helpers/corpus.js';
 
 /** A deterministic generator of edge-case text. */
 function generated(count: number): string[] {
@@ -53,8 +36,8 @@ function generated(count: number): string[] {
 }
 
 const texts = [
-  ...corpusTexts('jbranchaud-til', 3),
-  ...corpusTexts('tldr-pages', 7),
+  ...corpusNotes('jbranchaud-til', 3).map((n) => n.text),
+  ...corpusNotes('tldr-pages', 7).map((n) => n.text),
   ...SECRET_BATTERY.map((b) => b.text),
   ...SAFE_TEXTS,
   ...generated(400),
