@@ -8,7 +8,7 @@
  * replaced, so a slug (lower-cased, `_` turned into `-`) never carries one.
  */
 import { KbError } from '../errors.js';
-import { findSecrets, redactSecrets, type SecretFinding } from './scan.js';
+import { findSecrets, forgetScans, redactSecrets, type SecretFinding } from './scan.js';
 
 /** Refuses text that carries secret-shaped content, naming each kind and where (file:line:column). */
 export function refuseSecrets(text: string, where: string): void {
@@ -53,6 +53,7 @@ export function refuseSecretWrite(files: { path: string; content: string | Buffe
     }
   }
   for (const s of findSecrets(message)) found.push({ ...s, where: 'the commit message' });
+  forgetScans(); // the write's own texts were the last to need the memory of clean ones
   if (found.length) refuse(found);
 }
 

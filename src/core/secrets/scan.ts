@@ -186,7 +186,8 @@ function slugOf(kind: string): string {
 /**
  * Texts scanned and found clean, so a text scanned twice (an import checks each entry before it hands the same
  * text to the write transaction, whose guard scans every byte written) is scanned once. The scan is a pure
- * function of the text, so this changes no result. Bounded: dropped whole past CLEAN_CAP characters.
+ * function of the text, so this changes no result. Bounded: dropped whole past CLEAN_CAP characters, and after
+ * each write's guard (forgetScans), so a long-lived process keeps no texts.
  */
 const clean = new Set<string>();
 let cleanChars = 0;
@@ -205,6 +206,12 @@ function scanOnce(text: string): Hit[] {
     cleanChars += text.length;
   }
   return hits;
+}
+
+/** Drops the texts remembered as clean. */
+export function forgetScans(): void {
+  clean.clear();
+  cleanChars = 0;
 }
 
 /** Finds secret-shaped content in `text`, in order of position, each with a masked preview. */
