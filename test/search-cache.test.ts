@@ -147,6 +147,26 @@ describe('search index cache', () => {
     expect(() => bulkIndexer(bulkOurs)).toThrow(/has terms already/);
   });
 
+  it('indexes a document given in parts (each with its repeat count) as the lines of its docText joined', () => {
+    const docs: { path: string; parts: [string, number][] }[] = [
+      { path: 'entries/a.md', parts: [['Rebase onto main', 3], ['git rebase', 2], ['The branches are rebased; rebase again. Ελληνικά ΟΔΟΣ', 1]] },
+      { path: 'entries/b.md', parts: [['Postgres vacuum', 3], ["it's autovacuum tuning for postgres 16 and a-word-far-longer-than-forty-characters-in-one-token", 1]] },
+      { path: 'entries/c.md', parts: [['Only a title', 3], ['', 1]] },
+    ];
+    const joined = emptyIndex();
+    const parted = emptyIndex();
+    const a = bulkIndexer(joined);
+    const b = bulkIndexer(parted);
+    for (const d of docs) {
+      a.add({ path: d.path, text: d.parts.flatMap(([t, n]) => Array.from({ length: n }, () => t)).join('\n') });
+      b.add(d);
+    }
+    a.finish();
+    b.finish();
+    expect(JSON.stringify(parted)).toBe(JSON.stringify(joined));
+    expect(parted.search('rebase postgres')).toEqual(joined.search('rebase postgres'));
+  });
+
   it('keys the store by the MiniSearch it was written with, which is the one installed', async () => {
     const installed = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, '..', 'node_modules', 'minisearch', 'package.json'), 'utf8')) as { version: string };
     expect(MINISEARCH_VERSION).toBe(installed.version);

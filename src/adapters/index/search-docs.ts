@@ -54,12 +54,23 @@ export function readBody(dir: string, p: string): string {
   }
 }
 
-/** The indexed text of an entry; `fileText`, the file's text when at hand (else the file is read). */
-export function docText(dir: string, e: EntryMeta, fileText?: string): string {
+/**
+ * The indexed text of an entry as its parts, each with how many times it is repeated (FIELD_REPEAT; the body
+ * once), in docText's order; `fileText`, the file's text when at hand (else the file is read). Empty fields are
+ * left out; the body is always there.
+ */
+export function docParts(dir: string, e: EntryMeta, fileText?: string): [text: string, repeat: number][] {
   const r = FIELD_REPEAT;
-  const rep = (text: string, n: number): string[] => (text ? Array.from({ length: n }, () => text) : []);
   const body = fileText === undefined ? readBody(dir, e.path) : readableLinks(bodyOf(fileText));
-  return [...rep(e.title, r.title), ...rep(e.aliases.join(' '), r.aliases), ...rep(e.tags.join(' '), r.tags), ...rep(e.host ?? '', r.host), ...rep(e.url ?? '', r.url), body].join('\n');
+  const fields: [string, number][] = [[e.title, r.title], [e.aliases.join(' '), r.aliases], [e.tags.join(' '), r.tags], [e.host ?? '', r.host], [e.url ?? '', r.url]];
+  return [...fields.filter(([t]) => t !== ''), [body, 1]];
+}
+
+/** The indexed text of an entry: its parts repeated, one per line. */
+export function docText(dir: string, e: EntryMeta, fileText?: string): string {
+  return docParts(dir, e, fileText)
+    .flatMap(([t, n]) => Array.from({ length: n }, () => t))
+    .join('\n');
 }
 
 /** What search shows and filters on for one servable file: what `list` shows, and what decay and links need. */

@@ -26,7 +26,7 @@ import fs from 'node:fs';
 import v8 from 'node:v8';
 import MiniSearch from 'minisearch';
 import { loadCatalog, readItem } from './catalog.js';
-import { BASE_MAGIC, baseFile, deltaFile, deltaFileOf, DELTA_MAX, DELTA_MAX_TEXT, docText, hasLinks, metaOf, MINISEARCH_VERSION, readDelta, rowOf, withChanges, writeDelta, type Delta, type DeltaFile, type Row, type SearchMeta } from './search-docs.js';
+import { BASE_MAGIC, baseFile, deltaFile, deltaFileOf, DELTA_MAX, DELTA_MAX_TEXT, docParts, hasLinks, metaOf, MINISEARCH_VERSION, readDelta, rowOf, withChanges, writeDelta, type Delta, type DeltaFile, type Row, type SearchMeta } from './search-docs.js';
 import { docMaps } from './doc-maps.js';
 import { currentNamesKey, recordableNamesKey } from './ids.js';
 import { readStatTableFd, recordedStat, unchanged, writeStatTable, type FileStat, type StatTable } from './stat-table.js';
@@ -89,6 +89,12 @@ interface IndexDoc {
   path: string;
   /** Title, aliases, tags, host, url and body in one, each repeated FIELD_REPEAT times (the body once). */
   text: string;
+}
+
+/** A document as docParts gives it: the same text, each part once with its repeat count (the bulk indexer's). */
+interface PartsDoc {
+  path: string;
+  parts: [text: string, repeat: number][];
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -406,7 +412,7 @@ export function addDoc(ms: MiniSearch<IndexDoc>, doc: IndexDoc): void {
  * decodes itself on first use, as a stored shard's leaves do. A rebuild then walks the tree once per term, not
  * once per document and term, and makes no Map per posting list that nobody searches.
  */
-export function bulkIndexer(ms: MiniSearch<IndexDoc>): { add(doc: IndexDoc): void; finish(): void } {
+export function bulkIndexer(ms: MiniSearch<IndexDoc>): { add(doc: IndexDoc | PartsDoc): void; finish(): void } {
   if (rootOf(ms).size !== 0) throw new Error('bulk indexing: the index has terms already');
   const t = privates(ms) as Indexing;
   const ids = t._idToShortId as Map<string, number>;
@@ -422,7 +428,10 @@ export function bulkIndexer(ms: MiniSearch<IndexDoc>): { add(doc: IndexDoc): voi
       const short = t.addDocumentId(doc.path);
       const touched: Posting[] = [];
       let distinct = 0;
-      for (const token of tokenizeText(doc.text)) {
+      // NOTE: a document given in parts is indexed as their lines joined (`text` is docText's): no token spans a
+      // line break, so each part's tokens, `repeat` times over, are the joined text's, in the same order.
+      for (const [text, repeat] of 'parts' in doc ? doc.parts : [[doc.text, 1] as const])
+      for (const token of tokenizeText(text)) {
         let seen = tokens.get(token);
         if (seen === undefined) {
           const term = scopedTerm(token);
@@ -444,7 +453,7 @@ export function bulkIndexer(ms: MiniSearch<IndexDoc>): { add(doc: IndexDoc): voi
           p.n = 0;
           touched.push(p);
         }
-        p.n++;
+        p.n += repeat;
       }
       t.addFieldLength(short, 0, (t._documentCount as number) - 1, distinct);
       for (const p of touched) p.list.push(short, p.n);
@@ -728,13 +737,13 @@ async function build(dir: string, onProgress?: BuildProgress): Promise<SearchSto
     catalog = await loadCatalog(dir, {
       ...(onProgress ? { onProgress: (d: number, t: number) => onProgress('reading entries', d, t) } : {}),
       onText: (item, text) => {
-        bulk.add({ path: item.path, text: docText(dir, item.entry!, text) });
+        bulk.add({ path: item.path, parts: docParts(dir, item.entry!, text) });
         added.add(item.path);
       },
     });
     const rest = catalog.items.filter((i) => i.entry && !added.has(i.path));
     rest.forEach((item, n) => {
-      bulk.add({ path: item.path, text: docText(dir, item.entry!) });
+      bulk.add({ path: item.path, parts: docParts(dir, item.entry!) });
       if (n % 250 === 0 || n === rest.length - 1) onProgress?.('indexing', n + 1, rest.length);
     });
     bulk.finish();

@@ -286,16 +286,25 @@ function readPlainFile(dir: string, abs: string): Buffer | undefined {
     throw err;
   }
   try {
-    return fs.readFileSync(fd);
+    // NOTE: into one reused buffer, read whole in one call when the file fits (almost every entry): no fstat
+    // and no buffer of its own a file, 50,000 of each on a cold build. The caller decodes it at once.
+    const n = fs.readSync(fd, readBuffer, 0, readBuffer.length, 0);
+    return n < readBuffer.length ? readBuffer.subarray(0, n) : fs.readFileSync(fd);
   } finally {
     fs.closeSync(fd);
   }
 }
 
-/** Reads an entry file as text, failing clearly on binary or non-UTF-8 content. */
-export function readEntryText(dir: string, rel: string): string {
+/** The buffer readPlainFile reads into (its content is only valid until the next read). */
+const readBuffer = Buffer.allocUnsafe(256 * 1024);
+
+/**
+ * Reads an entry file as text, failing clearly on binary or non-UTF-8 content. `readAhead`: its bytes as read
+ * already, opened refusing a link (read-ahead.ts); taken only in a folder readPlainFile would open that way.
+ */
+export function readEntryText(dir: string, rel: string, readAhead?: Buffer): string {
   const abs = safeJoin(dir, rel);
-  let buf = readPlainFile(dir, abs);
+  let buf = readAhead !== undefined && plainFolder(dir, path.dirname(abs)) ? readAhead : readPlainFile(dir, abs);
   if (!buf) {
     refuseEscapingLink(dir, rel, abs);
     buf = fs.readFileSync(abs);

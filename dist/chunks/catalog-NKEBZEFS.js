@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b,c,d}from"./chunk-AK6P3RIN.js";import"./chunk-4DPS2IXT.js";import"./chunk-RHHC76I3.js";import"./chunk-O66R3XIX.js";import"./chunk-WOMH7CNL.js";import"./chunk-R42MO55J.js";import"./chunk-FDEL5OTH.js";import"./chunk-7RPIXKG7.js";import"./chunk-W2ZCWOQW.js";import"./chunk-OM3NNH33.js";import"./chunk-N42KQIYO.js";import"./chunk-FUAXPYMC.js";import"./chunk-ZHHVG47C.js";export{c as catalogProblems,b as loadCatalog,d as newestFirst,a as readItem};
