@@ -58,7 +58,8 @@ try {
     }
     const bytes = Buffer.concat(parts, total);
     while (Atomics.load(state, 0) - Atomics.load(state, 1) >= ahead) Atomics.wait(state, 1, Atomics.load(state, 1), 50);
-    const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
+    const whole = bytes.byteOffset === 0 && bytes.length === bytes.buffer.byteLength;
+    const ab = whole ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
     port.postMessage({ sizes, bytes: ab }, [ab, sizes.buffer]);
     Atomics.add(state, 0, 1);
     Atomics.notify(state, 0);

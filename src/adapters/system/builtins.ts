@@ -1,7 +1,7 @@
 /**
- * Contract: Node's heavier built-in modules (crypto, child_process, tty, zlib, worker_threads), loaded on first use instead of
- * when a module that may need them is loaded. Together they pull in Node's streams and sockets, about 4 ms of
- * every process; a `get` or a prompt that never hashes, spawns or asks for a terminal does not pay it.
+ * Contract: Node's heavier built-in modules (crypto, child_process, tty, zlib, worker_threads), loaded on first
+ * use instead of when a module that may need them is loaded. Together they pull in Node's streams and sockets,
+ * about 4 ms of every process; a `get` or a prompt that never hashes, spawns or asks for a terminal does not pay.
  */
 import { createRequire } from 'node:module';
 

@@ -1,7 +1,7 @@
 /**
- * Contract: the front matter git-kb itself writes, read and written without the YAML library. Reading: a mapping of plain keys whose
- * values are scalars (plain, or quoted with nothing to unescape), `[]`, block lists of such scalars, or block lists
- * of flat mappings of them (`links:`). `plainYaml` returns exactly what YAML 1.2's core schema gives for such text
+ * Contract: the front matter git-kb itself writes, read and written without the YAML library. Reading: a mapping
+ * of plain keys whose values are scalars (plain, or quoted with nothing to unescape), `[]`, block lists of such
+ * scalars, or block lists of flat mappings of them (`links:`). `plainYaml` returns exactly what YAML 1.2's core schema gives for such text
  * (test/plain-yaml.test.ts holds it to the YAML library over the real corpora), and undefined for anything else
  * (comments, blank lines, anchors, tags, block scalars, flow collections, floats, escapes, nesting, a repeated
  * key...), which the caller then gives to the YAML parser. Writing: `plainYamlText` gives exactly what
