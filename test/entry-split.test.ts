@@ -27,6 +27,8 @@ const EDGES = [
   '---\ntitle: a\n---x\n---\nbody\n',
   '---\ntitle: "quoted: value"\ntags:\n  - one\n  - two\n---\n---\nbody that starts with a fence line\n',
   '---\ntitle: a # comment\nn: 3\n---\nbody\n---\nmore\n',
+  '---\ntitle: a\nexcerpt_separator: <!-- more -->\n---\nintro\n<!-- more -->\nrest\n',
+  '---\ntitle: a\nexcerpt_separator:\n  toString: 1\n---\nbody\n',
 ];
 
 describe('splitEntry', () => {
@@ -34,7 +36,13 @@ describe('splitEntry', () => {
     const texts = [...corpusEntries('jbranchaud-til', 4), ...corpusEntries('tldr-pages', 16), ...EDGES];
     if (hasCorpus) expect(texts.length).toBeGreaterThan(800);
     for (const text of texts) {
-      const ref = matter(text, { engines: { yaml: { parse: (s: string) => YAML.parse(s) ?? {}, stringify: () => '' } } } as never);
+      let ref;
+      try {
+        ref = matter(text, { engines: { yaml: { parse: (s: string) => YAML.parse(s) ?? {}, stringify: () => '' } } } as never);
+      } catch {
+        expect(() => splitEntry(text, 'x.md'), text).toThrow(); // what gray-matter cannot read, splitEntry refuses
+        continue;
+      }
       let got;
       try {
         got = splitEntry(text, 'x.md');

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { entryPath, formatEntry, interpretEntry, isValidId, newId, splitEntry, TYPES, type Problem } from '../core/format/entry.js';
 import { formatProblems, KbError } from '../core/errors.js';
-import { findSecrets, redactSecrets } from '../core/secrets/scan.js';
+import { findSecrets, forgetScans, redactSecrets, rememberScans } from '../core/secrets/scan.js';
 import { redactFields, safeName } from '../core/secrets/guard.js';
 import { normalizeTag } from '../core/format/tags.js';
 import { linkName, stripLinksSection, writtenBody } from '../core/format/links.js';
@@ -225,10 +225,19 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
   if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw new KbError('NOT_FOUND', `import: ${options.source} is not a directory`);
   if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw new KbError('USAGE', `unknown type "${options.type}"; one of: ${TYPES.join(', ')}`);
   const walked = walk(root);
-  const files = walked.notes;
   const stamp = nowStamp(options.now);
   const { dir } = await repoForWrite(options);
   if (path.resolve(dir).startsWith(root + path.sep) || path.resolve(dir) === root) throw new KbError('USAGE', `import: ${options.source} contains the data repo itself; import from another folder`);
+  try {
+    return await importLocked(options, root, walked, stamp, dir);
+  } finally {
+    forgetScans(); // also when the import is refused before the transaction's guard ran
+  }
+}
+
+/** The import under the write lock (importNotes checked the folder and found the repo). */
+async function importLocked(options: ImportOptions, root: string, walked: ReturnType<typeof walk>, stamp: string, dir: string): Promise<ImportResult> {
+  const files = walked.notes;
   return withWriteLock(dir, async (tx) => {
     const existing = filesById(dir);
     const taken = new Set(existing.keys());
@@ -323,6 +332,7 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
     // Each note as it would be written when its links need no rewriting (most notes): checked for secrets here,
     // and the same text handed to the transaction, whose guard then finds it scanned already (scan.ts).
     const formatted = new Map<(typeof notes)[number], string>();
+    rememberScans(); // until the transaction's guard has scanned the same texts (it forgets them)
     for (const n of notes) {
       // The fields are plain values this module built, so they are judged directly (no YAML round trip).
       const raw = { data: n.fields, body: n.body, frontmatter: '', bodyLine: 1 };

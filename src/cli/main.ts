@@ -76,7 +76,7 @@ function buildProgram(settings: Settings, reply: (r: Reply) => void, only?: stri
     .option('--data <dir>', 'the data repo')
     .showSuggestionAfterError(true)
     .exitOverride()
-    .configureOutput({ writeErr: () => undefined, outputError: () => undefined });
+    .configureOutput({ writeOut: (s) => writeStdout(s), writeErr: () => undefined, outputError: () => undefined });
 
   let declared = only === undefined;
   const wanted = (name: string): boolean => {

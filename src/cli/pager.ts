@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import { childProcess, tty } from '../adapters/system/builtins.js';
+import { writeToFd1 } from '../adapters/system/stdout.js';
 import type { Settings } from '../adapters/config/settings.js';
 
 /**
@@ -21,31 +22,13 @@ function stdoutIsTerminal(): boolean {
   return tty().isatty(1);
 }
 
-/** A reader that went away (`git-kb list | head`) ends the output quietly, as it ends git's. */
-function quietOnClosedPipe(): void {
-  if (process.stdout.listenerCount('error') === 0) process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code !== 'EPIPE') throw e;
-  });
-}
-
 /**
- * Writes `text` to stdout. To a pipe or a file it is written straight to the descriptor; what that cannot take
- * at once (a full non-blocking pipe) goes to process.stdout, which waits for the reader.
+ * Writes `text` to stdout: to a terminal through process.stdout, else straight to the descriptor
+ * (adapters/system/stdout.ts; a reader that goes away, `git-kb list | head`, ends the output quietly).
  */
 export function writeStdout(text: string): void {
-  if (stdoutIsTerminal()) {
-    process.stdout.write(text);
-    return;
-  }
-  const bytes = Buffer.from(text);
-  let done = 0;
-  try {
-    while (done < bytes.length) done += fs.writeSync(1, bytes, done);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EPIPE') return;
-    quietOnClosedPipe();
-    process.stdout.write(bytes.subarray(done));
-  }
+  if (stdoutIsTerminal()) process.stdout.write(text);
+  else writeToFd1(text);
 }
 
 /** Writes `text` to stdout, through the pager when it is long and stdout is a terminal. */

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { HOOK_OUTPUT_MAX } from '../core/budget.js';
 import type { Settings } from '../adapters/config/settings.js';
+import { writeToFd1 } from '../adapters/system/stdout.js';
 
 /** The fields every Claude Code hook payload carries (all optional here: nothing is trusted). */
 export interface HookInput {
@@ -202,22 +203,6 @@ export function serialiseOutput(result: object | undefined): string | undefined 
   return text.length <= HOOK_OUTPUT_MAX ? text : undefined;
 }
 
-/**
- * Writes the hook's one output to fd 1 with plain writes: process.stdout on a pipe or socket is a net.Socket, and
- * loading net and the stream modules costs about 3 ms, on every prompt that fires. A stdout that would block
- * (EAGAIN, a non-blocking pipe that is full) gets the rest through process.stdout, which waits for it.
- */
-function writeStdout(text: string): void {
-  const buf = Buffer.from(text, 'utf8');
-  let off = 0;
-  try {
-    while (off < buf.length) off += fs.writeSync(1, buf, off, buf.length - off);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EAGAIN' || code === 'EWOULDBLOCK') process.stdout.write(buf.subarray(off));
-  }
-}
-
 /** Runs one hook event end to end with the fail-open guarantees above. */
 export async function runHook(event: string, handlers: Record<string, () => Promise<HookHandler>>, options: { timeoutMs?: number; settings: Settings }): Promise<void> {
   const started = Date.now();
@@ -241,7 +226,7 @@ export async function runHook(event: string, handlers: Record<string, () => Prom
     const handler = await load();
     const result = await handler(input, { deadline: started + timeoutMs, settings });
     const text = serialiseOutput(result);
-    if (text) writeStdout(text);
+    if (text) writeToFd1(text);
     else if (result) debugLog({ event, error: 'output over the cap, dropped' }, settings);
   } catch (err) {
     debugLog({ event, error: String((err as Error)?.stack ?? err).slice(0, 2000) }, settings);

@@ -73,5 +73,8 @@ describe('list', () => {
     const many = run(`for i in 1 2 3 4 5 6 7 8; do "${process.execPath}" "${CLI}" --data "${sb.data}" list --json; echo "rc=$?" >&2; done | head -c 1 >/dev/null; echo done`);
     expect(many.stderr.trim().split('\n')).toEqual(Array.from({ length: 8 }, () => 'rc=0'));
     expect(many.stdout.trim()).toBe('done');
+    // commander's own output (help, version) goes the same way
+    const help = run(`(sleep 0.3; "${process.execPath}" "${CLI}" --help; echo "rc=$?" >&2; "${process.execPath}" "${CLI}" --version; echo "rc=$?" >&2) | true`);
+    expect(help.stderr.trim().split('\n')).toEqual(['rc=0', 'rc=0']);
   });
 });

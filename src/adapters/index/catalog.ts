@@ -13,7 +13,7 @@ import { entryMetaOf, type EntryMeta } from '../../core/format/meta.js';
 import { currentNamesKey, idMapKey, writeIdMap } from './ids.js';
 import { rememberWarm, warmValue } from './warm.js';
 import { writeFileAtomic } from '../store/fsutil.js';
-import { listEntryFiles, readEntryText, sameStat, stateDir, type EntryFile } from '../store/layout.js';
+import { listEntryFiles, readAheadPath, readEntryText, sameStat, stateDir, type EntryFile } from '../store/layout.js';
 import { readAhead } from '../store/read-ahead.js';
 
 /** Bump when the cached shape changes. */
@@ -125,8 +125,7 @@ export async function loadCatalog(dir: string, options: LoadOptions = {}): Promi
   // NOTE: the YAML parser is loaded only when some file changed; an unchanged repo never pays for it.
   const parse = stale.length > 0 ? (await import('../../core/format/entry.js')).parseEntry : undefined;
   // Many files to read (a rebuild): their bytes are read ahead on a worker thread, in the order they are parsed.
-  const base = dir.endsWith('/') ? dir : `${dir}/`;
-  const ahead = stale.length >= READ_AHEAD_MIN ? readAhead(stale.map((f) => base + f.path)) : undefined;
+  const ahead = stale.length >= READ_AHEAD_MIN ? readAhead(stale.map((f) => readAheadPath(dir, f.path))) : undefined;
   let items: CatalogItem[];
   try {
     items = files.map((f) => {

@@ -299,6 +299,15 @@ function readPlainFile(dir: string, abs: string): Buffer | undefined {
 const readBuffer = Buffer.allocUnsafe(256 * 1024);
 
 /**
+ * Where a reader ahead (read-ahead.ts) may open an entry file: its path as readEntryText joins it, when its folder
+ * has no link between it and the repo (the case readEntryText would open refusing a link); else undefined.
+ */
+export function readAheadPath(dir: string, rel: string): string | undefined {
+  const abs = safeJoin(dir, rel);
+  return plainFolder(dir, path.dirname(abs)) ? abs : undefined;
+}
+
+/**
  * Reads an entry file as text, failing clearly on binary or non-UTF-8 content. `readAhead`: its bytes as read
  * already, opened refusing a link (read-ahead.ts); taken only in a folder readPlainFile would open that way.
  */

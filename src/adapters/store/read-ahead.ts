@@ -1,10 +1,11 @@
 /**
  * Contract: the bytes of many files, read ahead on a worker thread and handed over in the order asked, without
  * leaving the caller's synchronous loop. A cold rebuild reads 50,000 entry files; their opens and reads (about
- * 0.7 s of system calls) then run on the second core while this thread parses and indexes. Each file is opened
- * refusing a symbolic link (O_NOFOLLOW), as readPlainFile does; a file the worker cannot read that way (a link,
- * an error, a file over MAX_BYTES) comes back as undefined and the caller reads it itself, with every check of
- * its own. The worker stays at most AHEAD batches ahead (shared counters, no unbounded buffering); if it stops
+ * 0.7 s of system calls) then run on the second core while this thread parses and indexes. The caller gives
+ * only paths in folders with no link on the way (layout.ts readAheadPath; undefined for the others), and each is
+ * opened refusing a link (O_NOFOLLOW) and without waiting (O_NONBLOCK: a FIFO does not hang it), as a regular
+ * file; a file the worker cannot read that way (a link, an error, not a regular file, over MAX_BYTES) comes back
+ * as undefined and the caller reads it itself, with every check of its own. The worker stays at most AHEAD batches ahead (shared counters, no unbounded buffering); if it stops
  * answering, the rest come back undefined. Nothing here decides what a file means.
  */
 import fs from 'node:fs';
@@ -34,11 +35,13 @@ try {
     const parts = [];
     let total = 0;
     for (let i = start; i < end; i++) {
+      if (!paths[i]) continue;
       let fd;
       try {
         fd = fs.openSync(paths[i], flags);
-        const size = fs.fstatSync(fd).size;
-        if (size > maxBytes) continue;
+        const st = fs.fstatSync(fd);
+        if (!st.isFile() || st.size > maxBytes) continue;
+        const size = st.size;
         const buf = Buffer.allocUnsafe(size);
         let got = 0;
         while (got < size) {
@@ -77,8 +80,11 @@ export interface ReadAhead {
   close(): void;
 }
 
-/** Starts reading `paths` (absolute) ahead; undefined when no worker can be started (the caller reads them all). */
-export function readAhead(paths: string[]): ReadAhead | undefined {
+/**
+ * Starts reading `paths` (absolute; undefined for a file the caller reads itself) ahead; undefined when no worker
+ * can be started (the caller reads them all).
+ */
+export function readAhead(paths: (string | undefined)[]): ReadAhead | undefined {
   const noFollow = fs.constants.O_NOFOLLOW;
   if (noFollow === undefined || paths.length === 0) return undefined;
   const shared = new SharedArrayBuffer(3 * 4);
@@ -91,7 +97,7 @@ export function readAhead(paths: string[]): ReadAhead | undefined {
     port = channel.port1;
     worker = new Worker(WORKER, {
       eval: true,
-      workerData: { paths, flags: fs.constants.O_RDONLY | noFollow, port: channel.port2, shared, batch: BATCH, ahead: AHEAD, maxBytes: MAX_BYTES },
+      workerData: { paths: paths.map((p) => p ?? ''), flags: fs.constants.O_RDONLY | noFollow | fs.constants.O_NONBLOCK, port: channel.port2, shared, batch: BATCH, ahead: AHEAD, maxBytes: MAX_BYTES },
       transferList: [channel.port2],
     });
     worker.unref();

@@ -195,7 +195,9 @@ export function splitEntry(text: string, file: string): RawEntry {
   const frontmatter = src.slice(first.length + 1, fmEnd + 1);
   let parsed: { data: unknown; content: string };
   try {
-    parsed = src.indexOf('\n---', 3) === fmEnd ? splitAtFence(src, fmEnd) : matter(src, MATTER_OPTIONS as never);
+    // NOTE: a file naming an `excerpt_separator` goes to gray-matter, which reads that field (an excerpt).
+    const own = src.indexOf('\n---', 3) === fmEnd && !src.includes('excerpt_separator');
+    parsed = own ? splitAtFence(src, fmEnd) : matter(src, MATTER_OPTIONS as never);
   } catch (err) {
     throw yamlError(err, file);
   }

@@ -99,10 +99,18 @@ const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 // Printable, no indicator first, no space or `:` last; control characters, C1, line separators and BOMs are the library's.
 const PLAIN_TEXT = /^[^-?:,[\]{}#&*!|>%@`'"\s\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff][^\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]*$/;
 
+// Half of a surrogate pair on its own: the library escapes it ("\ud800").
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** A key the library writes plain: a plain word the core schema reads back as that string (not `true`, `null`, `1`). */
+function plainKey(k: string): boolean {
+  return PLAIN_KEY.test(k) && scalar(k) === k;
+}
+
 /** `v` as a plain scalar the library writes the same way, or undefined. */
 function plainScalar(v: unknown): string | undefined {
   if (typeof v === 'string') {
-    if (!PLAIN_TEXT.test(v) || v.endsWith(' ') || v.endsWith(':') || v.includes(': ') || v.includes(' #')) return undefined;
+    if (!PLAIN_TEXT.test(v) || LONE_SURROGATE.test(v) || v.endsWith(' ') || v.endsWith(':') || v.includes(': ') || v.includes(' #')) return undefined;
     return scalar(v) === v ? v : undefined; // not read back as null, a boolean or a number
   }
   if (typeof v === 'number') return Number.isSafeInteger(v) && !Object.is(v, -0) ? String(v) : undefined;
@@ -114,7 +122,7 @@ function plainScalar(v: unknown): string | undefined {
 export function plainYamlText(fields: Record<string, unknown>): string | undefined {
   let out = '';
   for (const [key, v] of Object.entries(fields)) {
-    if (!PLAIN_KEY.test(key)) return undefined;
+    if (!plainKey(key)) return undefined;
     if (!Array.isArray(v)) {
       const s = plainScalar(v);
       if (s === undefined) return undefined;
@@ -133,7 +141,7 @@ export function plainYamlText(fields: Record<string, unknown>): string | undefin
         let lead = '  - ';
         for (const [k, x] of pairs) {
           const s = plainScalar(x);
-          if (s === undefined || !PLAIN_KEY.test(k)) return undefined;
+          if (s === undefined || !plainKey(k)) return undefined;
           out += `${lead}${k}: ${s}\n`;
           lead = '    ';
         }

@@ -100,10 +100,6 @@ const isBase64Char = charClass('AZaz09', '+/_-');
 export const BASE64_SCAN = candidateScan(BASE64_RUN_RE, (text) => runsOfAtLeast(text, 24, isBase64Char));
 
 /**
- * Adds base64-wrapped provider tokens (a token in a base64 config value or a Basic header of its own): a
- * base64 run that decodes to printable text holding a provider token is reported whole, kind "(base64)".
- */
-/**
  * Whether a base64 run can decode to text (every byte under 0x80): the first character of each 4-character
  * group holds the top six bits of a byte, so it must stand for a value under 32 (`A`-`Z`, `a`-`f`). File names
  * and slugs (`kb-0042-use-pnpm-workspaces`) fail this at once and are not decoded.
@@ -116,6 +112,10 @@ function mayDecodeToText(run: string): boolean {
   return true;
 }
 
+/**
+ * Adds base64-wrapped provider tokens (a token in a base64 config value or a Basic header of its own): a
+ * base64 run that decodes to printable text holding a provider token is reported whole, kind "(base64)".
+ */
 function scanEncoded(text: string, out: Hit[]): void {
   for (const m of matchesAt(text, BASE64_SCAN)) {
     const run = m[0];
@@ -186,18 +186,20 @@ function slugOf(kind: string): string {
 /**
  * Texts scanned and found clean, so a text scanned twice (an import checks each entry before it hands the same
  * text to the write transaction, whose guard scans every byte written) is scanned once. The scan is a pure
- * function of the text, so this changes no result. Bounded: dropped whole past CLEAN_CAP characters, and after
- * each write's guard (forgetScans), so a long-lived process keeps no texts.
+ * function of the text, so this changes no result. Kept only from rememberScans to the next forgetScans (the
+ * write's guard calls it), so nothing else (lint, the gate, a long-lived process) keeps texts; bounded too:
+ * dropped whole past CLEAN_CAP characters.
  */
 const clean = new Set<string>();
 let cleanChars = 0;
+let remembering = false;
 const CLEAN_MIN = 256;
 const CLEAN_CAP = 64 * 1024 * 1024;
 
 function scanOnce(text: string): Hit[] {
   if (text.length >= CLEAN_MIN && clean.has(text)) return [];
   const hits = scan(text);
-  if (hits.length === 0 && text.length >= CLEAN_MIN) {
+  if (remembering && hits.length === 0 && text.length >= CLEAN_MIN) {
     if (cleanChars + text.length > CLEAN_CAP) {
       clean.clear();
       cleanChars = 0;
@@ -208,8 +210,14 @@ function scanOnce(text: string): Hit[] {
   return hits;
 }
 
-/** Drops the texts remembered as clean. */
+/** From now until forgetScans, texts found clean are remembered (see `clean`). */
+export function rememberScans(): void {
+  remembering = true;
+}
+
+/** Drops the texts remembered as clean, and remembers no more. */
 export function forgetScans(): void {
+  remembering = false;
   clean.clear();
   cleanChars = 0;
 }
