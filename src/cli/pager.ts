@@ -34,8 +34,12 @@ export function writeStdout(text: string): void {
 /** Writes `text` to stdout, through the pager when it is long and stdout is a terminal. */
 export function writeOut(text: string, settings: Settings): void {
   const pager = settings.pager === undefined ? 'less -FRX' : settings.pager.trim();
-  if (!pager || pager === 'cat' || !stdoutIsTerminal() || text.split('\n').length < (process.stdout.rows || 24)) {
-    writeStdout(text);
+  if (!stdoutIsTerminal()) {
+    writeToFd1(text);
+    return;
+  }
+  if (!pager || pager === 'cat' || text.split('\n').length < (process.stdout.rows || 24)) {
+    process.stdout.write(text);
     return;
   }
   const r = childProcess().spawnSync('sh', ['-c', pager], { input: text, stdio: ['pipe', 'inherit', 'inherit'], env: { LESS: 'FRX', ...settings.env } });

@@ -370,23 +370,64 @@ type Indexing = Record<string, unknown> & {
   };
 };
 
+/** A term of the documents a counter has seen: its count in the current document, and (in bulk) its postings. */
+interface Posting {
+  term: string;
+  list: number[];
+  doc: number;
+  n: number;
+}
+
 /**
- * A document's short id (given here, as MiniSearch's `add` gives it, with its field length) and how often each of
- * its terms occurs: each distinct token is processed once (distinct tokens can share a term: "index", "indexes").
+ * Registers documents as MiniSearch's `add` does (the same short id, and the field length: the distinct tokens)
+ * and counts each term of each, with one Map lookup a token: each distinct token this counter has seen knows its
+ * term's posting, and a stamp (the document's short id) counts each token and each term once a document.
+ * `touched` is the document's terms in first-seen order (distinct tokens can share a term: "index", "indexes").
+ * A document given in parts is counted as their lines joined (`text` is docText's): no token spans a line break,
+ * so each part's tokens, `repeat` times over, are the joined text's, in the same order.
  */
-function register(ms: MiniSearch<IndexDoc>, doc: IndexDoc): { short: number; counts: Map<string, number> } {
+function termCounter(ms: MiniSearch<IndexDoc>): { postings: Map<string, Posting>; add(doc: IndexDoc | PartsDoc): { short: number; touched: Posting[] } } {
   const t = privates(ms) as Indexing;
-  if ((t._idToShortId as Map<string, number>).has(doc.path)) throw new Error(`MiniSearch: duplicate ID ${doc.path}`);
-  const short = t.addDocumentId(doc.path);
-  const tokens = new Map<string, number>();
-  for (const token of tokenizeText(doc.text)) tokens.set(token, (tokens.get(token) ?? 0) + 1);
-  t.addFieldLength(short, 0, (t._documentCount as number) - 1, tokens.size);
-  const counts = new Map<string, number>();
-  for (const [token, n] of tokens) {
-    const term = scopedTerm(token);
-    if (term) counts.set(term, (counts.get(term) ?? 0) + n);
-  }
-  return { short, counts };
+  const ids = t._idToShortId as Map<string, number>;
+  const postings = new Map<string, Posting>();
+  const tokens = new Map<string, { posting: Posting | null; doc: number }>();
+  return {
+    postings,
+    add(doc) {
+      if (ids.has(doc.path)) throw new Error(`MiniSearch: duplicate ID ${doc.path}`);
+      const short = t.addDocumentId(doc.path);
+      const touched: Posting[] = [];
+      let distinct = 0;
+      for (const [text, repeat] of 'parts' in doc ? doc.parts : [[doc.text, 1] as const]) {
+        for (const token of tokenizeText(text)) {
+          let seen = tokens.get(token);
+          if (seen === undefined) {
+            const term = scopedTerm(token);
+            let posting: Posting | null = null;
+            if (term) {
+              posting = postings.get(term) ?? null;
+              if (!posting) postings.set(term, (posting = { term, list: [], doc: -1, n: 0 }));
+            }
+            tokens.set(token, (seen = { posting, doc: -1 }));
+          }
+          if (seen.doc !== short) {
+            seen.doc = short;
+            distinct++;
+          }
+          const p = seen.posting;
+          if (p === null) continue;
+          if (p.doc !== short) {
+            p.doc = short;
+            p.n = 0;
+            touched.push(p);
+          }
+          p.n += repeat;
+        }
+      }
+      t.addFieldLength(short, 0, (t._documentCount as number) - 1, distinct);
+      return { short, touched };
+    },
+  };
 }
 
 /**
@@ -395,9 +436,9 @@ function register(ms: MiniSearch<IndexDoc>, doc: IndexDoc): { short: number; cou
  * most of them repeats (the title three times, the tags twice, the body's own words).
  */
 export function addDoc(ms: MiniSearch<IndexDoc>, doc: IndexDoc): void {
-  const { short, counts } = register(ms, doc);
+  const { short, touched } = termCounter(ms).add(doc);
   const t = privates(ms) as Indexing;
-  for (const [term, n] of counts) {
+  for (const { term, n } of touched) {
     const data = t._index.fetch(term, () => new Map());
     const field = data.get(0);
     if (field) field.set(short, n);
@@ -408,54 +449,19 @@ export function addDoc(ms: MiniSearch<IndexDoc>, doc: IndexDoc): void {
 /**
  * Indexes many documents into an index whose tree holds none of their terms (a rebuild), with what addDoc one by
  * one gives (the same short ids, field lengths and postings, in the same order). `add` collects each term's
- * postings in an array; `finish` packs them into one array and puts each term in the tree once, as a leaf that
- * decodes itself on first use, as a stored shard's leaves do. A rebuild then walks the tree once per term, not
- * once per document and term, and makes no Map per posting list that nobody searches.
+ * postings in an array (one counter for all the documents, so each distinct token is looked up once and its term
+ * made once); `finish` packs them into one array and puts each term in the tree once, as a leaf that decodes
+ * itself on first use, as a stored shard's leaves do. A rebuild then walks the tree once per term, not once per
+ * document and term, and makes no Map per posting list that nobody searches.
  */
 export function bulkIndexer(ms: MiniSearch<IndexDoc>): { add(doc: IndexDoc | PartsDoc): void; finish(): void } {
   if (rootOf(ms).size !== 0) throw new Error('bulk indexing: the index has terms already');
   const t = privates(ms) as Indexing;
-  const ids = t._idToShortId as Map<string, number>;
-  // NOTE: register's work with one Map lookup a token. Each distinct token seen so far knows its term's posting
-  // list; a stamp (the document's short id) counts each token and each term once a document, so the field length
-  // (distinct tokens) and the postings (term, frequency, in first-seen order) are register's.
-  interface Posting { list: number[]; doc: number; n: number }
-  const postings = new Map<string, Posting>();
-  const tokens = new Map<string, { posting: Posting | null; doc: number }>();
+  const counter = termCounter(ms);
+  const { postings } = counter;
   return {
     add(doc) {
-      if (ids.has(doc.path)) throw new Error(`MiniSearch: duplicate ID ${doc.path}`);
-      const short = t.addDocumentId(doc.path);
-      const touched: Posting[] = [];
-      let distinct = 0;
-      // NOTE: a document given in parts is indexed as their lines joined (`text` is docText's): no token spans a
-      // line break, so each part's tokens, `repeat` times over, are the joined text's, in the same order.
-      for (const [text, repeat] of 'parts' in doc ? doc.parts : [[doc.text, 1] as const])
-      for (const token of tokenizeText(text)) {
-        let seen = tokens.get(token);
-        if (seen === undefined) {
-          const term = scopedTerm(token);
-          let posting: Posting | null = null;
-          if (term) {
-            posting = postings.get(term) ?? null;
-            if (!posting) postings.set(term, (posting = { list: [], doc: -1, n: 0 }));
-          }
-          tokens.set(token, (seen = { posting, doc: -1 }));
-        }
-        if (seen.doc !== short) {
-          seen.doc = short;
-          distinct++;
-        }
-        const p = seen.posting;
-        if (p === null) continue;
-        if (p.doc !== short) {
-          p.doc = short;
-          p.n = 0;
-          touched.push(p);
-        }
-        p.n += repeat;
-      }
-      t.addFieldLength(short, 0, (t._documentCount as number) - 1, distinct);
+      const { short, touched } = counter.add(doc);
       for (const p of touched) p.list.push(short, p.n);
     },
     finish() {
@@ -473,7 +479,6 @@ export function bulkIndexer(ms: MiniSearch<IndexDoc>): { add(doc: IndexDoc | Par
         at += 3 + list.length;
       }
       postings.clear();
-      tokens.clear();
     },
   };
 }

@@ -1,10 +1,10 @@
 /**
  * Contract: the front matter git-kb itself writes, read and written without the YAML library. Reading: a mapping
  * of plain keys whose values are scalars (plain, or quoted with nothing to unescape), `[]`, block lists of such
- * scalars, or block lists of flat mappings of them (`links:`). `plainYaml` returns exactly what YAML 1.2's core schema gives for such text
- * (test/plain-yaml.test.ts holds it to the YAML library over the real corpora), and undefined for anything else
- * (comments, blank lines, anchors, tags, block scalars, flow collections, floats, escapes, nesting, a repeated
- * key...), which the caller then gives to the YAML parser. Writing: `plainYamlText` gives exactly what
+ * scalars, or block lists of flat mappings of them (`links:`). `plainYaml` returns exactly what YAML 1.2's core
+ * schema gives for such text (test/plain-yaml.test.ts holds it to the YAML library over the real corpora), and
+ * undefined for anything else (comments, blank lines, anchors, tags, block scalars, flow collections, floats,
+ * escapes, nesting, a repeated key...), which the caller then gives to the YAML parser. Writing: `plainYamlText` gives exactly what
  * `YAML.stringify(fields, { lineWidth: 0 })` gives for a mapping of such keys whose strings are plain without
  * doubt (no indicator, no `: ` or ` #`, nothing the core schema reads as another type, printable), integers,
  * booleans, `[]` and lists of those or of flat mappings of them; undefined for anything else, which the caller
@@ -96,10 +96,9 @@ export function plainYaml(text: string): Record<string, Value> | undefined {
 }
 
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
-// Printable, no indicator first, no space or `:` last; control characters, C1, line separators and BOMs are the library's.
-const PLAIN_TEXT = /^[^-?:,[\]{}#&*!|>%@`'"\s\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff][^\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]*$/;
-
-// Half of a surrogate pair on its own: the library escapes it ("\ud800").
+// What the library escapes or quotes in any string: control characters, C1, line separators, BOMs, and a half of a
+// surrogate pair on its own ("\ud800"). The rest of what makes a string not plain is scalar's to say.
+const UNPRINTABLE = /[\x00-\x1f\x7f-\x9f\u2028\u2029\ufeff]/;
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /** A key the library writes plain: a plain word the core schema reads back as that string (not `true`, `null`, `1`). */
@@ -110,8 +109,9 @@ function plainKey(k: string): boolean {
 /** `v` as a plain scalar the library writes the same way, or undefined. */
 function plainScalar(v: unknown): string | undefined {
   if (typeof v === 'string') {
-    if (!PLAIN_TEXT.test(v) || LONE_SURROGATE.test(v) || v.endsWith(' ') || v.endsWith(':') || v.includes(': ') || v.includes(' #')) return undefined;
-    return scalar(v) === v ? v : undefined; // not read back as null, a boolean or a number
+    if (UNPRINTABLE.test(v) || LONE_SURROGATE.test(v)) return undefined;
+    // read back as itself: not quoted, no indicator first, no `: ` or ` #`, no space around, not null, a boolean or a number
+    return scalar(v) === v ? v : undefined;
   }
   if (typeof v === 'number') return Number.isSafeInteger(v) && !Object.is(v, -0) ? String(v) : undefined;
   if (typeof v === 'boolean') return String(v);
