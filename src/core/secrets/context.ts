@@ -157,8 +157,8 @@ function* assignmentStarts(text: string): Generator<number> {
 export const ASSIGN_SCAN = candidateScan(ASSIGN_RE, assignmentStarts);
 
 /**
- * Whether URL_RE can match: it needs `://` and, after it, `@`; AUTH_RE needs `authorization` (any case); NETRC_RE
- * needs `login` and `password`. Text without them (most notes) skips those scans.
+ * Whether URL_RE can match: it needs `://` and, after it, `@`. (Below, AUTH_RE is skipped likewise without
+ * `authorization` in any case, and NETRC_RE without `login` and `password`: most notes skip all three.)
  */
 function mayHoldUrlCredentials(text: string): boolean {
   const k = text.indexOf('://');
