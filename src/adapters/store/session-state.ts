@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fnv1a } from '../../core/text/fnv.js';
+import { writeFileAtomic } from './fsutil.js';
 import { stateDir } from './layout.js';
 
 /** What the last look at a session's transcript found. */
@@ -46,15 +47,13 @@ export function readSessionState(dir: string, sessionId: string): SessionState |
   }
 }
 
-/** Writes a session's state (temp file and rename; errors ignored: the state is only an optimisation). */
+/**
+ * Writes a session's state (writeFileAtomic: a killed writer's temporary file is in `.git/git-kb/.tmp/`, where the
+ * next lock holder sweeps it; errors ignored: the state is only an optimisation).
+ */
 export function writeSessionState(dir: string, state: SessionState): void {
   try {
-    const d = sessionStateDir(dir);
-    fs.mkdirSync(d, { recursive: true });
-    const file = path.join(d, stateName(state.sessionId));
-    const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify(state));
-    fs.renameSync(tmp, file);
+    writeFileAtomic(path.join(sessionStateDir(dir), stateName(state.sessionId)), JSON.stringify(state), { fsync: false });
   } catch {
     /* read-only repo: the next look re-reads the transcript */
   }
@@ -116,16 +115,13 @@ export function readBudgetState(dir: string): BudgetState {
 }
 
 /**
- * Records the state (temp file and rename). Returns false when it could not be written: the hook then does not
- * block, since a block it cannot remember could repeat on every turn.
+ * Records the state (writeFileAtomic, as writeSessionState). Returns false when it could not be written: the hook
+ * then does not block, since a block it cannot remember could repeat on every turn.
  */
 export function writeBudgetState(dir: string, state: BudgetState): boolean {
   try {
-    const file = budgetBlocksFile(dir);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify({ ...state.blocks, ...(state.checkedAt !== undefined ? { checked_at: state.checkedAt } : {}), ...(state.checkedSig ? { checked_sig: state.checkedSig } : {}) }));
-    fs.renameSync(tmp, file);
+    const text = JSON.stringify({ ...state.blocks, ...(state.checkedAt !== undefined ? { checked_at: state.checkedAt } : {}), ...(state.checkedSig ? { checked_sig: state.checkedSig } : {}) });
+    writeFileAtomic(budgetBlocksFile(dir), text, { fsync: false });
     return true;
   } catch {
     return false;

@@ -10,6 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isTrivialSession } from '../../../core/sessions/trivial.js';
 import { fnv1a } from '../../../core/text/fnv.js';
+import { crypto } from '../../system/builtins.js';
+import { writeFileAtomic } from '../../store/fsutil.js';
 import { promptStateDir } from '../fresh.js';
 
 /** Summaries kept per directory (one more than the signal shows, so the current session can be left out). */
@@ -122,13 +124,10 @@ export async function sessionExtras(build: {
     out[k] = list.slice(0, RECENT_KEPT).map((x) => x.row);
   }
   if (count === 0) return { v: 1, sessions: 0, dirs: 0 };
-  const crypto = await import('node:crypto');
   const state = promptStateDir(build.dir);
-  const name = `recent-${crypto.randomBytes(6).toString('hex')}.bin`;
-  fs.mkdirSync(state, { recursive: true });
-  const tmp = path.join(state, `.${name}.${process.pid}.tmp`);
-  fs.writeFileSync(tmp, encodeSide(out));
-  fs.renameSync(tmp, path.join(state, name));
+  const name = `recent-${crypto().randomBytes(6).toString('hex')}.bin`;
+  // NOTE: writeFileAtomic puts a killed writer's temporary file in .git/git-kb/.tmp/, where the lock holder sweeps it.
+  writeFileAtomic(path.join(state, name), encodeSide(out), { fsync: false });
   // Side files of earlier builds: removed once old enough that no running prompt can still be reading one.
   for (const f of fs.readdirSync(state)) {
     if (!/^recent-[0-9a-f]+\.(?:bin|json)$/.test(f) || f === name) continue;
