@@ -1,6 +1,8 @@
 // Builds dist/ with esbuild (type checking is `tsc`, npm run typecheck):
 // - the CLI, split into chunks so a verb loads only its code, plus the hook handlers that load on demand under
-//   stable names (dist/hooks/*.js);
+//   stable names (dist/hooks/*.js). esbuild splits ES modules only, so each file of that build is then turned
+//   into CommonJS (dist/package.json says so): Node's ES module loader resolves and reads every module through
+//   promises and its thread pool, about 7 ms of every command at 25 modules, where require reads them in turn;
 // - the hook entry dist/hook.cjs as ONE file holding the prompt handler: the prompt hook runs on every prompt, and
 //   each module Node loads costs about half a millisecond. The host signal's matcher is in it too (it runs on
 //   every prompt of a repo with hosts). The PreToolUse handler is in it too, so the calls it passes at once (a
@@ -14,7 +16,7 @@
 // rebuild never sees half a dist/. The chunks of the previous build (and only those: one generation) are copied
 // in for processes that started before the swap; dist/chunks/.gitignore, written by every build, lists the
 // build's own chunks, so git ignores the kept ones and they are never committed.
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -32,9 +34,12 @@ const common = {
   target: 'node20',
   minify: process.env.GIT_KB_BUILD_MINIFY !== '0',
   alias: { 'js-yaml': './build-shims/js-yaml.cjs' },
-  banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   logLevel: 'warning',
 };
+// import() of our own files and of Node's modules becomes require: no ES module loader in any process. Only where
+// the output is CommonJS: in the split build, esbuild would route it through a require helper of a shared chunk,
+// which resolves paths from that chunk's folder.
+const noImport = { 'dynamic-import': false };
 // The on-demand modules of the hook entry, by source file: each is built once as a stable file, and the hook
 // entry's dynamic imports of it point there.
 const lazyHooks = {
@@ -54,12 +59,33 @@ const lazyChildProcess = {
   },
 };
 await build({ ...common, entryPoints: stable, outdir: tmp, splitting: true, chunkNames: 'chunks/[name]-[hash]', plugins: [lazyChildProcess] });
+// The split build as CommonJS, file by file: an import between chunks becomes a require of the same file, an
+// export a getter on module.exports, import.meta.url the file's own URL. Strict mode, as the ES modules were.
+// NOTE: nothing may await at the top level of a module (esbuild refuses it here): src/cli/entry.ts does not.
+for (const file of fs.readdirSync(tmp, { recursive: true }).map(String).filter((f) => f.endsWith('.js')).sort()) {
+  const at = path.join(tmp, file);
+  const text = fs.readFileSync(at, 'utf8');
+  const url = text.includes('import.meta');
+  const out = await transform(text, {
+    format: 'cjs',
+    loader: 'js',
+    target: 'node20',
+    minify: common.minify,
+    supported: noImport,
+    define: url ? { 'import.meta.url': '__module_url' } : {},
+    banner: `"use strict";${url ? 'const __module_url=require("node:url").pathToFileURL(__filename).href;' : ''}`,
+    logLevel: 'warning',
+  });
+  fs.writeFileSync(at, out.code);
+}
+fs.writeFileSync(`${tmp}/package.json`, '{\n  "type": "commonjs"\n}\n');
 // NOTE: the hook entry is CommonJS (dist/hook.cjs, run by bin/git-kb-hook, which bin/package.json makes
 // CommonJS too): an ES module entry loads Node's ESM loader (about 3 ms a process, measured against an empty
 // .cjs); the on-demand handlers stay ES modules, reached with import(), which CommonJS keeps as it is.
 await build({
   ...common,
   format: 'cjs',
+  supported: noImport,
   banner: { js: 'const __hook_url = require("node:url").pathToFileURL(__filename).href;' },
   define: { 'import.meta.url': '__hook_url' },
   outExtension: { '.js': '.cjs' },

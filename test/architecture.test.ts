@@ -322,4 +322,19 @@ describe('the layering of src/', () => {
     for (const s of specs) expect(/^node:[a-z_/]+$/.test(s) || /^\.\/hooks\/[a-z-]+\.js$/.test(s), s).toBe(true);
     expect(text).not.toMatch(/isomorphic-git|MiniSearch|commander/);
   });
+
+  it('the built CLI is CommonJS from bin/ to its last chunk: no command starts the ES module loader', () => {
+    const dist = path.join(ROOT, 'dist');
+    expect(JSON.parse(fs.readFileSync(path.join(dist, 'package.json'), 'utf8')).type).toBe('commonjs');
+    expect(fs.readFileSync(path.join(ROOT, 'bin', 'git-kb'), 'utf8')).toContain("require('../dist/cli.js')");
+    const files = fs.readdirSync(dist, { recursive: true }).map(String).filter((f) => f.endsWith('.js'));
+    expect(files.length).toBeGreaterThan(20);
+    for (const f of files) {
+      const text = fs.readFileSync(path.join(dist, f), 'utf8');
+      expect(text.startsWith('"use strict";'), f).toBe(true);
+      expect(text, f).not.toMatch(/^\s*(?:import|export)\s[^(]/m);
+      // a require of our own files names a file beside this one (a shared helper would resolve from its own folder)
+      for (const m of text.matchAll(/\brequire\("(\.[^"]+)"\)/g)) expect(fs.existsSync(path.join(dist, path.dirname(f), m[1]!)), `${f}: ${m[1]}`).toBe(true);
+    }
+  });
 });

@@ -1,4 +1,4 @@
-/** The CLI process entry: run main with the process arguments. */
+/** The CLI process entry: run main with the process arguments (main reports its own errors and exit code). */
 import { main } from './main.js';
 
-await main(process.argv.slice(2));
+void main(process.argv.slice(2));

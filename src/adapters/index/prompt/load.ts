@@ -120,7 +120,8 @@ export async function startBackgroundBuild(dir: string, env?: NodeJS.ProcessEnv)
     const here = import.meta.url;
     const dist = here.lastIndexOf('/dist/');
     const builder = dist === -1 ? new URL(`./build${path.extname(new URL(here).pathname)}`, here).href : `${here.slice(0, dist)}/dist/hooks/prompt-build.js`;
-    const code = 'const [u, d] = process.argv.slice(1); const m = await import(u); await m.runBackgroundBuild(d);';
+    // The builder of a build is CommonJS: import() gives its exports as the namespace's default.
+    const code = 'const [u, d] = process.argv.slice(1); const m = await import(u); await (m.runBackgroundBuild ?? m.default.runBackgroundBuild)(d);';
     // NOTE: loaded here, not at the top: node:child_process pulls in net and dgram, milliseconds a prompt
     // that needs no builder should not pay.
     const { spawn } = await import('node:child_process');

@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{b as o}from"./chunk-PHRHQZIN.js";import{b as e}from"./chunk-OYT34WVQ.js";import{e as n}from"./chunk-AQQDWCRO.js";import"./chunk-FUAXPYMC.js";import"./chunk-ZHHVG47C.js";async function c(t){let i=e();if(i.length===0)return[];let r;try{r=n(t.settings)}catch{return[]}if(!o(t.settings,r))return[];let{autoSyncAfterWrite:s}=await import("./sync-G5OMNGFR.js");return s(i,t.settings,r)}export{c as autoSyncCommitted};

@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b,c,d}from"./chunk-SIQRUSIL.js";import"./chunk-RGAVA2OC.js";import"./chunk-RHHC76I3.js";import"./chunk-HXVY6QRO.js";import"./chunk-A6GBM2XZ.js";import"./chunk-FDEL5OTH.js";import"./chunk-O2URCRHJ.js";import"./chunk-WOMH7CNL.js";import"./chunk-W2ZCWOQW.js";import"./chunk-OM3NNH33.js";import"./chunk-N42KQIYO.js";import"./chunk-FUAXPYMC.js";import"./chunk-ZHHVG47C.js";export{c as catalogProblems,b as loadCatalog,d as newestFirst,a as readItem};

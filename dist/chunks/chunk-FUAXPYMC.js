@@ -1,3 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-var t={INTERNAL:1,COMPACT_DEFECTS:1,CANNOT_GRADE:2,USAGE:2,UNKNOWN_VERB:2,UNKNOWN_OPTION:2,ABORTED:2,NOT_FOUND:3,NO_DATA_REPO:3,CONFLICT:4,LOCK_TIMEOUT:4,MERGE_CONFLICT:4,INVALID_ENTRY:5,SECRET_DETECTED:5,LINT_FAILED:5,FORBIDDEN_HOST:5,SYNC_FAILED:6,AUTH_FAILED:6,NETWORK:6,PUSH_REJECTED:6,UNSUPPORTED_REMOTE:6,CHECK_FAILED:7},n=class extends Error{code;data;constructor(r,E,o={}){super(E),this.name="KbError",this.code=r,this.data=o}get exitCode(){return t[this.code]}};function s(e){return e.map(r=>`${r.file??""}${r.line?`:${r.line}`:""}: ${r.message} [${r.rule}]`).join(`
-`)}function i(e,r){return e instanceof n&&(r===void 0||e.code===r)}export{t as a,n as b,s as c,i as d};

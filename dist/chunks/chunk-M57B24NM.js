@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import s from"node:fs";function i(e){let o=typeof e=="string"?Buffer.from(e,"utf8"):e,r=0;try{for(;r<o.length;)r+=s.writeSync(1,o,r,o.length-r)}catch(n){let t=n.code;if(t!=="EAGAIN"&&t!=="EWOULDBLOCK")return;process.stdout.listenerCount("error")===0&&process.stdout.on("error",()=>{}),process.stdout.write(o.subarray(r))}}export{i as a};

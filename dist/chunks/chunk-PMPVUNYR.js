@@ -1,0 +1,2 @@
+"use strict";
+var o=Object.defineProperty;var s=Object.getOwnPropertyDescriptor;var u=Object.getOwnPropertyNames;var i=Object.prototype.hasOwnProperty;var l=(e,r)=>{for(var c in r)o(e,c,{get:r[c],enumerable:!0})},p=(e,r,c,n)=>{if(r&&typeof r=="object"||typeof r=="function")for(let t of u(r))!i.call(e,t)&&t!==c&&o(e,t,{get:()=>r[t],enumerable:!(n=s(r,t))||n.enumerable});return e};var E=e=>p(o({},"__esModule",{value:!0}),e);var d={};l(d,{a:()=>a});module.exports=E(d);function a(e){try{return process.kill(e,0),!0}catch(r){return r.code==="EPERM"}}

@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{p as r}from"./chunk-O2URCRHJ.js";import{c as a}from"./chunk-AQQDWCRO.js";function d(t){let e=a({data:t.data,settings:t.settings});return r(e.dir),e}async function p(t){let e=a({data:t.data,settings:t.settings}),{ensureDataRepo:o}=await import("./data-repo-EDWF5IFI.js"),s=await o(e.dir,{identity:t.settings});return{...e,created:s}}export{d as a,p as b};

@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import s from"node:fs";import e from"node:path";function i(n){try{return s.accessSync(n,s.constants.X_OK),s.statSync(n).isFile()}catch{return!1}}function p(n,o,c=process.cwd()){if(n.includes("/")||n.includes(e.sep)){let t=e.resolve(c,n);return i(t)?t:void 0}let f=process.platform==="win32"?[`${n}.exe`,`${n}.cmd`,n]:[n];for(let t of o.split(e.delimiter))if(t)for(let u of f){let r=e.join(t,u);if(i(r))return r}}export{p as a};

@@ -1,0 +1,2 @@
+"use strict";
+var c=Object.defineProperty;var i=Object.getOwnPropertyDescriptor;var m=Object.getOwnPropertyNames;var p=Object.prototype.hasOwnProperty;var u=(t,r)=>{for(var a in r)c(t,a,{get:r[a],enumerable:!0})},d=(t,r,a,e)=>{if(r&&typeof r=="object"||typeof r=="function")for(let o of m(r))!p.call(t,o)&&o!==a&&c(t,o,{get:()=>r[o],enumerable:!(e=i(r,o))||e.enumerable});return t};var f=t=>d(c({},"__esModule",{value:!0}),t);var l={};u(l,{a:()=>s});module.exports=f(l);var n=require("./chunk-EKRHYIST.js");function s(t,r,a=process.cwd()){return(0,n.a)(t?.trim()||"claude",r,a)}

@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{e as r,f as s,k as n}from"./chunk-4X6IP4VR.js";import{b as i}from"./chunk-FUAXPYMC.js";import c from"node:fs";import a from"node:path";function m(t){return a.join(t,r)}async function y(t){let o;try{o=c.readFileSync(m(t),"utf8")}catch(e){if(e.code==="ENOENT")return s();throw new i("INVALID_ENTRY",`${r}: cannot be read (${e.code??e.message})`,{file:r})}return n(o)}export{m as a,y as b};

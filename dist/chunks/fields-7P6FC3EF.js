@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b,c,d,e,f}from"./chunk-PQ4N26UI.js";import"./chunk-4I4NQTTO.js";import"./chunk-RVCGYT5U.js";import"./chunk-CXTCUWHC.js";import"./chunk-FLBKVXJX.js";import"./chunk-HVSDXC5F.js";import"./chunk-X7HPSLY6.js";import"./chunk-N42KQIYO.js";import"./chunk-FFT2BUEP.js";import"./chunk-FUAXPYMC.js";import"./chunk-ZHHVG47C.js";export{f as nowStamp,c as oneLineTitle,d as parseLinks,a as splitList,b as tagList,e as validateEntryText};

@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b,c,d,e,f,g}from"./chunk-B6V4XIL4.js";import"./chunk-SWOVPSWB.js";import"./chunk-WOMH7CNL.js";import"./chunk-OM3NNH33.js";import"./chunk-FUAXPYMC.js";import"./chunk-ZHHVG47C.js";export{c as editSettings,e as hookWiring,f as installHooks,d as installedPlugin,a as isOurCommand,b as packageRoot,g as uninstallHooks};

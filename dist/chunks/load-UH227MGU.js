@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a,b,c,d,e,f,g,h}from"./chunk-VMWBZ3GR.js";import"./chunk-FDEL5OTH.js";import"./chunk-W2ZCWOQW.js";import"./chunk-OM3NNH33.js";import"./chunk-ZHHVG47C.js";export{c as MS_PER_FILE_COLD,b as STALE_BUILD_BUDGET_MS,a as SYNC_BUILD_BUDGET_MS,f as buildRunning,e as estimateRebuildMs,h as loadPromptIndex,d as refreshPromptIndex,g as startBackgroundBuild};

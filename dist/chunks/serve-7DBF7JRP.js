@@ -1,2 +1,0 @@
-import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);
-import{a as o}from"./chunk-PNLMPBA6.js";import{a as p}from"./chunk-RGAVA2OC.js";import"./chunk-FDEL5OTH.js";import"./chunk-O2URCRHJ.js";import"./chunk-W2ZCWOQW.js";import"./chunk-N42KQIYO.js";import"./chunk-AQQDWCRO.js";import"./chunk-FUAXPYMC.js";import"./chunk-ZHHVG47C.js";function i(e){try{p(o(e).dir)}catch{}}export{i as keepRepoWarm};
