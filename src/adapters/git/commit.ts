@@ -7,6 +7,7 @@
 import { compareTreeEntries, encodeTreeEntry, nextTreeEntry, type RawTreeEntry } from './encoding.js';
 import { writeCommit } from './git.js';
 import { writeLooseObject, writePackedBlobs } from './objects.js';
+import { BIG_TREE, keptTree, writeBigTree } from './big-tree.js';
 import type { Author } from './author.js';
 import type { ObjectReader } from './reader.js';
 
@@ -47,7 +48,9 @@ function treeChange(name: string, isTree: boolean, oid: string | null): TreeChan
  * holds one entry per note, and this runs on every write.
  */
 async function applyToTree(dir: string, reader: ObjectReader, treeOid: string | undefined, changes: Map<string, string | null>): Promise<string | undefined> {
-  const body = treeOid ? await reader.rawTree(treeOid) : Buffer.alloc(0);
+  // A big tree the last commit kept is read from there: no inflate of megabytes (big-tree.ts).
+  const kept = treeOid ? keptTree(dir, treeOid) : undefined;
+  const body = kept ? kept.body : treeOid ? await reader.rawTree(treeOid) : Buffer.alloc(0);
   const pending: TreeChange[] = [];
   const sub = new Map<string, Map<string, string | null>>();
   for (const [p, oid] of changes) {
@@ -102,7 +105,11 @@ async function applyToTree(dir: string, reader: ObjectReader, treeOid: string | 
   }
   flush();
   while (j < pending.length) emit(pending[j++]!);
-  return parts.length === 0 ? undefined : writeLooseObject(dir, 'tree', ...parts);
+  if (parts.length === 0) return undefined;
+  let length = 0;
+  for (const p of parts) length += p.length;
+  if (length < BIG_TREE) return writeLooseObject(dir, 'tree', ...parts);
+  return writeBigTree(dir, Buffer.concat(parts, length), treeOid ? { oid: treeOid, kept } : undefined);
 }
 
 /**

@@ -22,12 +22,21 @@ function looseFile(dir: string, oid: string): string {
  * is there; true if written. Header and parts are joined once, only to be deflated.
  */
 function writeLooseAs(dir: string, oid: string, type: ObjectType, body: Buffer[]): boolean {
-  const file = looseFile(dir, oid);
-  if (fs.existsSync(file)) return false;
+  if (looseExists(dir, oid)) return false;
   let length = 0;
   for (const b of body) length += b.length;
-  writeFileAtomic(file, zlib().deflateSync(Buffer.concat([objectHeader(type, length), ...body]), { level: 1 }), { fsync: false, mode: 0o444 });
+  writeLooseStream(dir, oid, [zlib().deflateSync(Buffer.concat([objectHeader(type, length), ...body]), { level: 1 })]);
   return true;
+}
+
+/** True when object `oid` is stored as a loose object. */
+export function looseExists(dir: string, oid: string): boolean {
+  return fs.existsSync(looseFile(dir, oid));
+}
+
+/** Stores the zlib stream of object `oid` (given in parts, the caller's deflate) as its loose object, atomically. */
+export function writeLooseStream(dir: string, oid: string, stream: Buffer[]): void {
+  writeFileAtomic(looseFile(dir, oid), stream, { fsync: false, mode: 0o444 });
 }
 
 /** Stores an object as a loose object (unless it is there already) and returns its id. */
