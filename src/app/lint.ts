@@ -10,9 +10,9 @@ import path from 'node:path';
 import type { ErrorCode } from '../core/errors.js';
 import type { Problem } from '../core/format/entry.js';
 import { isConflictSibling } from '../core/merge/sibling.js';
-import { entryDirs, readEntryText, statData } from '../adapters/store/layout.js';
+import { entryDirs, readEntryText, sameStat, statData } from '../adapters/store/layout.js';
 import { currentNamesKey, recordableNamesKey } from '../adapters/index/ids.js';
-import { readLintState, writeLintState } from '../adapters/index/lint-state.js';
+import { readLintState, writeLintState, type LintState } from '../adapters/index/lint-state.js';
 import { putStat, recordedStat, unchanged, type FileStat, type StatColumns } from '../adapters/index/stat-table.js';
 import { idFromFileName } from '../core/format/schema.js';
 import { linkedIds } from '../core/format/links.js';
@@ -89,6 +89,36 @@ function listFolders(dir: string): string[] {
 }
 
 /**
+ * When every re-read file's findings and links are the recorded ones (the common edit: prose that lint has
+ * nothing to say about), writes their new stat data into the state file in place and returns true; else false,
+ * and the caller writes the state whole. Under the recorded names only (`all` is the table's paths).
+ */
+function recordInPlace(state: LintState, all: readonly string[], toCheck: Set<string>, statOf: Map<string, FileStat>, own: Map<string, Problem[]>, linksOf: Map<string, string[]>): boolean {
+  const was = new Map<string, Set<string>>();
+  for (const rel of toCheck) {
+    if (!statOf.has(rel)) return false; // vanished while read
+    was.set(rel, new Set());
+  }
+  for (const [to, from] of state.links) for (const f of from) was.get(f)?.add(to);
+  for (const rel of toCheck) {
+    if (JSON.stringify(own.get(rel) ?? []) !== JSON.stringify(state.problems.get(rel) ?? [])) return false;
+    const now = new Set(linksOf.get(rel));
+    const before = was.get(rel)!;
+    if (now.size !== before.size || [...now].some((to) => !before.has(to))) return false;
+  }
+  const at = new Map<string, number>();
+  all.forEach((rel, n) => {
+    if (toCheck.has(rel)) at.set(rel, n);
+  });
+  for (const rel of toCheck) {
+    const i = at.get(rel)!;
+    const st = statOf.get(rel)!;
+    if (!sameStat(st, recordedStat(state.table, i)) && !state.patch(i, st)) return false;
+  }
+  return true;
+}
+
+/**
  * Lints the data repo (findings are data, not thrown: the result names LINT_FAILED when there are any). Only
  * what changed since the last lint is re-read (adapters/index/lint-state.ts), unless `all`; the findings are the
  * same either way: a file's own findings are a function of its bytes and of which ids exist, and the files whose
@@ -96,10 +126,19 @@ function listFolders(dir: string): string[] {
  */
 export async function lintRepo(options: RepoOptions & { all?: boolean }): Promise<LintResult> {
   const { dir } = repoForRead(options);
-  const base = `${dir}/`;
   const namesKey = currentNamesKey(dir); // before the listing: a change made meanwhile leaves a key that differs
   const recordKey = recordableNamesKey(dir); // what the state may carry (never matching while a folder just changed)
   const state = options.all ? undefined : readLintState(dir);
+  try {
+    return await lintWith(dir, state, namesKey, recordKey);
+  } finally {
+    state?.close();
+  }
+}
+
+/** lintRepo's work, given the state read (open until lintRepo closes it) and the names keys taken before. */
+async function lintWith(dir: string, state: LintState | undefined, namesKey: string, recordKey: string): Promise<LintResult> {
+  const base = `${dir}/`;
   const table = state?.table;
   // The names: the recorded ones while the folders hold the same names, else a listing.
   const sameNames = table?.header.namesKey === namesKey;
@@ -175,7 +214,9 @@ export async function lintRepo(options: RepoOptions & { all?: boolean }): Promis
   for (const [id, list] of ids) {
     if (list.length > 1) for (const f of list) problems.push({ rule: 'id-duplicate', message: `id ${id} is claimed by ${list.length} files: ${list.join(', ')}`, file: f, line: 2, id });
   }
-  if (!(sameNames && toCheck.size === 0)) {
+  if (sameNames && toCheck.size > 0 && recordKey === namesKey && recordInPlace(state!, all, toCheck, statOf, own, linksOf)) {
+    // recorded in place: the re-read files' new stat data, nothing else moved
+  } else if (!(sameNames && toCheck.size === 0)) {
     // Record what was read, so the next lint reads only what changes from here. A file that vanished while it was
     // being read has no stat data and is left out (the next lint lists it as new, or not at all).
     let files: FileStat[] | StatColumns;

@@ -67,6 +67,59 @@ describe('lint of what changed', () => {
     expect(await lint()).toEqual([]);
   });
 
+  it('records an edit lint has nothing to say about in place, and rewrites the state when findings or links move', async () => {
+    expect(await lint()).toEqual([]);
+    settleFolders(sb);
+    await kbd(sb, ['lint']);
+    // A hard link pins the state file's inode: written in place, both names still share it; rewritten (a new file
+    // renamed over it), they differ, and the old inode cannot be reused meanwhile.
+    const pin = path.join(sb.data, '.git', 'lint-pin');
+    const pinState = (): void => {
+      fs.rmSync(pin, { force: true });
+      fs.linkSync(stateFile(), pin);
+    };
+    const rewritten = (): boolean => fs.statSync(stateFile()).ino !== fs.statSync(pin).ino;
+    const abs = path.join(sb.data, spoke.path);
+    const good = fs.readFileSync(abs, 'utf8');
+    // Prose only: the same findings and links, so only the file's stat record moves, in the same state file.
+    pinState();
+    const before = fs.readFileSync(stateFile());
+    fs.writeFileSync(abs, good.replace('Spoke.', 'Spoke, edited.'));
+    expect(await kbd(sb, ['lint'])).toMatchObject({ code: 0 });
+    expect(rewritten()).toBe(false);
+    const after = fs.readFileSync(stateFile());
+    expect(after.length).toBe(before.length);
+    expect(after.equals(before)).toBe(false); // the record moved
+    // ...and the next lint re-reads nothing: the state is left alone byte for byte, and agrees with --all.
+    expect(await kbd(sb, ['lint'])).toMatchObject({ code: 0 });
+    expect(rewritten()).toBe(false);
+    expect(fs.readFileSync(stateFile()).equals(after)).toBe(true);
+    // A new finding: the state is written whole, and the finding is carried by the next lints.
+    fs.writeFileSync(abs, good.replace('Spoke.', 'Spoke, see [[kb-nothere99]].'));
+    expect(await kbd(sb, ['lint'])).toMatchObject({ code: 5 });
+    expect(rewritten()).toBe(true);
+    expect(await lint()).toEqual([`link-dangling ${spoke.path}`]);
+    // A link added to an entry that exists (the spoke links only the hub so far): no finding and no hint, but
+    // the links moved, so the state is written whole.
+    fs.writeFileSync(abs, good);
+    const other = await addEntry(sb, { type: 'decision', title: 'Lint other', body: 'Other.' });
+    settleFolders(sb);
+    await kbd(sb, ['lint']);
+    pinState();
+    fs.writeFileSync(abs, good.replace('Spoke.', `Spoke, see [[${path.basename(other.path, '.md')}|${other.id}]].`));
+    const linked = JSON.parse((await kbd(sb, ['lint', '--json'])).stdout);
+    expect([linked.problems, linked.hints ?? []]).toEqual([[], []]);
+    expect(rewritten()).toBe(true);
+    // The other entry goes away: the spoke's new body link is now dangling, which only a recorded link can tell.
+    const otherText = fs.readFileSync(path.join(sb.data, other.path));
+    fs.rmSync(path.join(sb.data, other.path));
+    expect(await lint()).toEqual([`link-dangling ${spoke.path}`]);
+    fs.writeFileSync(path.join(sb.data, other.path), otherText);
+    fs.writeFileSync(abs, good);
+    fs.rmSync(pin);
+    expect(await lint()).toEqual([]);
+  });
+
   it('sees a new file with a problem, an id claimed twice, and a link whose target went away', async () => {
     expect(await lint()).toEqual([]);
     writeFile(sb, 'entries/kb-lint0001-bad.md', '---\nid: kb-lint0001\ntype: decision\n---\nno title\n');

@@ -6,7 +6,8 @@
  * when a check changes: a state of other rules is ignored. Safe to delete.
  */
 import { readAt } from '../store/fsutil.js';
-import { readStatTable, writeStatTable, type FileStat, type StatColumns, type StatTable } from './stat-table.js';
+import { patchStat, readStatTableFd, writeStatTable, type FileStat, type StatColumns, type StatTable } from './stat-table.js';
+import type { StatData } from '../store/layout.js';
 import fs from 'node:fs';
 import type { Problem } from '../../core/format/entry.js';
 
@@ -25,27 +26,53 @@ export interface LintState {
   links: Map<string, string[]>;
   /** file -> its own findings (files without any absent). */
   problems: Map<string, Problem[]>;
+  /**
+   * Records new stat data for file `i` in the very file this state was read from, in place; false when it cannot
+   * (opened read-only). Only for a file whose findings and links are the recorded ones.
+   */
+  patch(i: number, st: StatData): boolean;
+  /** Closes the state file (call it when done). */
+  close(): void;
 }
 
 export function lintStateFile(dir: string): string {
   return `${dir}/.git/git-kb/lint.v1`;
 }
 
-/** The recorded clean state, or undefined (none, torn, other rules). */
+/** The recorded clean state, open (close it), or undefined (none, torn, other rules). */
 export function readLintState(dir: string): LintState | undefined {
-  const table = readStatTable<LintStateHeader>(lintStateFile(dir), MAGIC, (h) => h?.rules === LINT_RULES && typeof h.namesKey === 'string');
-  if (!table) return undefined;
   let fd: number | undefined;
+  let writable = true;
   try {
-    fd = fs.openSync(lintStateFile(dir), 'r');
-    const st = fs.fstatSync(fd);
-    if (st.ino !== table.ino || st.size !== table.size) return undefined;
+    try {
+      fd = fs.openSync(lintStateFile(dir), 'r+');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EACCES' && (err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+      fd = fs.openSync(lintStateFile(dir), 'r');
+      writable = false;
+    }
+    const table = readStatTableFd<LintStateHeader>(fd, MAGIC, (h) => h?.rules === LINT_RULES && typeof h.namesKey === 'string');
+    if (!table) throw new Error('no state');
     const tail = JSON.parse(readAt(fd, table.tailAt, table.tailBytes).toString('utf8')) as { links: Record<string, string[]>; problems: Record<string, Problem[]> };
-    return { table, links: new Map(Object.entries(tail.links)), problems: new Map(Object.entries(tail.problems)) };
+    const open = fd;
+    let closed = false;
+    return {
+      table,
+      links: new Map(Object.entries(tail.links)),
+      problems: new Map(Object.entries(tail.problems)),
+      patch: (i, st) => {
+        if (!writable || closed) return false;
+        patchStat(open, table, i, st);
+        return true;
+      },
+      close: () => {
+        if (!closed) fs.closeSync(open);
+        closed = true;
+      },
+    };
   } catch {
-    return undefined;
-  } finally {
     if (fd !== undefined) fs.closeSync(fd);
+    return undefined;
   }
 }
 

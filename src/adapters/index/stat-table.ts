@@ -26,6 +26,8 @@ export interface StatTable<H> {
   header: H;
   paths: string[];
   stats: Float64Array;
+  /** Where the stat records start in the file (record `i` at `statsAt + 32 i`). */
+  statsAt: number;
   /** Where the tail starts in the file, its length, and the file's identity (to read the tail later). */
   tailAt: number;
   tailBytes: number;
@@ -99,7 +101,7 @@ function parseTable<H>(read: (at: number, len: number) => Buffer, size: number, 
   if (paths.length !== s.count) return undefined;
   const raw = body.subarray(statsAt - pathsAt);
   const stats = raw.byteOffset % 8 === 0 ? new Float64Array(raw.buffer, raw.byteOffset, s.count * 4) : new Float64Array(Uint8Array.from(raw).buffer);
-  return { header: s.h, paths, stats, tailAt, tailBytes: s.tailBytes, ino, size };
+  return { header: s.h, paths, stats, statsAt, tailAt, tailBytes: s.tailBytes, ino, size };
 }
 
 /** `use` of the file open for reading, closed after; undefined when it cannot be opened or `use` throws. */
@@ -143,6 +145,19 @@ export function readStatTableFd<H>(fd: number, magic: string, accept: (h: H) => 
 export function recordedStat(table: StatTable<unknown>, i: number): StatData {
   const s = table.stats;
   return { mtimeMs: s[i * 4]!, ctimeMs: s[i * 4 + 1]!, size: s[i * 4 + 2]!, ino: s[i * 4 + 3]! };
+}
+
+/**
+ * Writes stat data `st` as record `i` of the table in the open file `fd` it was read from, in place (32 bytes at
+ * a fixed offset; the rest of the file is untouched), and into `table.stats`. NOTE: for a caller whose recorded
+ * facts of that file still hold for its new stat data; a process killed between two records leaves the old stat
+ * data in the others, which only makes the next reader read those files again.
+ */
+export function patchStat(fd: number, table: StatTable<unknown>, i: number, st: StatData): void {
+  putStat(table.stats, i, st);
+  const rec = new Float64Array(4);
+  putStat(rec, 0, st);
+  fs.writeSync(fd, new Uint8Array(rec.buffer), 0, 32, table.statsAt + i * 32);
 }
 
 /** Where `unchanged` reads a file's stat data now (no record allocated per file of the sweep). */
