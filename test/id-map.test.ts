@@ -41,6 +41,14 @@ describe('id map', () => {
     files.delete(id(3));
     files.set(id(7), [`entries/${id(7)}-note-7.md`]);
     expect(lookupAll(all())).toEqual(expected());
+    // Up to SPLICE_MAX changes, several in one bucket (500 entries hold few buckets), adds and deletes mixed.
+    const mid = Array.from({ length: 40 }, (_, k) => (k % 2 ? { id: id(30000 + k), path: `entries/${id(30000 + k)}-mid.md`, deleted: false } : { id: id(100 + k), path: `entries/${id(100 + k)}-note-${100 + k}.md`, deleted: true }));
+    patchIdMap(dir, currentNamesKey(dir), mid);
+    for (const c of mid) {
+      if (c.deleted) files.delete(c.id);
+      else files.set(c.id, [c.path]);
+    }
+    expect(lookupAll([...all(), ...mid.map((c) => c.id)])).toEqual(Object.fromEntries([...all(), ...mid.map((c) => c.id)].map((i) => [i, [...(files.get(i) ?? [])].sort()])));
     // Many changes: re-encoded.
     const many = Array.from({ length: 100 }, (_, k) => ({ id: id(20000 + k), path: `entries/${id(20000 + k)}-bulk.md`, deleted: false }));
     patchIdMap(dir, currentNamesKey(dir), many);

@@ -38,6 +38,13 @@ export function withChecksum(...body: Buffer[]): Buffer {
   return out;
 }
 
+/** The parts of a file body followed by their SHA-1, uncopied: for a writer that takes parts (writev). */
+export function checksummedParts(...body: Buffer[]): Buffer[] {
+  const hash = crypto().createHash('sha1');
+  for (const b of body) hash.update(b);
+  return [...body, hash.digest()];
+}
+
 /** True when a file ends with the SHA-1 of what precedes it. */
 export function checksumValid(buf: Buffer): boolean {
   return crypto().createHash('sha1').update(buf.subarray(0, buf.length - 20)).digest().equals(buf.subarray(buf.length - 20));

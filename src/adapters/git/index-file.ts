@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { writeFileAtomic } from '../store/fsutil.js';
-import { checksumValid, compareBytesAt, withChecksum } from './encoding.js';
+import { checksumValid, checksummedParts, compareBytesAt, withChecksum } from './encoding.js';
 
 /** One index entry at stage 0 (git-kb never writes conflict stages). */
 export interface IndexEntry {
@@ -213,5 +213,6 @@ export function updateIndexFile(dir: string, changes: { path: string; oid: strin
   flush();
   while (j < pending.length) emit(pending[j++]!.c);
   const version = extended ? 3 : 2;
-  writeFileAtomic(indexFile, withChecksum(writeHeader(version, count), ...parts), { fsync: false });
+  // NOTE: written as its parts (runs of the old index) with their checksum: no 6 MB copy at 50,000 entries.
+  writeFileAtomic(indexFile, checksummedParts(writeHeader(version, count), ...parts), { fsync: false });
 }

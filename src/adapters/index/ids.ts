@@ -184,21 +184,29 @@ export function patchIdMap(dir: string, keyBefore: string, changes: { id: string
       writeFileAtomic(idMapFile(dir), encode(keyAfter, entries), { fsync: false });
       return;
     }
-    const offsets = [...map.offsets];
+    // The buckets as they are, with the changed ones replaced: written as parts, the body never copied.
+    const texts = new Map<number, Buffer>();
+    const bucketText = (b: number): Buffer => texts.get(b) ?? body.subarray(map.offsets[b]!, map.offsets[b + 1]!);
     for (const c of usableChanges) {
       const b = fnv1a(c.id) % map.buckets;
-      const lines = body.subarray(offsets[b]!, offsets[b + 1]!).toString('utf8').split('\n').filter(Boolean);
+      const lines = bucketText(b).toString('utf8').split('\n').filter(Boolean);
       const line = `${c.id}\t${c.path}`;
       const has = lines.includes(line);
       if (c.deleted === !has) continue; // already as wanted
       const next = c.deleted ? lines.filter((l) => l !== line) : [...lines, line];
-      const text = Buffer.from(next.map((l) => `${l}\n`).join(''), 'utf8');
-      const delta = text.length - (offsets[b + 1]! - offsets[b]!);
-      body = Buffer.concat([body.subarray(0, offsets[b]!), text, body.subarray(offsets[b + 1]!)]);
-      for (let j = b + 1; j < offsets.length; j++) offsets[j]! += delta;
+      texts.set(b, Buffer.from(next.map((l) => `${l}\n`).join(''), 'utf8'));
     }
+    const offsets = [0];
+    const parts: Buffer[] = [];
+    let from = 0; // start of the run of unchanged buckets not yet in parts
+    for (const b of [...texts.keys()].sort((x, y) => x - y)) {
+      parts.push(body.subarray(from, map.offsets[b]!), texts.get(b)!);
+      from = map.offsets[b + 1]!;
+    }
+    parts.push(body.subarray(from));
+    for (let b = 0; b < map.buckets; b++) offsets.push(offsets[b]! + bucketText(b).length);
     const head = Buffer.from(`${MAGIC}${keyAfter}\n${map.buckets}\n${offsets.join(' ')}\n`, 'utf8');
-    writeFileAtomic(idMapFile(dir), Buffer.concat([head, body, Buffer.from(END)]), { fsync: false });
+    writeFileAtomic(idMapFile(dir), [head, ...parts, Buffer.from(END)], { fsync: false });
   } catch {
     /* derived state: the next lookup scans */
   }
