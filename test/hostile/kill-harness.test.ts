@@ -69,6 +69,26 @@ const verbs: Verb[] = [
     args: (dir, n) => ['--data', dir, 'add', '--type', 'lesson_learned', '--title', `Killed add ${n}`, '--', `Body of killed add ${n}. `.repeat(60)],
     next: addNext,
   },
+  {
+    // 4,000 entries: the folder's tree is over BIG_TREE, so each add writes it in segments and keeps it
+    // (src/adapters/git/big-tree.ts); a kill between the object and the kept copy, or inside either, is safe.
+    name: 'add to a big folder',
+    setup: async () => {
+      const dir = await baseRepo('add-big', 1);
+      fs.mkdirSync(path.join(dir, 'entries'), { recursive: true });
+      for (let i = 0; i < 4000; i++) {
+        const id = `kb-big${String(i).padStart(6, '0')}`;
+        fs.writeFileSync(path.join(dir, 'entries', `${id}-a-filler-note-about-subject-${i}.md`), `---\nid: ${id}\ntitle: Filler ${i}\ntype: decision\ncreated: 2026-01-01T00:00:00Z\n---\nFiller ${i}.\n`);
+      }
+      await git(dir, ['add', '-A'], sb.env);
+      await git(dir, ['commit', '-q', '-m', 'filler'], sb.env);
+      await ok(['--data', dir, 'add', '--type', 'decision', '--title', 'Keeps the big tree', '--', 'First segmented write.']);
+      expect(fs.readdirSync(path.join(dir, '.git', 'git-kb', 'trees'))).toHaveLength(1);
+      return dir;
+    },
+    args: (dir, n) => ['--data', dir, 'add', '--type', 'lesson_learned', '--title', `Killed big add ${n}`, '--', `Body of killed add ${n}. `.repeat(20)],
+    next: addNext,
+  },
   (() => {
     let id = '';
     return {
