@@ -9,7 +9,6 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   conflictForm,
   conflictProblems,
-  findConflicts,
   mergeDataFile,
   mergeEntryText,
   mergeLines,
@@ -17,6 +16,7 @@ import {
   resolveConflictText,
   splitConflict,
 } from '../src/core/merge/merge.js';
+import { findConflicts } from '../src/core/merge/marks.js';
 import { readSettings } from '../src/adapters/config/settings.js';
 import { expectCleanRepo, git, kb, makeSandbox, type RunResult, type Sandbox } from './helpers/cli.js';
 import { cleanGitEnv, startGitServer, type GitServer } from './helpers/git-server.js';

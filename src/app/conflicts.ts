@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { readConflictList, writeConflictList } from '../adapters/store/conflict-list.js';
 import { entryFolderNames, safeJoin } from '../adapters/store/layout.js';
 import { idFromFileName } from '../core/format/schema.js';
-import { findConflicts, isConflictSibling } from '../core/merge/merge.js';
+import { findConflicts, isConflictSibling } from '../core/merge/marks.js';
 
 /** One unresolved conflict: the file, the line of its conflict block, and the entry id when it is an entry. */
 export interface ConflictInfo {

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ErrorCode } from '../core/errors.js';
 import type { Problem } from '../core/format/entry.js';
-import { isConflictSibling } from '../core/merge/sibling.js';
+import { isConflictSibling } from '../core/merge/marks.js';
 import { entryDirs, readEntryText, sameStat, statData } from '../adapters/store/layout.js';
 import { currentNamesKey, recordableNamesKey } from '../adapters/index/ids.js';
 import { readLintState, writeLintState, type LintState } from '../adapters/index/lint-state.js';

@@ -14,7 +14,7 @@ import { refuseSecrets, withWriteLock, type PendingFile } from '../adapters/writ
 import { filesById, pathLookup } from './find.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { forbiddenHostKeys } from './guard.js';
-import { findConflicts } from '../core/merge/merge.js';
+import { findConflicts } from '../core/merge/marks.js';
 
 export interface RelinkResult {
   /** The entries rewritten, with their paths. */

@@ -9,11 +9,7 @@ import { diffArrays } from 'diff';
 import YAML from 'yaml';
 import { idFromFileName, splitEntry, updateEntryText, type Problem } from '../format/entry.js';
 import { findLinksSection, sectionTargets, stripLinksSection, withLinksSection } from '../format/links.js';
-
-/** The first characters of the line that opens a conflict block. */
-export const CONFLICT_OPEN = '<<<<<<< git-kb conflict';
-/** The line that closes a conflict block. */
-export const CONFLICT_CLOSE = '>>>>>>> git-kb conflict end';
+import { CONFLICT_CLOSE, CONFLICT_OPEN, findConflicts } from './marks.js';
 
 /** What a person needs on the opening line: which side is which and how to settle it. */
 export function conflictOpenLine(id: string | undefined, origin: string): string {
@@ -26,35 +22,6 @@ export function conflictForm(ours: string, theirs: string, openLine: string): st
   const a = ours.endsWith('\n') ? ours : `${ours}\n`;
   const b = theirs.endsWith('\n') ? theirs : `${theirs}\n`;
   return `${a}\n${openLine}\n${b}${CONFLICT_CLOSE}\n`;
-}
-
-/** One unresolved conflict block (or a plain git conflict marker) in a text, with its 1-based line. */
-export interface ConflictMark {
-  line: number;
-  kind: 'git-kb' | 'git';
-}
-
-/**
- * Finds the conflict blocks of a text: each outermost `<<<<<<< git-kb conflict` block, and plain git conflict
- * markers (`<<<<<<< ` at the start of a line) left by a merge made with git itself.
- */
-export function findConflicts(text: string): ConflictMark[] {
-  if (!text.includes('<<<<<<<')) return [];
-  const marks: ConflictMark[] = [];
-  let depth = 0;
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i]!;
-    if (l.startsWith(CONFLICT_OPEN)) {
-      if (depth === 0) marks.push({ line: i + 1, kind: 'git-kb' });
-      depth++;
-    } else if (l.startsWith(CONFLICT_CLOSE)) {
-      depth = Math.max(0, depth - 1);
-    } else if (depth === 0 && /^<{7}( |$)/.test(l)) {
-      marks.push({ line: i + 1, kind: 'git' });
-    }
-  }
-  return marks;
 }
 
 /** The `conflict-unresolved` findings of one file, for lint: one per conflict block, at its opening line. */
@@ -72,7 +39,6 @@ export function conflictProblems(text: string, file: string): Problem[] {
   }));
 }
 
-export { isConflictSibling } from './sibling.js';
 
 /** A text split into the version outside conflict blocks (ours) and the content of each outermost block. */
 export interface SplitConflict {

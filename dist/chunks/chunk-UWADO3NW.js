@@ -1,2 +1,0 @@
-"use strict";
-var e=Object.defineProperty;var r=Object.getOwnPropertyDescriptor;var i=Object.getOwnPropertyNames;var s=Object.prototype.hasOwnProperty;var u=(t,n)=>{for(var c in n)e(t,c,{get:n[c],enumerable:!0})},l=(t,n,c,f)=>{if(n&&typeof n=="object"||typeof n=="function")for(let a of i(n))!s.call(t,a)&&a!==c&&e(t,a,{get:()=>n[a],enumerable:!(f=r(n,a))||f.enumerable});return t};var p=t=>l(e({},"__esModule",{value:!0}),t);var x={};u(x,{a:()=>o});module.exports=p(x);function o(t){return/\.conflict-[0-9a-f]{8}$/.test(t)}
