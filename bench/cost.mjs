@@ -1,5 +1,5 @@
 // Read-command cost against repo size (issue 12): CPU time (user + system, read by a probe preloaded with
-// --import into every process, the bare one included) of `get ID`, `list --limit 20`, `status`, `lint` and
+// --require into every process, the bare one included) of `get ID`, `list --limit 20`, `status`, `lint` and
 // `search`, each paired with a bare `node -e 0` in the same loop, on copies of the replicated corpus. CPU time,
 // not wall time: the machine is shared, and CPU time barely moves when other processes load it.
 //   node bench/cost.mjs [--sizes 1871,10000,50000] [--runs 15] [--only get,list] [--cli PATH] [--reuse] [--no-write]
@@ -24,12 +24,13 @@ const only = arg('--only', '')?.split(',').filter(Boolean);
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gkb-cost-'));
 const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };
 fs.mkdirSync(WORK, { recursive: true });
-const probe = path.join(WORK, 'cpu-probe.mjs');
+// CommonJS, preloaded with --require: an ES module probe would start Node's ES module loader in every process.
+const probe = path.join(WORK, 'cpu-probe.cjs');
 fs.writeFileSync(probe, "process.on('exit', () => { const u = process.cpuUsage(); process.stderr.write(`\\ncpu:${u.user + u.system}\\n`); });\n");
 
 /** CPU ms of one node process (args after the probe). */
 function cpu(args, { allowFail = false } = {}) {
-  const r = spawnSync(process.execPath, ['--import', probe, ...args], { env, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+  const r = spawnSync(process.execPath, ['--require', probe, ...args], { env, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
   if (r.status !== 0 && !allowFail) throw new Error(`${args.join(' ')} failed (${r.status}): ${r.stderr}`);
   const us = Number(/cpu:(\d+)/.exec(r.stderr)?.[1]);
   return us / 1000;
@@ -44,16 +45,19 @@ for (const n of sizes) {
   if (!only?.length || only.some((k) => k.startsWith('lint'))) spawnSync(process.execPath, kb('lint'), { env, stdio: 'ignore' }); // lint records what it checked (exits 5 on the corpus's own findings)
   const someId = fs.readdirSync(path.join(data, 'entries')).find((f) => f.endsWith('.md')).slice(0, 13);
   const editFile = fs.readdirSync(path.join(data, 'entries')).filter((f) => f.endsWith('.md'))[7];
+  // In loop order: an entry edited by hand (a line appended), then lint, which re-reads that file only; list
+  // right after that edit (the summary made again from its stored facts with the one file read); then list,
+  // status and lint with nothing changed since, as most commands run.
   const cases = {
     get: () => kb('get', someId),
-    list: () => kb('list', '--limit', '20'),
-    status: () => kb('status'),
-    lint: () => kb('lint'),
-    // One entry edited by hand before each run (a line appended): lint re-reads that file only.
     lintOne: (i) => {
       fs.appendFileSync(path.join(data, 'entries', editFile), `\nedit ${i}\n`);
       return kb('lint');
     },
+    listEdited: () => kb('list', '--limit', '20'),
+    list: () => kb('list', '--limit', '20'),
+    status: () => kb('status'),
+    lint: () => kb('lint'),
     search: () => kb('search', 'rebase interactive', '--limit', '10'),
   };
   const names = Object.keys(cases).filter((k) => !only?.length || only.includes(k));
@@ -76,11 +80,13 @@ for (const n of sizes) {
 const header = rows[0].names;
 const body = `Written by \`node bench/cost.mjs\` on ${new Date().toISOString().slice(0, 10)}, ${machine()}; load average at the end ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}.
 
-CPU time (user + system of the whole process, read by a probe preloaded with \`--import\` into every command, the
+CPU time (user + system of the whole process, read by a probe preloaded with \`--require\` into every command, the
 bare one included), medians of ${runs} runs, each command alternated with a bare \`node -e 0\` in one loop; caches
-warm (one search and one lint beforehand), as in daily use; ratios to the bare node of the same loop.
+warm (one search and one lint beforehand), as in daily use; ratios to the bare node of the same loop. Each
+round first edits one entry by hand: \`lint\`, one file changed, and \`list\` right after a hand edit are the
+first commands to see it; the other columns run with nothing changed since.
 
-| entries | node -e 0 | ${header.map((k) => ({ get: '`get ID`', list: '`list --limit 20`', status: '`status`', lint: '`lint`, nothing changed', lintOne: '`lint`, one file changed', search: '`search`' })[k]).join(' | ')} |
+| entries | node -e 0 | ${header.map((k) => ({ get: '`get ID`', lintOne: '`lint`, one file changed', listEdited: '`list --limit 20` right after a hand edit', list: '`list --limit 20`', status: '`status`', lint: '`lint`, nothing changed', search: '`search`' })[k]).join(' | ')} |
 |---|---|${header.map(() => '---').join('|')}|
 ${rows.map((r) => `| ${r.n.toLocaleString('en')} | ${r.node.toFixed(0)} ms | ${r.cells.join(' | ')} |`).join('\n')}`;
 console.log(body);
