@@ -6,9 +6,11 @@
  * boundary with no reference outside it, so the loose object is a zlib header, the segments' deflate blocks in
  * order, a final empty block and the adler-32 of the whole (combined from the segments'). A reader sees one plain
  * zlib stream; git, isomorphic-git and `git fsck` read it like any other.
- * The last big trees written are kept in `.git/git-kb/trees/<oid>` (derived state, safe to delete): the body and
- * its deflated segments, under a CRC-32 of the file. A commit on top of such a tree reads its body from there (no
- * inflate) and deflates only the segments that changed. Nothing here decides what a tree holds.
+ * The last big trees written are kept in `.git/git-kb/trees/<oid>` (derived state, safe to delete): the body,
+ * under a CRC-32, and where each segment's deflate blocks lie in the tree's loose object, with that file's
+ * identity and CRC-32. A commit on top of such a tree reads its body from there (no inflate) and deflates only
+ * the segments that changed, taking the others' blocks from the old loose object while it is still the file
+ * written (git may pack it or store it anew). Nothing here decides what a tree holds.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,7 +18,7 @@ import { zlib } from '../system/builtins.js';
 import { readAt, writeFileAtomic } from '../store/fsutil.js';
 import { stateDir } from '../store/layout.js';
 import { nextTreeEntry, objectHeader, objectId } from './encoding.js';
-import { looseExists, writeLooseStream } from './objects.js';
+import { looseExists, looseObjectFile, writeLooseStream } from './objects.js';
 
 /** Trees from this size up are written in segments and kept (smaller ones are cheap to deflate whole). */
 export const BIG_TREE = 256 * 1024;
@@ -24,7 +26,7 @@ export const BIG_TREE = 256 * 1024;
 const MAX_SEGMENT = 64 * 1024;
 /** Big trees kept: the entry folder's, the sessions folder's, and a spare. */
 const KEEP = 4;
-const MAGIC = 'git-kb tree 1';
+const MAGIC = 'git-kb tree 2';
 
 /** One segment of a body: where it ends, its deflate blocks, and the adler-32 of its bytes. */
 interface Segment {
@@ -33,10 +35,10 @@ interface Segment {
   adler: number;
 }
 
-/** A kept tree: its body and segments. */
+/** A kept tree: its body, and its segments (when its loose object still holds their deflate blocks). */
 export interface KeptTree {
   body: Buffer;
-  segments: Segment[];
+  segments?: Segment[];
 }
 
 const BASE = 65521;
@@ -96,7 +98,40 @@ function treesDir(dir: string): string {
   return path.join(stateDir(dir), 'trees');
 }
 
-/** The kept tree `oid` (its CRC checked), or undefined (none, torn, or not this tree). */
+/** What a kept tree records of its loose object, to find its segments' deflate blocks there. */
+interface LooseRecord {
+  size: number;
+  ino: number;
+  crc: number;
+  /** Where each segment's deflate blocks start in the loose object file. */
+  at: number[];
+}
+
+/**
+ * The deflate blocks of each segment, from the loose object of `oid`, when that file is still the one written
+ * (same inode and size, and its CRC-32; not its mtime, which git moves when it finds the object already there),
+ * else undefined: git may have packed it, or stored it anew.
+ */
+function segmentsOf(dir: string, oid: string, ends: { end: number; adler: number }[], rec: LooseRecord): Segment[] | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(looseObjectFile(dir, oid), 'r');
+    const st = fs.fstatSync(fd);
+    if (st.size !== rec.size || st.ino !== rec.ino) return undefined;
+    const bytes = readAt(fd, 0, st.size);
+    if (bytes.length !== rec.size || zlib().crc32(bytes) !== rec.crc || rec.at.length !== ends.length + 1) return undefined;
+    return ends.map((e, k) => ({ end: e.end, adler: e.adler, deflated: bytes.subarray(rec.at[k]!, rec.at[k + 1]!) }));
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/**
+ * The kept tree `oid`: its body (CRC-checked), and its segments when its loose object is still the one written;
+ * undefined when none is kept, or it is torn or of another tree.
+ */
 export function keptTree(dir: string, oid: string): KeptTree | undefined {
   let fd: number | undefined;
   try {
@@ -107,18 +142,12 @@ export function keptTree(dir: string, oid: string): KeptTree | undefined {
     if (zlib().crc32(all.subarray(0, size - 4)) !== all.readUInt32BE(size - 4)) return undefined;
     const nl = all.indexOf(10);
     if (nl < 0 || all.toString('latin1', 0, MAGIC.length + 1) !== `${MAGIC} `) return undefined;
-    const head = JSON.parse(all.toString('utf8', MAGIC.length + 1, nl)) as { oid: string; bodyBytes: number; segments: [number, number, number][] };
-    if (head.oid !== oid) return undefined;
-    let at = nl + 1;
-    const body = all.subarray(at, at + head.bodyBytes);
-    at += head.bodyBytes;
-    const segments: Segment[] = [];
-    for (const [end, len, adler] of head.segments) {
-      segments.push({ end, deflated: all.subarray(at, at + len), adler });
-      at += len;
-    }
-    if (at !== size - 4 || body.length !== head.bodyBytes || (segments.length && segments[segments.length - 1]!.end !== body.length)) return undefined;
-    return { body, segments };
+    const head = JSON.parse(all.toString('utf8', MAGIC.length + 1, nl)) as { oid: string; bodyBytes: number; segments: [number, number][]; loose: LooseRecord };
+    if (head.oid !== oid || nl + 1 + head.bodyBytes !== size - 4) return undefined;
+    const body = all.subarray(nl + 1, nl + 1 + head.bodyBytes);
+    const ends = head.segments.map(([end, adler]) => ({ end, adler }));
+    if (ends.length && ends[ends.length - 1]!.end !== body.length) return undefined;
+    return { body, segments: segmentsOf(dir, oid, ends, head.loose) };
   } catch {
     return undefined;
   } finally {
@@ -126,18 +155,31 @@ export function keptTree(dir: string, oid: string): KeptTree | undefined {
   }
 }
 
-/** Keeps tree `oid` (never throws: derived state) and drops the oldest kept trees past KEEP. */
-function keep(dir: string, oid: string, tree: KeptTree, replaces: string | undefined): void {
+/**
+ * Keeps tree `oid`, whose loose object was just written as `stream` (never throws: derived state), and drops the
+ * oldest kept trees past KEEP.
+ */
+function keep(dir: string, oid: string, body: Buffer, segments: Segment[], stream: Buffer[], replaces: string | undefined): void {
   try {
-    const segs = tree.segments.map((s) => [s.end, s.deflated.length, s.adler]);
-    const head = Buffer.from(`${MAGIC} ${JSON.stringify({ oid, bodyBytes: tree.body.length, segments: segs })}\n`, 'utf8');
-    const parts = [head, tree.body, ...tree.segments.map((s) => s.deflated)];
-    let crc = 0;
-    for (const p of parts) crc = zlib().crc32(p, crc);
+    // The stream is the zlib header, the object header's deflate, each segment's, then the final block.
+    const at: number[] = [];
+    let pos = stream[0]!.length + stream[1]!.length;
+    let crc = zlib().crc32(stream[0]!);
+    crc = zlib().crc32(stream[1]!, crc);
+    for (let k = 0; k < segments.length; k++) {
+      at.push(pos);
+      pos += stream[k + 2]!.length;
+      crc = zlib().crc32(stream[k + 2]!, crc);
+    }
+    at.push(pos);
+    crc = zlib().crc32(stream[stream.length - 1]!, crc);
+    const st = fs.statSync(looseObjectFile(dir, oid));
+    const loose: LooseRecord = { size: st.size, ino: st.ino, crc: crc >>> 0, at };
+    const head = Buffer.from(`${MAGIC} ${JSON.stringify({ oid, bodyBytes: body.length, segments: segments.map((s) => [s.end, s.adler]), loose })}\n`, 'utf8');
     const tail = Buffer.alloc(4);
-    tail.writeUInt32BE(crc >>> 0);
+    tail.writeUInt32BE(zlib().crc32(body, zlib().crc32(head)) >>> 0);
     const folder = treesDir(dir);
-    writeFileAtomic(path.join(folder, oid), [...parts, tail], { fsync: false });
+    writeFileAtomic(path.join(folder, oid), [head, body, tail], { fsync: false });
     if (replaces && replaces !== oid) fs.rmSync(path.join(folder, replaces), { force: true });
     const names = fs.readdirSync(folder).filter((n) => /^[0-9a-f]{40}$/.test(n));
     if (names.length > KEEP) {
@@ -156,7 +198,7 @@ function keep(dir: string, oid: string, tree: KeptTree, replaces: string | undef
  */
 export function segmentedStream(body: Buffer, old: KeptTree | undefined): { stream: Buffer[]; segments: Segment[]; reused: number } {
   const reuse = new Map<string, { start: number; seg: Segment }>();
-  if (old) {
+  if (old?.segments) {
     let start = 0;
     for (const seg of old.segments) {
       // Keyed by the id ending the segment and its length; the bytes are compared before a reuse.
@@ -200,6 +242,6 @@ export function writeBigTree(dir: string, body: Buffer, from?: { oid: string; ke
   if (looseExists(dir, oid)) return oid;
   const { stream, segments } = segmentedStream(body, from?.kept);
   writeLooseStream(dir, oid, stream);
-  keep(dir, oid, { body, segments }, from?.oid);
+  keep(dir, oid, body, segments, stream, from?.oid);
   return oid;
 }

@@ -13,7 +13,8 @@ import { encodePack, encodePackIndex, type PackInput } from './pack.js';
 import { applyDelta, OFS_DELTA, PACKED_TYPES, parsePackedHeader, REF_DELTA } from './pack-read.js';
 import type { ObjectReader } from './reader.js';
 
-function looseFile(dir: string, oid: string): string {
+/** Where object `oid` is stored as a loose object. */
+export function looseObjectFile(dir: string, oid: string): string {
   return path.join(dir, '.git', 'objects', oid.slice(0, 2), oid.slice(2));
 }
 
@@ -31,12 +32,12 @@ function writeLooseAs(dir: string, oid: string, type: ObjectType, body: Buffer[]
 
 /** True when object `oid` is stored as a loose object. */
 export function looseExists(dir: string, oid: string): boolean {
-  return fs.existsSync(looseFile(dir, oid));
+  return fs.existsSync(looseObjectFile(dir, oid));
 }
 
 /** Stores the zlib stream of object `oid` (given in parts, the caller's deflate) as its loose object, atomically. */
 export function writeLooseStream(dir: string, oid: string, stream: Buffer[]): void {
-  writeFileAtomic(looseFile(dir, oid), stream, { fsync: false, mode: 0o444 });
+  writeFileAtomic(looseObjectFile(dir, oid), stream, { fsync: false, mode: 0o444 });
 }
 
 /** Stores an object as a loose object (unless it is there already) and returns its id. */

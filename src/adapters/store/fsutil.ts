@@ -120,12 +120,14 @@ export function removeTempSiblings(file: string): void {
 
 /** Up to `len` bytes of an open file from `pos` (fewer at its end), read to the full length asked. */
 export function readAt(fd: number, pos: number, len: number): Buffer {
-  const buf = Buffer.alloc(len);
+  // NOTE: not zero-filled first (megabytes for the caches of a big repo); what a short read leaves unread is.
+  const buf = Buffer.allocUnsafe(len);
   let got = 0;
   while (got < len) {
     const n = fs.readSync(fd, buf, got, len - got, pos + got);
     if (n === 0) break;
     got += n;
   }
+  if (got < len) buf.fill(0, got);
   return buf.subarray(0, got);
 }
