@@ -35,6 +35,11 @@ export async function ensureDataRepo(dir: string, options: { identity?: CommitId
     return false;
   }
   if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) {
+    // Another first write may have renamed its whole repo into place since the check above.
+    if (dataRepoExists(dir)) {
+      requireDataRepo(dir);
+      return false;
+    }
     throw new KbError('NO_DATA_REPO', `${dir} exists and is not a git repository; choose another --data directory or run "git -C ${dir} init"`, { dir });
   }
   const abs = path.resolve(dir);
