@@ -81,7 +81,7 @@ for (const file of fs.readdirSync(tmp, { recursive: true }).map(String).filter((
 fs.writeFileSync(`${tmp}/package.json`, '{\n  "type": "commonjs"\n}\n');
 // NOTE: the hook entry is CommonJS (dist/hook.cjs, run by bin/git-kb-hook, which bin/package.json makes
 // CommonJS too): an ES module entry loads Node's ESM loader (about 3 ms a process, measured against an empty
-// .cjs); the on-demand handlers stay ES modules, reached with import(), which CommonJS keeps as it is.
+// .cjs); its on-demand handlers are the CommonJS files of the split build above, reached with require.
 await build({
   ...common,
   format: 'cjs',
