@@ -29,13 +29,7 @@ export function objectId(type: ObjectType, ...body: Buffer[]): string {
 
 /** A file body followed by its SHA-1, as git ends packs, pack indexes and the index. */
 export function withChecksum(...body: Buffer[]): Buffer {
-  let length = 0;
-  for (const b of body) length += b.length;
-  const out = Buffer.allocUnsafe(length + 20);
-  let at = 0;
-  for (const b of body) at += b.copy(out, at);
-  crypto().createHash('sha1').update(out.subarray(0, length)).digest().copy(out, length);
-  return out;
+  return Buffer.concat(checksummedParts(...body));
 }
 
 /** The parts of a file body followed by their SHA-1, uncopied: for a writer that takes parts (writev). */

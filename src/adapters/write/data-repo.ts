@@ -30,16 +30,14 @@ function sweepDeadCreations(dir: string): void {
 
 /** Creates the data repo with its manifest when it does not exist yet (the embedded default, on first write). */
 export async function ensureDataRepo(dir: string, options: { identity?: CommitIdentity } = {}): Promise<boolean> {
+  // NOTE: the folder is looked at before the repo: another first write renames its whole repo into place at
+  // once, so a folder seen non-empty with no repo after it is not one being created.
+  const occupied = fs.existsSync(dir) && fs.readdirSync(dir).length > 0;
   if (dataRepoExists(dir)) {
     requireDataRepo(dir);
     return false;
   }
-  if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) {
-    // Another first write may have renamed its whole repo into place since the check above.
-    if (dataRepoExists(dir)) {
-      requireDataRepo(dir);
-      return false;
-    }
+  if (occupied) {
     throw new KbError('NO_DATA_REPO', `${dir} exists and is not a git repository; choose another --data directory or run "git -C ${dir} init"`, { dir });
   }
   const abs = path.resolve(dir);
