@@ -1,6 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import { findSecrets, redactSecrets, isSecretFilePath } from '../src/core/secrets/scan.js';
 import { SECRET_BATTERY, SAFE_TEXTS } from './fixtures/secrets.js';
+import { redactFields, redactionCanChange } from '../src/core/secrets/guard.js';
+import { formatEntry } from '../src/core/format/entry.js';
+import { corpusNotes } from './helpers/corpus.js';
 
 /** 1-based line and column of `index` in `text`. */
 function where(text: string, index: number): { line: number; column: number } {
@@ -212,5 +215,54 @@ describe('linear time', () => {
     redactSecrets(text);
     expect(t1 - t0).toBeLessThan(1000);
     expect(performance.now() - t1).toBeLessThan(1000);
+  });
+});
+
+// Import with --redact skips redacting a note's fields and body apart when one scan of the entry as it will be
+// written finds nothing and no field is named with a key word (redactionCanChange). Held here: wherever that
+// skip is taken, redacting apart would have changed nothing.
+describe('redactionCanChange', () => {
+  const base = { id: 'kb-01jabcdefghjkmnpqrstvwxyz0', title: 'A note', type: 'factual_reference', tags: ['a'], created: '2024-01-01T00:00:00Z', updated: '2024-01-01T00:00:00Z' };
+  const place = (t: string): [string, Record<string, unknown>, string][] => [
+    ['title', { ...base, title: t }, 'A body.'],
+    ['tag', { ...base, tags: ['x', t] }, 'A body.'],
+    ['custom field', { ...base, source: t }, 'A body.'],
+    ['nested field', { ...base, meta: { inner: [t] } }, 'A body.'],
+    ['key-word field', { ...base, password: t }, 'A body.'],
+    ['key-word nested field', { ...base, env: { api_key: t } }, 'A body.'],
+    ['body', base, t],
+    ['body with CRLF and trailing blanks', base, `${t.replace(/\n/g, '\r\n')}  \r\n\r\n`],
+    ['body after blank lines', base, `\n\n${t}`],
+  ];
+  const texts = [
+    ...SECRET_BATTERY.map((b) => b.text),
+    ...SAFE_TEXTS,
+    ...corpusNotes('jbranchaud-til', 5).map((n) => n.text),
+    ...corpusNotes('tldr-pages', 20).map((n) => n.text),
+  ];
+
+  it('skips only where redacting apart changes nothing', () => {
+    let skipped = 0;
+    let judged = 0;
+    for (const t of texts) {
+      for (const [where, fields, body] of place(t)) {
+        if (redactionCanChange(fields, formatEntry(fields, body))) continue;
+        skipped++;
+        const f = redactFields(fields);
+        const b = redactSecrets(body);
+        if (f.count + b.count > 0) throw new Error(`skipped redaction would have changed the ${where} of ${JSON.stringify(t.slice(0, 80))}`);
+        judged++;
+      }
+    }
+    expect(judged).toBe(skipped);
+    expect(skipped).toBeGreaterThan(texts.length); // the skip is taken (clean notes), not refused everywhere
+  });
+
+  it('does not skip a secret under a key word the written YAML quotes out of the scan', () => {
+    // `password: 'auth_token = "…"'` as YAML writes it is not an assignment the scan reads; as a `key: value`
+    // line it is, and redactFields redacts it.
+    const fields = { ...base, password: 'auth_token = "nQh6f4T1An39tyZ6oV4yyhAe6kHjFn62"' };
+    expect(redactFields(fields).count).toBe(1);
+    expect(redactionCanChange(fields, formatEntry(fields, 'A body.'))).toBe(true);
   });
 });

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { entryPath, formatEntry, interpretEntry, isValidId, newId, splitEntry, TYPES, type Problem } from '../core/format/entry.js';
 import { formatProblems, KbError } from '../core/errors.js';
 import { findSecrets, forgetScans, redactSecrets, rememberScans } from '../core/secrets/scan.js';
-import { redactFields, safeName } from '../core/secrets/guard.js';
+import { redactFields, redactionCanChange, safeName } from '../core/secrets/guard.js';
 import { normalizeTag } from '../core/format/tags.js';
 import { linkName, stripLinksSection, writtenBody } from '../core/format/links.js';
 import { inlineTags, linkSkeleton, rewriteMarkdownLinks, rewriteVaultLinks, vaultResolver } from '../core/format/vault.js';
@@ -243,7 +243,7 @@ async function importLocked(options: ImportOptions, root: string, walked: Return
     const taken = new Set(existing.keys());
     const findPresent = presentFinder(dir, existing);
     const present: ImportResult['present'] = [];
-    const notes: (Note & { id: string; path: string; source: string })[] = [];
+    const notes: (Note & { id: string; path: string; source: string; text: string })[] = [];
     const problems: Problem[] = [];
     const skipped: ImportResult['skipped'] = walked.passed.map((p) => ({ file: safeName(p.file), reason: p.reason }));
     const redacted: ImportResult['redacted'] = [];
@@ -289,6 +289,9 @@ async function importLocked(options: ImportOptions, root: string, walked: Return
       if (!place.present) attachmentFiles.push({ path: place.path, content: bytes });
     }
 
+    // Each note's text as it would be written when its links need no rewriting: checked for secrets below, and
+    // the same text handed to the transaction, whose guard then finds it scanned already (scan.ts).
+    rememberScans(); // until the transaction's guard has scanned the same texts (it forgets them)
     for (const file of files) {
       const shown = safeName(file);
       let note: Note;
@@ -301,7 +304,14 @@ async function importLocked(options: ImportOptions, root: string, walked: Return
         placed.set(file, { why: 'not imported (it does not parse)' });
         continue;
       }
-      if (options.redact) {
+      let id = note.fields.id as string | undefined;
+      if (!isValidId(id) || taken.has(id)) {
+        do id = newId(options.now); while (taken.has(id));
+      }
+      // With --redact, one scan of the entry as it will be written (when its links need no rewriting, as for most
+      // notes) decides for a clean note: redacting its fields and body apart would change nothing.
+      let text = options.redact ? formatEntry({ ...note.fields, id }, note.body) : undefined;
+      if (text !== undefined && (note.nameSecrets.length > 0 || redactionCanChange(note.fields, text))) {
         // Fields and body are redacted apart, before formatting: the formatter then quotes a marker value, so
         // a `[REDACTED:kind]` title stays a string (not a YAML list), and the slug is made from the marker.
         const f = redactFields(note.fields);
@@ -312,6 +322,7 @@ async function importLocked(options: ImportOptions, root: string, walked: Return
         note.fields = f.fields;
         note.body = b.text;
         note.nameSecrets = [];
+        text = undefined;
       }
       const already = findPresent(note.fields, note.body);
       if (already) {
@@ -320,26 +331,16 @@ async function importLocked(options: ImportOptions, root: string, walked: Return
         if (at) placed.set(file, { path: at, note: true });
         continue;
       }
-      let id = note.fields.id as string | undefined;
-      if (!isValidId(id) || taken.has(id)) {
-        do id = newId(options.now); while (taken.has(id));
-      }
       taken.add(id);
       note.fields.id = id;
       const rel = entryPath(note.fields as { id: string; title: string; type: string });
-      notes.push({ ...note, id, path: rel, source: file });
+      notes.push({ ...note, id, path: rel, source: file, text: text ?? formatEntry(note.fields, note.body) });
     }
-    // Each note as it would be written when its links need no rewriting (most notes): checked for secrets here,
-    // and the same text handed to the transaction, whose guard then finds it scanned already (scan.ts).
-    const formatted = new Map<(typeof notes)[number], string>();
-    rememberScans(); // until the transaction's guard has scanned the same texts (it forgets them)
     for (const n of notes) {
       // The fields are plain values this module built, so they are judged directly (no YAML round trip).
       const raw = { data: n.fields, body: n.body, frontmatter: '', bodyLine: 1 };
       const found = interpretEntry(raw, n.path, { idExists: (x) => taken.has(x) }).problems.map((p) => ({ ...p, file: n.file, line: undefined }));
-      const text = formatEntry(n.fields, n.body);
-      formatted.set(n, text);
-      for (const s of [...n.nameSecrets, ...findSecrets(text)]) found.push({ rule: 'secret', message: `secret-shaped content (${s.kind}, ${s.preview})`, file: n.file, line: undefined });
+      for (const s of [...n.nameSecrets, ...findSecrets(n.text)]) found.push({ rule: 'secret', message: `secret-shaped content (${s.kind}, ${s.preview})`, file: n.file, line: undefined });
       problems.push(...found);
     }
     let keep = notes;
@@ -376,7 +377,7 @@ async function importLocked(options: ImportOptions, root: string, walked: Return
       for (const l of [...wiki.left, ...md.left].sort((a, b) => a.line - b.line)) unresolved.push({ file: n.file, line: l.line, link: l.link, reason: l.reason });
       const links = Array.isArray(n.fields.links) ? (n.fields.links as { rel: string; to: string }[]) : [];
       const body = writtenBody(md.text, links, pathOf);
-      return body === n.body ? formatted.get(n)! : formatEntry(n.fields, body);
+      return body === n.body ? n.text : formatEntry(n.fields, body);
     });
     const ignore = walked.vault ? gitignoreUpdate(dir) : undefined;
     const result = { skipped, attachments, unresolved, present, redacted };

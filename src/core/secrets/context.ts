@@ -3,7 +3,7 @@
  * netrc lines, `key = value` assignments whose key names a secret (`DB_PASSWORD`, `apiKey`, `x-api-key`), and
  * `--password VALUE` flags. Every regex starts on a literal or a boundary and has bounded quantifiers. Pure.
  */
-import { candidateScan, charClass, matchesAt, runStart } from './candidates.js';
+import { candidateScan, charClass, runStart } from './candidates.js';
 import { K, type Hit } from './kinds.js';
 import { count, credentialLike, isCode, isPlaceholder, mask, passwordLike } from './values.js';
 
@@ -19,8 +19,21 @@ const KEY_END_RE = new RegExp(
 );
 const PAGINATION_RE = /(?:^|_)(?:next|page|continuation|pagination|cursor|sync|resume|start|end|prev|previous)_?token$/;
 
+/** Keys classified already: a text names the same few keys again and again. Bounded: dropped whole when full. */
+const keyClasses = new Map<string, KeyClass | null>();
+
 /** Classifies a key (`DB_PASSWORD`, `apiKey`, `x-api-key`, `spring.datasource.password`) or returns null. */
 function classifyKey(key: string): KeyClass | null {
+  let cls = keyClasses.get(key);
+  if (cls === undefined) {
+    if (keyClasses.size >= 4096) keyClasses.clear();
+    cls = classifyNewKey(key);
+    keyClasses.set(key, cls);
+  }
+  return cls;
+}
+
+function classifyNewKey(key: string): KeyClass | null {
   const k = key
     .replace(/^-+/, '')
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
@@ -165,6 +178,44 @@ function mayHoldUrlCredentials(text: string): boolean {
   return k !== -1 && text.indexOf('@', k) !== -1;
 }
 
+/** How long a refused assignment's value may be for the scan to look for another assignment inside it. */
+const SHORT_VALUE = 64;
+
+/** The secret of an assignment ASSIGN_RE matched, or undefined when its key or value is not one. */
+function assignmentHit(text: string, m: RegExpExecArray): Hit | undefined {
+  const key = m[1]!;
+  const cls = classifyKey(key);
+  if (!cls) return undefined;
+  const sep = m[4]!;
+  const spaced = m[3]!.length > 0 || m[5]!.length > 0;
+  const gi = m[6] !== undefined ? 6 : m[7] !== undefined ? 7 : 8;
+  const [vs] = m.indices![gi]!;
+  let v = m[gi]!;
+  if (gi === 8) {
+    v = trimValue(cutAtNextPair(text, vs, v));
+    // NOTE: a `:` or spaced `=` value must end the statement (`token: see below` is prose), unless the value
+    // is a credential beyond doubt: random-looking and long (`api_key = 9f3kQ2vL8xZp1mN7 for staging`).
+    if ((sep !== '=' && sep !== ':=') || spaced) {
+      if (!endsStatement(text, vs + v.length) && !unmistakable(v)) return undefined;
+    }
+    if (isCode(v, spaced)) return undefined;
+  }
+  const lead = v.length - v.trimStart().length;
+  const value = v.trim();
+  const ok = cls === 'password' ? passwordLike(value, gi === 8 && sep === ':') : credentialLike(value);
+  if (!ok) return undefined;
+  if (/^pwd$/i.test(key) && /^(?:[\/~]|[A-Za-z]:[\\/])/.test(value)) return undefined; // the shell's PWD=/path
+  const start = vs + lead;
+  return {
+    start,
+    end: start + value.length,
+    kind: assignmentKind(key, cls, value),
+    preview: mask(value),
+    tier: 2,
+    order: 3,
+  };
+}
+
 /** Adds the context-found secrets of `text` to `out`. */
 export function scanContext(text: string, out: Hit[]): void {
   const urls = mayHoldUrlCredentials(text) ? text.matchAll(URL_RE) : [];
@@ -190,38 +241,22 @@ export function scanContext(text: string, out: Hit[]): void {
     const [s, e] = m.indices![1]!;
     out.push({ start: s, end: e, kind: K.password, preview: mask(v), tier: 2, order: 2 });
   }
-  for (const m of matchesAt(text, ASSIGN_SCAN)) {
-    const key = m[1]!;
-    const cls = classifyKey(key);
-    if (!cls) continue;
-    const sep = m[4]!;
-    const spaced = m[3]!.length > 0 || m[5]!.length > 0;
-    const gi = m[6] !== undefined ? 6 : m[7] !== undefined ? 7 : 8;
-    const [vs] = m.indices![gi]!;
-    let v = m[gi]!;
-    if (gi === 8) {
-      v = trimValue(cutAtNextPair(text, vs, v));
-      // NOTE: a `:` or spaced `=` value must end the statement (`token: see below` is prose), unless the value
-      // is a credential beyond doubt: random-looking and long (`api_key = 9f3kQ2vL8xZp1mN7 for staging`).
-      if ((sep !== '=' && sep !== ':=') || spaced) {
-        if (!endsStatement(text, vs + v.length) && !unmistakable(v)) continue;
-      }
-      if (isCode(v, spaced)) continue;
+  // A start inside the previous match is skipped, as a global scan would, but for one case: a refused match
+  // with a short value hides nothing after its key (`password: auth_token = "…"` is a prose `password:`, then
+  // an assignment). Short, so that re-reading a refused value stays linear (`password:` 5 MB over).
+  let end = 0;
+  for (const s of assignmentStarts(text)) {
+    if (s < end) continue;
+    ASSIGN_SCAN.at.lastIndex = s;
+    const m = ASSIGN_SCAN.at.exec(text);
+    if (!m) continue;
+    end = m.index + m[0].length;
+    const hit = assignmentHit(text, m);
+    if (hit) out.push(hit);
+    else {
+      const [vs] = m.indices![m[6] !== undefined ? 6 : m[7] !== undefined ? 7 : 8]!;
+      if (end - vs <= SHORT_VALUE) end = vs;
     }
-    const lead = v.length - v.trimStart().length;
-    const value = v.trim();
-    const ok = cls === 'password' ? passwordLike(value, gi === 8 && sep === ':') : credentialLike(value);
-    if (!ok) continue;
-    if (/^pwd$/i.test(key) && /^(?:[\/~]|[A-Za-z]:[\\/])/.test(value)) continue; // the shell's PWD=/path
-    const start = vs + lead;
-    out.push({
-      start,
-      end: start + value.length,
-      kind: assignmentKind(key, cls, value),
-      preview: mask(value),
-      tier: 2,
-      order: 3,
-    });
   }
   for (const m of text.matchAll(FLAG_RE)) {
     const cls = classifyKey(m[1]!);
