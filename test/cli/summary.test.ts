@@ -113,6 +113,64 @@ describe('catalog summary', () => {
     for (const x of [c, d, e]) fs.rmSync(path.join(sb.data, x.path));
   });
 
+  it('writes a body edit as a patch beside the summary, and says what a catalog load says', async () => {
+    const patchFile = (): string => `${file()}.patch`;
+    const k = await addEntry(sb, { type: 'decision', title: 'Body kernel', body: 'Kernel words.', extra: ['--kernel'] });
+    const big = await addEntry(sb, { type: 'decision', title: 'Body biggest', body: `Big ${'words '.repeat(400)}` });
+    const plain = await addEntry(sb, { type: 'lesson_learned', title: 'Body plain', body: 'Plain words.' });
+    const host = (await kbj(sb, ['host', 'add', 'patch-box', '--title', 'Patch disk', '--', 'The disk is /dev/vdb.'])) as Added;
+    const catalogFile = path.join(sb.data, '.git', 'git-kb', 'catalog.v8');
+    const full = async (): Promise<unknown> => {
+      fs.rmSync(file(), { force: true });
+      return { status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) };
+    };
+    const edit = (rel: string, f: (t: string) => string): void => {
+      const abs = path.join(sb.data, rel);
+      fs.writeFileSync(abs, f(fs.readFileSync(abs, 'utf8')));
+    };
+    const grow = (t: string): string => `${t.trimEnd()}\n\nMore words here.\n`;
+    // [what, edits, whether it is written as a patch]
+    const rounds: [string, [string, (t: string) => string][], boolean][] = [
+      ['a plain body grows', [[plain.path, grow]], true],
+      ['a kernel body and a host fact grow at once', [[k.path, grow], [host.path, grow]], true],
+      ['a body grows past the biggest', [[plain.path, (t) => `${t.trimEnd()}\n${'many more words '.repeat(300)}\n`]], true],
+      ['the biggest grows', [[plain.path, grow]], true],
+      ['the biggest shrinks', [[plain.path, (t) => t.replace(/many more words /g, '')]], false],
+      ['a body grows again after a rewrite', [[big.path, grow]], true],
+      ['an edit outside the listed fields that adds a problem', [[k.path, (t) => t.replace('type: decision', 'type: decision\nurl: not a url')]], true],
+      ['a title edit after a patch', [[plain.path, (t) => t.replace('title: Body plain', 'title: Body plain renamed')]], false],
+    ];
+    settleFolders(sb);
+    let before = (await status()).problems;
+    for (const [what, edits, asPatch] of rounds) {
+      for (const [rel, f] of edits) edit(rel, f);
+      const summaryIno = fs.statSync(file()).ino;
+      const catalogIno = fs.statSync(catalogFile).ino;
+      const patched = { status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) };
+      expect(fs.statSync(catalogFile).ino, `${what}: the catalog was not loaded`).toBe(catalogIno);
+      expect(fs.statSync(file()).ino === summaryIno, `${what}: the summary ${asPatch ? 'is kept' : 'is written again'}`).toBe(asPatch);
+      expect(fs.existsSync(patchFile()), `${what}: a patch ${asPatch ? 'is' : 'is not'} there`).toBe(asPatch);
+      const patchBytes = asPatch ? fs.readFileSync(patchFile()) : undefined;
+      if (asPatch) {
+        // served from the patch, then the patch thrown away: the same
+        expect({ status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) }).toEqual(patched);
+        fs.writeFileSync(patchFile(), '{"magic":"git-kb summary patch 1","base":"another"');
+        expect({ status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) }).toEqual(patched);
+      }
+      expect(patched, what).toEqual(await full());
+      if (what.includes('adds a problem')) expect((patched.status as { problems: number }).problems).toBe(before + 1);
+      if (patchBytes) {
+        // a patch left from the summary just replaced is not read as the new one's
+        fs.writeFileSync(patchFile(), patchBytes);
+        expect({ status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) }).toEqual(patched);
+      }
+      settleFolders(sb);
+      before = (await status()).problems;
+    }
+    for (const x of [k, big, plain, host]) fs.rmSync(path.join(sb.data, x.path));
+    await commitAll(sb, 'drop the patch test entries');
+  });
+
   it('ignores a torn, garbage or foreign summary and rewrites it', async () => {
     const good = fs.readFileSync(file());
     for (const damage of [Buffer.alloc(0), good.subarray(0, good.length >> 1), Buffer.from('garbage\n'), Buffer.concat([good, Buffer.from('x')])]) {

@@ -205,9 +205,17 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
         }
       }
     });
-    // Client went away mid-request: stop the backend.
+    // Client went away mid-request: stop the backend. Its stdin is closed too: the pack program it runs (receive-pack,
+    // upload-pack) holds the same pipe and would otherwise wait for the rest of a body that never comes, keeping
+    // the backend's stdout open (no 'close') long after the backend itself was killed.
     res.on('close', () => {
-      if (child.exitCode === null && child.signalCode === null && !res.writableFinished) child.kill();
+      if (child.exitCode === null && child.signalCode === null && !res.writableFinished) {
+        child.stdin.destroy();
+        child.kill();
+      }
+    });
+    req.on('close', () => {
+      if (!req.complete) child.stdin.destroy();
     });
   });
 

@@ -20,11 +20,12 @@ import fs from 'node:fs';
 import { loadCatalog, newestFirst, readItem, type CatalogItem, type EntryMeta } from './catalog.js';
 import { currentNamesKey, recordableNamesKey } from './ids.js';
 import { patternKeyOf, recurrenceCount } from '../../core/format/learning.js';
-import { readAt } from '../store/fsutil.js';
+import { readAt, writeFileAtomic } from '../store/fsutil.js';
 import { putStat, readStatTable, unchanged, writeStatTable, type StatTable } from './stat-table.js';
-import { fileStat } from '../store/layout.js';
+import { fileStat, type StatData } from '../store/layout.js';
 
-const MAGIC = 'git-kb summary 3';
+const MAGIC = 'git-kb summary 4';
+const PATCH_MAGIC = 'git-kb summary patch 1';
 
 /** Past this many changed files (under the same names) the catalog is loaded instead of the files read one by one. */
 const PATCH_MAX = 256;
@@ -55,6 +56,10 @@ export interface SummaryRow {
 
 interface Header {
   namesKey: string;
+  /** This summary's own mark (a patch names the summary it applies to by it). */
+  made: string;
+  /** The ids more than one file claims (a body edit of such a file is not patched: which one serves is the catalog's question). */
+  dupIds: string[];
   entries: number;
   byType: Record<string, number>;
   problems: number;
@@ -153,7 +158,7 @@ function rowOf(e: NonNullable<Fact['entry']>): SummaryRow {
  * loaded catalog and from stored facts alike. Servable entries one per id (an id claimed twice: the first file by
  * path); problems: each file's own, one per link to an id no entry has, one per file of an id claimed twice.
  */
-function summarize(facts: Fact[]): { summary: Summary; rows: SummaryRow[] } {
+function summarize(facts: Fact[]): { summary: Summary; rows: SummaryRow[]; dupIds: string[] } {
   const byId = new Map<string, NonNullable<Fact['entry']>>();
   const claims = new Map<string, number>();
   let problems = 0;
@@ -164,7 +169,12 @@ function summarize(facts: Fact[]): { summary: Summary; rows: SummaryRow[] } {
     if (!byId.has(f.entry.id)) byId.set(f.entry.id, f.entry);
   }
   for (const f of facts) for (const l of f.entry?.links ?? []) if (!byId.has(l.to)) problems++;
-  for (const n of claims.values()) if (n > 1) problems += n;
+  const dupIds: string[] = [];
+  for (const [id, n] of claims) {
+    if (n < 2) continue;
+    problems += n;
+    dupIds.push(id);
+  }
   const byType: Record<string, number> = {};
   for (const e of byId.values()) byType[e.type] = (byType[e.type] ?? 0) + 1;
   const rows = newestFirst(byId.values()).map(rowOf);
@@ -177,7 +187,7 @@ function summarize(facts: Fact[]): { summary: Summary; rows: SummaryRow[] } {
       yield* rows;
     },
   };
-  return { summary, rows };
+  return { summary, rows, dupIds };
 }
 
 /** Writes the summary `made` of the files `table` lists (with that stat data), their fact lines, listed under `namesKey`. Never throws. */
@@ -185,8 +195,10 @@ function writeSummary(dir: string, table: Parameters<typeof writeStatTable>[3], 
   try {
     const rows = Buffer.from(made.rows.map((e) => `${JSON.stringify([e.id, e.title, e.type, e.tags, e.path, e.created ?? null, e.updated ?? null, e.host ?? null])}\n`).join(''), 'utf8');
     const { summary } = made;
-    const header: Header = { namesKey, entries: summary.entries, byType: summary.byType, problems: summary.problems, memory: summary.memory, rowsBytes: rows.length };
+    const mark = `${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}`;
+    const header: Header = { namesKey, made: mark, dupIds: made.dupIds, entries: summary.entries, byType: summary.byType, problems: summary.problems, memory: summary.memory, rowsBytes: rows.length };
     writeStatTable(summaryFile(dir), MAGIC, header, table, [rows, Buffer.from(factLines.join(''), 'utf8')]);
+    fs.rmSync(patchFile(dir), { force: true }); // it named the summary just replaced
   } catch {
     /* derived state: the next list or status loads the catalog */
   }
@@ -236,20 +248,19 @@ async function* rowsFrom(dir: string, same: { ino: number; size: number }, from:
   }
 }
 
-/** The stored summary served as it is (its rows read from the file as they are taken). */
-function served(dir: string, table: StatTable<Header>): Summary {
-  const { header } = table;
+/** The stored summary served with `header`'s aggregates (its own, or its patch's); its rows read from the file as they are taken. */
+function served(dir: string, table: StatTable<Header>, header: Header): Summary {
   return {
     entries: header.entries,
     byType: header.byType,
     problems: header.problems,
     memory: header.memory,
-    rows: () => rowsFrom(dir, { ino: table.ino, size: table.size }, table.tailAt, table.tailAt + header.rowsBytes),
+    rows: () => rowsFrom(dir, { ino: table.ino, size: table.size }, table.tailAt, table.tailAt + table.header.rowsBytes),
   };
 }
 
-/** The facts of a stored summary and their lines, one per file of its table, or undefined when they do not read as such. */
-function readFacts(dir: string, table: StatTable<Header>): { facts: Fact[]; lines: string[] } | undefined {
+/** The fact lines of a stored summary, one per file of its table (each with its newline), or undefined when they do not read as such. */
+function readFactLines(dir: string, table: StatTable<Header>): string[] | undefined {
   let fd: number | undefined;
   try {
     fd = fs.openSync(summaryFile(dir), 'r');
@@ -258,7 +269,7 @@ function readFacts(dir: string, table: StatTable<Header>): { facts: Fact[]; line
     const at = table.tailAt + table.header.rowsBytes;
     const lines = readAt(fd, at, table.tailBytes - table.header.rowsBytes).toString('utf8').split('\n');
     if (lines.pop() !== '' || lines.length !== table.paths.length) return undefined;
-    return { facts: lines.map((l, i) => parseFact(l, table.paths[i]!)), lines: lines.map((l) => `${l}\n`) };
+    return lines.map((l) => `${l}\n`);
   } catch {
     return undefined;
   } finally {
@@ -266,41 +277,167 @@ function readFacts(dir: string, table: StatTable<Header>): { facts: Fact[]; line
   }
 }
 
+/** The patch file of a data repo's summary (see the module contract). */
+function patchFile(dir: string): string {
+  return `${summaryFile(dir)}.patch`;
+}
+
+/** A patch as stored: the summary it applies to (its mark), under which names key, the aggregates now, and each patched file. */
+interface PatchFile {
+  magic: string;
+  base: string;
+  namesKey: string;
+  header: Header;
+  /** [file index in the table, mtimeMs, ctimeMs, size, inode, fact line]. */
+  files: [number, number, number, number, number, string][];
+}
+
+/** A patch read for a table: the aggregates now, and the fact line of each patched file. */
+interface Patch {
+  header: Header;
+  files: Map<number, PatchFile['files'][number]>;
+}
+
+/**
+ * The patch of summary `table` under `namesKey`, its stat data put into `table.stats`; undefined (and the table
+ * left as it is) when there is none, or it is torn, foreign or for another summary.
+ */
+function readPatch(dir: string, table: StatTable<Header>, namesKey: string): Patch | undefined {
+  let p: PatchFile;
+  try {
+    p = JSON.parse(fs.readFileSync(patchFile(dir), 'utf8')) as PatchFile;
+  } catch {
+    return undefined;
+  }
+  const n = table.paths.length;
+  const ok = (f: unknown): boolean => Array.isArray(f) && f.length === 6 && Number.isSafeInteger(f[0]) && f[0] >= 0 && f[0] < n && f.slice(1, 5).every((x) => typeof x === 'number') && typeof f[5] === 'string';
+  if (!p || p.magic !== PATCH_MAGIC || p.base !== table.header.made || p.namesKey !== namesKey || p.header?.rowsBytes !== table.header.rowsBytes || !Array.isArray(p.files) || !p.files.every(ok)) return undefined;
+  const files = new Map<number, PatchFile['files'][number]>();
+  for (const f of p.files) {
+    putStat(table.stats, f[0], { mtimeMs: f[1], ctimeMs: f[2], size: f[3], ino: f[4] });
+    files.set(f[0], f);
+  }
+  return { header: p.header, files };
+}
+
+/** The stored fact lines of files `wanted` (ascending) of `table`, its patch's where it has one; undefined when they do not read. */
+function storedFactLines(dir: string, table: StatTable<Header>, patch: Patch | undefined, wanted: number[]): Map<number, string> | undefined {
+  const out = new Map<number, string>();
+  const fromBase = wanted.filter((i) => {
+    const f = patch?.files.get(i);
+    if (f) out.set(i, f[5]);
+    return !f;
+  });
+  if (fromBase.length === 0) return out;
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(summaryFile(dir), 'r');
+    const st = fs.fstatSync(fd);
+    if (st.ino !== table.ino || st.size !== table.size) return undefined;
+    const bytes = readAt(fd, table.tailAt + table.header.rowsBytes, table.tailBytes - table.header.rowsBytes);
+    let at = 0;
+    let line = 0;
+    for (const i of fromBase) {
+      for (; line < i; line++) {
+        at = bytes.indexOf(10, at) + 1;
+        if (at === 0) return undefined;
+      }
+      const end = bytes.indexOf(10, at);
+      if (end < 0) return undefined;
+      out.set(i, bytes.toString('utf8', at, end + 1));
+    }
+    return out;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * The aggregates after files changed from facts `was` to facts `now` (same order), when that is a body edit the
+ * aggregates follow without the other files: each file was and is a servable entry of an id no other file
+ * claims, with the same listed fields, kernel, learning fields and link targets; then the problem count, the
+ * kernel's and the host's characters and the biggest body move by what changed. Undefined otherwise (and when
+ * the biggest body shrank: the next biggest is the other files' question).
+ */
+function patchedHeader(header: Header, was: Fact[], now: Fact[]): Header | undefined {
+  const h: Header = structuredClone(header);
+  for (let k = 0; k < was.length; k++) {
+    const o = was[k]!.entry;
+    const e = now[k]!.entry;
+    if (!o || !e || h.dupIds.includes(e.id)) return undefined;
+    const { bodyLength: ob, ...oRest } = o;
+    const { bodyLength: eb, ...eRest } = e;
+    if (!sameJson(oRest, eRest)) return undefined;
+    h.problems += now[k]!.problems - was[k]!.problems;
+    const d = eb - ob;
+    if (e.kernel) h.memory.kernelChars += d;
+    if (e.host) {
+      const at = h.memory.hostChars.find(([key]) => key === e.host);
+      if (!at) return undefined;
+      at[1] += d;
+    }
+    if (e.type === 'session_summary') continue;
+    const big = h.memory.biggest;
+    if (big?.id === e.id) {
+      if (d < 0) return undefined;
+      big.bodyLength = eb;
+    } else if (!big || eb > big.bodyLength || (eb === big.bodyLength && e.id < big.id)) h.memory.biggest = { id: e.id, title: e.title, bodyLength: eb };
+  }
+  return h;
+}
+
 /**
  * What `list` and `status` read (see the module contract): the stored summary when it is provably current (the
- * names key taken now matches, and every recorded file has the recorded stat data); when the names match and at
- * most PATCH_MAX files changed, the summary made again from the stored facts with those files read anew; else one
- * made from the catalog (loaded, so brought up to date). Both are stored for the next command.
+ * names key taken now matches, and every recorded file has the recorded stat data, its patch's where patched);
+ * when the names match and at most PATCH_MAX files changed, those files are read anew, and a body edit is written
+ * as a patch beside the summary (patchedHeader), anything else as the summary made again from the stored facts;
+ * else one made from the catalog (loaded, so brought up to date). Each is stored for the next command.
  */
 export async function currentSummary(dir: string): Promise<Summary> {
   const namesKey = currentNamesKey(dir);
-  const table = readStatTable<Header>(summaryFile(dir), MAGIC, (h) => h?.namesKey === namesKey && Number.isSafeInteger(h.rowsBytes));
+  const table = readStatTable<Header>(summaryFile(dir), MAGIC, (h) => h?.namesKey === namesKey && Number.isSafeInteger(h.rowsBytes) && typeof h.made === 'string' && Array.isArray(h.dupIds));
   if (table) {
+    const patch = readPatch(dir, table, namesKey);
+    const header = patch?.header ?? table.header;
     const base = dir.endsWith('/') ? dir : `${dir}/`;
     const changed: number[] = [];
     for (let i = 0; i < table.paths.length && changed.length <= PATCH_MAX; i++) if (!unchanged(base, table, i)) changed.push(i);
-    if (changed.length === 0) return served(dir, table);
-    const stored = changed.length <= PATCH_MAX ? readFacts(dir, table) : undefined;
-    if (stored) {
+    if (changed.length === 0) return served(dir, table, header);
+    if (changed.length <= PATCH_MAX) {
       const recordKey = recordableNamesKey(dir); // before the files are read: see writeIdMap
-      const { facts, lines } = stored;
       const { parseEntry } = await import('../../core/format/entry.js');
-      const stats = Float64Array.from(table.stats);
-      let gone = false;
+      const now: { i: number; st: StatData; fact: Fact; line: string }[] = [];
       for (const i of changed) {
         const st = fileStat(base + table.paths[i]!); // before the read: a later change is read again
-        if (!st) {
-          gone = true; // deleted while the names key stood still: the catalog tells
-          break;
-        }
-        putStat(stats, i, st);
-        facts[i] = factOf(readItem(dir, { path: table.paths[i]!, id: '', ...st }, parseEntry));
-        lines[i] = factLine(facts[i]!);
+        if (!st) break; // deleted while the names key stood still: the catalog tells
+        const line = factLine(factOf(readItem(dir, { path: table.paths[i]!, id: '', ...st }, parseEntry)));
+        now.push({ i, st, fact: parseFact(line, table.paths[i]!), line }); // as a stored one reads: compared with one below
       }
-      if (!gone) {
-        const made = summarize(facts);
-        writeSummary(dir, { paths: table.paths, stats }, lines, made, recordKey);
-        return made.summary;
+      if (now.length === changed.length) {
+        const was = storedFactLines(dir, table, patch, changed);
+        const files = new Map(patch?.files);
+        for (const c of now) files.set(c.i, [c.i, c.st.mtimeMs, c.st.ctimeMs, c.st.size, c.st.ino, c.line]);
+        const patched = was && files.size <= PATCH_MAX ? patchedHeader(header, changed.map((i) => parseFact(was.get(i)!, table.paths[i]!)), now.map((c) => c.fact)) : undefined;
+        if (patched) {
+          writePatch(dir, { magic: PATCH_MAGIC, base: table.header.made, namesKey: recordKey, header: patched, files: [...files.values()] });
+          return served(dir, table, patched);
+        }
+        const lines = readFactLines(dir, table);
+        if (lines) {
+          for (const f of patch?.files.values() ?? []) lines[f[0]] = f[5];
+          const stats = Float64Array.from(table.stats);
+          for (const c of now) {
+            putStat(stats, c.i, c.st);
+            lines[c.i] = c.line;
+          }
+          const made = summarize(lines.map((l, i) => parseFact(l, table.paths[i]!)));
+          writeSummary(dir, { paths: table.paths, stats }, lines, made, recordKey);
+          return made.summary;
+        }
       }
     }
   }
@@ -310,4 +447,13 @@ export async function currentSummary(dir: string): Promise<Summary> {
   const made = summarize(facts);
   writeSummary(dir, catalog.items, facts.map(factLine), made, recordKey);
   return made.summary;
+}
+
+/** Writes a summary's patch. Never throws (derived state: without it, the next command reads the files again). */
+function writePatch(dir: string, patch: PatchFile): void {
+  try {
+    writeFileAtomic(patchFile(dir), JSON.stringify(patch), { fsync: false });
+  } catch {
+    /* see above */
+  }
 }
