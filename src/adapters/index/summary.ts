@@ -11,7 +11,9 @@
  * the catalog, which rewrites the summary; except when the names are the same and a few files changed (hand edits
  * in place): then only those files are read, and the summary is made again from the facts it keeps of every file
  * (what the summary is computed from: a servable entry's listed fields, its size, kernel, host, learning fields and
- * link targets, and each file's own problem count), by the same computation as from the catalog. Safe to delete.
+ * link targets, and each file's own problem count), by the same computation as from the catalog. A body edit in
+ * place (patchedHeader says which) is not written into the summary but beside it, as a patch (`summary.v1.patch`:
+ * the aggregates now, and the changed files' stat data and facts), read with the summary it names. Safe to delete.
  *
  * Layout: a stat table (stat-table.ts) whose header holds the aggregates and whose tail holds the rows, newest
  * first, then one fact line per file of the table, in its order.
