@@ -4,10 +4,9 @@
  * `.git/git-kb/catalog.v8`, so an entry written by git-kb, a plain-git commit, a pull and an uncommitted hand
  * edit are all seen by the next command. A corrupt or foreign cache is ignored and rebuilt.
  */
-import { crypto } from '../system/builtins.js';
+import { crypto, v8 } from '../system/builtins.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import v8 from 'node:v8';
 import type { Problem } from '../../core/format/entry.js';
 import { entryMetaOf, type EntryMeta } from '../../core/format/meta.js';
 import { currentNamesKey, idMapKey, writeIdMap } from './ids.js';
@@ -73,7 +72,7 @@ function cacheFile(dir: string): string {
 
 function readCache(dir: string): Map<string, CatalogItem> {
   try {
-    const data = v8.deserialize(fs.readFileSync(cacheFile(dir))) as CacheShape;
+    const data = v8().deserialize(fs.readFileSync(cacheFile(dir))) as CacheShape;
     if (data?.v !== CATALOG_VERSION || !Array.isArray(data.items)) return new Map();
     return new Map(data.items.map((a) => [a[0] as string, decodeItem(a)]));
   } catch {
@@ -141,7 +140,7 @@ export async function loadCatalog(dir: string, options: LoadOptions = {}): Promi
   items.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   if ((reparsed.length > 0 || cached.size !== items.length) && options.writeCache !== false) {
     try {
-      writeFileAtomic(cacheFile(dir), v8.serialize({ v: CATALOG_VERSION, items: items.map(encodeItem) } satisfies CacheShape), { fsync: false });
+      writeFileAtomic(cacheFile(dir), v8().serialize({ v: CATALOG_VERSION, items: items.map(encodeItem) } satisfies CacheShape), { fsync: false });
     } catch {
       // NOTE: a read-only data repo still serves; it just re-parses next time.
     }
