@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { addEntry, commitAll, entryText, initRepo, kbd, kbj, settleFolders, writeFile, type Added } from './support.js';
+import { kbKilledAfter, seeded } from '../hostile/support.js';
 
 let sb: Sandbox;
 let a: Added;
@@ -169,6 +170,34 @@ describe('catalog summary', () => {
     }
     for (const x of [k, big, plain, host]) fs.rmSync(path.join(sb.data, x.path));
     await commitAll(sb, 'drop the patch test entries');
+  });
+
+  it('a list killed at any point after a body edit leaves the next status and list what a catalog load says', { timeout: 120_000 }, async () => {
+    const added = [];
+    for (let i = 0; i < 6; i++) added.push(await addEntry(sb, { type: 'decision', title: `Killed list ${i}`, body: `Body ${i}. `.repeat(10 + 40 * i), extra: i === 0 ? ['--kernel'] : [] }));
+    const full = async (): Promise<unknown> => {
+      fs.rmSync(file(), { force: true });
+      return { status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) };
+    };
+    const rnd = seeded(0x5eed);
+    settleFolders(sb);
+    await kbj(sb, ['status']);
+    const probe = await kbKilledAfter(sb, ['--data', sb.data, 'list'], 60_000);
+    let killed = 0;
+    for (let n = 0; n < 16; n++) {
+      const x = added[Math.floor(rnd() * added.length)]!;
+      const abs = path.join(sb.data, x.path);
+      fs.writeFileSync(abs, `${fs.readFileSync(abs, 'utf8').trimEnd()}\n\nRound ${n}: ${'grown '.repeat(Math.floor(rnd() * 400))}\n`);
+      const k = await kbKilledAfter(sb, ['--data', sb.data, 'list'], Math.round(rnd() * probe.ms * 1.2));
+      if (k.signal === 'SIGKILL') killed++;
+      const after = { status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) };
+      expect(after, `round ${n}`).toEqual(await full());
+      settleFolders(sb);
+      await kbj(sb, ['status']);
+    }
+    expect(killed).toBeGreaterThanOrEqual(4);
+    for (const x of added) fs.rmSync(path.join(sb.data, x.path));
+    await commitAll(sb, 'drop the killed-list entries');
   });
 
   it('ignores a torn, garbage or foreign summary and rewrites it', async () => {
