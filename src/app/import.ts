@@ -16,7 +16,7 @@ import path from 'node:path';
 import { entryPath, formatEntry, interpretEntry, isValidId, newId, splitEntry, TYPES, type Problem } from '../core/format/entry.js';
 import { formatProblems, KbError } from '../core/errors.js';
 import { findSecrets, forgetScans, redactSecrets, rememberScans } from '../core/secrets/scan.js';
-import { redactFields, redactionCanChange, safeName } from '../core/secrets/guard.js';
+import { redactFields, safeName } from '../core/secrets/guard.js';
 import { normalizeTag } from '../core/format/tags.js';
 import { linkName, stripLinksSection, writtenBody } from '../core/format/links.js';
 import { inlineTags, linkSkeleton, rewriteMarkdownLinks, rewriteVaultLinks, vaultResolver } from '../core/format/vault.js';
@@ -308,21 +308,23 @@ async function importLocked(options: ImportOptions, root: string, walked: Return
       if (!isValidId(id) || taken.has(id)) {
         do id = newId(options.now); while (taken.has(id));
       }
-      // With --redact, one scan of the entry as it will be written (when its links need no rewriting, as for most
-      // notes) decides for a clean note: redacting its fields and body apart would change nothing.
-      let text = options.redact ? formatEntry({ ...note.fields, id }, note.body) : undefined;
-      if (text !== undefined && (note.nameSecrets.length > 0 || redactionCanChange(note.fields, text))) {
+      let text: string | undefined;
+      if (options.redact) {
         // Fields and body are redacted apart, before formatting: the formatter then quotes a marker value, so
-        // a `[REDACTED:kind]` title stays a string (not a YAML list), and the slug is made from the marker.
+        // a `[REDACTED:kind]` title stays a string (not a YAML list), and the slug is made from the marker. The
+        // body stands as it is in the entry as it will be written (when its links need no rewriting, as for most
+        // notes): when that scans clean, redacting the body would change nothing (test/secrets.test.ts), and the
+        // write's guard finds that scan done.
         const f = redactFields(note.fields);
-        const b = redactSecrets(note.body);
+        text = formatEntry({ ...f.fields, id }, note.body);
+        const b = findSecrets(text).length > 0 ? redactSecrets(note.body) : { text: note.body, count: 0, kinds: [] };
+        if (b.count > 0) text = undefined;
         const kinds = [...new Set([...note.nameSecrets.map((x) => x.kind), ...f.kinds, ...b.kinds])];
         const count = note.nameSecrets.length + f.count + b.count;
         if (count > 0) redacted.push({ file: note.file, kinds, count });
         note.fields = f.fields;
         note.body = b.text;
         note.nameSecrets = [];
-        text = undefined;
       }
       const already = findPresent(note.fields, note.body);
       if (already) {

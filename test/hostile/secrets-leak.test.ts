@@ -109,6 +109,25 @@ describe('F5: a note whose file name is a token', () => {
   });
 });
 
+describe('import --redact: values the YAML writer escapes, and the body', () => {
+  it('redacts a secret in a front matter value with a tab (written escaped) and one in the body: in no object or path', { timeout: 30_000 }, async () => {
+    const notes = path.join(sb.root, 'notes-escaped');
+    fs.mkdirSync(notes);
+    const aws = byKind('AWS access key id', 'AKIA');
+    const fieldSecrets = ['S3cr3tXq9wZ7', 'Abc123Def456Ghi789Jkl'];
+    // Apart: a note whose body is clean (its fields alone hold secrets), and one whose body holds one.
+    fs.writeFileSync(path.join(notes, 'a.md'), `---\ntitle: "prod db password:\\t'${fieldSecrets[0]}'"\nsource: "token:\\t'${fieldSecrets[1]}'"\n---\nA clean body.\n`);
+    fs.writeFileSync(path.join(notes, 'b.md'), `# Deploy\n\nThe deploy key is ${aws.secret} for now.\n`);
+    const data = path.join(sb.root, 'data-escaped');
+    const r = await kbd(['--json', 'import', '--redact', notes], data);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { imported: number; redacted: { file: string; count: number }[] };
+    expect(out.imported).toBe(2);
+    expect(out.redacted.map((x) => [x.file, x.count])).toEqual([['a.md', 2], ['b.md', 1]]);
+    for (const secret of [...fieldSecrets, aws.secret]) expect(await leaks(data, { secret }), secret).toEqual([]);
+  });
+});
+
 describe('F8: the refusal of a secret in a title', () => {
   it('F8: the error (text and --json) never holds the secret, not even lower-cased in the would-be path', { timeout: 30_000 }, async () => {
     await kbd(['init']);

@@ -261,22 +261,26 @@ function served(dir: string, table: StatTable<Header>, header: Header): Summary 
   };
 }
 
-/** The fact lines of a stored summary, one per file of its table (each with its newline), or undefined when they do not read as such. */
-function readFactLines(dir: string, table: StatTable<Header>): string[] | undefined {
+/** The fact lines' bytes of stored summary `table`, from the very file it was read from, or undefined. */
+function factBytes(dir: string, table: StatTable<Header>): Buffer | undefined {
   let fd: number | undefined;
   try {
     fd = fs.openSync(summaryFile(dir), 'r');
     const st = fs.fstatSync(fd);
     if (st.ino !== table.ino || st.size !== table.size) return undefined;
-    const at = table.tailAt + table.header.rowsBytes;
-    const lines = readAt(fd, at, table.tailBytes - table.header.rowsBytes).toString('utf8').split('\n');
-    if (lines.pop() !== '' || lines.length !== table.paths.length) return undefined;
-    return lines.map((l) => `${l}\n`);
+    return readAt(fd, table.tailAt + table.header.rowsBytes, table.tailBytes - table.header.rowsBytes);
   } catch {
     return undefined;
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
+}
+
+/** The fact lines of a stored summary, one per file of its table (each with its newline), or undefined when they do not read as such. */
+function readFactLines(dir: string, table: StatTable<Header>): string[] | undefined {
+  const lines = factBytes(dir, table)?.toString('utf8').split('\n');
+  if (!lines || lines.pop() !== '' || lines.length !== table.paths.length) return undefined;
+  return lines.map((l) => `${l}\n`);
 }
 
 /** The patch file of a data repo's summary (see the module contract). */
@@ -331,29 +335,20 @@ function storedFactLines(dir: string, table: StatTable<Header>, patch: Patch | u
     return !f;
   });
   if (fromBase.length === 0) return out;
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(summaryFile(dir), 'r');
-    const st = fs.fstatSync(fd);
-    if (st.ino !== table.ino || st.size !== table.size) return undefined;
-    const bytes = readAt(fd, table.tailAt + table.header.rowsBytes, table.tailBytes - table.header.rowsBytes);
-    let at = 0;
-    let line = 0;
-    for (const i of fromBase) {
-      for (; line < i; line++) {
-        at = bytes.indexOf(10, at) + 1;
-        if (at === 0) return undefined;
-      }
-      const end = bytes.indexOf(10, at);
-      if (end < 0) return undefined;
-      out.set(i, bytes.toString('utf8', at, end + 1));
+  const bytes = factBytes(dir, table);
+  if (!bytes) return undefined;
+  let at = 0;
+  let line = 0;
+  for (const i of fromBase) {
+    for (; line < i; line++) {
+      at = bytes.indexOf(10, at) + 1;
+      if (at === 0) return undefined;
     }
-    return out;
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
+    const end = bytes.indexOf(10, at);
+    if (end < 0) return undefined;
+    out.set(i, bytes.toString('utf8', at, end + 1));
   }
+  return out;
 }
 
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);

@@ -166,7 +166,7 @@ function* assignmentStarts(text: string): Generator<number> {
   }
 }
 
-/** ASSIGN_RE tried where an assignment can start (exported for the equivalence test). */
+/** ASSIGN_RE and where an assignment can start (exported for the equivalence test: the starts miss no match). */
 export const ASSIGN_SCAN = candidateScan(ASSIGN_RE, assignmentStarts);
 
 /**
@@ -177,9 +177,6 @@ function mayHoldUrlCredentials(text: string): boolean {
   const k = text.indexOf('://');
   return k !== -1 && text.indexOf('@', k) !== -1;
 }
-
-/** How long a refused assignment's value may be for the scan to look for another assignment inside it. */
-const SHORT_VALUE = 64;
 
 /** The secret of an assignment ASSIGN_RE matched, or undefined when its key or value is not one. */
 function assignmentHit(text: string, m: RegExpExecArray): Hit | undefined {
@@ -241,22 +238,22 @@ export function scanContext(text: string, out: Hit[]): void {
     const [s, e] = m.indices![1]!;
     out.push({ start: s, end: e, kind: K.password, preview: mask(v), tier: 2, order: 2 });
   }
-  // A start inside the previous match is skipped, as a global scan would, but for one case: a refused match
-  // with a short value hides nothing after its key (`password: auth_token = "…"` is a prose `password:`, then
-  // an assignment). Short, so that re-reading a refused value stays linear (`password:` 5 MB over).
+  // A start inside the previous match is skipped, as a global scan would, but for one: a refused match lets the
+  // scan try the start of its value (`password: auth_token = "…"` is a prose `password:`, then an assignment).
+  // Only a match found at a start of its own opens such a retry, so each start costs at most two tries.
   let end = 0;
+  let retry = -1;
   for (const s of assignmentStarts(text)) {
-    if (s < end) continue;
+    if (s < end && s !== retry) continue;
+    const retried = s === retry;
+    retry = -1;
     ASSIGN_SCAN.at.lastIndex = s;
     const m = ASSIGN_SCAN.at.exec(text);
     if (!m) continue;
-    end = m.index + m[0].length;
+    end = Math.max(end, m.index + m[0].length);
     const hit = assignmentHit(text, m);
     if (hit) out.push(hit);
-    else {
-      const [vs] = m.indices![m[6] !== undefined ? 6 : m[7] !== undefined ? 7 : 8]!;
-      if (end - vs <= SHORT_VALUE) end = vs;
-    }
+    else if (!retried) retry = m.indices![m[6] !== undefined ? 6 : m[7] !== undefined ? 7 : 8]![0];
   }
   for (const m of text.matchAll(FLAG_RE)) {
     const cls = classifyKey(m[1]!);

@@ -96,26 +96,6 @@ function redactValue(key: string | undefined, v: unknown, into: Redaction): unkn
   return v;
 }
 
-/** A key word of the assignment scan (context.ts): a field named with one is judged as a `key: value` line. */
-const KEY_WORD_RE = /pass|pwd|secret|token|key|auth|cred/i;
-
-function hasKeyWordKey(v: unknown): boolean {
-  if (Array.isArray(v)) return v.some(hasKeyWordKey);
-  if (!v || typeof v !== 'object' || v instanceof Date) return false;
-  return Object.entries(v).some(([k, x]) => KEY_WORD_RE.test(k) || hasKeyWordKey(x));
-}
-
-/**
- * Whether redacting a note's fields and body apart (redactFields, redactSecrets) could change anything, given
- * `written`, the entry formatted from them: only when `written` holds secret-shaped content, or when a field is
- * named with a key word (its value is also judged as a `key: value` line, which the written YAML may quote
- * differently). Otherwise the body stands in `written` as it is, each value as the formatter writes it, and a
- * secret of either would be found there (held on both corpora and the secret battery, test/secrets.test.ts).
- */
-export function redactionCanChange(fields: Record<string, unknown>, written: string): boolean {
-  return hasKeyWordKey(fields) || findSecrets(written).length > 0;
-}
-
 /** Front matter fields with every secret in a string value replaced by `[REDACTED:kind]`. */
 export function redactFields(fields: Record<string, unknown>): { fields: Record<string, unknown> } & Redaction {
   const r: Redaction = { count: 0, kinds: [] };
