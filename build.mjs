@@ -3,6 +3,8 @@
 //   stable names (dist/hooks/*.js). esbuild splits ES modules only, so each file of that build is then turned
 //   into CommonJS (dist/package.json says so): Node's ES module loader resolves and reads every module through
 //   promises and its thread pool, about 7 ms of every command at 25 modules, where require reads them in turn;
+// - dist/code-cache.cjs, which the bin/ scripts install first: V8's compiled code of every built file kept between
+//   processes (src/adapters/system/code-cache.ts);
 // - the hook entry dist/hook.cjs as ONE file holding the prompt handler: the prompt hook runs on every prompt, and
 //   each module Node loads costs about half a millisecond. The host signal's matcher is in it too (it runs on
 //   every prompt of a repo with hosts). The PreToolUse handler is in it too, so the calls it passes at once (a
@@ -122,6 +124,9 @@ await build({
   }
   fs.writeFileSync(file, text.replace(helper, '=($1,$2,$3)=>($3=Object.create($1),$4($3,"default",{value:$1,enumerable:!0}),$3)'));
 }
+// The code cache (src/adapters/system/code-cache.ts) as one CommonJS file of its own: bin/git-kb and
+// bin/git-kb-hook install it before they require the CLI or the hook, so every file they load is in its reach.
+await build({ ...common, format: 'cjs', outExtension: { '.js': '.cjs' }, entryPoints: { 'code-cache': 'src/adapters/system/code-cache.ts' }, outdir: tmp, splitting: false });
 /** The chunks a build wrote itself, from its dist/chunks/.gitignore (undefined when there is none). */
 function ownChunks(dir) {
   try {
