@@ -44,9 +44,9 @@ describe('code cache', () => {
     expect(await outputs()).toEqual(plain);
     const first = cacheFiles();
     const names = [...first.keys()].map((f) => path.basename(f));
-    expect(names.some((n) => n.startsWith('cli.js-'))).toBe(true);
-    expect(names.some((n) => n.startsWith('hook.cjs-'))).toBe(true);
-    expect(names.some((n) => n.startsWith('chunks_'))).toBe(true);
+    expect(names.some((n) => n.startsWith('cli.js@'))).toBe(true);
+    expect(names.some((n) => n.startsWith('hook.cjs@'))).toBe(true);
+    expect(names.some((n) => n.startsWith('chunks%2F'))).toBe(true);
     expect(names.every((n) => !n.endsWith('.tmp'))).toBe(true);
     expect(await outputs()).toEqual(plain);
     expect(cacheFiles(), 'a process that found every cache writes none').toEqual(first);
@@ -55,15 +55,28 @@ describe('code cache', () => {
   it('rejects a damaged or foreign cache file and writes it again', async () => {
     const plain = await outputs({ GIT_KB_CODE_CACHE: '0' });
     const files = [...cacheFiles().keys()];
-    const cli = files.find((f) => path.basename(f).startsWith('cli.js-'))!;
-    const hookFile = files.find((f) => path.basename(f).startsWith('hook.cjs-'))!;
-    const chunk = files.find((f) => path.basename(f).startsWith('chunks_'))!;
+    const cli = files.find((f) => path.basename(f).startsWith('cli.js@'))!;
+    const hookFile = files.find((f) => path.basename(f).startsWith('hook.cjs@'))!;
+    const chunk = files.find((f) => path.basename(f).startsWith('chunks%2F'))!;
     fs.writeFileSync(path.join(cacheRoot(), cli), 'garbage, not code');
     fs.writeFileSync(path.join(cacheRoot(), hookFile), fs.readFileSync(path.join(cacheRoot(), hookFile)).subarray(0, 100));
     fs.copyFileSync(path.join(cacheRoot(), cli === chunk ? hookFile : files.find((f) => f !== chunk && f !== cli && f !== hookFile)!), path.join(cacheRoot(), chunk)); // another file's code
     expect(await outputs()).toEqual(plain);
     for (const f of [cli, hookFile]) expect(fs.statSync(path.join(cacheRoot(), f)).size, `${f} written again`).toBeGreaterThan(1000);
     expect(await outputs()).toEqual(plain);
+  });
+
+  it('a process that writes caches removes those of files that changed or went', async () => {
+    const files = [...cacheFiles().keys()];
+    const folder = path.dirname(files[0]!);
+    const stale = [`${folder}/cli.js@1-2-3`, `${folder}/chunks%2Fchunk-GONE0000.js@1-2-3`, `${folder}/not-ours`];
+    for (const f of stale) fs.writeFileSync(path.join(cacheRoot(), f), 'old');
+    fs.rmSync(path.join(cacheRoot(), files.find((f) => path.basename(f).startsWith('cli.js@'))!)); // so the next process writes one
+    await kb(sb, ['--version']);
+    const now = [...cacheFiles().keys()];
+    for (const f of stale) expect(now, f).not.toContain(f);
+    expect(now.filter((f) => path.basename(f).startsWith('cli.js@'))).toHaveLength(1);
+    expect(now.length).toBe(files.length);
   });
 
   it('changes nothing but the speed when the cache folder cannot be written', async () => {
