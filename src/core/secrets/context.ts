@@ -178,6 +178,11 @@ function mayHoldUrlCredentials(text: string): boolean {
   return k !== -1 && text.indexOf('@', k) !== -1;
 }
 
+/** The group of ASSIGN_RE's match that holds the value: double-quoted (6), single-quoted (7) or bare (8). */
+function valueGroup(m: RegExpExecArray): 6 | 7 | 8 {
+  return m[6] !== undefined ? 6 : m[7] !== undefined ? 7 : 8;
+}
+
 /** The secret of an assignment ASSIGN_RE matched, or undefined when its key or value is not one. */
 function assignmentHit(text: string, m: RegExpExecArray): Hit | undefined {
   const key = m[1]!;
@@ -185,7 +190,7 @@ function assignmentHit(text: string, m: RegExpExecArray): Hit | undefined {
   if (!cls) return undefined;
   const sep = m[4]!;
   const spaced = m[3]!.length > 0 || m[5]!.length > 0;
-  const gi = m[6] !== undefined ? 6 : m[7] !== undefined ? 7 : 8;
+  const gi = valueGroup(m);
   const [vs] = m.indices![gi]!;
   let v = m[gi]!;
   if (gi === 8) {
@@ -253,7 +258,7 @@ export function scanContext(text: string, out: Hit[]): void {
     end = Math.max(end, m.index + m[0].length);
     const hit = assignmentHit(text, m);
     if (hit) out.push(hit);
-    else if (!retried) retry = m.indices![m[6] !== undefined ? 6 : m[7] !== undefined ? 7 : 8]![0];
+    else if (!retried) retry = m.indices![valueGroup(m)]![0];
   }
   for (const m of text.matchAll(FLAG_RE)) {
     const cls = classifyKey(m[1]!);
