@@ -25,6 +25,16 @@ afterAll(() => sb.cleanup());
 const file = (): string => path.join(sb.data, '.git', 'git-kb', 'summary.v1');
 const status = async (): Promise<{ entries: number; by_type: Record<string, number>; problems: number }> => kbj(sb, ['status']);
 const titles = async (args: string[] = []): Promise<string[]> => (await kbj(sb, ['list', ...args])).entries.map((e: { title: string }) => e.title);
+const catalogFile = (): string => path.join(sb.data, '.git', 'git-kb', 'catalog.v8');
+/** What status and list say with no summary (made from the catalog). */
+const full = async (): Promise<unknown> => {
+  fs.rmSync(file(), { force: true });
+  return { status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) };
+};
+const edit = (rel: string, f: (t: string) => string): void => {
+  const abs = path.join(sb.data, rel);
+  fs.writeFileSync(abs, f(fs.readFileSync(abs, 'utf8')));
+};
 
 describe('catalog summary', () => {
   it('is written by the first list and reused while nothing changed', async () => {
@@ -77,15 +87,6 @@ describe('catalog summary', () => {
     const c = await addEntry(sb, { type: 'lesson_learned', title: 'Patch learning', body: 'Seen twice.', extra: ['--pattern-key', 'patch-learning'] });
     const d = await addEntry(sb, { type: 'decision', title: 'Patch kernel', body: 'Kernel body.', extra: ['--kernel'] });
     const e = await addEntry(sb, { type: 'decision', title: 'Patch linker', body: 'Links.', links: [`relates_to:${c.id}`] });
-    const catalogFile = path.join(sb.data, '.git', 'git-kb', 'catalog.v8');
-    const full = async (): Promise<unknown> => {
-      fs.rmSync(file(), { force: true });
-      return { status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) };
-    };
-    const edit = (rel: string, f: (t: string) => string): void => {
-      const abs = path.join(sb.data, rel);
-      fs.writeFileSync(abs, f(fs.readFileSync(abs, 'utf8')));
-    };
     const edits: [string, (t: string) => string][] = [
       [e.path, (t) => t.replace('type: decision', 'type: pattern_convention')], // another type
       [c.path, (t) => t.replace('Seen twice.', `Seen twice. ${'much longer now '.repeat(200)}`)], // the biggest body
@@ -99,9 +100,9 @@ describe('catalog summary', () => {
     await kbj(sb, ['status']);
     for (const [rel, f] of edits) {
       edit(rel, f);
-      const catalogIno = fs.statSync(catalogFile).ino;
+      const catalogIno = fs.statSync(catalogFile()).ino;
       const patched: { status: unknown; list: unknown } = { status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) };
-      expect(fs.statSync(catalogFile).ino, 'the catalog was not loaded').toBe(catalogIno);
+      expect(fs.statSync(catalogFile()).ino, 'the catalog was not loaded').toBe(catalogIno);
       expect(patched).toEqual(await full());
       // and the count is the catalog's own (doctor counts catalogProblems of a loaded catalog)
       const doctor = JSON.parse((await kbd(sb, ['doctor', '--json'])).stdout) as { checks: { name: string; detail: string }[] };
@@ -120,15 +121,6 @@ describe('catalog summary', () => {
     const big = await addEntry(sb, { type: 'decision', title: 'Body biggest', body: `Big ${'words '.repeat(400)}` });
     const plain = await addEntry(sb, { type: 'lesson_learned', title: 'Body plain', body: 'Plain words.' });
     const host = (await kbj(sb, ['host', 'add', 'patch-box', '--title', 'Patch disk', '--', 'The disk is /dev/vdb.'])) as Added;
-    const catalogFile = path.join(sb.data, '.git', 'git-kb', 'catalog.v8');
-    const full = async (): Promise<unknown> => {
-      fs.rmSync(file(), { force: true });
-      return { status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) };
-    };
-    const edit = (rel: string, f: (t: string) => string): void => {
-      const abs = path.join(sb.data, rel);
-      fs.writeFileSync(abs, f(fs.readFileSync(abs, 'utf8')));
-    };
     const grow = (t: string): string => `${t.trimEnd()}\n\nMore words here.\n`;
     // [what, edits, whether it is written as a patch]
     const rounds: [string, [string, (t: string) => string][], boolean][] = [
@@ -146,9 +138,9 @@ describe('catalog summary', () => {
     for (const [what, edits, asPatch] of rounds) {
       for (const [rel, f] of edits) edit(rel, f);
       const summaryIno = fs.statSync(file()).ino;
-      const catalogIno = fs.statSync(catalogFile).ino;
+      const catalogIno = fs.statSync(catalogFile()).ino;
       const patched = { status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) };
-      expect(fs.statSync(catalogFile).ino, `${what}: the catalog was not loaded`).toBe(catalogIno);
+      expect(fs.statSync(catalogFile()).ino, `${what}: the catalog was not loaded`).toBe(catalogIno);
       expect(fs.statSync(file()).ino === summaryIno, `${what}: the summary ${asPatch ? 'is kept' : 'is written again'}`).toBe(asPatch);
       expect(fs.existsSync(patchFile()), `${what}: a patch ${asPatch ? 'is' : 'is not'} there`).toBe(asPatch);
       const patchBytes = asPatch ? fs.readFileSync(patchFile()) : undefined;
@@ -175,10 +167,6 @@ describe('catalog summary', () => {
   it('a list killed at any point after a body edit leaves the next status and list what a catalog load says', { timeout: 120_000 }, async () => {
     const added = [];
     for (let i = 0; i < 6; i++) added.push(await addEntry(sb, { type: 'decision', title: `Killed list ${i}`, body: `Body ${i}. `.repeat(10 + 40 * i), extra: i === 0 ? ['--kernel'] : [] }));
-    const full = async (): Promise<unknown> => {
-      fs.rmSync(file(), { force: true });
-      return { status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) };
-    };
     const rnd = seeded(0x5eed);
     settleFolders(sb);
     await kbj(sb, ['status']);
