@@ -16,7 +16,7 @@ import { conflictProblems } from '../core/merge/merge.js';
 import { refuseSecretWrite } from '../core/secrets/guard.js';
 import { workingChanges } from '../adapters/git/status.js';
 import { gitignoreUpdate } from '../adapters/store/gitignore.js';
-import { listEntryFiles, readEntryText } from '../adapters/store/layout.js';
+import { listEntryPaths, readEntryText } from '../adapters/store/layout.js';
 import { withWriteLock, type PendingFile, type WriteTransaction } from '../adapters/write/transaction.js';
 import { linksInto } from './delete.js';
 import { filesById } from './find.js';
@@ -40,7 +40,7 @@ const isEntryFile = (p: string): boolean => ENTRY_FILE.test(p) && !p.split('/').
 
 /** Commits the hand edits of the repo inside a held write lock (also sync's first step). */
 export async function commitWorkingChanges(dir: string, tx: WriteTransaction, message?: string): Promise<CommitEditsResult> {
-  const changes = await workingChanges(dir, listEntryFiles(dir, { withStat: false }).map((f) => f.path), isEntryFile);
+  const changes = await workingChanges(dir, listEntryPaths(dir), isEntryFile);
   const ignore = changes.length || fs.existsSync(path.join(dir, '.obsidian')) ? gitignoreUpdate(dir) : undefined;
   if (changes.length === 0 && !ignore) return { files: [], gitignore: false };
   const files: PendingFile[] = [];

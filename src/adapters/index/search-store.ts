@@ -32,7 +32,7 @@ import { currentNamesKey, recordableNamesKey } from './ids.js';
 import { readStatTableFd, recordedStat, unchanged, writeStatTable, type FileStat, type StatTable } from './stat-table.js';
 import { isWarm, rememberWarm, warmValue } from './warm.js';
 import { readAt } from '../store/fsutil.js';
-import { fileStat, listEntryFiles, sameStat, statData, type EntryFile, type StatData } from '../store/layout.js';
+import { fileStat, listEntryPaths, sameStat, statData, type EntryFile, type StatData } from '../store/layout.js';
 import { SEARCH_TERMS, termOf, tokenize } from '../../core/text/terms.js';
 
 /** Past this share of the repo changed at once (and at least REBUILD_MIN files), the base is rebuilt. */
@@ -798,7 +798,7 @@ function differences(dir: string, b: Base, delta: Delta | undefined, namesKey: s
   };
   // Under another names key the folders are listed: a recorded file not listed is gone, a listed one not
   // recorded is new. Either way every recorded file is stat'ed.
-  const listed = namesKey === (delta?.namesKey ?? b.header.namesKey) ? undefined : new Set(listEntryFiles(dir, { withStat: false }).map((f) => f.path));
+  const listed = namesKey === (delta?.namesKey ?? b.header.namesKey) ? undefined : new Set(listEntryPaths(dir));
   const check = (p: string, s: StatData | undefined): void => {
     const f = now(p);
     if (!f) gone.push(p);

@@ -178,23 +178,37 @@ export function entryFolderNames(dir: string): { folder: string; names: string[]
   return out;
 }
 
+/** The names in folder `abs` (none when it is missing or not a folder). */
+function readNames(abs: string): string[] {
+  try {
+    return fs.readdirSync(abs);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+    throw err;
+  }
+}
+
+/** The path of every `.md` file in the entry folders (not hidden), with no stat call and no id: what a listing by name needs. */
+export function listEntryPaths(dir: string): string[] {
+  const out: string[] = [];
+  // NOTE: plain concatenation, not path.join, in this loop: it runs once per entry on every listing.
+  const base = dir.endsWith('/') ? dir : `${dir}/`;
+  for (const d of entryDirs(dir)) for (const name of readNames(base + d)) if (name.endsWith('.md') && !name.startsWith('.')) out.push(`${d}/${name}`);
+  return out;
+}
+
 /** Lists every `.md` file in the entry folders with its stat data. `withStat: false` skips the stat calls. */
 export function listEntryFiles(dir: string, options: { withStat?: boolean } = {}): EntryFile[] {
   const files: EntryFile[] = [];
-  // NOTE: plain concatenation, not path.join, in this loop: it runs once per entry on every command.
   const base = dir.endsWith('/') ? dir : `${dir}/`;
-  for (const d of entryDirs(dir)) {
-    for (const f of readDirents(base + d)) {
-      if (!f.name.endsWith('.md') || f.name.startsWith('.')) continue;
-      const rel = `${d}/${f.name}`;
-      const id = idFromFileName(f.name) ?? '';
-      if (options.withStat === false) {
-        files.push({ path: rel, id, mtimeMs: 0, ctimeMs: 0, size: 0, ino: 0 });
-        continue;
-      }
-      const st = fileStat(base + rel);
-      if (st) files.push({ path: rel, id, ...st });
+  for (const rel of listEntryPaths(dir)) {
+    const id = idFromFileName(rel.slice(rel.lastIndexOf('/') + 1)) ?? '';
+    if (options.withStat === false) {
+      files.push({ path: rel, id, mtimeMs: 0, ctimeMs: 0, size: 0, ino: 0 });
+      continue;
     }
+    const st = fileStat(base + rel);
+    if (st) files.push({ path: rel, id, ...st });
   }
   return files;
 }
