@@ -256,3 +256,31 @@ describe('the body redaction import skips', () => {
     expect(skipped).toBeGreaterThan(texts.length); // the skip is taken (clean notes), not refused everywhere
   });
 });
+
+// YAML writes a tab, a control character or a line break in a value as an escape: the front matter's escaped
+// double-quoted scalars are read as YAML reads them (src/core/secrets/yaml-quoted.ts).
+describe('escaped front matter values', () => {
+  const entry = (fields: string): string => `---\nid: kb-1\n${fields}\n---\nA clean body.\n`;
+
+  it.each([
+    ['a tab', String.raw`title: "prod db password:\t'S3cr3tXq9wZ7'"`, 'password assignment'],
+    ['a \\x escape', String.raw`source: "token:\x09'Abc123Def456Ghi789Jkl'"`, 'token assignment'],
+    ['a \\u escape', String.raw`source: "api_key\u003d9PkPFl6PZw8BiRecsoNgUm3t"`, 'API key assignment'],
+    ['a folded line', 'title: "deploy \\\n  password:\\t\'S3cr3tXq9wZ7\'"', 'password assignment'],
+  ])('finds a secret behind %s, at the scalar, and redacts the scalar as a quoted marker', (_what, field, kind) => {
+    const text = entry(field);
+    const found = findSecrets(text);
+    expect(found.map((f) => [f.kind, f.line])).toEqual([[kind, 3]]);
+    const r = redactSecrets(text);
+    expect(r.count).toBe(1);
+    expect(r.text).toMatch(/: "\[REDACTED:[a-z-]+\]"\n/);
+    expect(findSecrets(r.text)).toEqual([]);
+    expect(redactSecrets(r.text).text).toBe(r.text);
+  });
+
+  it('leaves escaped values without a secret, single-quoted and body text alone', () => {
+    expect(findSecrets(entry(String.raw`note: "a \"quoted\" word and a\ttab"`))).toEqual([]);
+    // outside the front matter the bytes are read as they are
+    expect(findSecrets(`---\nid: kb-1\n---\n"prod db password:\\t'S3cr3tXq9wZ7'"\n`)).toEqual([]);
+  });
+});

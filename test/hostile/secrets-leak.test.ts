@@ -128,6 +128,30 @@ describe('import --redact: values the YAML writer escapes, and the body', () => 
   });
 });
 
+describe('a secret behind a YAML escape in a front matter value', () => {
+  it('refuses an import without --redact, and lint reports a hand-written file that holds one', { timeout: 30_000 }, async () => {
+    const notes = path.join(sb.root, 'notes-escaped-refused');
+    fs.mkdirSync(notes);
+    const secret = 'S3cr3tXq9wZ7';
+    const front = `---\ntitle: "prod db password:\\t'${secret}'"\n`;
+    fs.writeFileSync(path.join(notes, 'a.md'), `${front}---\nA clean body.\n`);
+    const data = path.join(sb.root, 'data-escaped-refused');
+    const r = await kbd(['import', notes], data);
+    expect(r.code, r.stdout).toBe(5);
+    expect(r.stderr).toMatch(/password/);
+    expect(await leaks(data, { secret })).toEqual([]);
+    // written by hand and committed with plain git: lint names the file and the line
+    await kbd(['add', '--type', 'decision', '--title', 'Another note', '--', 'x'], data);
+    const rel = 'entries/kb-esc00001-hand.md';
+    fs.writeFileSync(path.join(data, rel), `---\nid: kb-esc00001\ntitle: "prod db password:\\t'${secret}'"\ntype: decision\ntags: []\ncreated: 2026-01-01T00:00:00Z\nupdated: 2026-01-01T00:00:00Z\n---\nA clean body.\n`);
+    const lint = await kbd(['--json', 'lint'], data);
+    expect(lint.code).not.toBe(0);
+    const problems = JSON.parse(lint.stdout).problems as { rule: string; file: string; line: number }[];
+    expect(problems.filter((p) => p.rule === 'secret').map((p) => [p.file, p.line])).toEqual([[rel, 3]]);
+    expect(lint.stdout + lint.stderr).not.toContain(secret);
+  });
+});
+
 describe('F8: the refusal of a secret in a title', () => {
   it('F8: the error (text and --json) never holds the secret, not even lower-cased in the would-be path', { timeout: 30_000 }, async () => {
     await kbd(['init']);

@@ -44,4 +44,6 @@ export interface Hit {
   preview: string;
   tier: number;
   order: number;
+  /** The span is a whole double-quoted YAML scalar: redacted as a quoted marker. */
+  quoted?: boolean;
 }

@@ -25,6 +25,7 @@ import { scanContext } from './context.js';
 import { scanPem } from './pem.js';
 import { TOKEN_RULES } from './rules/index.js';
 import { isPlaceholder, mask } from './values.js';
+import { escapedScalars } from './yaml-quoted.js';
 
 export { isSecretFilePath } from './files.js';
 
@@ -169,7 +170,20 @@ function scan(text: string): Hit[] {
   scanSplit(text, cands);
   scanEncoded(text, cands);
   scanContext(text, cands);
+  scanEscaped(text, cands);
   return resolve(cands);
+}
+
+/**
+ * Adds the secrets of the front matter's escaped double-quoted scalars, read as YAML reads them (yaml-quoted.ts):
+ * each spans its whole scalar, quotes included, and is redacted as a quoted marker, so the field stays a string.
+ */
+function scanEscaped(text: string, out: Hit[]): void {
+  for (const q of escapedScalars(text)) {
+    const inner = scan(q.value);
+    if (inner.length === 0) continue;
+    out.push({ ...inner[0]!, start: q.start, end: q.end, quoted: true });
+  }
 }
 
 function slugOf(kind: string): string {
@@ -248,7 +262,7 @@ export function redactSecrets(text: string): { text: string; count: number; kind
   const kinds: string[] = [];
   let pos = 0;
   for (const h of hits) {
-    parts.push(text.slice(pos, h.start), `[REDACTED:${slugOf(h.kind)}]`);
+    parts.push(text.slice(pos, h.start), h.quoted ? `"[REDACTED:${slugOf(h.kind)}]"` : `[REDACTED:${slugOf(h.kind)}]`);
     pos = h.end;
     if (!kinds.includes(h.kind)) kinds.push(h.kind);
   }
