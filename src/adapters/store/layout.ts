@@ -140,14 +140,19 @@ export function writablePath(dir: string, rel: string): string {
   return abs;
 }
 
-function readDirents(abs: string): fs.Dirent[] {
+/** What `read` lists of a folder, or nothing when the folder is missing or not a folder. */
+function listedOrNone<T>(read: () => T[]): T[] {
   try {
-    return fs.readdirSync(abs, { withFileTypes: true });
+    return read();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
     throw err;
   }
 }
+
+const readDirents = (abs: string): fs.Dirent[] => listedOrNone(() => fs.readdirSync(abs, { withFileTypes: true }));
+/** The names in folder `abs` (none when it is missing or not a folder). */
+const readNames = (abs: string): string[] => listedOrNone(() => fs.readdirSync(abs));
 
 /** The directories that hold entry files: entries/, hosts/<key>/, sessions/<yyyy>/<mm>/. */
 export function entryDirs(dir: string): string[] {
@@ -176,16 +181,6 @@ export function entryFolderNames(dir: string): { folder: string; names: string[]
     }
   }
   return out;
-}
-
-/** The names in folder `abs` (none when it is missing or not a folder). */
-function readNames(abs: string): string[] {
-  try {
-    return fs.readdirSync(abs);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
-    throw err;
-  }
 }
 
 /** The path of every `.md` file in the entry folders (not hidden), with no stat call and no id: what a listing by name needs. */
