@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KbError } from '../src/core/errors.js';
 import { bodyOf } from '../src/core/format/fence.js';
-import { dataRepoExists, entryDirs, listEntryFiles, readEntryText, requireDataRepo, safeJoin, stateDir } from '../src/adapters/store/layout.js';
+import { compareListing, dataRepoExists, entryDirs, listEntryFiles, listEntryPaths, readEntryText, requireDataRepo, safeJoin, stateDir } from '../src/adapters/store/layout.js';
 import { clearJournal, journalPending, readJournal, writeJournal } from '../src/adapters/store/journal.js';
 import { lockDataRepo, writeLockBusy } from '../src/adapters/store/lock.js';
 
@@ -70,6 +70,40 @@ describe('entry files', () => {
     expect(files.find((f) => f.id === 'kb-1')).toMatchObject({ size: 1, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino });
     expect(listEntryFiles(dir, { withStat: false }).map((f) => f.path).sort()).toEqual(expect.arrayContaining(['entries/kb-1-a.md', 'entries/kb-3.md']));
     expect(listEntryFiles(path.join(root, 'nowhere'))).toEqual([]);
+  });
+
+  it('compares a listing with recorded paths: what is gone and what was added, in any order of either', () => {
+    // The truth: a set difference. compareListing walks sorted sequences side by side, and falls back to a Set
+    // when either is out of JavaScript's order; each case is compared both ways in and against the truth.
+    let seed = 7;
+    const rnd = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const folders = ['entries', 'hosts/web-1', 'hosts/web-10', 'sessions/2025/03'];
+    const names = ['kb-1-a.md', 'kb-10.md', 'kb-2-b.md', 'kb-2.md', 'kb-3-é.md', 'kb-4-\uFF21.md', 'kb-5-z.md', 'kb-A.md'];
+    const truth = (recorded: string[]): { gone: number[]; added: string[] } => {
+      const now = new Set(listEntryPaths(dir));
+      return { gone: recorded.flatMap((p, i) => (now.has(p) ? [] : [i])), added: [...now].filter((p) => !recorded.includes(p)).sort() };
+    };
+    const got = (recorded: string[]): { gone: number[]; added: string[] } => {
+      const r = compareListing(dir, recorded);
+      return { gone: [...r.gone.keys()].filter((i) => r.gone[i] === 1), added: [...r.added].sort() };
+    };
+    for (let round = 0; round < 60; round++) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.mkdirSync(path.join(dir, '.git'), { recursive: true });
+      // A name outside the BMP beside one above U+E000 orders the folder otherwise in UTF-16 than in bytes.
+      const all = folders.flatMap((f) => (round % 5 === 0 ? [...names, 'kb-4-\u{1F600}.md'] : names).map((n) => `${f}/${n}`));
+      const onDisk = all.filter(() => rnd(3) > 0);
+      for (const rel of onDisk) put(rel, 'x');
+      if (rnd(2)) put('entries/.hidden.md', 'h');
+      const recorded = all.filter((p) => (onDisk.includes(p) ? rnd(5) > 0 : rnd(4) === 0));
+      if (rnd(3) === 0) recorded.push('elsewhere/kb-9.md', 'entries/sub/kb-9.md', 'zz/kb-9.md');
+      const sorted = [...recorded].sort();
+      const shuffled = [...recorded].sort(() => rnd(3) - 1);
+      for (const r of [sorted, shuffled, []]) expect(got(r), `round ${round}`).toEqual(truth(r));
+    }
+    // All listed, none recorded; none listed, all recorded.
+    fs.rmSync(path.join(dir, 'entries'), { recursive: true, force: true });
+    expect(got(['entries/kb-1-a.md'])).toEqual({ gone: [0], added: truth(['entries/kb-1-a.md']).added });
   });
 
   it('keeps derived state under .git/git-kb, and says clearly when there is no data repo', async () => {

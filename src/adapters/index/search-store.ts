@@ -32,7 +32,7 @@ import { currentNamesKey, recordableNamesKey } from './ids.js';
 import { readStatTableFd, recordedStat, unchanged, writeStatTable, type FileStat, type StatTable } from './stat-table.js';
 import { isWarm, rememberWarm, warmValue } from './warm.js';
 import { readAt } from '../store/fsutil.js';
-import { fileStat, listEntryPaths, sameStat, statData, type EntryFile, type StatData } from '../store/layout.js';
+import { compareListing, fileStat, sameStat, statData, type EntryFile, type StatData } from '../store/layout.js';
 import { SEARCH_TERMS, termOf, tokenize } from '../../core/text/terms.js';
 
 /** Past this share of the repo changed at once (and at least REBUILD_MIN files), the base is rebuilt. */
@@ -798,24 +798,27 @@ function differences(dir: string, b: Base, delta: Delta | undefined, namesKey: s
   };
   // Under another names key the folders are listed: a recorded file not listed is gone, a listed one not
   // recorded is new. Either way every recorded file is stat'ed.
-  const listed = namesKey === (delta?.namesKey ?? b.header.namesKey) ? undefined : new Set(listEntryPaths(dir));
+  const listing = namesKey === (delta?.namesKey ?? b.header.namesKey) ? undefined : compareListing(dir, table.paths);
+  const added = new Set(listing?.added);
   const check = (p: string, s: StatData | undefined): void => {
     const f = now(p);
     if (!f) gone.push(p);
     else if (!s || !sameStat(f, s)) changed.push(f);
   };
+  // whether each path of the delta that the table records is listed now
+  const listedInDelta = new Map<string, boolean>();
   for (let i = 0; i < table.paths.length; i++) {
     const p = table.paths[i]!;
-    if (inDelta.has(p)) continue;
-    if (listed && !listed.delete(p)) gone.push(p);
+    if (inDelta.size > 0 && inDelta.has(p)) listedInDelta.set(p, !listing?.gone[i]);
+    else if (listing?.gone[i]) gone.push(p);
     else if (!unchanged(base, table, i)) check(p, undefined);
   }
   for (const [p, f] of inDelta) {
-    if (listed && !listed.delete(p)) {
+    if (listing && !(listedInDelta.get(p) ?? added.delete(p))) {
       if (f) gone.push(p);
-    } else if (f || listed) check(p, f?.stat);
+    } else if (f || listing) check(p, f?.stat);
   }
-  for (const p of listed ?? []) check(p, undefined);
+  for (const p of added) check(p, undefined);
   return { changed, gone };
 }
 

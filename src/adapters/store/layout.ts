@@ -192,6 +192,56 @@ export function listEntryPaths(dir: string): string[] {
   return out;
 }
 
+/** True when each string of `a` sorts strictly after the one before it (JavaScript's order: UTF-16 code units). */
+function ascending(a: readonly string[]): boolean {
+  for (let i = 1; i < a.length; i++) if (!(a[i - 1]! < a[i]!)) return false;
+  return true;
+}
+
+/**
+ * The entry files listed now against `recorded` (paths as listEntryPaths gives them): `gone[i]` is 1 when
+ * recorded path `i` is not listed now, and `added` holds the listed paths that are not recorded.
+ * NOTE: libuv lists a folder's names in byte order, and recorded paths are usually an earlier listing's, so the
+ * two are walked side by side, with no set of 50,000 paths built and probed. Either one out of JavaScript's order
+ * (a name outside the BMP sorts otherwise in UTF-16) is compared through a Set instead.
+ */
+export function compareListing(dir: string, recorded: readonly string[]): { gone: Uint8Array; added: string[] } {
+  const base = dir.endsWith('/') ? dir : `${dir}/`;
+  const folders = entryDirs(dir)
+    .map((d) => ({ prefix: `${d}/`, names: readNames(base + d).filter((n) => n.endsWith('.md') && !n.startsWith('.')) }))
+    .sort((a, b) => (a.prefix < b.prefix ? -1 : 1));
+  const gone = new Uint8Array(recorded.length);
+  const added: string[] = [];
+  if (!ascending(recorded) || !folders.every((f) => ascending(f.names))) {
+    const listed = new Set(folders.flatMap((f) => f.names.map((n) => f.prefix + n)));
+    recorded.forEach((p, i) => {
+      if (!listed.delete(p)) gone[i] = 1;
+    });
+    added.push(...listed);
+    return { gone, added };
+  }
+  let r = 0;
+  for (const { prefix, names } of folders) {
+    for (; r < recorded.length && recorded[r]! < prefix; r++) gone[r] = 1;
+    let j = 0;
+    for (; r < recorded.length && recorded[r]!.startsWith(prefix); ) {
+      const p = recorded[r]!;
+      const name = names[j];
+      if (name !== undefined && p.length === prefix.length + name.length && p.endsWith(name)) {
+        r++;
+        j++;
+      } else if (name === undefined || p.slice(prefix.length) < name) gone[r++] = 1;
+      else {
+        added.push(prefix + name);
+        j++;
+      }
+    }
+    for (; j < names.length; j++) added.push(prefix + names[j]!);
+  }
+  for (; r < recorded.length; r++) gone[r] = 1;
+  return { gone, added };
+}
+
 /** Lists every `.md` file in the entry folders with its stat data. `withStat: false` skips the stat calls. */
 export function listEntryFiles(dir: string, options: { withStat?: boolean } = {}): EntryFile[] {
   const files: EntryFile[] = [];
