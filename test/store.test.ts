@@ -77,7 +77,8 @@ describe('entry files', () => {
     // when either is out of JavaScript's order; each case is compared both ways in and against the truth.
     let seed = 7;
     const rnd = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
-    const folders = ['entries', 'hosts/web-1', 'hosts/web-10', 'sessions/2025/03'];
+    // hosts/web-1-b/ sorts before hosts/web-1/ as a path, after it as a folder name
+    const folders = ['entries', 'hosts/web-1', 'hosts/web-1-b', 'hosts/web-10', 'sessions/2025/03'];
     const names = ['kb-1-a.md', 'kb-10.md', 'kb-2-b.md', 'kb-2.md', 'kb-3-é.md', 'kb-4-\uFF21.md', 'kb-5-z.md', 'kb-A.md'];
     const truth = (recorded: string[]): { gone: number[]; added: string[] } => {
       const now = new Set(listEntryPaths(dir));
@@ -85,7 +86,10 @@ describe('entry files', () => {
     };
     const got = (recorded: string[]): { gone: number[]; added: string[] } => {
       const r = compareListing(dir, recorded);
-      return { gone: [...r.gone.keys()].filter((i) => r.gone[i] === 1), added: [...r.added].sort() };
+      // the listing itself, in listEntryPaths' order, each path at its recorded index where it has one
+      expect(r.listed).toEqual(listEntryPaths(dir));
+      r.was.forEach((i, k) => expect(i < 0 ? !recorded.includes(r.listed[k]!) : recorded[i] === r.listed[k]).toBe(true));
+      return { gone: [...r.gone.keys()].filter((i) => r.gone[i] === 1), added: r.listed.filter((_, k) => r.was[k]! < 0).sort() };
     };
     for (let round = 0; round < 60; round++) {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -99,7 +103,8 @@ describe('entry files', () => {
       if (rnd(3) === 0) recorded.push('elsewhere/kb-9.md', 'entries/sub/kb-9.md', 'zz/kb-9.md');
       const sorted = [...recorded].sort();
       const shuffled = [...recorded].sort(() => rnd(3) - 1);
-      for (const r of [sorted, shuffled, []]) expect(got(r), `round ${round}`).toEqual(truth(r));
+      const asListed = listEntryPaths(dir).filter((p) => recorded.includes(p));
+      for (const r of [sorted, shuffled, asListed, []]) expect(got(r), `round ${round}`).toEqual(truth(r));
     }
     // All listed, none recorded; none listed, all recorded.
     fs.rmSync(path.join(dir, 'entries'), { recursive: true, force: true });

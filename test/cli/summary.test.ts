@@ -115,6 +115,53 @@ describe('catalog summary', () => {
     for (const x of [c, d, e]) fs.rmSync(path.join(sb.data, x.path));
   });
 
+  it('after files made, deleted or renamed by hand reads only those files, and says what a catalog load says', async () => {
+    const x = await addEntry(sb, { type: 'decision', title: 'Relist target', body: 'Linked to.' });
+    const y = await addEntry(sb, { type: 'lesson_learned', title: 'Relist body', body: 'Grows.' });
+    const hand = (id: string, title: string, more: Record<string, string> = {}): string => entryText({ id, title, type: 'decision', created: '2026-01-01T00:00:00Z', updated: '2026-01-02T00:00:00Z', ...more }, `${title} body.`);
+    // [what, the change on disk]
+    const rounds: [string, () => void | Promise<void>][] = [
+      ['a new entry, newest of all', () => writeFile(sb, 'entries/kb-rel00001-new.md', hand('kb-rel00001', 'Relist new', { updated: '2099-02-01T00:00:00Z' }))],
+      ['a new file that does not parse', () => writeFile(sb, 'entries/kb-rel00002-bad.md', '---\nid: kb-rel00002\n---\nno title\n')],
+      ['a new file claiming an id taken', () => writeFile(sb, 'entries/kb-rel00003-dup.md', hand(x.id, 'Relist duplicate'))],
+      ['a link to an id no entry has', () => writeFile(sb, 'entries/kb-rel00004-linker.md', hand('kb-rel00004', 'Relist linker', { links: `\n  - { rel: relates_to, to: kb-rel00005 }` }))],
+      ['the entry it links to, made', () => writeFile(sb, 'entries/kb-rel00005-target.md', hand('kb-rel00005', 'Relist late target'))],
+      ['the duplicate deleted', () => fs.rmSync(path.join(sb.data, 'entries/kb-rel00003-dup.md'))],
+      ['a renamed file', () => fs.renameSync(path.join(sb.data, y.path), path.join(sb.data, y.path.replace('.md', '-renamed.md')))],
+      ['a body edit as a patch, then a new file beside it', async () => {
+        edit('entries/kb-rel00005-target.md', (t) => `${t.trimEnd()}\n\nMore words.\n`);
+        await kbj(sb, ['status']);
+        expect(fs.existsSync(`${file()}.patch`)).toBe(true);
+        writeFile(sb, 'entries/kb-rel00006-after.md', hand('kb-rel00006', 'Relist after patch'));
+      }],
+      ['a new host fact and a hidden file', () => {
+        writeFile(sb, 'hosts/relist-box/kb-rel00007-disk.md', entryText({ id: 'kb-rel00007', title: 'Relist disk', type: 'host_fact', host: 'relist-box', created: '2026-01-01T00:00:00Z' }, 'The disk.'));
+        writeFile(sb, 'entries/.kb-rel00008-hidden.md', hand('kb-rel00008', 'Relist hidden'));
+      }],
+      ['the link target deleted and an entry edited at once', () => {
+        fs.rmSync(path.join(sb.data, 'entries/kb-rel00005-target.md'));
+        edit('entries/kb-rel00001-new.md', (t) => t.replace('type: decision', 'type: pattern_convention'));
+      }],
+    ];
+    settleFolders(sb);
+    await kbj(sb, ['status']);
+    for (const [what, change] of rounds) {
+      await change();
+      await new Promise((r) => setTimeout(r, 150)); // past SETTLED_MS: the summary is recorded under these names
+      const catalogIno = fs.statSync(catalogFile()).ino;
+      const relisted = { status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) };
+      expect(fs.statSync(catalogFile()).ino, `${what}: the catalog was not loaded`).toBe(catalogIno);
+      const summaryIno = fs.statSync(file()).ino;
+      expect({ status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) }, `${what}: served again`).toEqual(relisted);
+      expect(fs.statSync(file()).ino, `${what}: then served as stored`).toBe(summaryIno);
+      expect(relisted, what).toEqual(await full());
+      settleFolders(sb);
+      await kbj(sb, ['status']);
+    }
+    for (const rel of ['entries/kb-rel00001-new.md', 'entries/kb-rel00002-bad.md', 'entries/kb-rel00004-linker.md', 'entries/kb-rel00006-after.md', 'hosts/relist-box/kb-rel00007-disk.md', 'entries/.kb-rel00008-hidden.md', x.path, y.path.replace('.md', '-renamed.md')]) fs.rmSync(path.join(sb.data, rel));
+    await commitAll(sb, 'drop the relist test entries');
+  });
+
   it('writes a body edit as a patch beside the summary, and says what a catalog load says', async () => {
     const patchFile = (): string => `${file()}.patch`;
     const k = await addEntry(sb, { type: 'decision', title: 'Body kernel', body: 'Kernel words.', extra: ['--kernel'] });

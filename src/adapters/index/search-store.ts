@@ -799,7 +799,7 @@ function differences(dir: string, b: Base, delta: Delta | undefined, namesKey: s
   // Under another names key the folders are listed: a recorded file not listed is gone, a listed one not
   // recorded is new. Either way every recorded file is stat'ed.
   const listing = namesKey === (delta?.namesKey ?? b.header.namesKey) ? undefined : compareListing(dir, table.paths);
-  const added = new Set(listing?.added);
+  const added = new Set(listing?.listed.filter((_, k) => listing.was[k]! < 0));
   const check = (p: string, s: StatData | undefined): void => {
     const f = now(p);
     if (!f) gone.push(p);

@@ -8,8 +8,9 @@
  * mechanism of the catalog: the names part of the freshness key (fresh.ts `namesKey`) says the entry folders hold
  * the same names, and every file's stat data (mtime, ctime, size, inode) is the one recorded, so an uncommitted
  * edit in place is seen too. Anything else (missing, torn, foreign, stale) returns undefined and the caller loads
- * the catalog, which rewrites the summary; except when the names are the same and a few files changed (hand edits
- * in place): then only those files are read, and the summary is made again from the facts it keeps of every file
+ * the catalog, which rewrites the summary; except when at most PATCH_MAX files are new or changed (hand edits in
+ * place; or, once the names moved, files made, deleted or renamed by hand or by a pull, seen by listing the
+ * folders against the recorded paths): then only those files are read, and the summary is made again from the facts it keeps of every file
  * (what the summary is computed from: a servable entry's listed fields, its size, kernel, host, learning fields and
  * link targets, and each file's own problem count), by the same computation as from the catalog. A body edit in
  * place (patchedHeader says which) is not written into the summary but beside it, as a patch (`summary.v1.patch`:
@@ -24,7 +25,7 @@ import { currentNamesKey, recordableNamesKey } from './ids.js';
 import { patternKeyOf, recurrenceCount } from '../../core/format/learning.js';
 import { readAt, writeFileAtomic } from '../store/fsutil.js';
 import { putStat, readStatTable, unchanged, writeStatTable, type StatTable } from './stat-table.js';
-import { fileStat, type StatData } from '../store/layout.js';
+import { compareListing, fileStat, type StatData } from '../store/layout.js';
 
 const MAGIC = 'git-kb summary 4';
 const PATCH_MAGIC = 'git-kb summary patch 1';
@@ -305,10 +306,11 @@ interface Patch {
 }
 
 /**
- * The patch of summary `table` under `namesKey`, its stat data put into `table.stats`; undefined (and the table
- * left as it is) when there is none, or it is torn, foreign or for another summary.
+ * The patch of summary `table` under `namesKey` (null: under any, for a caller that uses its files' facts only),
+ * its stat data put into `table.stats`; undefined (and the table left as it is) when there is none, or it is torn,
+ * foreign or for another summary.
  */
-function readPatch(dir: string, table: StatTable<Header>, namesKey: string): Patch | undefined {
+function readPatch(dir: string, table: StatTable<Header>, namesKey: string | null): Patch | undefined {
   let p: PatchFile;
   try {
     p = JSON.parse(fs.readFileSync(patchFile(dir), 'utf8')) as PatchFile;
@@ -317,7 +319,7 @@ function readPatch(dir: string, table: StatTable<Header>, namesKey: string): Pat
   }
   const n = table.paths.length;
   const ok = (f: unknown): boolean => Array.isArray(f) && f.length === 6 && Number.isSafeInteger(f[0]) && f[0] >= 0 && f[0] < n && f.slice(1, 5).every((x) => typeof x === 'number') && typeof f[5] === 'string';
-  if (!p || p.magic !== PATCH_MAGIC || p.base !== table.header.made || p.namesKey !== namesKey || p.header?.rowsBytes !== table.header.rowsBytes || !Array.isArray(p.files) || !p.files.every(ok)) return undefined;
+  if (!p || p.magic !== PATCH_MAGIC || p.base !== table.header.made || (namesKey !== null && p.namesKey !== namesKey) || p.header?.rowsBytes !== table.header.rowsBytes || !Array.isArray(p.files) || !p.files.every(ok)) return undefined;
   const files = new Map<number, PatchFile['files'][number]>();
   for (const f of p.files) {
     putStat(table.stats, f[0], { mtimeMs: f[1], ctimeMs: f[2], size: f[3], ino: f[4] });
@@ -392,57 +394,97 @@ function patchedHeader(header: Header, was: Fact[], now: Fact[]): Header | undef
  * names key taken now matches, and every recorded file has the recorded stat data, its patch's where patched);
  * when the names match and at most PATCH_MAX files changed, those files are read anew, and a body edit is written
  * as a patch beside the summary (patchedHeader), anything else as the summary made again from the stored facts;
- * else one made from the catalog (loaded, so brought up to date). Each is stored for the next command.
+ * when the names moved, the folders are listed, and at most PATCH_MAX files new or changed are read anew and the
+ * summary made again from the stored facts of the others; else one made from the catalog (loaded, so brought up
+ * to date). Each is stored for the next command.
  */
 export async function currentSummary(dir: string): Promise<Summary> {
   const namesKey = currentNamesKey(dir);
-  const table = readStatTable<Header>(summaryFile(dir), MAGIC, (h) => h?.namesKey === namesKey && Number.isSafeInteger(h.rowsBytes) && typeof h.made === 'string' && Array.isArray(h.dupIds));
-  if (table) {
+  const table = readStatTable<Header>(summaryFile(dir), MAGIC, (h) => typeof h?.namesKey === 'string' && Number.isSafeInteger(h.rowsBytes) && typeof h.made === 'string' && Array.isArray(h.dupIds));
+  const base = dir.endsWith('/') ? dir : `${dir}/`;
+  if (table && table.header.namesKey === namesKey) {
     const patch = readPatch(dir, table, namesKey);
     const header = patch?.header ?? table.header;
-    const base = dir.endsWith('/') ? dir : `${dir}/`;
     const changed: number[] = [];
     for (let i = 0; i < table.paths.length && changed.length <= PATCH_MAX; i++) if (!unchanged(base, table, i)) changed.push(i);
     if (changed.length === 0) return served(dir, table, header);
     if (changed.length <= PATCH_MAX) {
       const recordKey = recordableNamesKey(dir); // before the files are read: see writeIdMap
-      const { parseEntry } = await import('../../core/format/entry.js');
-      const now: { i: number; st: StatData; fact: Fact; line: string }[] = [];
-      for (const i of changed) {
-        const st = fileStat(base + table.paths[i]!); // before the read: a later change is read again
-        if (!st) break; // deleted while the names key stood still: the catalog tells
-        const line = factLine(factOf(readItem(dir, { path: table.paths[i]!, id: '', ...st }, parseEntry)));
-        now.push({ i, st, fact: parseFact(line, table.paths[i]!), line }); // as a stored one reads: compared with one below
-      }
-      if (now.length === changed.length) {
+      const now = await readFacts(dir, table.paths, changed);
+      if (now) {
         const was = storedFactLines(dir, table, patch, changed);
         const files = new Map(patch?.files);
-        for (const c of now) files.set(c.i, [c.i, c.st.mtimeMs, c.st.ctimeMs, c.st.size, c.st.ino, c.line]);
+        for (const c of now) files.set(c.k, [c.k, c.st.mtimeMs, c.st.ctimeMs, c.st.size, c.st.ino, c.line]);
         const patched = was && files.size <= PATCH_MAX ? patchedHeader(header, changed.map((i) => parseFact(was.get(i)!, table.paths[i]!)), now.map((c) => c.fact)) : undefined;
         if (patched) {
           writePatch(dir, { magic: PATCH_MAGIC, base: table.header.made, namesKey: recordKey, header: patched, files: [...files.values()] });
           return served(dir, table, patched);
         }
-        const lines = readFactLines(dir, table);
-        if (lines) {
-          for (const f of patch?.files.values() ?? []) lines[f[0]] = f[5];
-          const stats = Float64Array.from(table.stats);
-          for (const c of now) {
-            putStat(stats, c.i, c.st);
-            lines[c.i] = c.line;
-          }
-          const made = summarize(lines.map((l, i) => parseFact(l, table.paths[i]!)));
-          writeSummary(dir, { paths: table.paths, stats }, lines, made, recordKey);
-          return made.summary;
-        }
+        const made = remade(dir, table, patch, table.paths, null, now, recordKey);
+        if (made) return made;
       }
     }
+  } else if (table) {
+    // The names moved (a file made, deleted or renamed by hand, a pull): the folders are listed, and when at
+    // most PATCH_MAX listed files are new or changed, only those are read.
+    const recordKey = recordableNamesKey(dir); // before the folders are listed: see writeIdMap
+    const { listed, was } = compareListing(dir, table.paths);
+    const patch = readPatch(dir, table, null);
+    const fresh: number[] = [];
+    for (let k = 0; k < listed.length && fresh.length <= PATCH_MAX; k++) if (was[k]! < 0 || !unchanged(base, table, was[k]!)) fresh.push(k);
+    const now = fresh.length <= PATCH_MAX ? await readFacts(dir, listed, fresh) : undefined;
+    const made = now && remade(dir, table, patch, listed, was, now, recordKey);
+    if (made) return made;
   }
   const recordKey = recordableNamesKey(dir); // before the catalog lists the folders: see writeIdMap
   const catalog = await loadCatalog(dir);
   const facts = catalog.items.map(factOf);
   const made = summarize(facts);
   writeSummary(dir, catalog.items, facts.map(factLine), made, recordKey);
+  return made.summary;
+}
+
+/** A file read anew: its position among the paths, its stat data (taken before the read), fact and fact line. */
+interface ReadFact {
+  k: number;
+  st: StatData;
+  fact: Fact;
+  line: string;
+}
+
+/** Files `wanted` of `paths` read anew, or undefined when one is gone (the catalog then tells). */
+async function readFacts(dir: string, paths: readonly string[], wanted: number[]): Promise<ReadFact[] | undefined> {
+  const base = dir.endsWith('/') ? dir : `${dir}/`;
+  const { parseEntry } = await import('../../core/format/entry.js');
+  const out: ReadFact[] = [];
+  for (const k of wanted) {
+    const st = fileStat(base + paths[k]!); // before the read: a later change is read again
+    if (!st) return undefined;
+    const line = factLine(factOf(readItem(dir, { path: paths[k]!, id: '', ...st }, parseEntry)));
+    out.push({ k, st, fact: parseFact(line, paths[k]!), line }); // as a stored one reads: compared with one below
+  }
+  return out;
+}
+
+/**
+ * The summary made again from the facts stored in `table` (its patch's where patched) and the files read anew
+ * (`now`), over the files `paths`: each at its index `was[k]` in the table (null: the table's own paths), or new.
+ * Written under `recordKey`; undefined when the stored facts do not read.
+ */
+function remade(dir: string, table: StatTable<Header>, patch: Patch | undefined, paths: readonly string[], was: Int32Array | null, now: ReadFact[], recordKey: string): Summary | undefined {
+  const stored = readFactLines(dir, table);
+  if (!stored) return undefined;
+  for (const f of patch?.files.values() ?? []) stored[f[0]] = f[5];
+  const lines = was ? Array.from(was, (i) => (i < 0 ? '' : stored[i]!)) : stored;
+  const stats = new Float64Array(paths.length * 4);
+  if (was) was.forEach((i, k) => i >= 0 && stats.set(table.stats.subarray(i * 4, i * 4 + 4), k * 4));
+  else stats.set(table.stats);
+  for (const c of now) {
+    putStat(stats, c.k, c.st);
+    lines[c.k] = c.line;
+  }
+  const made = summarize(lines.map((l, k) => parseFact(l, paths[k]!)));
+  writeSummary(dir, { paths, stats }, lines, made, recordKey);
   return made.summary;
 }
 

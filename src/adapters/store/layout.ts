@@ -198,48 +198,68 @@ function ascending(a: readonly string[]): boolean {
   return true;
 }
 
+/** The entry files listed now against recorded paths (see compareListing). */
+export interface Relisting {
+  /** Every entry file's path, as listEntryPaths lists them (a recorded path's own string where it is one). */
+  listed: string[];
+  /** For each listed path, its index among the recorded paths, or -1 for a path not recorded. */
+  was: Int32Array;
+  /** 1 for each recorded path that is not listed now. */
+  gone: Uint8Array;
+}
+
 /**
- * The entry files listed now against `recorded` (paths as listEntryPaths gives them): `gone[i]` is 1 when
- * recorded path `i` is not listed now, and `added` holds the listed paths that are not recorded.
- * NOTE: libuv lists a folder's names in byte order, and recorded paths are usually an earlier listing's, so the
- * two are walked side by side, with no set of 50,000 paths built and probed. Either one out of JavaScript's order
- * (a name outside the BMP sorts otherwise in UTF-16) is compared through a Set instead.
+ * The entry files listed now against `recorded` (paths as listEntryPaths gives them).
+ * NOTE: libuv lists a folder's names in byte order and recorded paths are usually an earlier listing's, so the
+ * two are walked side by side: no set of 50,000 paths is built and probed. When either is out of JavaScript's
+ * order (a name outside the BMP sorts otherwise in UTF-16; a host key that sorts otherwise with its slash), they
+ * are compared through a Map instead.
  */
-export function compareListing(dir: string, recorded: readonly string[]): { gone: Uint8Array; added: string[] } {
+export function compareListing(dir: string, recorded: readonly string[]): Relisting {
   const base = dir.endsWith('/') ? dir : `${dir}/`;
-  const folders = entryDirs(dir)
-    .map((d) => ({ prefix: `${d}/`, names: readNames(base + d).filter((n) => n.endsWith('.md') && !n.startsWith('.')) }))
-    .sort((a, b) => (a.prefix < b.prefix ? -1 : 1));
-  const gone = new Uint8Array(recorded.length);
-  const added: string[] = [];
+  const folders = entryDirs(dir).map((d) => ({ prefix: `${d}/`, names: readNames(base + d).filter((n) => n.endsWith('.md') && !n.startsWith('.')), was: [] as number[] }));
+  const gone = new Uint8Array(recorded.length).fill(1);
+  const listed: string[] = [];
+  const was: number[] = [];
   if (!ascending(recorded) || !folders.every((f) => ascending(f.names))) {
-    const listed = new Set(folders.flatMap((f) => f.names.map((n) => f.prefix + n)));
-    recorded.forEach((p, i) => {
-      if (!listed.delete(p)) gone[i] = 1;
-    });
-    added.push(...listed);
-    return { gone, added };
-  }
-  let r = 0;
-  for (const { prefix, names } of folders) {
-    for (; r < recorded.length && recorded[r]! < prefix; r++) gone[r] = 1;
-    let j = 0;
-    for (; r < recorded.length && recorded[r]!.startsWith(prefix); ) {
-      const p = recorded[r]!;
-      const name = names[j];
-      if (name !== undefined && p.length === prefix.length + name.length && p.endsWith(name)) {
-        r++;
-        j++;
-      } else if (name === undefined || p.slice(prefix.length) < name) gone[r++] = 1;
-      else {
-        added.push(prefix + name);
-        j++;
+    const at = new Map(recorded.map((p, i) => [p, i]));
+    for (const { prefix, names } of folders) {
+      for (const name of names) {
+        const p = prefix + name;
+        const i = at.get(p) ?? -1;
+        listed.push(i < 0 ? p : recorded[i]!);
+        was.push(i);
+        if (i >= 0) gone[i] = 0;
       }
     }
-    for (; j < names.length; j++) added.push(prefix + names[j]!);
+    return { listed, was: Int32Array.from(was), gone };
   }
-  for (; r < recorded.length; r++) gone[r] = 1;
-  return { gone, added };
+  // The folders in the order of their paths, each with the run of recorded paths that start with its prefix.
+  let r = 0;
+  for (const f of [...folders].sort((x, y) => (x.prefix < y.prefix ? -1 : 1))) {
+    const { prefix, names } = f;
+    while (r < recorded.length && recorded[r]! < prefix) r++;
+    for (const name of names) {
+      let i = -1;
+      for (; r < recorded.length && recorded[r]!.startsWith(prefix); r++) {
+        const p = recorded[r]!;
+        if (p.length === prefix.length + name.length && p.endsWith(name)) {
+          i = r++;
+          break;
+        }
+        if (!(p.slice(prefix.length) < name)) break; // a name not recorded
+      }
+      f.was.push(i);
+      if (i >= 0) gone[i] = 0;
+    }
+  }
+  for (const { prefix, names, was: w } of folders) {
+    names.forEach((name, j) => {
+      listed.push(w[j]! < 0 ? prefix + name : recorded[w[j]!]!);
+      was.push(w[j]!);
+    });
+  }
+  return { listed, was: Int32Array.from(was), gone };
 }
 
 /** Lists every `.md` file in the entry folders with its stat data. `withStat: false` skips the stat calls. */
