@@ -47,7 +47,7 @@ const noImport = { 'dynamic-import': false };
 const lazyHooks = {
   'src/app/gate.ts': 'gate',
   'src/hooks/session.ts': 'session',
-  'src/adapters/index/prompt/build.ts': 'prompt-build',
+  'src/adapters/index/prompt/update.ts': 'prompt-build',
 };
 const stable = { cli: 'src/cli/entry.ts' };
 for (const [src, name] of Object.entries(lazyHooks)) stable[`hooks/${name}`] = src;

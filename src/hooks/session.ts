@@ -101,8 +101,12 @@ function sessionAtHand(input: HookInput, settings: Settings) {
   return { sessionId, transcript, dir, st, state: readSessionState(dir, sessionId) };
 }
 
-/** Stop and PreCompact: summarise inline (debounced for Stop). */
-async function summarise(event: Event, input: HookInput, ctx: HookContext): Promise<undefined> {
+/**
+ * Stop and PreCompact: summarise inline (debounced for Stop). For a Stop the prompt index is left to the caller
+ * (handleStop brings it up to date after the budget check, whose catalog load is part of its key): the data repo
+ * of a summary written is returned then.
+ */
+async function summarise(event: Event, input: HookInput, ctx: HookContext): Promise<string | undefined> {
   const { settings } = ctx;
   const at = sessionAtHand(input, settings);
   if (!at) return undefined;
@@ -122,10 +126,10 @@ async function summarise(event: Event, input: HookInput, ctx: HookContext): Prom
     return void log({ outcome: 'worker', pid, bytes: st.size });
   }
   const { recordSession } = await import('../app/session.js');
-  const r = await recordSession({ transcript, sessionId, dir, settings: ctx.settings });
-  // NOTE: a written summary leaves the prompt index fresh (recordSession rebuilds it), so the next prompt does not.
+  const r = await recordSession({ transcript, sessionId, dir, settings: ctx.settings, refreshIndex: event !== 'stop' });
+  // NOTE: a written summary leaves the prompt index fresh (recordSession, or handleStop, updates it), so the next prompt does not.
   log({ outcome: r.status, id: r.id, reason: r.reason });
-  return undefined;
+  return r.status === 'written' && event === 'stop' ? dir : undefined;
 }
 
 const BUDGET_KINDS: (keyof MemoryBudgets)[] = ['kernel_chars', 'host_chars', 'entry_chars'];
@@ -182,8 +186,9 @@ export async function budgetBlock(input: HookInput, ctx: HookContext): Promise<{
 
 /** The Stop hook: the session summary first (its failure never stops the budget check), then the budget block. */
 export async function handleStop(input: HookInput, ctx: HookContext): Promise<object | undefined> {
+  let written: string | undefined;
   try {
-    await summarise('stop', input, ctx);
+    written = await summarise('stop', input, ctx);
   } catch (err) {
     debugLog({ event: 'stop', error: String((err as Error)?.stack ?? err).slice(0, 2000) }, ctx.settings);
   }
@@ -192,12 +197,18 @@ export async function handleStop(input: HookInput, ctx: HookContext): Promise<ob
   } catch (err) {
     debugLog({ event: 'stop', budget: true, error: String((err as Error)?.stack ?? err).slice(0, 2000) }, ctx.settings);
     return undefined;
+  } finally {
+    if (written) {
+      const { refreshPromptIndex } = await import('../adapters/index/prompt/load.js');
+      await refreshPromptIndex(written); // never throws
+    }
   }
 }
 
 /** The PreCompact hook. */
-export function handlePreCompact(input: HookInput, ctx: HookContext): Promise<undefined> {
-  return summarise('precompact', input, ctx);
+export async function handlePreCompact(input: HookInput, ctx: HookContext): Promise<undefined> {
+  await summarise('precompact', input, ctx);
+  return undefined;
 }
 
 /** The SessionEnd hook: hand the last write to a detached worker, if there is one to do. */

@@ -10,7 +10,7 @@ import { HOOK_OUTPUT_MAX, KERNEL_BUDGET } from '../../src/core/budget.js';
 import { ledgerName, readLedger, writeLedger } from '../../src/adapters/index/ledger.js';
 import { assembleContext } from '../../src/hooks/prompt/prompt.js';
 import { keyDirs } from '../../src/adapters/index/fresh.js';
-import { encodeIndex, FIELD_TAG, FIELD_TITLE, lookupTerms, openIndexFile, postingsHave, readDoc, readerFromBuffer, readKernelBody, readWindow, WINDOW_SIZE, type IndexModel } from '../../src/adapters/index/prompt/format.js';
+import { encodeIndex, FIELD_TAG, FIELD_TITLE, lookupTerms, openIndexFile, postingsHave, readDoc, readerFromBuffer, readAllFiles, readKernelBody, readWindow, WINDOW_SIZE, type IndexFile, type IndexModel } from '../../src/adapters/index/prompt/format.js';
 import { scoreKeywords, type Pointer } from '../../src/hooks/prompt/signals.js';
 import { analyzePrompt, classifyActivities, keywords, skipReason, tagKeywords } from '../../src/core/text/prompt-text.js';
 import { stem } from '../../src/core/text/terms.js';
@@ -112,7 +112,8 @@ function model(docs: { id: string; title: string; terms: [string, number][] }[],
 
 describe('index file', () => {
   it('round-trips documents, postings, kernel bodies and windows', () => {
-    const files: [string, string][] = Array.from({ length: WINDOW_SIZE + 5 }, (_, i) => [`entries/kb-${i}-x.md`, `${i}.5:10:${i}`]);
+    // a path may hold a tab: the columns are read from the right
+    const files: IndexFile[] = Array.from({ length: WINDOW_SIZE + 5 }, (_, i) => [`entries/kb-${i}-x${i === 3 ? '\tt' : ''}.md`, `${i}.5:10:${i}`, i % 2 ? 'p' : 'S', `kb-${i}`]);
     const buf = encodeIndex(
       model(
         [
@@ -142,9 +143,10 @@ describe('index file', () => {
   });
 
   it('keeps offsets exact however long the header gets', () => {
-    const files: [string, string][] = Array.from({ length: 60_000 }, (_, i) => [`entries/kb-${i}.md`, '1:1:1']);
+    const files: IndexFile[] = Array.from({ length: 60_000 }, (_, i) => [`entries/kb-${i}.md`, '1:1:1', '-', '']);
     const r = readerFromBuffer(encodeIndex(model([{ id: 'kb-a', title: 'A', terms: [['alpha', 1]] }], { files })));
-    expect(readWindow(r, r.header.windows.length - 1).at(-1)).toEqual(['entries/kb-59999.md', '1:1:1']);
+    expect(readWindow(r, r.header.windows.length - 1).at(-1)).toEqual(['entries/kb-59999.md', '1:1:1', '-', '']);
+    expect(readAllFiles(r)).toEqual(files);
     expect(readDoc(r, 0).id).toBe('kb-a');
   });
 
@@ -284,6 +286,7 @@ describe('the prompt path loads little', () => {
     expect(local).toContain('src/adapters/index/prompt/load.ts');
     for (const banned of [
       'src/adapters/index/prompt/build.ts',
+      'src/adapters/index/prompt/update.ts',
       'src/adapters/index/catalog.ts',
       'src/adapters/index/search.ts',
       'src/core/format/entry.ts',

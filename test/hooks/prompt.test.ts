@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HOOK_OUTPUT_MAX, KERNEL_BUDGET } from '../../src/core/budget.js';
 import { checkFreshness, indexFile } from '../../src/adapters/index/fresh.js';
 import { openIndexFile } from '../../src/adapters/index/prompt/format.js';
+import { deltaFile, openPromptIndex } from '../../src/adapters/index/prompt/delta.js';
 import { MS_PER_FILE_COLD, refreshPromptIndex, SYNC_BUILD_BUDGET_MS } from '../../src/adapters/index/prompt/load.js';
 import { kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { commitAll, contextOf, entryRel, entryText, makeRepo, payload, pointerIds, runPromptHook, tid, writeEntries, type TestEntry } from './prompt-support.js';
@@ -277,6 +278,24 @@ describe('never blind during a rebuild', () => {
     expect(pointerIds(ctx)).toContain(tid(90));
   });
 
+  it('a prompt typed right after a change in a small repo is answered with the change: the index is updated in the prompt', async () => {
+    await makeRepo(sb, base);
+    expect(pointerIds(contextOf(await runPromptHook(sb, payload(STASH_PROMPT, 'nu0'))))).toEqual([tid(1)]);
+    const debugFile = path.join(sb.root, 'debug-nu.jsonl');
+    const env = { KB_HOOK_DEBUG: '1', KB_HOOK_DEBUG_FILE: debugFile };
+    // a new note by hand, an edit of another and a deletion, then a prompt at once
+    writeEntries(sb.data, [{ id: tid(91), title: 'Kubernetes pod eviction under memory pressure', tags: ['k8s'] }]);
+    fs.rmSync(path.join(sb.data, entryRel(base[0]!)));
+    const during = contextOf(await runPromptHook(sb, payload('pods get evicted under memory pressure on kubernetes, why?', 'nu1'), { env }));
+    expect(pointerIds(during)).toContain(tid(91));
+    const records = fs.readFileSync(debugFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { index: string });
+    expect(records[0]!.index).toMatch(/^updated \(key\) in \d+ ms$/);
+    expect(fs.existsSync(path.join(sb.data, '.git', 'git-kb', 'prompt', 'build.lock'))).toBe(false);
+    // the deleted note is pointed to no more, and the next prompt finds the index fresh
+    expect(pointerIds(contextOf(await runPromptHook(sb, payload(STASH_PROMPT, 'nu2'), { env })))).not.toContain(base[0]!.id);
+    expect((JSON.parse(fs.readFileSync(debugFile, 'utf8').trim().split('\n').at(-1)!) as { index: string }).index).toBe('fresh');
+  });
+
   it('does not answer from the previous index once hosts.yaml or a kernel entry changed', async () => {
     await makeRepo(sb, base);
     expect(pointerIds(contextOf(await runPromptHook(sb, payload(STASH_PROMPT, 'nc0'))))).toEqual([tid(1)]);
@@ -336,7 +355,10 @@ describe('refreshPromptIndex', () => {
     expect(checkFreshness(sb.data, stale).fresh).toBe(false);
     stale.close();
     await refreshPromptIndex(sb.data);
-    const fresh = openIndexFile(indexFile(sb.data))!;
+    // with its delta: the change was written as one (update.ts), not as a rebuilt index file
+    expect(fs.existsSync(deltaFile(sb.data))).toBe(true);
+    expect(checkFreshness(sb.data, openIndexFile(indexFile(sb.data))!).fresh).toBe(false);
+    const fresh = openPromptIndex(sb.data, indexFile(sb.data))!;
     expect(checkFreshness(sb.data, fresh).fresh).toBe(true);
     fresh.close();
     expect(pointerIds(contextOf(await runPromptHook(sb, payload(STASH_PROMPT, 'r1'))))).toContain(tid(60));

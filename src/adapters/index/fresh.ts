@@ -180,8 +180,11 @@ export function checkFreshness(dir: string, reader: IndexReader): Freshness {
   const base = `${dir}/`;
   for (const k of h.kernel) if (statSig(base + k.path) !== k.sig) return { fresh: false, reason: `kernel ${k.path}` };
   for (const [p, sig] of h.hot) if (statSig(base + p) !== sig) return { fresh: false, reason: `hot ${p}` };
+  // A delta's files, every one of them on every prompt (delta.ts keeps them few); the windows then skip them.
+  const changed = reader.overlay?.files;
+  for (const [p, sig] of changed ?? []) if (statSig(base + p) !== (sig ?? '-')) return { fresh: false, reason: `changed ${p}` };
   if (h.windows.length === 0) return { fresh: true };
   const w = nextWindow(dir, h.windows.length);
-  for (const [p, sig] of readWindow(reader, w)) if (statSig(base + p) !== sig) return { fresh: false, reason: `window ${w}: ${p}`, window: w };
+  for (const [p, sig] of readWindow(reader, w)) if (!changed?.has(p) && statSig(base + p) !== sig) return { fresh: false, reason: `window ${w}: ${p}`, window: w };
   return { fresh: true, window: w };
 }

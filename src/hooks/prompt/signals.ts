@@ -116,16 +116,18 @@ export function scoreKeywords(
   params: KeywordParams = KEYWORD_PARAMS,
   options: { near?: number } = {},
 ): { fired: KeywordScore[]; near: KeywordScore[]; miss?: KeywordMiss; margin?: number } {
+  // NOTE: documents are numbered up to n; a delta's index counts fewer for the IDF (those it dropped).
   const n = reader.header.n;
+  const live = reader.header.live ?? n;
   const postings = lookupTerms(reader, keywords);
   // NOTE: scores summed in one array by document number, not an object per matched entry: a prompt with common
   // words touches thousands of entries, and their objects cost milliseconds of allocation and collection. The
   // share and the matched terms are found again (by search in the postings, which are in document order) only
   // for the entries that may fire.
   const lists = [...postings];
-  const idfs = lists.map(([, p]) => idf(n, p.count));
+  const idfs = lists.map(([, p]) => idf(live, p.count));
   const mass = idfs.reduce((a, b) => a + b, 0);
-  const top = idf(n, 1);
+  const top = idf(live, 1);
   const score = new Float64Array(n);
   const hits = new Uint8Array(n);
   let total = 0;

@@ -1,7 +1,7 @@
 /**
  * Contract: (re)building the prompt index of a data repo (spec/hooks.md, "Prompt index"). Loaded only when the
  * index is missing or stale (load.ts imports it on demand), by the prompt hook, the prose gate, a git-kb command
- * that wants the next prompt to be fast, or the detached background builder (runBackgroundBuild). Reads the
+ * that wants the next prompt to be fast, or the detached background builder (update.ts runBackgroundBuild). Reads the
  * entries through the catalog (so the hook and the CLI agree on what an entry is) and hosts.yaml through the one
  * strict reader, writes the index atomically under `.git/git-kb/prompt/`, and returns it. The key is read before
  * the files are listed, so a change made while the build runs makes the next prompt rebuild again instead of
@@ -20,8 +20,9 @@ import { readableLinks } from '../../../core/format/links.js';
 import { loadCatalog } from '../catalog.js';
 import { buildLockFile, catalogCacheFile, indexFile, keyDirs, promptStateDir, repoKey, sigOf, statSig } from '../fresh.js';
 import { hostExtras } from './extras-hosts.js';
-import { sessionExtras } from './extras-sessions.js';
-import { encodeIndex, FIELD_ALIAS, FIELD_TAG, FIELD_TITLE, HOT_SIZE, readerFromBuffer, type IndexDoc, type IndexKernel, type IndexReader, type KernelRule } from './format.js';
+import { deltaFile } from './delta.js';
+import { countsAsRecent, sessionExtras } from './extras-sessions.js';
+import { encodeIndex, FIELD_ALIAS, FIELD_TAG, FIELD_TITLE, HOT_SIZE, readerFromBuffer, type ActivityItem, type FileKind, type IndexDoc, type IndexFile, type IndexKernel, type IndexReader, type KernelRule } from './format.js';
 
 /** Ledger files older than this are removed when the index is rebuilt. */
 const LEDGER_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
@@ -49,9 +50,14 @@ export interface BuildResult {
   saved: boolean;
   entries: number;
   ms: number;
+  /** True when it was brought up to date as a delta (update.ts) rather than rebuilt. */
+  updated?: boolean;
 }
 
-function byNewest(a: BuildEntry, b: BuildEntry): number {
+/** What an entry sorts by, newest first: updated, else created. */
+export const newestKey = (e: { updated?: string; created?: string }): string => e.updated ?? e.created ?? '';
+
+export function byNewest(a: BuildEntry, b: BuildEntry): number {
   const ka = a.updated ?? a.created ?? '';
   const kb = b.updated ?? b.created ?? '';
   return ka < kb ? 1 : ka > kb ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
@@ -72,7 +78,7 @@ export const FIELD_B = 0.9;
 type FieldName = keyof typeof FIELD_WEIGHTS;
 
 /** An entry's keywords per field, with repeats (term frequencies). */
-function fieldsOf(e: BuildEntry, body: string): Record<FieldName, string[]> {
+export function fieldsOf(e: Pick<BuildEntry, 'title' | 'aliases' | 'tags'>, body: string): Record<FieldName, string[]> {
   return { title: keywords(e.title), alias: e.aliases.flatMap((a) => keywords(a)), tag: e.tags.flatMap((t) => tagKeywords(t)), body: keywords(body) };
 }
 
@@ -82,24 +88,28 @@ const FIELD_BIT: Record<FieldName, number> = { title: FIELD_TITLE, alias: FIELD_
  * The index documents: per entry and keyword, the field bits and the BM25F weighted term frequency,
  * sum over fields of weight * tf / (1 - b + b * length / average length).
  */
-function docsFor(entries: { e: BuildEntry; fields: Record<FieldName, string[]> }[]): IndexDoc[] {
-  const names = Object.keys(FIELD_WEIGHTS) as FieldName[];
-  const avg = Object.fromEntries(names.map((f) => [f, entries.reduce((s, x) => s + x.fields[f].length, 0) / Math.max(1, entries.length) || 1])) as Record<FieldName, number>;
-  return entries.map(({ e, fields }) => {
-    const terms = new Map<string, number>();
-    const weights = new Map<string, number>();
-    for (const f of names) {
-      const norm = 1 - FIELD_B + (FIELD_B * fields[f].length) / avg[f];
-      for (const w of fields[f]) {
-        terms.set(w, (terms.get(w) ?? 0) | FIELD_BIT[f]);
-        weights.set(w, (weights.get(w) ?? 0) + FIELD_WEIGHTS[f] / norm);
-      }
-    }
-    return { id: e.id, title: e.title, terms, weights };
-  });
+const FIELD_NAMES = Object.keys(FIELD_WEIGHTS) as FieldName[];
+
+/** The average length of each field over `entries` (1 for a field no entry has). */
+function fieldAverages(entries: { fields: Record<FieldName, string[]> }[]): Record<FieldName, number> {
+  return Object.fromEntries(FIELD_NAMES.map((f) => [f, entries.reduce((s, x) => s + x.fields[f].length, 0) / Math.max(1, entries.length) || 1])) as Record<FieldName, number>;
 }
 
-function readBodyOf(dir: string, p: string): string {
+/** One index document under the field averages `avg` (an update keeps its index's averages: update.ts). */
+export function docOf(e: { id: string; title: string }, fields: Record<FieldName, string[]>, avg: Record<string, number>): IndexDoc {
+  const terms = new Map<string, number>();
+  const weights = new Map<string, number>();
+  for (const f of FIELD_NAMES) {
+    const norm = 1 - FIELD_B + (FIELD_B * fields[f].length) / (avg[f] || 1);
+    for (const w of fields[f]) {
+      terms.set(w, (terms.get(w) ?? 0) | FIELD_BIT[f]);
+      weights.set(w, (weights.get(w) ?? 0) + FIELD_WEIGHTS[f] / norm);
+    }
+  }
+  return { id: e.id, title: e.title, terms, weights };
+}
+
+export function readBodyOf(dir: string, p: string): string {
   try {
     return readableLinks(bodyOf(readEntryText(dir, p)));
   } catch {
@@ -132,6 +142,20 @@ async function readRegistry(dir: string): Promise<{ registry?: HostRegistry; err
   } catch (err) {
     return { error: String((err as Error).message).split('\n')[0] };
   }
+}
+
+/**
+ * What a file is to the index (format.ts FileKind) and its entry's id: decided here for a build and in update.ts
+ * for a changed file, by this one rule.
+ */
+export function kindOf(e: Pick<BuildEntry, 'id' | 'type' | 'kernel' | 'host' | 'data'> | undefined, byId: Map<string, unknown>): [FileKind, string] {
+  if (!e) return ['-', ''];
+  if (byId.get(e.id) !== e) return ['d', e.id];
+  if (e.kernel) return ['k', e.id];
+  // NOTE: every entry `hidden` hides has a host or is a host fact, so 'h' covers them.
+  if (e.host || e.type === 'host_fact') return ['h', e.id];
+  if (e.type === 'session_summary') return [countsAsRecent(e) ? 'S' : 's', e.id];
+  return ['p', e.id];
 }
 
 /** Rebuilds the prompt index of `dir` now, saves it when it can, and returns a reader over it. */
@@ -184,12 +208,12 @@ export async function rebuildPromptIndex(dir: string): Promise<BuildResult> {
   // NOTE: kernel entries are shown in full anyway, and session summaries have their own signal: neither is
   // a keyword or activity pointer.
   const pointable = entries.filter((e) => !e.kernel && e.type !== 'session_summary');
-  const activity: Record<string, [string, string][]> = {};
+  const activity: Record<string, ActivityItem[]> = {};
   for (const e of pointable) {
-    for (const a of e.appliesTo) (activity[a] ??= []).push([e.id, e.title]);
+    for (const a of e.appliesTo) (activity[a] ??= []).push([e.id, e.title, newestKey(e)]);
   }
 
-  const files: [string, string][] = catalog.items.map((i) => [i.path, sigOf(i)]);
+  const files: IndexFile[] = catalog.items.map((i) => [i.path, sigOf(i), ...kindOf(i.entry, catalog.byId)]);
   const hot = [...catalog.items]
     .sort((a, b) => b.mtimeMs - a.mtimeMs)
     .slice(0, HOT_SIZE)
@@ -202,11 +226,14 @@ export async function rebuildPromptIndex(dir: string): Promise<BuildResult> {
   for (const i of catalog.items) if (!i.path.startsWith('sessions/')) gen.update(`${i.path}\0${sigOf(i)}\n`);
   const generation = gen.update(statSig(hostsFile(dir))).digest('hex').slice(0, 16);
 
+  const fielded = pointable.map((e) => ({ e, fields: fieldsOf(e, readBodyOf(dir, e.path)) }));
+  const avg = fieldAverages(fielded);
   const buf = encodeIndex({
     key,
     generation,
     dirs,
-    docs: docsFor(pointable.map((e) => ({ e, fields: fieldsOf(e, readBodyOf(dir, e.path)) }))),
+    avg,
+    docs: fielded.map(({ e, fields }) => docOf(e, fields, avg)),
     kernel,
     activity,
     files,
@@ -221,19 +248,11 @@ export async function rebuildPromptIndex(dir: string): Promise<BuildResult> {
     const tmp = path.join(path.dirname(file), `.index.${process.pid}.${Date.now()}.tmp`);
     fs.writeFileSync(tmp, buf);
     fs.renameSync(tmp, file);
+    fs.rmSync(deltaFile(dir), { force: true }); // it named the index just replaced
     saved = true;
     pruneLedgers(path.join(promptStateDir(dir), 'ledger'));
   } catch {
     /* read-only data repo: serve from memory */
   }
   return { reader: readerFromBuffer(buf), saved, entries: pointable.length, ms: Date.now() - started };
-}
-
-/** The body of the detached builder load.ts starts (dist/hooks/prompt-build.js): rebuild, then release the lock. */
-export async function runBackgroundBuild(dir: string): Promise<void> {
-  try {
-    await rebuildPromptIndex(dir);
-  } finally {
-    fs.rmSync(buildLockFile(dir), { force: true });
-  }
 }

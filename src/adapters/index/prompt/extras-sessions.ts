@@ -26,8 +26,8 @@ export interface SessionExtras {
   dirs?: number;
 }
 
-/** One row of the side file: [entry id, pointer title, session id]. */
-export type SideRow = [string, string, string];
+/** One row of the side file: [entry id, pointer title, session id, when it ended (what rows sort by)]. */
+export type SideRow = [string, string, string, string];
 
 /** Parts of the side file; a directory's rows are all in part fnv1a(dir) % BUCKETS. */
 export const BUCKETS = 64;
@@ -96,35 +96,63 @@ export function sessionLine(e: { title: string; data: Record<string, unknown>; c
   return [when, branch, `${e.title}${turns}`].filter(Boolean).join(' · ');
 }
 
+type SessionEntry = { id: string; title: string; type: string; created?: string; updated?: string; data: Record<string, unknown> };
+
+/** True when a session summary is one the side file keeps (it has a directory and is not trivial). */
+export function countsAsRecent(e: Pick<SessionEntry, 'type' | 'data'>): boolean {
+  return e.type === 'session_summary' && !!str(e.data.cwd) && !isTrivialSession(e.data);
+}
+
+/** A summary's directory (normalised) and row, for one that counts (countsAsRecent). */
+export function sideRowOf(e: SessionEntry): { dir: string; row: SideRow } {
+  const end = str(e.data.ended) ?? str(e.data.started) ?? e.updated ?? e.created ?? '';
+  return { dir: normDir(str(e.data.cwd)!), row: [e.id, sessionLine(e), str(e.data.session_id) ?? '', end] };
+}
+
+/** Rows newest first (then by id, highest first), RECENT_KEPT of them. */
+export function keptRows(rows: SideRow[]): SideRow[] {
+  return rows.sort((a, b) => (a[3] < b[3] ? 1 : a[3] > b[3] ? -1 : a[0] < b[0] ? 1 : -1)).slice(0, RECENT_KEPT);
+}
+
 /** Writes the side file of the newest summaries per directory and returns what the index keeps of it. */
-export async function sessionExtras(build: {
-  dir: string;
-  entries: { id: string; title: string; type: string; created?: string; updated?: string; data: Record<string, unknown> }[];
-}): Promise<SessionExtras> {
-  const byDir = new Map<string, { end: string; row: SideRow }[]>();
+export async function sessionExtras(build: { dir: string; entries: SessionEntry[] }): Promise<SessionExtras> {
+  const byDir = new Map<string, SideRow[]>();
   let count = 0;
   for (const e of build.entries) {
-    if (e.type !== 'session_summary') continue;
-    const cwd = str(e.data.cwd);
-    if (!cwd || isTrivialSession(e.data)) continue;
+    if (!countsAsRecent(e)) continue;
     count++;
-    const key = normDir(cwd);
-    const end = str(e.data.ended) ?? str(e.data.started) ?? e.updated ?? e.created ?? '';
-    const list = byDir.get(key) ?? [];
-    list.push({ end, row: [e.id, sessionLine(e), str(e.data.session_id) ?? ''] });
-    if (list.length > RECENT_KEPT * 4) {
-      list.sort((a, b) => (a.end < b.end ? 1 : a.end > b.end ? -1 : 0));
-      list.length = RECENT_KEPT;
-    }
-    byDir.set(key, list);
+    const { dir, row } = sideRowOf(e);
+    const list = byDir.get(dir) ?? [];
+    list.push(row);
+    if (list.length > RECENT_KEPT * 4) byDir.set(dir, keptRows(list));
+    else byDir.set(dir, list);
   }
   const out: Record<string, SideRow[]> = {};
-  for (const [k, list] of byDir) {
-    list.sort((a, b) => (a.end < b.end ? 1 : a.end > b.end ? -1 : a.row[0] < b.row[0] ? 1 : -1));
-    out[k] = list.slice(0, RECENT_KEPT).map((x) => x.row);
+  for (const [k, list] of byDir) out[k] = keptRows(list);
+  return writeSide(build.dir, out, count);
+}
+
+/** Every directory's rows of a side file (undefined when it is missing or foreign). */
+export function readAllSideRows(file: string): Record<string, SideRow[]> | undefined {
+  try {
+    const buf = fs.readFileSync(file);
+    if (buf.length < TABLE || buf.toString('latin1', 0, 8) !== MAGIC) return undefined;
+    const out: Record<string, SideRow[]> = {};
+    for (let b = 0; b < BUCKETS; b++) {
+      const off = buf.readUInt32LE(8 + b * 8);
+      const len = buf.readUInt32LE(12 + b * 8);
+      if (len > 0) Object.assign(out, JSON.parse(buf.toString('utf8', off, off + len)) as Record<string, SideRow[]>);
+    }
+    return out;
+  } catch {
+    return undefined;
   }
+}
+
+/** Writes a side file of `byDir` under a fresh name (removing old ones) and returns what the index keeps of it. */
+export function writeSide(dir: string, out: Record<string, SideRow[]>, count: number): SessionExtras {
   if (count === 0) return { v: 1, sessions: 0, dirs: 0 };
-  const state = promptStateDir(build.dir);
+  const state = promptStateDir(dir);
   const name = `recent-${crypto().randomBytes(6).toString('hex')}.bin`;
   // NOTE: writeFileAtomic puts a killed writer's temporary file in .git/git-kb/.tmp/, where the lock holder sweeps it.
   writeFileAtomic(path.join(state, name), encodeSide(out), { fsync: false });
@@ -138,5 +166,5 @@ export async function sessionExtras(build: {
       /* gone already */
     }
   }
-  return { v: 1, file: name, sessions: count, dirs: byDir.size };
+  return { v: 1, file: name, sessions: count, dirs: Object.keys(out).length };
 }

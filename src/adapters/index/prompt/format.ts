@@ -12,7 +12,7 @@ import type { SessionExtras } from './extras-sessions.js';
 
 const MAGIC = 'GKBPIX01';
 /** Bump when the format or the terms (core/text/terms.ts) change: an index of another version reads as none. */
-export const INDEX_VERSION = 3;
+export const INDEX_VERSION = 4;
 
 /** Field bits of a posting: which part of the entry the keyword came from. */
 export const FIELD_TITLE = 1;
@@ -75,14 +75,29 @@ export interface IndexModel {
   dirs: string[];
   docs: IndexDoc[];
   kernel: IndexKernel[];
-  /** activity → [id, title] pairs, newest first. */
-  activity: Record<string, [string, string][]>;
-  /** Every entry file with its stat signature, for the rotating window; the newest few also go in `hot`. */
-  files: [string, string][];
+  /** activity → [id, title, newest key (updated, else created)] of each entry, newest first. */
+  activity: Record<string, ActivityItem[]>;
+  /** Every entry file with its stat signature and what it is, for the rotating window and for updates (update.ts); the newest few also go in `hot`. */
+  files: IndexFile[];
   hot: [string, string][];
   extras: IndexExtras;
   built: string;
+  /** The average length of each field over the indexed entries (the BM25F norms of build.ts), for updates. */
+  avg?: Record<string, number>;
 }
+
+/** An entry of an activity list: id, title, and the key it is sorted by (newest first, then by id). */
+export type ActivityItem = [id: string, title: string, newest: string];
+
+/**
+ * What a file of the index is, for an update from what changed (update.ts): `p` an entry the index points to,
+ * `k` a kernel entry, `h` one about a host (or hidden with its host), `s` a session summary (`S` when the
+ * recent-sessions side file counts it), `d` a servable entry whose id another file serves, `-` anything else.
+ */
+export type FileKind = 'p' | 'k' | 'h' | 's' | 'S' | 'd' | '-';
+
+/** A file of the index: path, stat signature, kind, and its entry's id ('' for none). */
+export type IndexFile = [path: string, sig: string, kind: FileKind, id: string];
 
 /** The decoded header. */
 export interface IndexHeader {
@@ -95,12 +110,15 @@ export interface IndexHeader {
   nBuckets: number;
   sections: Record<'buckets' | 'postings' | 'docs' | 'docText' | 'kernel', [number, number]>;
   kernel: { id: string; title: string; path: string; sig: string; rules: KernelRule[]; off: number; len: number }[];
-  activity: Record<string, [string, string][]>;
+  activity: Record<string, ActivityItem[]>;
   hot: [string, string][];
   /** [offset, length, file count] of each window of the stat list. */
   windows: [number, number, number][];
   fileCount: number;
   extras: IndexExtras;
+  avg?: Record<string, number>;
+  /** Entries counted for the keyword IDF when it differs from `n` (an index with a delta: delta.ts). */
+  live?: number;
 }
 
 /** Files checked per prompt by the rotating window (spec/hooks.md, "Freshness"). */
@@ -180,7 +198,7 @@ export function encodeIndex(model: IndexModel): Buffer {
   const windowBufs: Buffer[] = [];
   for (let i = 0; i < model.files.length; i += WINDOW_SIZE) {
     const slice = model.files.slice(i, i + WINDOW_SIZE);
-    windowBufs.push(Buffer.from(slice.map(([p, s]) => `${p}\t${s}\n`).join(''), 'utf8'));
+    windowBufs.push(Buffer.from(slice.map(([p, s, k, id]) => `${p}\t${s}\t${k}\t${id}\n`).join(''), 'utf8'));
   }
 
   const bodies = [bucketDir, postingsBuf, docOffsets, docTextBuf, kernelBuf, ...windowBufs];
@@ -214,6 +232,7 @@ export function encodeIndex(model: IndexModel): Buffer {
       windows,
       fileCount: model.files.length,
       extras: model.extras,
+      ...(model.avg ? { avg: model.avg } : {}),
     };
   };
   // The header holds absolute offsets, which depend on its own length: grow a reserved length until the header
@@ -236,6 +255,27 @@ export interface IndexReader {
   header: IndexHeader;
   read(off: number, len: number): Buffer;
   close(): void;
+  /** The entries a delta changed (delta.ts): the header above is then the index's with the delta applied. */
+  overlay?: Overlay;
+}
+
+/** A document of a delta: id, title, and each keyword's field bits and weighted term frequency. */
+export interface OverlayDoc {
+  id: string;
+  title: string;
+  terms: Map<string, [fields: number, weight: number]>;
+}
+
+/**
+ * The entries changed since an index was built (delta.ts), over it: its documents are numbered first (0 to
+ * docs.length - 1, newest changes first), the index's own after them, shifted by docs.length; `dropped[i]` is 1
+ * for each of the index's own documents i that a change replaced or removed. `files` holds the stat signature of
+ * each file changed since (null: gone); the windows of the index are read without them.
+ */
+export interface Overlay {
+  docs: OverlayDoc[];
+  dropped: Uint8Array;
+  files: Map<string, string | null>;
 }
 
 /** The first read of an index file: enough for the whole header of most indexes. */
@@ -346,11 +386,53 @@ export function postingsHave(p: TermPostings, doc: number): boolean {
   return false;
 }
 
-/** The postings of each keyword found in the index (only the buckets of these keywords are read). */
+/**
+ * The postings of each keyword found in the index (only the buckets of these keywords are read), the documents
+ * of its overlay first where it has one.
+ */
 export function lookupTerms(reader: IndexReader, terms: string[]): Map<string, TermPostings> {
+  const base = ownTerms(reader, terms);
+  const o = reader.overlay;
+  if (!o) return base;
+  const out = new Map<string, TermPostings>();
+  const shift = o.docs.length;
+  for (const t of terms) {
+    if (out.has(t)) continue;
+    const own = base.get(t);
+    const mine: [number, number, number][] = [];
+    o.docs.forEach((d, i) => {
+      const x = d.terms.get(t);
+      if (x) mine.push([i, x[0], x[1]]);
+    });
+    let count = mine.length;
+    if (own) for (let i = 0; i < own.count; i++) if (!o.dropped[own.cells[2 * i]! >>> 3]) count++;
+    if (count === 0) continue;
+    const cells = new Uint32Array(2 * count);
+    const weights = new Float32Array(cells.buffer);
+    let j = 0;
+    for (const [doc, fields, weight] of mine) {
+      cells[2 * j] = doc * 8 + fields;
+      weights[2 * j++ + 1] = weight;
+    }
+    if (own) {
+      for (let i = 0; i < own.count; i++) {
+        const cell = own.cells[2 * i]!;
+        if (o.dropped[cell >>> 3]) continue;
+        cells[2 * j] = cell + shift * 8;
+        weights[2 * j++ + 1] = own.weights[2 * i + 1]!;
+      }
+    }
+    out.set(t, { count, cells, weights });
+  }
+  return out;
+}
+
+/** The postings of each keyword in the index file itself (no overlay; its own document numbers). */
+function ownTerms(reader: IndexReader, terms: string[]): Map<string, TermPostings> {
   const h = reader.header;
   const out = new Map<string, TermPostings>();
-  if (h.n === 0 || terms.length === 0) return out;
+  const own = reader.overlay ? h.n - reader.overlay.docs.length : h.n;
+  if (own === 0 || terms.length === 0) return out;
   const byBucket = new Map<number, string[]>();
   for (const t of terms) {
     const b = fnv1a(t) & (h.nBuckets - 1);
@@ -379,8 +461,14 @@ export function lookupTerms(reader: IndexReader, terms: string[]): Map<string, T
   return out;
 }
 
-/** The id and title of a document by its number. */
+/** The id and title of a document by its number (its overlay's first, where it has one). */
 export function readDoc(reader: IndexReader, doc: number): { id: string; title: string } {
+  const o = reader.overlay;
+  if (o) {
+    const mine = o.docs[doc];
+    if (mine) return { id: mine.id, title: mine.title };
+    doc -= o.docs.length;
+  }
   const h = reader.header;
   const offs = reader.read(h.sections.docs[0] + doc * 4, 8);
   const start = offs.readUInt32LE(0);
@@ -400,16 +488,30 @@ export function readKernel(reader: IndexReader): IndexKernel[] {
   return reader.header.kernel.map((k) => ({ id: k.id, title: k.title, path: k.path, sig: k.sig, body: readKernelBody(reader, k), rules: Array.isArray(k.rules) ? k.rules : [] }));
 }
 
-/** The [path, stat signature] pairs of one rotating window. */
-export function readWindow(reader: IndexReader, w: number): [string, string][] {
+/** The files of one rotating window, as the index file holds them (the overlay's changed files among them). */
+export function readWindow(reader: IndexReader, w: number): IndexFile[] {
   const win = reader.header.windows[w];
   if (!win) return [];
-  const text = reader.read(win[0], win[1]).toString('utf8');
-  const out: [string, string][] = [];
+  return parseFiles(reader.read(win[0], win[1]).toString('utf8'));
+}
+
+/** Every file of the index file, in its order (for an update). */
+export function readAllFiles(reader: IndexReader): IndexFile[] {
+  const ws = reader.header.windows;
+  if (ws.length === 0) return [];
+  const last = ws[ws.length - 1]!;
+  return parseFiles(reader.read(ws[0]![0], last[0] + last[1] - ws[0]![0]).toString('utf8'));
+}
+
+/** Window lines `path \t sig \t kind \t id`, read from the right: a path may hold a tab. */
+function parseFiles(text: string): IndexFile[] {
+  const out: IndexFile[] = [];
   for (const line of text.split('\n')) {
     if (!line) continue;
-    const tab = line.lastIndexOf('\t');
-    out.push([line.slice(0, tab), line.slice(tab + 1)]);
+    const c = line.lastIndexOf('\t');
+    const b = line.lastIndexOf('\t', c - 1);
+    const a = line.lastIndexOf('\t', b - 1);
+    out.push([line.slice(0, a), line.slice(a + 1, b), line.slice(b + 1, c) as FileKind, line.slice(c + 1)]);
   }
   return out;
 }

@@ -1,19 +1,22 @@
 /**
- * Contract: when and where the prompt index is rebuilt (spec/hooks.md, "Rebuilds"), the one door to it for its
- * readers (the prompt hook, the prose gate) and writers (git-kb commands and hooks that just wrote call
- * refreshPromptIndex). A fresh index is served as is. A missing or stale one is rebuilt in this process when the rebuild is cheap (the
- * estimate is the number of entry files times the per-file cost with or without a warm catalog cache) or when the
- * caller waits for it (`wait`); otherwise a detached builder process is started (at most one per data repo,
- * guarded by `prompt/build.lock`) and the caller gets the previous index when it is safe to serve (fresh.ts
- * servableWhileStale: same hosts.yaml, same kernel files), else no index. The hook's deadline can
- * therefore never cut a large first build short forever. The builder (build.ts) is imported only to rebuild.
- */
+ * Contract: when and where the prompt index is brought up to date (spec/hooks.md, "Rebuilds" and "Updates"), the
+ * one door to it for its readers (the prompt hook, the prose gate) and writers (git-kb commands and hooks that
+ * just wrote call refreshPromptIndex). A fresh index (with its delta, delta.ts) is served as is. A stale one that
+ * may answer meanwhile (fresh.ts servableWhileStale: same hosts.yaml, same kernel files) is first updated from
+ * what changed (update.ts) in this process when that is cheap (UPDATE_BUDGET_MS). Otherwise, and for a missing
+ * one, it is brought up to date (updated where it can be, else rebuilt) in this process when the rebuild is
+ * cheap (the estimate is the number of entry files times the per-file cost with or without a warm catalog
+ * cache) or when the caller waits for it (`wait`); otherwise a detached builder process is started (at most one
+ * per data repo, guarded by `prompt/build.lock`) and the caller gets the previous index when it is safe to serve,
+ * else no index. The hook's deadline can therefore never cut a large first build short forever. The updater and
+ * builder (update.ts, build.ts) are imported only to bring the index up to date. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { processAlive } from '../../system/pid.js';
 import type { BuildResult } from './build.js';
 import { buildLockFile, catalogCacheFile, checkFreshness, indexFile, servableWhileStale } from '../fresh.js';
-import { openIndexFile, type IndexReader } from './format.js';
+import { openPromptIndex } from './delta.js';
+import type { IndexReader } from './format.js';
 
 /** A rebuild expected to take longer than this runs in the background. */
 export const SYNC_BUILD_BUDGET_MS = 2500;
@@ -23,6 +26,11 @@ export const SYNC_BUILD_BUDGET_MS = 2500;
  * arriving a few seconds late. NOTE: at 0.15 ms a file that is about 3,000 entries.
  */
 export const STALE_BUILD_BUDGET_MS = 500;
+/** An update from what changed (update.ts) runs in the prompt up to this estimate, else in the background. */
+export const UPDATE_BUDGET_MS = 60;
+/** Its estimate: a fixed part (loading the updater and the parser, reading a changed file) and per file (listed and stat'ed). */
+const UPDATE_FIXED_MS = 20;
+const MS_PER_FILE_UPDATE = 0.005;
 /** Estimated rebuild cost per entry file: with the catalog cache warm, and parsing every file. */
 // NOTE: the build reads every body (the keyword signal indexes them): measured 0.1-0.2 ms a file on the two
 // bench corpora with the catalog warm.
@@ -33,10 +41,13 @@ const CACHE_BYTES_PER_FILE = 300;
 /** A build lock older than this is taken to be dead whatever its pid says. */
 const BUILD_LOCK_MAX_AGE_MS = 10 * 60_000;
 
-/** Rebuilds the index of `dir` in this process (loads the builder, the catalog and, for changed files, the parser). */
+/**
+ * Brings the index of `dir` up to date in this process: as a delta from what changed where it can be (update.ts),
+ * else rebuilt (loads the builder, the catalog and, for changed files, the parser).
+ */
 async function rebuild(dir: string): Promise<BuildResult> {
-  const { rebuildPromptIndex } = await import('./build.js');
-  return rebuildPromptIndex(dir);
+  const { refreshIndex } = await import('./update.js');
+  return refreshIndex(dir);
 }
 
 /**
@@ -46,7 +57,7 @@ async function rebuild(dir: string): Promise<BuildResult> {
  */
 export async function refreshPromptIndex(dir: string): Promise<void> {
   try {
-    const reader = openIndexFile(indexFile(dir));
+    const reader = openPromptIndex(dir, indexFile(dir));
     if (!reader) return;
     const fresh = checkFreshness(dir, reader).fresh;
     reader.close();
@@ -114,12 +125,12 @@ export async function startBackgroundBuild(dir: string, env?: NodeJS.ProcessEnv)
     return false; // another prompt won the race, or nothing can be written
   }
   try {
-    // NOTE: the builder imports build.ts and runs runBackgroundBuild: from a build, its stable file
+    // NOTE: the builder imports update.ts and runs runBackgroundBuild: from a build, its stable file
     // dist/hooks/prompt-build.js (lazyHooks of build.mjs; this code may be bundled anywhere); from the sources,
     // the build.ts beside this file.
     const here = import.meta.url;
     const dist = here.lastIndexOf('/dist/');
-    const builder = dist === -1 ? new URL(`./build${path.extname(new URL(here).pathname)}`, here).href : `${here.slice(0, dist)}/dist/hooks/prompt-build.js`;
+    const builder = dist === -1 ? new URL(`./update${path.extname(new URL(here).pathname)}`, here).href : `${here.slice(0, dist)}/dist/hooks/prompt-build.js`;
     // The builder of a build is CommonJS: import() gives its exports as the namespace's default.
     const code = 'const [u, d] = process.argv.slice(1); const m = await import(u); await (m.runBackgroundBuild ?? m.default.runBackgroundBuild)(d);';
     // NOTE: loaded here, not at the top: node:child_process pulls in net and dgram, milliseconds a prompt
@@ -148,11 +159,12 @@ export interface LoadOptions {
 }
 
 /**
- * Loads the index of `dir`: fresh as is, else rebuilt here when cheap or waited for, else in the background (no
- * index now); `env` is the environment of a background builder (the caller's own when undefined).
+ * Loads the index of `dir`: fresh as is, else updated or rebuilt here when cheap or waited for, else in the
+ * background (the previous index, or no index, now); `env` is the environment of a background builder (the
+ * caller's own when undefined).
  */
 export async function loadPromptIndex(dir: string, env?: NodeJS.ProcessEnv, options: LoadOptions = {}): Promise<LoadedIndex> {
-  const reader = openIndexFile(indexFile(dir));
+  const reader = openPromptIndex(dir, indexFile(dir));
   let reason = 'missing';
   let knownFiles: number | undefined;
   // The previous index, while the rebuild runs in the background (see servableWhileStale): never blind.
@@ -168,6 +180,16 @@ export async function loadPromptIndex(dir: string, env?: NodeJS.ProcessEnv, opti
   const meanwhile = (state: string): LoadedIndex => (previous ? { reader: previous, state: `${state}; the previous index answers meanwhile` } : { state });
   if (!options.wait) {
     if (buildRunning(dir)) return meanwhile(`${reason}; a background build is running`);
+    // An update from what changed, here when it is cheap (it lists and stats every file): the prompt then sees
+    // the change itself. When it cannot be made (a rebuild is due) or costs more, the rest decides as before.
+    if (previous && previous.header.avg && UPDATE_FIXED_MS + (knownFiles ?? 0) * MS_PER_FILE_UPDATE <= (options.budgetMs ?? UPDATE_BUDGET_MS)) {
+      const { updatePromptIndex } = await import('./update.js');
+      const up = await updatePromptIndex(dir);
+      if (up) {
+        previous.close();
+        return { reader: up.reader, state: `updated (${reason}) in ${up.ms} ms${up.saved ? '' : ', not saved'}` };
+      }
+    }
     const estimate = estimateRebuildMs(dir, knownFiles);
     if (estimate > (options.budgetMs ?? (previous ? STALE_BUILD_BUDGET_MS : SYNC_BUILD_BUDGET_MS))) {
       const started = await startBackgroundBuild(dir, env);
@@ -176,5 +198,5 @@ export async function loadPromptIndex(dir: string, env?: NodeJS.ProcessEnv, opti
   }
   previous?.close();
   const built = await rebuild(dir);
-  return { reader: built.reader, state: `rebuilt (${reason}) in ${built.ms} ms${built.saved ? '' : ', not saved'}` };
+  return { reader: built.reader, state: `${built.updated ? 'updated' : 'rebuilt'} (${reason}) in ${built.ms} ms${built.saved ? '' : ', not saved'}` };
 }
