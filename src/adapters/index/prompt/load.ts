@@ -193,7 +193,8 @@ export async function loadPromptIndex(dir: string, env?: NodeJS.ProcessEnv, opti
     const estimate = estimateRebuildMs(dir, knownFiles);
     if (estimate > (options.budgetMs ?? (previous ? STALE_BUILD_BUDGET_MS : SYNC_BUILD_BUDGET_MS))) {
       const started = await startBackgroundBuild(dir, env);
-      return meanwhile(`${reason}; rebuild estimated at ${Math.round(estimate)} ms ${started ? 'started in the background' : 'could not be started'}`);
+      const what = previous?.header.avg ? 'update' : `rebuild estimated at ${Math.round(estimate)} ms`;
+      return meanwhile(`${reason}; ${what} ${started ? 'started in the background' : 'could not be started'}`);
     }
   }
   previous?.close();
