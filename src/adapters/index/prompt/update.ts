@@ -88,7 +88,7 @@ async function update(dir: string, base: IndexReader, started: number): Promise<
     else if (p[1] !== null) rec.push(p);
   }
   // the delta's new files (not in the index file), put in path order among the others
-  const inFile = new Set(rec.map((f) => f[0]));
+  const inFile = new Set(prevFiles.size > 0 ? rec.map((f) => f[0]) : []);
   const added = new Set([...prevFiles.values()].filter((f) => f[1] !== null && !inFile.has(f[0])).map((f) => f[0]));
   if (added.size > 0) {
     rec.push(...[...added].map((p) => prevFiles.get(p)!));
@@ -117,10 +117,9 @@ async function update(dir: string, base: IndexReader, started: number): Promise<
   const olds = [...changed.flatMap((c) => (c.old ? [c.old] : [])), ...gone];
   if (olds.some((f) => f[2] === 'k' || f[2] === 'h' || f[2] === 'd')) return undefined;
   // An id that another file claims too: which one serves is the catalog's rule, a rebuild's to apply.
-  const owner = new Map<string, string>();
-  for (const f of rec) if (f[3] && !touched.has(f[0])) owner.set(f[3], f[0]);
-  const dupHeld = new Set(rec.filter((f) => f[2] === 'd').map((f) => f[3]));
-  if (olds.some((f) => f[2] === 'p' && dupHeld.has(f[3]))) return undefined;
+  const claimedElsewhere = (id: string): boolean => rec.some((f) => f[3] === id && !touched.has(f[0]));
+  const dups = rec.filter((f) => f[2] === 'd');
+  if (olds.some((f) => f[2] === 'p' && dups.some((d) => d[3] === f[3]))) return undefined;
 
   // The new and changed files, read.
   const parse = changed.length > 0 ? (await import('../../../core/format/entry.js')).parseEntry : undefined;
@@ -129,7 +128,7 @@ async function update(dir: string, base: IndexReader, started: number): Promise<
     const [mtimeMs, size, ino] = c.sig.split(':').map(Number) as [number, number, number];
     const item = readItem(dir, { path: c.path, id: '', mtimeMs, ctimeMs: 0, size, ino }, parse!);
     const e = item.entry;
-    if (e && (owner.has(e.id) || now.some((x) => x.id === e.id))) return undefined;
+    if (e && (now.some((x) => x.id === e.id) || claimedElsewhere(e.id))) return undefined;
     const [kind, id] = kindOf(e, new Map(e ? [[e.id, e]] : []));
     if (kind === 'k' || kind === 'h') return undefined;
     now.push({ path: c.path, sig: c.sig, item, kind, id });
