@@ -4,8 +4,8 @@
  * (openPromptIndex), so a change costs a small write instead of a rebuild. It names the index it applies to (its
  * mark: built time, generation and counts); under another index, torn or foreign, it is not read. Applied, it
  * gives the index's header its own key, generation, directories, hot files, activity lists and session extras,
- * and the reader an overlay (format.ts Overlay): its documents first, the index's own after them, those it
- * replaced or removed dropped. Safe to delete: the next prompt finds the index stale and updates it again.
+ * and the reader an overlay (format.ts Overlay): the index's own documents, less those it replaced or removed,
+ * then its own. Safe to delete: the next prompt finds the index stale and updates it again.
  */
 import fs from 'node:fs';
 import { promptStateDir } from '../fresh.js';
@@ -62,10 +62,7 @@ export function deltaFor(base: IndexReader, d: Omit<DeltaFile, 'magic' | 'base'>
 /** Index file `base` with delta `d` applied (see the module contract). */
 export function applyDelta(base: IndexReader, d: DeltaFile): IndexReader {
   const own = base.header.n;
-  const dropped = new Uint8Array(own);
-  for (const i of d.drop) if (Number.isInteger(i) && i >= 0 && i < own) dropped[i] = 1;
-  let gone = 0;
-  for (let i = 0; i < own; i++) gone += dropped[i]!;
+  const drops = [...new Set(d.drop.filter((i) => Number.isInteger(i) && i >= 0 && i < own))].sort((a, b) => a - b);
   const docs: OverlayDoc[] = d.docs.map(([id, title, terms]) => ({ id, title, terms: new Map(terms.map(([t, f, w]) => [t, [f, w]])) }));
   const header: IndexHeader = {
     ...base.header,
@@ -76,9 +73,9 @@ export function applyDelta(base: IndexReader, d: DeltaFile): IndexReader {
     activity: d.activity,
     extras: { ...base.header.extras, ...(d.sessions ? { sessions: d.sessions } : {}) },
     n: docs.length + own,
-    live: docs.length + own - gone,
+    live: docs.length + own - drops.length,
   };
-  return { header, read: (off, len) => base.read(off, len), close: () => base.close(), overlay: { docs, dropped, files: new Map(d.files.map(([p, sig]) => [p, sig])) } };
+  return { header, read: (off, len) => base.read(off, len), close: () => base.close(), overlay: { docs, drops, files: new Map(d.files.map(([p, sig]) => [p, sig])) } };
 }
 
 /** Opens the prompt index of `dir` with its delta applied, or undefined when there is no index (see format.ts). */

@@ -267,14 +267,14 @@ export interface OverlayDoc {
 }
 
 /**
- * The entries changed since an index was built (delta.ts), over it: its documents are numbered first (0 to
- * docs.length - 1, newest changes first), the index's own after them, shifted by docs.length; `dropped[i]` is 1
- * for each of the index's own documents i that a change replaced or removed. `files` holds the stat signature of
- * each file changed since (null: gone); the windows of the index are read without them.
+ * The entries changed since an index was built (delta.ts), over it: the index's own documents keep their
+ * numbers, the overlay's follow them (newest change first); `drops` lists, ascending, the index's own documents
+ * that a change replaced or removed. `files` holds the stat signature of each file changed since (null: gone);
+ * the windows of the index are read without them.
  */
 export interface Overlay {
   docs: OverlayDoc[];
-  dropped: Uint8Array;
+  drops: number[];
   files: Map<string, string | null>;
 }
 
@@ -372,59 +372,81 @@ function readPostings(body: Buffer, from: number, count: number): TermPostings {
   return { count, cells, weights };
 }
 
-/** Whether the postings hold entry `doc` (a binary search: they are in document order). */
+/** Whether the postings hold entry `doc`. */
 export function postingsHave(p: TermPostings, doc: number): boolean {
+  return postingIndex(p, doc) >= 0;
+}
+
+/** Where entry `doc` is in the postings, or -1 (a binary search: they are in document order). */
+function postingIndex(p: TermPostings, doc: number): number {
   let lo = 0;
   let hi = p.count - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
     const d = p.cells[2 * mid]! >>> 3;
-    if (d === doc) return true;
+    if (d === doc) return mid;
     if (d < doc) lo = mid + 1;
     else hi = mid - 1;
   }
-  return false;
+  return -1;
 }
 
 /**
- * The postings of each keyword found in the index (only the buckets of these keywords are read), the documents
- * of its overlay first where it has one.
+ * The postings of each keyword found in the index (only the buckets of these keywords are read), with its
+ * overlay's changes where it has one: the documents it dropped left out, its own appended.
+ * NOTE: no loop per posting on this path (a prompt's common words have thousands in a large repo, and a cold
+ * process runs such loops in the interpreter): the index file's postings are kept as they are, or copied in runs
+ * around the few dropped documents (found by binary search), and the overlay's are added after them.
  */
 export function lookupTerms(reader: IndexReader, terms: string[]): Map<string, TermPostings> {
   const base = ownTerms(reader, terms);
   const o = reader.overlay;
   if (!o) return base;
   const out = new Map<string, TermPostings>();
-  const shift = o.docs.length;
+  const first = reader.header.n - o.docs.length;
   for (const t of terms) {
     if (out.has(t)) continue;
-    const own = base.get(t);
+    let own = base.get(t);
+    if (own) {
+      const at = o.drops.map((d) => postingIndex(own!, d)).filter((i) => i >= 0);
+      if (at.length > 0) own = withoutPostings(own, at);
+    }
     const mine: [number, number, number][] = [];
     o.docs.forEach((d, i) => {
       const x = d.terms.get(t);
-      if (x) mine.push([i, x[0], x[1]]);
+      if (x) mine.push([first + i, x[0], x[1]]);
     });
-    let count = mine.length;
-    if (own) for (let i = 0; i < own.count; i++) if (!o.dropped[own.cells[2 * i]! >>> 3]) count++;
+    const count = (own?.count ?? 0) + mine.length;
     if (count === 0) continue;
+    if (mine.length === 0) {
+      out.set(t, own!);
+      continue;
+    }
     const cells = new Uint32Array(2 * count);
     const weights = new Float32Array(cells.buffer);
-    let j = 0;
+    if (own) cells.set(own.cells.subarray(0, 2 * own.count));
+    let j = own?.count ?? 0;
     for (const [doc, fields, weight] of mine) {
       cells[2 * j] = doc * 8 + fields;
       weights[2 * j++ + 1] = weight;
     }
-    if (own) {
-      for (let i = 0; i < own.count; i++) {
-        const cell = own.cells[2 * i]!;
-        if (o.dropped[cell >>> 3]) continue;
-        cells[2 * j] = cell + shift * 8;
-        weights[2 * j++ + 1] = own.weights[2 * i + 1]!;
-      }
-    }
     out.set(t, { count, cells, weights });
   }
   return out;
+}
+
+/** Postings `p` without those at the positions `at` (ascending), copied in runs. */
+function withoutPostings(p: TermPostings, at: number[]): TermPostings {
+  const count = p.count - at.length;
+  const cells = new Uint32Array(2 * count);
+  let from = 0;
+  let to = 0;
+  for (const i of [...at, p.count]) {
+    cells.set(p.cells.subarray(2 * from, 2 * i), 2 * to);
+    to += i - from;
+    from = i + 1;
+  }
+  return { count, cells, weights: new Float32Array(cells.buffer) };
 }
 
 /** The postings of each keyword in the index file itself (no overlay; its own document numbers). */
@@ -463,13 +485,10 @@ function ownTerms(reader: IndexReader, terms: string[]): Map<string, TermPosting
 
 /** The id and title of a document by its number (its overlay's first, where it has one). */
 export function readDoc(reader: IndexReader, doc: number): { id: string; title: string } {
-  const o = reader.overlay;
-  if (o) {
-    const mine = o.docs[doc];
-    if (mine) return { id: mine.id, title: mine.title };
-    doc -= o.docs.length;
-  }
   const h = reader.header;
+  const o = reader.overlay;
+  const mine = o?.docs[doc - (h.n - o.docs.length)];
+  if (mine) return { id: mine.id, title: mine.title };
   const offs = reader.read(h.sections.docs[0] + doc * 4, 8);
   const start = offs.readUInt32LE(0);
   const end = offs.readUInt32LE(4);
