@@ -296,6 +296,18 @@ describe('never blind during a rebuild', () => {
     expect((JSON.parse(fs.readFileSync(debugFile, 'utf8').trim().split('\n').at(-1)!) as { index: string }).index).toBe('fresh');
   });
 
+  it('a change an update declines (an id claimed twice) is rebuilt in the prompt of a small repo', async () => {
+    await makeRepo(sb, base);
+    expect(pointerIds(contextOf(await runPromptHook(sb, payload(STASH_PROMPT, 'nd0'))))).toEqual([tid(1)]);
+    const debugFile = path.join(sb.root, 'debug-nd.jsonl');
+    fs.writeFileSync(path.join(sb.data, 'entries', `${tid(1)}-aaa-first-by-path.md`), entryText({ id: tid(1), title: 'Kubernetes pod eviction under memory pressure', tags: ['k8s'] }));
+    const ctx = contextOf(await runPromptHook(sb, payload('pods get evicted under memory pressure on kubernetes, why?', 'nd1'), { env: { KB_HOOK_DEBUG: '1', KB_HOOK_DEBUG_FILE: debugFile } }));
+    // the first file by path serves the id, as the catalog says
+    expect(pointerIds(ctx)).toEqual([tid(1)]);
+    expect((JSON.parse(fs.readFileSync(debugFile, 'utf8').trim()) as { index: string }).index).toMatch(/^rebuilt \(key\) in \d+ ms$/);
+    expect(fs.existsSync(path.join(sb.data, '.git', 'git-kb', 'prompt', 'delta.v1'))).toBe(false);
+  });
+
   it('does not answer from the previous index once hosts.yaml or a kernel entry changed', async () => {
     await makeRepo(sb, base);
     expect(pointerIds(contextOf(await runPromptHook(sb, payload(STASH_PROMPT, 'nc0'))))).toEqual([tid(1)]);

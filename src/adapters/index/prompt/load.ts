@@ -45,9 +45,9 @@ const BUILD_LOCK_MAX_AGE_MS = 10 * 60_000;
  * Brings the index of `dir` up to date in this process: as a delta from what changed where it can be (update.ts),
  * else rebuilt (loads the builder, the catalog and, for changed files, the parser).
  */
-async function rebuild(dir: string): Promise<BuildResult> {
+async function rebuild(dir: string, options: { update?: boolean } = {}): Promise<BuildResult> {
   const { refreshIndex } = await import('./update.js');
-  return refreshIndex(dir);
+  return refreshIndex(dir, options);
 }
 
 /**
@@ -177,6 +177,7 @@ export async function loadPromptIndex(dir: string, env?: NodeJS.ProcessEnv, opti
     if (!options.wait && servableWhileStale(dir, reader)) previous = reader;
     else reader.close();
   }
+  let declined = false; // an update was tried here and declined: a rebuild is due
   const meanwhile = (state: string): LoadedIndex => (previous ? { reader: previous, state: `${state}; the previous index answers meanwhile` } : { state });
   if (!options.wait) {
     if (buildRunning(dir)) return meanwhile(`${reason}; a background build is running`);
@@ -189,15 +190,16 @@ export async function loadPromptIndex(dir: string, env?: NodeJS.ProcessEnv, opti
         previous.close();
         return { reader: up.reader, state: `updated (${reason}) in ${up.ms} ms${up.saved ? '' : ', not saved'}` };
       }
+      declined = true;
     }
     const estimate = estimateRebuildMs(dir, knownFiles);
     if (estimate > (options.budgetMs ?? (previous ? STALE_BUILD_BUDGET_MS : SYNC_BUILD_BUDGET_MS))) {
       const started = await startBackgroundBuild(dir, env);
-      const what = previous?.header.avg ? 'update' : `rebuild estimated at ${Math.round(estimate)} ms`;
+      const what = previous?.header.avg && !declined ? 'update' : `rebuild estimated at ${Math.round(estimate)} ms`;
       return meanwhile(`${reason}; ${what} ${started ? 'started in the background' : 'could not be started'}`);
     }
   }
   previous?.close();
-  const built = await rebuild(dir);
+  const built = await rebuild(dir, { update: !declined });
   return { reader: built.reader, state: `${built.updated ? 'updated' : 'rebuilt'} (${reason}) in ${built.ms} ms${built.saved ? '' : ', not saved'}` };
 }

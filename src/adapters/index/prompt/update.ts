@@ -42,9 +42,9 @@ function docIds(reader: IndexReader): Map<string, number> {
 
 const newestFirst = (a: ActivityItem, b: ActivityItem): number => (a[2] < b[2] ? 1 : a[2] > b[2] ? -1 : a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0);
 
-/** Brings the prompt index of `dir` up to date: as a delta where it can be, else rebuilt. */
-export async function refreshIndex(dir: string): Promise<BuildResult> {
-  return (await updatePromptIndex(dir)) ?? rebuildPromptIndex(dir);
+/** Brings the prompt index of `dir` up to date: as a delta where it can be (unless `update` is false), else rebuilt. */
+export async function refreshIndex(dir: string, options: { update?: boolean } = {}): Promise<BuildResult> {
+  return (options.update !== false ? await updatePromptIndex(dir) : undefined) ?? rebuildPromptIndex(dir);
 }
 
 /** The body of the detached builder load.ts starts (dist/hooks/prompt-build.js): refresh, then release the lock. */
@@ -64,6 +64,8 @@ export async function updatePromptIndex(dir: string): Promise<BuildResult | unde
   let result: BuildResult | undefined;
   try {
     result = await update(dir, base, started);
+  } catch {
+    // unreadable or unwritable state: the caller rebuilds (and meets the same error there, if any)
   } finally {
     if (!result) base.close();
   }
@@ -166,7 +168,16 @@ async function update(dir: string, base: IndexReader, started: number): Promise<
   }
   for (const list of Object.values(activity)) list.sort(newestFirst);
 
-  // The recent-sessions side file, when a summary it counts changed.
+  // The files the delta records.
+  const files = new Map(prevFiles);
+  for (const x of now) files.set(x.path, [x.path, x.sig, x.kind, x.id]);
+  for (const g of gone) {
+    if (added.has(g[0])) files.delete(g[0]);
+    else files.set(g[0], [g[0], null, '-', '']);
+  }
+  if (files.size > DELTA_MAX_FILES) return undefined;
+
+  // The recent-sessions side file, when a summary it counts changed (written last: nothing declines after it).
   let sessions = prev?.sessions ?? h.extras.sessions;
   const oldS = olds.filter((f) => f[2] === 'S');
   const newS = now.filter((x) => x.kind === 'S').map((x) => sideRowOf(x.item.entry!));
@@ -194,14 +205,7 @@ async function update(dir: string, base: IndexReader, started: number): Promise<
     sessions = writeSide(dir, rows, (sessions?.sessions ?? 0) - oldS.length + newS.length);
   }
 
-  // Files, hot files and the generation.
-  const files = new Map(prevFiles);
-  for (const x of now) files.set(x.path, [x.path, x.sig, x.kind, x.id]);
-  for (const g of gone) {
-    if (added.has(g[0])) files.delete(g[0]);
-    else files.set(g[0], [g[0], null, '-', '']);
-  }
-  if (files.size > DELTA_MAX_FILES) return undefined;
+  // Hot files and the generation.
   const mtime = (sig: string): number => Number(sig.split(':')[0]);
   const fresh = now.map((x): [string, string] => [x.path, x.sig]).sort((a, b) => mtime(b[1]) - mtime(a[1]));
   const hot = [...fresh, ...(prev?.hot ?? h.hot).filter(([p]) => !touched.has(p))].slice(0, HOT_SIZE);
