@@ -5,8 +5,10 @@
  * after each round the updated index is compared with a rebuild of a copy of the repo: every keyword's entries
  * and field bits, its weights within the drift of the field averages, the activity lists, the recent-sessions
  * rows, the files and what they are. Changes an update must not take (a kernel entry, a host fact, an id claimed
- * twice) make it decline, and the rebuild that follows is served.
+ * twice) make it decline, and the rebuild that follows is served. An update killed at any point leaves an index
+ * that reads, and the next update serves what a rebuild does.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -80,6 +82,27 @@ function served(r: IndexReader, dir: string, terms: string[]): { postings: Recor
     weights,
     rest: { live: h.live ?? h.n, activity: h.activity, sessions: { count: s?.sessions ?? 0, dirs: s?.dirs ?? 0, rows }, kernel: h.kernel.map((k) => k.id), files: filesOf(r) },
   };
+}
+
+/** The index of `dir` with its delta, fresh, serves what a rebuild of a copy of `dir` serves. */
+async function expectServedAsRebuilt(dir: string, what: string): Promise<void> {
+  const merged = openPromptIndex(dir, indexFile(dir))!;
+  expect(checkFreshness(dir, merged).fresh, `${what}: fresh after the update`).toBe(true);
+  const copy = path.join(sb.root, 'copy');
+  fs.cpSync(dir, copy, { recursive: true });
+  fs.rmSync(deltaFile(copy), { force: true });
+  const rebuilt = (await rebuildPromptIndex(copy)).reader;
+  const terms = [...new Set([...vocabulary(merged), ...vocabulary(rebuilt)])];
+  const a = served(merged, dir, terms);
+  const b = served(rebuilt, copy, terms);
+  expect(a.rest, what).toEqual(b.rest);
+  expect(a.postings, what).toEqual(b.postings);
+  // NOTE: a delta weighs its documents under the field averages of its index file, a rebuild under the
+  // averages now: in a repo of 40 entries a few changes move an average (aliases, a long body) by a third.
+  for (const [k, w] of b.weights) expect(Math.abs(a.weights.get(k)! - w) / w, `${what}: weight of ${k}`).toBeLessThan(0.5);
+  merged.close();
+  rebuilt.close();
+  fs.rmSync(copy, { recursive: true, force: true });
 }
 
 const words = ['rebase', 'stash', 'merge', 'docker', 'volume', 'postgres', 'vacuum', 'index', 'nginx', 'proxy', 'cache', 'thumbnail', 'deploy', 'release', 'checklist', 'widget', 'gallery', 'lazy', 'kernel', 'budget'];
@@ -203,25 +226,46 @@ describe('prompt index updates', () => {
       }
       updates++;
       up.reader.close();
-      const merged = openPromptIndex(dir, indexFile(dir))!;
-      expect(checkFreshness(dir, merged).fresh, `round ${round}: fresh after the update`).toBe(true);
-      const copy = path.join(sb.root, `copy-${round}`);
-      fs.cpSync(dir, copy, { recursive: true });
-      fs.rmSync(deltaFile(copy), { force: true });
-      const rebuilt = (await rebuildPromptIndex(copy)).reader;
-      const terms = [...new Set([...vocabulary(merged), ...vocabulary(rebuilt)])];
-      const a = served(merged, dir, terms);
-      const b = served(rebuilt, copy, terms);
-      expect(a.rest, `round ${round}: ${what}`).toEqual(b.rest);
-      expect(a.postings, `round ${round}: ${what}`).toEqual(b.postings);
-      // NOTE: a delta weighs its documents under the field averages of its index file, a rebuild under the
-      // averages now: in a repo of 40 entries a few changes move an average (aliases, a long body) by a third.
-      for (const [k, w] of b.weights) expect(Math.abs(a.weights.get(k)! - w) / w, `round ${round}: weight of ${k}`).toBeLessThan(0.5);
-      merged.close();
-      rebuilt.close();
-      fs.rmSync(copy, { recursive: true, force: true });
+      await expectServedAsRebuilt(dir, `round ${round}: ${what}`);
     }
     expect(updates).toBeGreaterThanOrEqual(35);
     expect(declined).toBeGreaterThanOrEqual(7);
   }, 120_000);
+
+  it('an update killed at any point leaves an index that reads, and the next update right', { timeout: 120_000 }, async () => {
+    const rnd = seeded(0x4b11);
+    const entries: TestEntry[] = Array.from({ length: 30 }, (_, i) => ({ id: tid(i + 1), title: `${words[i % words.length]} ${words[(i * 3) % words.length]} note ${i}`, body: words.slice(i % 7, (i % 7) + 6).join(' ') }));
+    await makeRepo(sb, entries);
+    const dir = sb.data;
+    await rebuildPromptIndex(dir);
+    const builder = path.join(process.cwd(), 'dist', 'hooks', 'prompt-build.js');
+    const code = 'require(process.argv[1]).refreshIndex(process.argv[2])';
+    const runBuilder = (killAfterMs: number): Promise<{ ms: number; signal: NodeJS.Signals | null }> =>
+      new Promise((resolve) => {
+        const started = Date.now();
+        const child = spawn(process.execPath, ['-e', code, builder, dir], { stdio: 'ignore', env: sb.env });
+        const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+        child.on('exit', (_c, signal) => {
+          clearTimeout(timer);
+          resolve({ ms: Date.now() - started, signal });
+        });
+      });
+    writeEntries(dir, [{ id: tid(100), title: 'probe entry', body: 'probe' }]);
+    const probe = await runBuilder(60_000);
+    let killed = 0;
+    for (let n = 0; n < 16; n++) {
+      writeEntries(dir, [{ id: tid(200 + n), title: `${words[n % words.length]} killed update ${n}`, body: `${words[(n * 5) % words.length]} body ${n}` }]);
+      if (n % 3 === 2) fs.rmSync(path.join(dir, entryRel(entries[n]!)));
+      const r = await runBuilder(Math.round(rnd() * probe.ms * 1.2));
+      if (r.signal === 'SIGKILL') killed++;
+      const after = openPromptIndex(dir, indexFile(dir));
+      expect(after, `round ${n}: an index reads after the kill`).toBeDefined();
+      after!.close();
+      const next = await updatePromptIndex(dir);
+      expect(next, `round ${n}: the next update`).toBeDefined();
+      next!.reader.close();
+      await expectServedAsRebuilt(dir, `round ${n}, killed after ${r.ms} ms`);
+    }
+    expect(killed).toBeGreaterThanOrEqual(4);
+  });
 });
