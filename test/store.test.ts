@@ -86,8 +86,8 @@ describe('entry files', () => {
     };
     const got = (recorded: string[]): { gone: number[]; added: string[] } => {
       const r = compareListing(dir, recorded);
-      // the listing itself, in listEntryPaths' order, each path at its recorded index where it has one
-      expect(r.listed).toEqual(listEntryPaths(dir));
+      // the listing itself, in path order, each path at its recorded index where it has one
+      expect(r.listed).toEqual(listEntryPaths(dir).sort());
       r.was.forEach((i, k) => expect(i < 0 ? !recorded.includes(r.listed[k]!) : recorded[i] === r.listed[k]).toBe(true));
       return { gone: [...r.gone.keys()].filter((i) => r.gone[i] === 1), added: r.listed.filter((_, k) => r.was[k]! < 0).sort() };
     };

@@ -162,6 +162,24 @@ describe('catalog summary', () => {
     await commitAll(sb, 'drop the relist test entries');
   });
 
+  it('after the names moved serves an id claimed twice as the catalog does: the first file in path order', async () => {
+    // hosts/db/ lists before hosts/db-replica/ as folders; as paths, hosts/db-replica/... comes first
+    const fact = (title: string): string => entryText({ id: 'kb-dup00001', title, type: 'host_fact', created: '2026-01-01T00:00:00Z' }, 'The disk.');
+    writeFile(sb, 'hosts/db/kb-dup00001-disk.md', fact('Disk of db'));
+    writeFile(sb, 'hosts/db-replica/kb-dup00001-disk.md', fact('Disk of the replica'));
+    await new Promise((r) => setTimeout(r, 150));
+    await kbj(sb, ['status']);
+    writeFile(sb, 'entries/kb-dup00002-new.md', entryText({ id: 'kb-dup00002', title: 'A new one beside them', type: 'decision', created: '2026-01-01T00:00:00Z' }, 'New.'));
+    await new Promise((r) => setTimeout(r, 150));
+    const catalogIno = fs.statSync(catalogFile()).ino;
+    const relisted = { status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) };
+    expect(fs.statSync(catalogFile()).ino, 'the catalog was not loaded').toBe(catalogIno);
+    expect(JSON.stringify(relisted.list)).toContain('Disk of the replica');
+    expect(relisted).toEqual(await full());
+    for (const rel of ['hosts/db/kb-dup00001-disk.md', 'hosts/db-replica/kb-dup00001-disk.md', 'entries/kb-dup00002-new.md']) fs.rmSync(path.join(sb.data, rel));
+    fs.rmSync(path.join(sb.data, 'hosts'), { recursive: true, force: true });
+  });
+
   it('writes a body edit as a patch beside the summary, and says what a catalog load says', async () => {
     const patchFile = (): string => `${file()}.patch`;
     const k = await addEntry(sb, { type: 'decision', title: 'Body kernel', body: 'Kernel words.', extra: ['--kernel'] });

@@ -8,7 +8,7 @@
  * twice) make it decline, and the rebuild that follows is served. An update killed at any point leaves an index
  * that reads, and the next update serves what a rebuild does.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -267,5 +267,65 @@ describe('prompt index updates', () => {
       await expectServedAsRebuilt(dir, `round ${n}, killed after ${r.ms} ms`);
     }
     expect(killed).toBeGreaterThanOrEqual(4);
+  });
+
+  it('cases a review found: a ctime-only edit, hosts.yaml deleted, a duplicate left serving, a file made a folder, the generation', async () => {
+    const entries: TestEntry[] = [
+      { id: tid(1), title: 'alpha note', body: 'zebra' },
+      { id: tid(2), title: 'beta note', body: 'other words' },
+      { id: tid(3), title: 'gamma note', body: 'more words' },
+    ];
+    await makeRepo(sb, entries);
+    const dir = sb.data;
+    expect(fs.existsSync(path.join(dir, '.git', 'packed-refs')), 'a repo without packed-refs: its key part is "-" too').toBe(false);
+    fs.writeFileSync(path.join(dir, 'hosts.yaml'), 'hosts:\n  buildbox:\n    markers: [buildbox.example]\n');
+    await rebuildPromptIndex(dir);
+    const updated = async (what: string): Promise<void> => {
+      const up = await updatePromptIndex(dir);
+      expect(up, what).toBeDefined();
+      up!.reader.close();
+      await expectServedAsRebuilt(dir, what);
+    };
+    // An edit of the same size with its mtime put back: only the ctime moved.
+    const f = path.join(dir, entryRel(entries[0]!));
+    const ref = path.join(sb.root, 'mtime-ref');
+    fs.writeFileSync(ref, '');
+    execFileSync('touch', ['-r', f, ref]); // to the nanosecond (utimes from JavaScript rounds to the millisecond)
+    fs.writeFileSync(f, fs.readFileSync(f, 'utf8').replace('zebra', 'koala'));
+    execFileSync('touch', ['-r', ref, f]);
+    expect(fs.statSync(f).mtimeMs).toBe(fs.statSync(ref).mtimeMs);
+    await updated('a ctime-only edit');
+    const merged = openPromptIndex(dir, indexFile(dir))!;
+    expect(lookupTerms(merged, ['koala']).get('koala')?.count).toBe(1);
+    merged.close();
+    // A file replaced by a folder of the same name: gone, as a build lists files only.
+    const g = path.join(dir, entryRel(entries[2]!));
+    fs.rmSync(g);
+    fs.mkdirSync(g);
+    await updated('a file made a folder');
+    fs.rmdirSync(g);
+    // The generation is a rebuild's own, so a rebuild after an update resets no session's ledger.
+    writeEntries(dir, [{ id: tid(4), title: 'delta note', body: 'new words' }]);
+    await updated('a new entry');
+    const gen = openPromptIndex(dir, indexFile(dir))!;
+    const generation = gen.header.generation;
+    gen.close();
+    const rebuilt = (await rebuildPromptIndex(dir)).reader;
+    expect(rebuilt.header.generation).toBe(generation);
+    rebuilt.close();
+    // hosts.yaml deleted: declined (the host matcher and what is hidden come from it).
+    fs.rmSync(path.join(dir, 'hosts.yaml'));
+    expect(await updatePromptIndex(dir), 'hosts.yaml deleted').toBeUndefined();
+    await rebuildPromptIndex(dir);
+    // Two summaries with one id; the one serving it deleted: the other serves now, a rebuild's call.
+    const [a, b] = [session(1, '/p/a', 1), session(1, '/p/a', 1)];
+    const rels = [a.rel, b.rel.replace('2026/05', '2026/06')];
+    for (const rel of rels) {
+      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      fs.writeFileSync(path.join(dir, rel), a.text);
+    }
+    await rebuildPromptIndex(dir);
+    fs.rmSync(path.join(dir, rels[0]!));
+    expect(await updatePromptIndex(dir), 'the serving file of a duplicate id deleted').toBeUndefined();
   });
 });

@@ -32,7 +32,11 @@ export function catalogCacheFile(dir: string): string {
   return `${dir}/.git/git-kb/catalog.v8`;
 }
 
-/** A file's stat signature `mtimeMs:size:ino`, or `-` when it is missing. */
+/**
+ * A file's stat signature `mtimeMs:ctimeMs:size:ino` (the stat data the catalog compares: an edit of the same size
+ * with its mtime put back still moves the ctime), or `-` when it is missing or not a regular file (as the
+ * catalog, which lists regular files only).
+ */
 export function statSig(abs: string): string {
   let st: fs.Stats | undefined;
   try {
@@ -40,12 +44,17 @@ export function statSig(abs: string): string {
   } catch {
     return '!'; // ENOTDIR, EACCES...: not a readable file
   }
-  return st ? `${st.mtimeMs}:${st.size}:${st.ino}` : '-';
+  return st?.isFile() ? sigOf(st) : '-';
 }
 
 /** The stat signature of file data already at hand (as listed by the catalog). */
-export function sigOf(f: { mtimeMs: number; size: number; ino: number }): string {
-  return `${f.mtimeMs}:${f.size}:${f.ino}`;
+export function sigOf(f: { mtimeMs: number; ctimeMs: number; size: number; ino: number }): string {
+  return `${f.mtimeMs}:${f.ctimeMs}:${f.size}:${f.ino}`;
+}
+
+/** hosts.yaml's part of the key, labelled (a bare `-` would match any missing file's part; `hosts=` is the folder's). */
+export function hostsSig(dir: string): string {
+  return `hosts.yaml=${statSig(`${dir}/hosts.yaml`)}`;
 }
 
 function dirSig(abs: string): string {
@@ -78,7 +87,7 @@ export function repoKey(dir: string, dirs: string[]): string {
   const parts = [head];
   const ref = /^ref:\s*(refs\/\S+)$/.exec(head)?.[1];
   if (ref && !ref.includes('..')) parts.push(statSig(git + ref));
-  parts.push(statSig(`${git}packed-refs`), statSig(`${git}index`), statSig(`${dir}/hosts.yaml`), namesKey(dir, dirs));
+  parts.push(statSig(`${git}packed-refs`), statSig(`${git}index`), hostsSig(dir), namesKey(dir, dirs));
   return parts.join('|');
 }
 
@@ -168,7 +177,7 @@ function nextWindow(dir: string, count: number): number {
 export function servableWhileStale(dir: string, reader: IndexReader): boolean {
   const h = reader.header;
   // NOTE: the key holds hosts.yaml's stat signature as one of its '|'-separated parts (repoKey).
-  if (!h.key.split('|').includes(statSig(`${dir}/hosts.yaml`))) return false;
+  if (!h.key.split('|').includes(hostsSig(dir))) return false;
   const base = `${dir}/`;
   return h.kernel.every((k) => statSig(base + k.path) === k.sig);
 }

@@ -200,7 +200,7 @@ function ascending(a: readonly string[]): boolean {
 
 /** The entry files listed now against recorded paths (see compareListing). */
 export interface Relisting {
-  /** Every entry file's path, as listEntryPaths lists them (a recorded path's own string where it is one). */
+  /** Every entry file's path, in path order (a recorded path's own string where it is one). */
   listed: string[];
   /** For each listed path, its index among the recorded paths, or -1 for a path not recorded. */
   was: Int32Array;
@@ -232,7 +232,7 @@ export function compareListing(dir: string, recorded: readonly string[]): Relist
         if (i >= 0) gone[i] = 0;
       }
     }
-    return { listed, was: Int32Array.from(was), gone };
+    return inPathOrder(listed, was, gone);
   }
   // The folders in the order of their paths, each with the run of recorded paths that start with its prefix.
   let r = 0;
@@ -259,7 +259,14 @@ export function compareListing(dir: string, recorded: readonly string[]): Relist
       was.push(w[j]!);
     });
   }
-  return { listed, was: Int32Array.from(was), gone };
+  return inPathOrder(listed, was, gone);
+}
+
+/** A relisting with its paths in path order (as the catalog orders its items): folders list otherwise (`hosts/db/` before `hosts/db-replica/`). */
+function inPathOrder(listed: string[], was: number[], gone: Uint8Array): Relisting {
+  if (ascending(listed)) return { listed, was: Int32Array.from(was), gone };
+  const order = listed.map((_, k) => k).sort((a, b) => (listed[a]! < listed[b]! ? -1 : 1));
+  return { listed: order.map((k) => listed[k]!), was: Int32Array.from(order, (k) => was[k]!), gone };
 }
 
 /** Lists every `.md` file in the entry folders with its stat data. `withStat: false` skips the stat calls. */

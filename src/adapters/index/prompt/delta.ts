@@ -50,7 +50,10 @@ export function readDelta(dir: string, base: IndexReader): DeltaFile | undefined
   } catch {
     return undefined;
   }
-  const ok = d && d.magic === MAGIC && d.base === baseMark(base.header) && typeof d.key === 'string' && typeof d.generation === 'string' && Array.isArray(d.dirs) && Array.isArray(d.docs) && Array.isArray(d.drop) && Array.isArray(d.files) && Array.isArray(d.hot) && !!d.activity && typeof d.activity === 'object';
+  const pairs = (a: unknown): boolean => Array.isArray(a) && a.every((x) => Array.isArray(x) && typeof x[0] === 'string');
+  const ok =
+    d && d.magic === MAGIC && d.base === baseMark(base.header) && typeof d.key === 'string' && typeof d.generation === 'string' && Array.isArray(d.dirs) && Array.isArray(d.drop) &&
+    pairs(d.files) && pairs(d.hot) && pairs(d.docs) && d.docs.every((x) => typeof x[1] === 'string' && pairs(x[2])) && !!d.activity && typeof d.activity === 'object';
   return ok ? d : undefined;
 }
 
@@ -83,5 +86,9 @@ export function openPromptIndex(dir: string, file: string): IndexReader | undefi
   const base = openIndexFile(file);
   if (!base) return undefined;
   const d = readDelta(dir, base);
-  return d ? applyDelta(base, d) : base;
+  try {
+    return d ? applyDelta(base, d) : base;
+  } catch {
+    return base; // a delta that does not apply (corrupt within its shape): the index file alone, stale, is updated
+  }
 }

@@ -11,7 +11,7 @@
  */
 import crypto from 'node:crypto';
 import { readItem, type CatalogItem } from '../catalog.js';
-import { buildLockFile, catalogCacheFile, indexFile, keyDirs, promptStateDir, repoKey, sigOf, statSig } from '../fresh.js';
+import { buildLockFile, catalogCacheFile, hostsSig, indexFile, keyDirs, promptStateDir, repoKey, sigOf, statSig } from '../fresh.js';
 import { writeFileAtomic } from '../../store/fsutil.js';
 import { compareListing, entryDirs, fileStatInto } from '../../store/layout.js';
 import fs from 'node:fs';
@@ -75,7 +75,7 @@ export async function updatePromptIndex(dir: string): Promise<BuildResult | unde
 async function update(dir: string, base: IndexReader, started: number): Promise<BuildResult | undefined> {
   const h = base.header;
   const root = `${dir}/`;
-  if (!h.avg || !h.key.split('|').includes(statSig(`${dir}/hosts.yaml`))) return undefined;
+  if (!h.avg || !h.key.split('|').includes(hostsSig(dir))) return undefined;
   if (h.kernel.some((k) => statSig(root + k.path) !== k.sig)) return undefined;
   const prev = readDelta(dir, base);
   const dirs = keyDirs(entryDirs(dir));
@@ -108,7 +108,7 @@ async function update(dir: string, base: IndexReader, started: number): Promise<
       if (i >= 0) goneFlags[i] = 1; // not a regular file (any more): as a build, which lists files only
       return;
     }
-    const sig = sigOf({ mtimeMs: scratch[0]!, size: scratch[2]!, ino: scratch[3]! });
+    const sig = sigOf({ mtimeMs: scratch[0]!, ctimeMs: scratch[1]!, size: scratch[2]!, ino: scratch[3]! });
     if (i < 0) changed.push({ path: p, sig });
     else if (rec[i]![1] !== sig) changed.push({ path: p, sig, old: rec[i]! });
   });
@@ -121,14 +121,14 @@ async function update(dir: string, base: IndexReader, started: number): Promise<
   // An id that another file claims too: which one serves is the catalog's rule, a rebuild's to apply.
   const claimedElsewhere = (id: string): boolean => rec.some((f) => f[3] === id && !touched.has(f[0]));
   const dups = rec.filter((f) => f[2] === 'd');
-  if (olds.some((f) => f[2] === 'p' && dups.some((d) => d[3] === f[3]))) return undefined;
+  if (olds.some((f) => f[3] && dups.some((d) => d[3] === f[3]))) return undefined;
 
   // The new and changed files, read.
   const parse = changed.length > 0 ? (await import('../../../core/format/entry.js')).parseEntry : undefined;
   const now: { path: string; sig: string; item: CatalogItem; kind: FileKind; id: string }[] = [];
   for (const c of changed) {
-    const [mtimeMs, size, ino] = c.sig.split(':').map(Number) as [number, number, number];
-    const item = readItem(dir, { path: c.path, id: '', mtimeMs, ctimeMs: 0, size, ino }, parse!);
+    const [mtimeMs, ctimeMs, size, ino] = c.sig.split(':').map(Number) as [number, number, number, number];
+    const item = readItem(dir, { path: c.path, id: '', mtimeMs, ctimeMs, size, ino }, parse!);
     const e = item.entry;
     if (e && (now.some((x) => x.id === e.id) || claimedElsewhere(e.id))) return undefined;
     const [kind, id] = kindOf(e, new Map(e ? [[e.id, e]] : []));
@@ -149,7 +149,7 @@ async function update(dir: string, base: IndexReader, started: number): Promise<
   pointable.sort((a, b) => newestFirst([a.e.id, '', newestKey(a.e)], [b.e.id, '', newestKey(b.e)]));
   for (const { path, e } of pointable) {
     const d = docOf(e, fieldsOf(e, readBodyOf(dir, path)), base.header.avg!);
-    docs.push([e.id, e.title, [...d.terms].map(([t, f]) => [t, f, d.weights!.get(t)!])]);
+    docs.push([e.id, e.title.replace(/[\t\n\r]+/g, ' '), [...d.terms].map(([t, f]) => [t, f, d.weights!.get(t)!])]); // the title as encodeIndex keeps it
   }
   const leftIds = new Set(olds.filter((f) => f[2] === 'p').map((f) => f[3]));
   for (const d of prev?.docs ?? []) if (!leftIds.has(d[0])) docs.push(d);
@@ -209,8 +209,15 @@ async function update(dir: string, base: IndexReader, started: number): Promise<
   const mtime = (sig: string): number => Number(sig.split(':')[0]);
   const fresh = now.map((x): [string, string] => [x.path, x.sig]).sort((a, b) => mtime(b[1]) - mtime(a[1]));
   const hot = [...fresh, ...(prev?.hot ?? h.hot).filter(([p]) => !touched.has(p))].slice(0, HOT_SIZE);
-  const entryChanges = [...touched].filter((p) => !p.startsWith('sessions/')).sort();
-  const generation = entryChanges.length === 0 ? (prev?.generation ?? h.generation) : crypto.createHash('sha1').update(`${prev?.generation ?? h.generation}\n${entryChanges.map((p) => `${p}\0${files.get(p)?.[1] ?? '-'}`).join('\n')}`).digest('hex').slice(0, 16);
+  // The generation as a build computes it (build.ts), from every file but the session summaries, in path order.
+  let generation = prev?.generation ?? h.generation;
+  if ([...touched].some((p) => !p.startsWith('sessions/'))) {
+    const sigs = new Map(rec.filter((_, i) => goneFlags[i] !== 1).map((f) => [f[0], f[1]!]));
+    for (const x of now) sigs.set(x.path, x.sig);
+    const gen = crypto.createHash('sha1');
+    for (const p of [...sigs.keys()].sort()) if (!p.startsWith('sessions/')) gen.update(`${p}\0${sigs.get(p)}\n`);
+    generation = gen.update(statSig(`${dir}/hosts.yaml`)).digest('hex').slice(0, 16);
+  }
 
   const delta = deltaFor(base, { key, generation, dirs, docs, drop: [...drop].sort((a, b) => a - b), files: [...files.values()], hot, activity, ...(sessions ? { sessions } : {}) });
   let saved = false;
