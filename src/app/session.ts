@@ -41,10 +41,10 @@ export interface RecordOptions extends RepoOptions {
 }
 
 /**
- * After a summary commit: the prompt index (when the repo has one) is rebuilt now, by the writer, so that the
- * next prompt finds it fresh, whichever process wrote (a Stop, the SessionEnd worker, a catch-up, the CLI).
+ * After a summary commit: the prompt index (when the repo has one) is brought up to date now, by the writer, so
+ * that the next prompt finds it fresh, whichever process wrote (a Stop, the SessionEnd worker, a catch-up, the CLI).
  */
-async function refreshIndexAfterWrite(dir: string): Promise<void> {
+export async function refreshIndexAfterWrite(dir: string): Promise<void> {
   const { refreshPromptIndex } = await import('../adapters/index/prompt/load.js');
   await refreshPromptIndex(dir);
 }

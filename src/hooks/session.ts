@@ -199,8 +199,8 @@ export async function handleStop(input: HookInput, ctx: HookContext): Promise<ob
     return undefined;
   } finally {
     if (written) {
-      const { refreshPromptIndex } = await import('../adapters/index/prompt/load.js');
-      await refreshPromptIndex(written); // never throws
+      const { refreshIndexAfterWrite } = await import('../app/session.js');
+      await refreshIndexAfterWrite(written); // never throws
     }
   }
 }

@@ -18,7 +18,7 @@ import { entryDirs, readEntryText } from '../../store/layout.js';
 import { bodyOf } from '../../../core/format/fence.js';
 import { readableLinks } from '../../../core/format/links.js';
 import { loadCatalog } from '../catalog.js';
-import { buildLockFile, catalogCacheFile, indexFile, keyDirs, promptStateDir, repoKey, sigOf, statSig } from '../fresh.js';
+import { catalogCacheFile, indexFile, keyDirs, promptStateDir, repoKey, sigOf, statSig } from '../fresh.js';
 import { hostExtras } from './extras-hosts.js';
 import { deltaFile } from './delta.js';
 import { countsAsRecent, sessionExtras } from './extras-sessions.js';
@@ -57,10 +57,13 @@ export interface BuildResult {
 /** What an entry sorts by, newest first: updated, else created. */
 export const newestKey = (e: { updated?: string; created?: string }): string => e.updated ?? e.created ?? '';
 
-export function byNewest(a: BuildEntry, b: BuildEntry): number {
-  const ka = a.updated ?? a.created ?? '';
-  const kb = b.updated ?? b.created ?? '';
-  return ka < kb ? 1 : ka > kb ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+/** Newest first by key, then by id, highest first: the order of the documents and of the activity lists. */
+export function newerFirst(ka: string, ida: string, kb: string, idb: string): number {
+  return ka < kb ? 1 : ka > kb ? -1 : ida < idb ? 1 : ida > idb ? -1 : 0;
+}
+
+function byNewest(a: BuildEntry, b: BuildEntry): number {
+  return newerFirst(newestKey(a), a.id, newestKey(b), b.id);
 }
 
 function byOldest(a: BuildEntry, b: BuildEntry): number {
@@ -158,6 +161,16 @@ export function kindOf(e: Pick<BuildEntry, 'id' | 'type' | 'kernel' | 'host' | '
   return ['p', e.id];
 }
 
+/**
+ * The generation of an index over `files` ([path, stat signature], in path order): every file but the session
+ * summaries, and hosts.yaml (see the ledger note in rebuildPromptIndex). A build and an update compute it here.
+ */
+export function generationOf(dir: string, files: Iterable<[string, string]>): string {
+  const gen = crypto.createHash('sha1');
+  for (const [p, sig] of files) if (!p.startsWith('sessions/')) gen.update(`${p}\0${sig}\n`);
+  return gen.update(statSig(hostsFile(dir))).digest('hex').slice(0, 16);
+}
+
 /** Rebuilds the prompt index of `dir` now, saves it when it can, and returns a reader over it. */
 export async function rebuildPromptIndex(dir: string): Promise<BuildResult> {
   const started = Date.now();
@@ -222,9 +235,7 @@ export async function rebuildPromptIndex(dir: string): Promise<BuildResult> {
   // NOTE: the ledger resets when the generation changes, so it covers what the hook points to (entries, host
   // facts, hosts.yaml) and not session summaries: the Stop hook rewrites those every few minutes, and that must
   // not make every pointer of the session come back.
-  const gen = crypto.createHash('sha1');
-  for (const i of catalog.items) if (!i.path.startsWith('sessions/')) gen.update(`${i.path}\0${sigOf(i)}\n`);
-  const generation = gen.update(statSig(hostsFile(dir))).digest('hex').slice(0, 16);
+  const generation = generationOf(dir, catalog.items.map((i) => [i.path, sigOf(i)]));
 
   const fielded = pointable.map((e) => ({ e, fields: fieldsOf(e, readBodyOf(dir, e.path)) }));
   const avg = fieldAverages(fielded);

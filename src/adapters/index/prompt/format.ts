@@ -132,6 +132,11 @@ function bucketCount(terms: number): number {
   return n;
 }
 
+/** A document's title as an index keeps it: tabs and line breaks as one space. */
+export function docTitle(title: string): string {
+  return title.replace(/[\t\n\r]+/g, ' ');
+}
+
 /** Encodes an index model into the bytes of an index file. */
 export function encodeIndex(model: IndexModel): Buffer {
   // Postings: keyword → list of (doc << 3 | fields, weighted term frequency).
@@ -176,7 +181,7 @@ export function encodeIndex(model: IndexModel): Buffer {
   const docTexts: Buffer[] = [];
   let dpos = 0;
   model.docs.forEach((doc, i) => {
-    const t = Buffer.from(`${doc.id}\t${doc.title.replace(/[\t\n\r]+/g, ' ')}`, 'utf8');
+    const t = Buffer.from(`${doc.id}\t${docTitle(doc.title)}`, 'utf8');
     docOffsets.writeUInt32LE(dpos, i * 4);
     docTexts.push(t);
     dpos += t.length;

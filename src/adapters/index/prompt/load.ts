@@ -127,7 +127,7 @@ export async function startBackgroundBuild(dir: string, env?: NodeJS.ProcessEnv)
   try {
     // NOTE: the builder imports update.ts and runs runBackgroundBuild: from a build, its stable file
     // dist/hooks/prompt-build.js (lazyHooks of build.mjs; this code may be bundled anywhere); from the sources,
-    // the build.ts beside this file.
+    // the update.ts beside this file.
     const here = import.meta.url;
     const dist = here.lastIndexOf('/dist/');
     const builder = dist === -1 ? new URL(`./update${path.extname(new URL(here).pathname)}`, here).href : `${here.slice(0, dist)}/dist/hooks/prompt-build.js`;

@@ -9,16 +9,15 @@
  * from its directory's list; or the delta would pass DELTA_MAX_FILES files or DELTA_MAX_TERMS keywords. The key
  * is read before the folders are listed, as a build reads it (build.ts).
  */
-import crypto from 'node:crypto';
 import { readItem, type CatalogItem } from '../catalog.js';
 import { buildLockFile, catalogCacheFile, hostsSig, indexFile, keyDirs, promptStateDir, repoKey, sigOf, statSig } from '../fresh.js';
 import { writeFileAtomic } from '../../store/fsutil.js';
 import { compareListing, entryDirs, fileStatInto } from '../../store/layout.js';
 import fs from 'node:fs';
-import { docOf, fieldsOf, kindOf, newestKey, readBodyOf, rebuildPromptIndex, type BuildResult } from './build.js';
+import { docOf, fieldsOf, generationOf, kindOf, newerFirst, newestKey, readBodyOf, rebuildPromptIndex, type BuildResult } from './build.js';
 import { applyDelta, deltaFile, deltaFor, readDelta, type DeltaFile } from './delta.js';
 import { keptRows, readAllSideRows, RECENT_KEPT, sideRowOf, writeSide, type SideRow } from './extras-sessions.js';
-import { HOT_SIZE, openIndexFile, readAllFiles, type ActivityItem, type FileKind, type IndexReader } from './format.js';
+import { docTitle, HOT_SIZE, openIndexFile, readAllFiles, type ActivityItem, type FileKind, type IndexReader } from './format.js';
 
 /** Files a delta may hold: a prompt checks each of them (one stat call each). */
 export const DELTA_MAX_FILES = 128;
@@ -40,7 +39,7 @@ function docIds(reader: IndexReader): Map<string, number> {
   return out;
 }
 
-const newestFirst = (a: ActivityItem, b: ActivityItem): number => (a[2] < b[2] ? 1 : a[2] > b[2] ? -1 : a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0);
+const newestFirst = (a: ActivityItem, b: ActivityItem): number => newerFirst(a[2], a[0], b[2], b[0]);
 
 /** Brings the prompt index of `dir` up to date: as a delta where it can be (unless `update` is false), else rebuilt. */
 export async function refreshIndex(dir: string, options: { update?: boolean } = {}): Promise<BuildResult> {
@@ -146,10 +145,10 @@ async function update(dir: string, base: IndexReader, started: number): Promise<
   }
   const docs: DeltaFile['docs'] = [];
   const pointable = now.filter((x) => x.kind === 'p').map((x) => ({ path: x.path, e: x.item.entry! }));
-  pointable.sort((a, b) => newestFirst([a.e.id, '', newestKey(a.e)], [b.e.id, '', newestKey(b.e)]));
+  pointable.sort((a, b) => newerFirst(newestKey(a.e), a.e.id, newestKey(b.e), b.e.id));
   for (const { path, e } of pointable) {
     const d = docOf(e, fieldsOf(e, readBodyOf(dir, path)), base.header.avg!);
-    docs.push([e.id, e.title.replace(/[\t\n\r]+/g, ' '), [...d.terms].map(([t, f]) => [t, f, d.weights!.get(t)!])]); // the title as encodeIndex keeps it
+    docs.push([e.id, docTitle(e.title), [...d.terms].map(([t, f]) => [t, f, d.weights!.get(t)!])]);
   }
   const leftIds = new Set(olds.filter((f) => f[2] === 'p').map((f) => f[3]));
   for (const d of prev?.docs ?? []) if (!leftIds.has(d[0])) docs.push(d);
@@ -214,9 +213,7 @@ async function update(dir: string, base: IndexReader, started: number): Promise<
   if ([...touched].some((p) => !p.startsWith('sessions/'))) {
     const sigs = new Map(rec.filter((_, i) => goneFlags[i] !== 1).map((f) => [f[0], f[1]!]));
     for (const x of now) sigs.set(x.path, x.sig);
-    const gen = crypto.createHash('sha1');
-    for (const p of [...sigs.keys()].sort()) if (!p.startsWith('sessions/')) gen.update(`${p}\0${sigs.get(p)}\n`);
-    generation = gen.update(statSig(`${dir}/hosts.yaml`)).digest('hex').slice(0, 16);
+    generation = generationOf(dir, [...sigs.keys()].sort().map((p): [string, string] => [p, sigs.get(p)!]));
   }
 
   const delta = deltaFor(base, { key, generation, dirs, docs, drop: [...drop].sort((a, b) => a - b), files: [...files.values()], hot, activity, ...(sessions ? { sessions } : {}) });
