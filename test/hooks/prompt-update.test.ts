@@ -17,7 +17,7 @@ import { rebuildPromptIndex } from '../../src/adapters/index/prompt/build.js';
 import { deltaFile, openPromptIndex } from '../../src/adapters/index/prompt/delta.js';
 import { readAllSideRows } from '../../src/adapters/index/prompt/extras-sessions.js';
 import { lookupTerms, readAllFiles, readDoc, type IndexReader } from '../../src/adapters/index/prompt/format.js';
-import { updatePromptIndex } from '../../src/adapters/index/prompt/update.js';
+import { refreshIndex, updatePromptIndex } from '../../src/adapters/index/prompt/update.js';
 import { makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { seeded } from '../hostile/support.js';
 import { entryRel, entryText, makeRepo, tid, writeEntries, type TestEntry } from './prompt-support.js';
@@ -313,6 +313,20 @@ describe('prompt index updates', () => {
     const rebuilt = (await rebuildPromptIndex(dir)).reader;
     expect(rebuilt.header.generation).toBe(generation);
     rebuilt.close();
+    // A delta corrupt within its shape (a keyword that is not a triple, a hot entry that is not a pair): the
+    // index file is served alone, stale, and the next refresh puts it right.
+    for (const damage of [(d: { docs: unknown[][] }) => ((d.docs[0]![2] as unknown[]).push(null), d), (d: { hot: unknown[] }) => (d.hot.push(null), d)]) {
+      writeEntries(dir, [{ id: tid(5), title: 'epsilon note', body: `words ${Math.random()}` }]);
+      await updated('before the damage');
+      const file = deltaFile(dir);
+      fs.writeFileSync(file, JSON.stringify(damage(JSON.parse(fs.readFileSync(file, 'utf8')))));
+      const opened = openPromptIndex(dir, indexFile(dir))!;
+      expect(opened.overlay).toBeUndefined();
+      expect(checkFreshness(dir, opened).fresh).toBe(false);
+      opened.close();
+      (await refreshIndex(dir)).reader.close(); // updated, or rebuilt when the damage is in what the update builds on
+      await expectServedAsRebuilt(dir, 'after the damage');
+    }
     // hosts.yaml deleted: declined (the host matcher and what is hidden come from it).
     fs.rmSync(path.join(dir, 'hosts.yaml'));
     expect(await updatePromptIndex(dir), 'hosts.yaml deleted').toBeUndefined();

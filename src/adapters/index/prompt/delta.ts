@@ -53,7 +53,9 @@ export function readDelta(dir: string, base: IndexReader): DeltaFile | undefined
   const pairs = (a: unknown): boolean => Array.isArray(a) && a.every((x) => Array.isArray(x) && typeof x[0] === 'string');
   const ok =
     d && d.magic === MAGIC && d.base === baseMark(base.header) && typeof d.key === 'string' && typeof d.generation === 'string' && Array.isArray(d.dirs) && Array.isArray(d.drop) &&
-    pairs(d.files) && pairs(d.hot) && pairs(d.docs) && d.docs.every((x) => typeof x[1] === 'string' && pairs(x[2])) && !!d.activity && typeof d.activity === 'object';
+    pairs(d.files) && pairs(d.hot) && pairs(d.docs) && d.docs.every((x) => typeof x[1] === 'string' && Array.isArray(x[2])) && !!d.activity && typeof d.activity === 'object';
+  // NOTE: a document's keywords are not walked here (up to DELTA_MAX_TERMS, on every prompt): applyDelta's
+  // destructuring throws on a malformed one, and openPromptIndex then serves the index file alone.
   return ok ? d : undefined;
 }
 
