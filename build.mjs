@@ -49,7 +49,8 @@ const lazyHooks = {
   'src/hooks/session.ts': 'session',
   'src/adapters/index/prompt/update.ts': 'prompt-build',
 };
-const stable = { cli: 'src/cli/entry.ts' };
+// The counting worker of a search rebuild (src/adapters/index/count-thread.ts), under a stable name.
+const stable = { cli: 'src/cli/entry.ts', 'workers/count': 'src/adapters/index/count-worker.ts' };
 for (const [src, name] of Object.entries(lazyHooks)) stable[`hooks/${name}`] = src;
 // commander's child_process, loaded only if commander uses it (build-shims/lazy-child-process.cjs).
 const lazyChildProcess = {

@@ -185,7 +185,7 @@ function looseObjects(dir: string): { count: number; bytes: number } {
 /** The files of dist/ the CLI and the hooks need that are missing: the entries and every chunk of this build. */
 function bundleMissing(root: string): string[] {
   const dist = path.join(root, 'dist');
-  const need = ['package.json', 'cli.js', 'hook.cjs', 'hooks/gate.js', 'hooks/prompt-build.js', 'hooks/session.js'];
+  const need = ['package.json', 'cli.js', 'hook.cjs', 'hooks/gate.js', 'hooks/prompt-build.js', 'hooks/session.js', 'workers/count.js'];
   try {
     for (const line of fs.readFileSync(path.join(dist, 'chunks', '.gitignore'), 'utf8').split('\n')) {
       if (line.startsWith('!') && line !== '!.gitignore') need.push(`chunks/${line.slice(1)}`);

@@ -33,7 +33,9 @@ import { readStatTableFd, recordedStat, unchanged, writeStatTable, type FileStat
 import { isWarm, rememberWarm, warmValue } from './warm.js';
 import { readAt } from '../store/fsutil.js';
 import { compareListing, fileStat, sameStat, statData, type EntryFile, type StatData } from '../store/layout.js';
-import { SEARCH_TERMS, termOf, tokenize } from '../../core/text/terms.js';
+import { processTerm, termCounter as countTerms, tokenizeText, type Parts, type Posting } from './term-count.js';
+import { CountingFailed, startCounting, type Counted, type Counting } from './count-thread.js';
+import { builtFile } from '../system/built.js';
 
 /** Past this share of the repo changed at once (and at least REBUILD_MIN files), the base is rebuilt. */
 const REBUILD_SHARE = 0.1;
@@ -44,14 +46,7 @@ const NONE = 0xffffffff;
 // ---------------------------------------------------------------------------------------------------------
 // Terms and documents
 
-/** The term of one token, as MiniSearch indexes and queries it: terms.ts under SEARCH_TERMS. */
-export function processTerm(term: string): string | null {
-  return termOf(term.toLowerCase(), SEARCH_TERMS) ?? null;
-}
-
-function tokenizeText(text: string): string[] {
-  return tokenize(text, SEARCH_TERMS.numbers);
-}
+export { processTerm };
 
 /** Set while a delta is applied for one query: terms outside these first characters are not indexed. */
 let addScope: Set<string> | null = null;
@@ -370,64 +365,15 @@ type Indexing = Record<string, unknown> & {
   };
 };
 
-/** A term of the documents a counter has seen: its count in the current document, and (in bulk) its postings. */
-interface Posting {
-  term: string;
-  list: number[];
-  doc: number;
-  n: number;
-}
-
 /**
- * Registers documents as MiniSearch's `add` does (the same short id, and the field length: the distinct tokens)
- * and counts each term of each, with one Map lookup a token: each distinct token this counter has seen knows its
- * term's posting, and a stamp (the document's short id) counts each token and each term once a document.
- * `touched` is the document's terms in first-seen order (distinct tokens can share a term: "index", "indexes").
- * A document given in parts is counted as their lines joined (`text` is docText's): no token spans a line break,
- * so each part's tokens, `repeat` times over, are the joined text's, in the same order.
+ * Registers a document as MiniSearch's `add` does (the same short id) and counts its terms (term-count.ts: one
+ * Map lookup a token); the field length is left to the caller (MiniSearch's running average depends on the order
+ * of the calls).
  */
-function termCounter(ms: MiniSearch<IndexDoc>): { postings: Map<string, Posting>; add(doc: IndexDoc | PartsDoc): { short: number; touched: Posting[] } } {
-  const t = privates(ms) as Indexing;
-  const ids = t._idToShortId as Map<string, number>;
-  const postings = new Map<string, Posting>();
-  const tokens = new Map<string, { posting: Posting | null; doc: number }>();
-  return {
-    postings,
-    add(doc) {
-      if (ids.has(doc.path)) throw new Error(`MiniSearch: duplicate ID ${doc.path}`);
-      const short = t.addDocumentId(doc.path);
-      const touched: Posting[] = [];
-      let distinct = 0;
-      for (const [text, repeat] of 'parts' in doc ? doc.parts : [[doc.text, 1] as const]) {
-        for (const token of tokenizeText(text)) {
-          let seen = tokens.get(token);
-          if (seen === undefined) {
-            const term = scopedTerm(token);
-            let posting: Posting | null = null;
-            if (term) {
-              posting = postings.get(term) ?? null;
-              if (!posting) postings.set(term, (posting = { term, list: [], doc: -1, n: 0 }));
-            }
-            tokens.set(token, (seen = { posting, doc: -1 }));
-          }
-          if (seen.doc !== short) {
-            seen.doc = short;
-            distinct++;
-          }
-          const p = seen.posting;
-          if (p === null) continue;
-          if (p.doc !== short) {
-            p.doc = short;
-            p.n = 0;
-            touched.push(p);
-          }
-          p.n += repeat;
-        }
-      }
-      t.addFieldLength(short, 0, (t._documentCount as number) - 1, distinct);
-      return { short, touched };
-    },
-  };
+function register(t: Indexing, doc: IndexDoc | PartsDoc): { short: number; count: number; parts: Parts } {
+  if ((t._idToShortId as Map<string, number>).has(doc.path)) throw new Error(`MiniSearch: duplicate ID ${doc.path}`);
+  const short = t.addDocumentId(doc.path);
+  return { short, count: (t._documentCount as number) - 1, parts: 'parts' in doc ? doc.parts : [[doc.text, 1]] };
 }
 
 /**
@@ -436,8 +382,11 @@ function termCounter(ms: MiniSearch<IndexDoc>): { postings: Map<string, Posting>
  * most of them repeats (the title three times, the tags twice, the body's own words).
  */
 export function addDoc(ms: MiniSearch<IndexDoc>, doc: IndexDoc): void {
-  const { short, touched } = termCounter(ms).add(doc);
   const t = privates(ms) as Indexing;
+  const counter = countTerms(scopedTerm);
+  const { short, count, parts } = register(t, doc);
+  const { touched, distinct } = counter.count(short, parts);
+  t.addFieldLength(short, 0, count, distinct);
   for (const { term, n } of touched) {
     const data = t._index.fetch(term, () => new Map());
     const field = data.get(0);
@@ -446,41 +395,139 @@ export function addDoc(ms: MiniSearch<IndexDoc>, doc: IndexDoc): void {
   }
 }
 
+/** Documents a bulk indexer counts on this thread before it starts a counting worker, and a batch offered to it. */
+const WORKER_AFTER = 1500;
+const BATCH = 64;
+
 /**
  * Indexes many documents into an index whose tree holds none of their terms (a rebuild), with what addDoc one by
- * one gives (the same short ids, field lengths and postings, in the same order). `add` collects each term's
- * postings in an array (one counter for all the documents, so each distinct token is looked up once and its term
- * made once); `finish` packs them into one array and puts each term in the tree once, as a leaf that decodes
- * itself on first use, as a stored shard's leaves do. A rebuild then walks the tree once per term, not once per
- * document and term, and makes no Map per posting list that nobody searches.
+ * one gives (the same short ids, field lengths and postings, the terms in the same order). `add` collects each
+ * term's postings in an array (one counter for all the documents, so each distinct token is looked up once and
+ * its term made once); `finish` packs them into one array and puts each term in the tree once, as a leaf that
+ * decodes itself on first use, as a stored shard's leaves do. A rebuild then walks the tree once per term, not
+ * once per document and term, and makes no Map per posting list that nobody searches.
+ * With `worker` (the built counting worker), past WORKER_AFTER documents batches are offered to a second thread
+ * (count-thread.ts), and `finish` merges its counts with this thread's: each term's postings by document, the
+ * terms in the order they were first seen, the field lengths in document order; the index is the one counting
+ * everything here gives. `finish` says how many documents the worker counted; it throws CountingFailed when the
+ * worker failed (see build).
  */
-export function bulkIndexer(ms: MiniSearch<IndexDoc>): { add(doc: IndexDoc | PartsDoc): void; finish(): void } {
+export function bulkIndexer(ms: MiniSearch<IndexDoc>, options: { worker?: string; workerAfter?: number } = {}): { add(doc: IndexDoc | PartsDoc): void; finish(): { counted: number } } {
   if (rootOf(ms).size !== 0) throw new Error('bulk indexing: the index has terms already');
   const t = privates(ms) as Indexing;
-  const counter = termCounter(ms);
-  const { postings } = counter;
+  const counter = countTerms(scopedTerm);
+  const docs: { short: number; count: number; length: number }[] = [];
+  const workerAfter = options.workerAfter ?? WORKER_AFTER;
+  let helper: Counting | null | undefined = options.worker && addScope === null ? undefined : null;
+  let batch: { shorts: number[]; parts: Parts[]; at: number[] } = { shorts: [], parts: [], at: [] };
+  const countHere = (b: typeof batch): void => {
+    for (let k = 0; k < b.shorts.length; k++) docs[b.at[k]!]!.length = counter.add(b.shorts[k]!, b.parts[k]!);
+  };
   return {
     add(doc) {
-      const { short, touched } = counter.add(doc);
-      for (const p of touched) p.list.push(short, p.n);
+      const { short, count, parts } = register(t, doc);
+      docs.push({ short, count, length: -1 });
+      if (helper === undefined && docs.length > workerAfter) helper = startCounting(options.worker!) ?? null;
+      if (!helper) {
+        docs[docs.length - 1]!.length = counter.add(short, parts);
+        return;
+      }
+      batch.shorts.push(short);
+      batch.parts.push(parts);
+      batch.at.push(docs.length - 1);
+      if (batch.shorts.length < BATCH) return;
+      if (!helper.offer(batch.shorts, batch.parts)) countHere(batch);
+      batch = { shorts: [], parts: [], at: [] };
     },
     finish() {
-      let size = 0;
-      for (const { list } of postings.values()) size += 3 + list.length;
-      const packed = new Uint32Array(size);
-      let at = 0;
-      for (const [term, { list }] of postings) {
-        // one field (0), its posting count, then (document, frequency) pairs: packTree's layout
-        packed[at] = 1;
-        packed[at + 1] = 0;
-        packed[at + 2] = list.length / 2;
-        packed.set(list, at + 3);
-        t._index.set(term, new LazyLeaf(packed, at));
-        at += 3 + list.length;
+      countHere(batch);
+      const counted = helper ? helper.finish() : null;
+      if (counted) {
+        const at = new Map(docs.map((d, i) => [d.short, i]));
+        counted.docs.forEach((short, k) => (docs[at.get(short)!]!.length = counted.lengths[k]!));
       }
-      postings.clear();
+      // MiniSearch's running average of field lengths, in document order, as one count gives it
+      for (const d of docs) t.addFieldLength(d.short, 0, d.count, d.length);
+      pack(t, counter.postings, counted);
+      return { counted: counted?.docs.length ?? 0 };
     },
   };
+}
+
+/**
+ * Puts the counted terms in the tree, each as a leaf over one postings array (packTree's layout: one field (0),
+ * its posting count, then (document, frequency) pairs): this thread's `postings` and a worker's `counted`,
+ * merged. Each side lists its terms in first-seen order and each term's pairs by document, and a document is
+ * counted on one side only, so one walk of both gives the terms in the order one count would have seen them.
+ */
+function pack(t: Indexing, postings: Map<string, Posting>, counted: Counted | null): void {
+  const here = [...postings.values()];
+  const terms = counted?.terms ?? [];
+  const partner = new Int32Array(here.length).fill(-1); // the worker's index of a term of this thread's
+  const merged = new Uint8Array(terms.length); // a worker's term already put in with this thread's
+  const index = new Map(here.map((p, i) => [p, i]));
+  const mine = terms.map((term) => {
+    const p = postings.get(term);
+    return p === undefined ? -1 : index.get(p)!;
+  });
+  let size = 0;
+  for (const p of here) size += 3 + p.list.length;
+  for (let j = 0; j < terms.length; j++) {
+    const i = mine[j]!;
+    if (i >= 0) partner[i] = j;
+    size += (i >= 0 ? 0 : 3) + (counted!.offsets[j + 1]! - counted!.offsets[j]!);
+  }
+  const packed = new Uint32Array(size);
+  let at = 0;
+  const put = (term: string, list: number[] | undefined, j: number): void => {
+    const a = list ?? [];
+    const b = j < 0 ? undefined : counted!.lists.subarray(counted!.offsets[j]!, counted!.offsets[j + 1]!);
+    const n = a.length + (b?.length ?? 0);
+    packed[at] = 1;
+    packed[at + 1] = 0;
+    packed[at + 2] = n / 2;
+    let o = at + 3;
+    if (!b) packed.set(a, o);
+    else if (a.length === 0) packed.set(b, o);
+    else {
+      let x = 0;
+      let y = 0;
+      while (x < a.length || y < b.length) {
+        if (y >= b.length || (x < a.length && a[x]! < b[y]!)) {
+          packed[o++] = a[x]!;
+          packed[o++] = a[x + 1]!;
+          x += 2;
+        } else {
+          packed[o++] = b[y]!;
+          packed[o++] = b[y + 1]!;
+          y += 2;
+        }
+      }
+    }
+    t._index.set(term, new LazyLeaf(packed, at));
+    at += 3 + n;
+  };
+  const hereFirst = (i: number, j: number): boolean => here[i]!.first < counted!.first[j]! || (here[i]!.first === counted!.first[j]! && here[i]!.rank < counted!.rank[j]!);
+  let i = 0;
+  let j = 0;
+  while (i < here.length || j < terms.length) {
+    if (j >= terms.length || (i < here.length && hereFirst(i, j))) {
+      const p = here[i]!;
+      if (partner[i] !== -2) {
+        put(p.term, p.list, partner[i]!);
+        if (partner[i]! >= 0) merged[partner[i]!] = 1;
+      }
+      i++;
+    } else {
+      if (!merged[j]) {
+        const mi = mine[j]!;
+        put(terms[j]!, mi >= 0 ? here[mi]!.list : undefined, j);
+        if (mi >= 0) partner[mi] = -2;
+      }
+      j++;
+    }
+  }
+  postings.clear();
 }
 
 /** The term tree root of an instance (its SearchableMap's tree). */
@@ -728,12 +775,19 @@ function openBase(dir: string, b: Base, delta: Delta | undefined, scope: Set<str
 /** Progress of a rebuild: the phase, and how far it got. */
 export type BuildProgress = (phase: 'reading entries' | 'indexing', done: number, total: number) => void;
 
-/** Rebuilds the base from the catalog and returns its store. */
-async function build(dir: string, onProgress?: BuildProgress): Promise<SearchStore> {
+/** The counting worker of a rebuild (count-thread.ts): the built file, when this code runs from a build. */
+const COUNT_WORKER = 'workers/count.js';
+
+/**
+ * Rebuilds the base from the catalog and returns its store. The terms are counted on two threads where the build
+ * has its counting worker; if that worker fails, the rebuild starts again on this one thread (the catalog is
+ * current by then, so it reads each entry's body again and parses nothing).
+ */
+async function build(dir: string, onProgress?: BuildProgress, worker: string | null = builtFile(COUNT_WORKER) ?? null): Promise<SearchStore> {
   const namesKey = recordableNamesKey(dir); // before the catalog lists the folders: see writeIdMap
   // Over a LazyRoot from the start, so that searches of a fresh build see the shards a stored one shows.
   const index = instance(new LazyRoot(), { documentIds: new Map(), idToShortId: new Map(), fieldLength: new Map(), documentCount: 0, nextId: 0, dirtCount: 0, avg: 0 });
-  const bulk = bulkIndexer(index);
+  const bulk = bulkIndexer(index, worker ? { worker } : {});
   // The files the catalog parses now are indexed from the text it read; the others are read here.
   const added = new Set<string>();
   termMemo = new Map();
@@ -752,6 +806,9 @@ async function build(dir: string, onProgress?: BuildProgress): Promise<SearchSto
       if (n % 250 === 0 || n === rest.length - 1) onProgress?.('indexing', n + 1, rest.length);
     });
     bulk.finish();
+  } catch (err) {
+    if (err instanceof CountingFailed && worker) return build(dir, onProgress, null);
+    throw err;
   } finally {
     termMemo = null;
   }

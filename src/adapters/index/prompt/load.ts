@@ -12,6 +12,8 @@
  * builder (update.ts, build.ts) are imported only to bring the index up to date. */
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { builtFile } from '../../system/built.js';
 import { processAlive } from '../../system/pid.js';
 import type { BuildResult } from './build.js';
 import { buildLockFile, catalogCacheFile, checkFreshness, indexFile, servableWhileStale } from '../fresh.js';
@@ -128,9 +130,9 @@ export async function startBackgroundBuild(dir: string, env?: NodeJS.ProcessEnv)
     // NOTE: the builder imports update.ts and runs runBackgroundBuild: from a build, its stable file
     // dist/hooks/prompt-build.js (lazyHooks of build.mjs; this code may be bundled anywhere); from the sources,
     // the update.ts beside this file.
+    const built = builtFile('hooks/prompt-build.js');
     const here = import.meta.url;
-    const dist = here.lastIndexOf('/dist/');
-    const builder = dist === -1 ? new URL(`./update${path.extname(new URL(here).pathname)}`, here).href : `${here.slice(0, dist)}/dist/hooks/prompt-build.js`;
+    const builder = built ? pathToFileURL(built).href : new URL(`./update${path.extname(new URL(here).pathname)}`, here).href;
     // The builder of a build is CommonJS: import() gives its exports as the namespace's default.
     const code = 'const [u, d] = process.argv.slice(1); const m = await import(u); await (m.runBackgroundBuild ?? m.default.runBackgroundBuild)(d);';
     // NOTE: loaded here, not at the top: node:child_process pulls in net and dgram, milliseconds a prompt

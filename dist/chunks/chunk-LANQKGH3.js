@@ -1,0 +1,12 @@
+"use strict";
+var A=Object.defineProperty;var I=Object.getOwnPropertyDescriptor;var L=Object.getOwnPropertyNames;var O=Object.prototype.hasOwnProperty;var P=(r,e)=>{for(var o in e)A(r,o,{get:e[o],enumerable:!0})},S=(r,e,o,a)=>{if(e&&typeof e=="object"||typeof e=="function")for(let t of L(e))!O.call(r,t)&&t!==o&&A(r,t,{get:()=>e[t],enumerable:!(a=I(e,t))||a.enumerable});return r};var B=r=>S(A({},"__esModule",{value:!0}),r);var W={};P(W,{a:()=>C,b:()=>D,c:()=>q,d:()=>k,e:()=>c,f:()=>M,g:()=>v,h:()=>g,i:()=>E});module.exports=B(W);var u=require("./chunk-DMSCMGEG.js"),x=require("./chunk-5JNCPCFU.js");function C(r){return(0,u.d)(r.toLowerCase(),u.a)??null}function D(r){return(0,u.c)(r,u.a.numbers)}function q(r){let e=new Map,o=new Map,a=(t,m)=>{let d=[],w=0;for(let[i,h]of m)for(let p of D(i)){let n=o.get(p);if(n===void 0){let f=r(p),l=null;f&&(l=e.get(f)??null,l||e.set(f,l={term:f,list:[],doc:-1,n:0,first:t,rank:d.length})),o.set(p,n={posting:l,doc:-1})}n.doc!==t&&(n.doc=t,w++);let s=n.posting;s!==null&&(s.doc!==t&&(s.doc=t,s.n=0,d.push(s)),s.n+=h)}return{touched:d,distinct:w}};return{postings:e,count:a,add(t,m){let{touched:d,distinct:w}=a(t,m);for(let i of d)i.list.push(t,i.n);return w}}}var k=0,c=1,y=0,M=1,v=2,N=512,b=1e4,g=class extends Error{},T=`
+const { workerData } = require('node:worker_threads');
+try {
+  require(workerData.file);
+} catch {
+  const state = new Int32Array(workerData.shared);
+  Atomics.store(state, ${c}, ${v});
+  Atomics.notify(state, ${c});
+  workerData.port.close();
+}
+`;function E(r){let e=new SharedArrayBuffer(8),o=new Int32Array(e),a,t,{MessageChannel:m,receiveMessageOnPort:d,Worker:w}=(0,x.e)();try{let n=new m;t=n.port1,a=new w(T,{eval:!0,workerData:{file:r,port:n.port2,shared:e},transferList:[n.port2]}),a.unref(),a.on("error",()=>{})}catch{return}let i=0,h=!1,p=()=>{h||(h=!0,t.close(),a.terminate())};return{offer(n,s){return h||Atomics.load(o,c)!==y||i-Atomics.load(o,k)>N?!1:(t.postMessage({shorts:n,parts:s}),i+=n.length,!0)},finish(){try{if(i===0)return null;if(h)throw new g("the counting worker was stopped");t.postMessage({end:!0});let n=Atomics.load(o,k),s=Date.now()+b;for(;Atomics.load(o,c)===y;){Atomics.wait(o,c,y,50);let $=Atomics.load(o,k);if($!==n)n=$,s=Date.now()+b;else if(Date.now()>s)throw new g("the counting worker stopped answering")}let f=Atomics.load(o,c)===M?d(t):void 0;if(!f)throw new g("the counting worker failed");let l=f.message;if(l.docs.length!==i)throw new g(`the counting worker counted ${l.docs.length} of ${i} documents`);return l}finally{p()}},close:p}}
