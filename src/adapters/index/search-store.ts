@@ -261,7 +261,10 @@ class LazyRoot extends Map<string, unknown> {
 
 /** Packs a subtree: each leaf replaced by an offset into one postings array (see LazyLeaf). */
 function packTree(tree: Tree): { tree: Tree; postings: Uint32Array } {
-  const out: number[] = [];
+  // Each leaf's postings as a piece: a range of the array an untouched leaf was loaded from (copied natively
+  // below, not number by number), or the numbers of a decoded one.
+  const pieces: (Uint32Array | number[])[] = [];
+  let size = 0;
   const walk = (node: Tree): Tree => {
     const copy: Tree = new Map();
     for (const [key, value] of node) {
@@ -269,28 +272,37 @@ function packTree(tree: Tree): { tree: Tree; postings: Uint32Array } {
         copy.set(key, walk(value as Tree));
         continue;
       }
-      copy.set(LEAF, out.length);
+      copy.set(LEAF, size);
       const raw = value instanceof LazyLeaf ? value.raw : undefined;
       if (raw) {
-        // Untouched since loading: copy its postings as they are.
+        // Untouched since loading: its postings as they are.
         let i = raw.offset;
         const fields = raw.postings[i++]!;
         let end = i;
         for (let f = 0; f < fields; f++) end += 2 + 2 * raw.postings[end + 1]!;
-        for (let j = raw.offset; j < end; j++) out.push(raw.postings[j]!);
+        pieces.push(raw.postings.subarray(raw.offset, end));
+        size += end - raw.offset;
         continue;
       }
       const leaf = value as Map<number, Map<number, number>>;
-      out.push(leaf.size);
+      const out: number[] = [leaf.size];
       for (const [fieldId, docs] of leaf) {
         out.push(fieldId, docs.size);
         for (const [doc, freq] of docs) out.push(doc, freq);
       }
+      pieces.push(out);
+      size += out.length;
     }
     return copy;
   };
   const packed = walk(tree);
-  return { tree: packed, postings: Uint32Array.from(out) };
+  const postings = new Uint32Array(size);
+  let at = 0;
+  for (const p of pieces) {
+    postings.set(p, at);
+    at += p.length;
+  }
+  return { tree: packed, postings };
 }
 
 function unpackTree(tree: Tree, postings: Uint32Array): Tree {
