@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import { readAt, writeFileAtomic } from '../store/fsutil.js';
 import { fileStatInto, type StatData } from '../store/layout.js';
+import { linePath, pathLine } from '../../core/text/path-line.js';
 
 const END = '-- end\n';
 
@@ -65,7 +66,9 @@ export function writeStatTable(file: string, magic: string, header: unknown, fil
   const { stats } = columns;
   const count = columns.paths.length;
   if (stats.length !== count * 4) throw new Error(`stat table: ${count} paths but ${stats.length / 4} stat records`);
-  const paths = Buffer.from(columns.paths.join('\n'), 'utf8');
+  // NOTE: a path is escaped only when it needs it (pathLine): the table of 50,000 paths is one join.
+  const lines = columns.paths.some((p) => p.includes('\n') || p.includes('\\')) ? columns.paths.map(pathLine) : columns.paths;
+  const paths = Buffer.from(lines.join('\n'), 'utf8');
   const tails = Array.isArray(tail) ? tail : [tail];
   const sizes: Sizes<unknown> = { h: header, count, pathsBytes: paths.length, tailBytes: tails.reduce((n, t) => n + t.length, 0) };
   const head = Buffer.from(`${magic} ${JSON.stringify(sizes)}\n`, 'utf8');
@@ -97,7 +100,9 @@ function parseTable<H>(read: (at: number, len: number) => Buffer, size: number, 
   const tailAt = statsAt + s.count * 32;
   if (tailAt + s.tailBytes + END.length !== size || read(size - END.length, END.length).toString('latin1') !== END) return undefined;
   const body = read(pathsAt, tailAt - pathsAt);
-  const paths = s.count === 0 ? [] : body.subarray(0, s.pathsBytes).toString('utf8').split('\n');
+  const text = s.count === 0 ? '' : body.subarray(0, s.pathsBytes).toString('utf8');
+  const lines = s.count === 0 ? [] : text.split('\n');
+  const paths = text.includes('\\') ? lines.map(linePath) : lines;
   if (paths.length !== s.count) return undefined;
   const raw = body.subarray(statsAt - pathsAt);
   const stats = raw.byteOffset % 8 === 0 ? new Float64Array(raw.buffer, raw.byteOffset, s.count * 4) : new Float64Array(Uint8Array.from(raw).buffer);

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import { fnv1a } from '../../../core/text/fnv.js';
+import { linePath, pathLine } from '../../../core/text/path-line.js';
 import type { HostExtras } from './extras-hosts.js';
 import type { SessionExtras } from './extras-sessions.js';
 
@@ -203,7 +204,7 @@ export function encodeIndex(model: IndexModel): Buffer {
   const windowBufs: Buffer[] = [];
   for (let i = 0; i < model.files.length; i += WINDOW_SIZE) {
     const slice = model.files.slice(i, i + WINDOW_SIZE);
-    windowBufs.push(Buffer.from(slice.map(([p, s, k, id]) => `${p}\t${s}\t${k}\t${id}\n`).join(''), 'utf8'));
+    windowBufs.push(Buffer.from(slice.map(([p, s, k, id]) => `${pathLine(p)}\t${s}\t${k}\t${id}\n`).join(''), 'utf8'));
   }
 
   const bodies = [bucketDir, postingsBuf, docOffsets, docTextBuf, kernelBuf, ...windowBufs];
@@ -527,7 +528,7 @@ export function readAllFiles(reader: IndexReader): IndexFile[] {
   return parseFiles(reader.read(ws[0]![0], last[0] + last[1] - ws[0]![0]).toString('utf8'));
 }
 
-/** Window lines `path \t sig \t kind \t id`, read from the right: a path may hold a tab. */
+/** Window lines `path \t sig \t kind \t id`, read from the right: a path may hold a tab (and an escaped newline: pathLine). */
 function parseFiles(text: string): IndexFile[] {
   const out: IndexFile[] = [];
   for (const line of text.split('\n')) {
@@ -535,7 +536,7 @@ function parseFiles(text: string): IndexFile[] {
     const c = line.lastIndexOf('\t');
     const b = line.lastIndexOf('\t', c - 1);
     const a = line.lastIndexOf('\t', b - 1);
-    out.push([line.slice(0, a), line.slice(a + 1, b), line.slice(b + 1, c) as FileKind, line.slice(c + 1)]);
+    out.push([linePath(line.slice(0, a)), line.slice(a + 1, b), line.slice(b + 1, c) as FileKind, line.slice(c + 1)]);
   }
   return out;
 }
