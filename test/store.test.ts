@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KbError } from '../src/core/errors.js';
 import { bodyOf } from '../src/core/format/fence.js';
-import { compareListing, dataRepoExists, entryDirs, listEntryFiles, listEntryPaths, readEntryText, requireDataRepo, safeJoin, stateDir } from '../src/adapters/store/layout.js';
+import { compareListing, dataRepoExists, entryDirs, inRepoDir, listEntryFiles, listEntryPaths, readEntryText, requireDataRepo, safeJoin, stateDir } from '../src/adapters/store/layout.js';
 import { clearJournal, journalPending, readJournal, writeJournal } from '../src/adapters/store/journal.js';
 import { lockDataRepo, writeLockBusy } from '../src/adapters/store/lock.js';
 
@@ -34,6 +34,23 @@ function codeOf(fn: () => unknown): string | undefined {
   }
   return undefined;
 }
+
+describe('inRepoDir', () => {
+  it('sweeps from inside the repo with relative paths, and puts the working directory back, also on a throw', () => {
+    put('entries/kb-1-a.md', 'a');
+    const before = process.cwd();
+    const seen = inRepoDir(dir, (at) => [at, process.cwd(), fs.statSync(`${at}entries/kb-1-a.md`).size]);
+    expect(seen).toEqual(['', fs.realpathSync(dir), 1]);
+    expect(process.cwd()).toBe(before);
+    expect(() => inRepoDir(dir, () => {
+      throw new Error('boom');
+    })).toThrow('boom');
+    expect(process.cwd()).toBe(before);
+    // where the working directory cannot move, the repo's own path is the prefix
+    expect(inRepoDir(path.join(dir, 'no-such-folder'), (at) => at)).toBe(`${path.join(dir, 'no-such-folder')}/`);
+    expect(process.cwd()).toBe(before);
+  });
+});
 
 describe('safeJoin', () => {
   it('accepts paths inside the repo and refuses any that leave it or enter .git', () => {

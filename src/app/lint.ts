@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { ErrorCode } from '../core/errors.js';
 import type { Problem } from '../core/format/entry.js';
 import { isConflictSibling } from '../core/merge/marks.js';
-import { entryDirs, readEntryText, sameStat, statData } from '../adapters/store/layout.js';
+import { entryDirs, inRepoDir, readEntryText, sameStat, statData } from '../adapters/store/layout.js';
 import { currentNamesKey, recordableNamesKey } from '../adapters/index/ids.js';
 import { readLintState, writeLintState, type LintState } from '../adapters/index/lint-state.js';
 import { putStat, recordedStat, unchanged, type FileStat, type StatColumns } from '../adapters/index/stat-table.js';
@@ -159,11 +159,13 @@ async function lintWith(dir: string, state: LintState | undefined, namesKey: str
   const recorded = new Map<string, number>();
   if (table && !sameNames) table.paths.forEach((p, i) => recorded.set(p, i));
   const toCheck = new Set<string>();
-  all.forEach((rel, n) => {
-    if (!isEntryName(rel)) return;
-    const i = sameNames ? n : recorded.get(rel);
-    if (i === undefined || !unchanged(base, table!, i)) toCheck.add(rel);
-  });
+  inRepoDir(dir, (at) =>
+    all.forEach((rel, n) => {
+      if (!isEntryName(rel)) return;
+      const i = sameNames ? n : recorded.get(rel);
+      if (i === undefined || !unchanged(at, table!, i)) toCheck.add(rel);
+    }),
+  );
   if (state) {
     const before = new Map<string, string>();
     if (!sameNames) {

@@ -32,7 +32,7 @@ import { currentNamesKey, recordableNamesKey } from './ids.js';
 import { readStatTableFd, recordedStat, unchanged, writeStatTable, type FileStat, type StatTable } from './stat-table.js';
 import { isWarm, rememberWarm, warmValue } from './warm.js';
 import { readAt } from '../store/fsutil.js';
-import { compareListing, fileStat, sameStat, statData, type EntryFile, type StatData } from '../store/layout.js';
+import { compareListing, fileStat, inRepoDir, sameStat, statData, type EntryFile, type StatData } from '../store/layout.js';
 import { processTerm, termCounter as countTerms, tokenizeText, type Parts, type Posting } from './term-count.js';
 import { CountingFailed, startCounting, type Counted, type Counting } from './count-thread.js';
 import { builtFile } from '../system/built.js';
@@ -876,12 +876,16 @@ function differences(dir: string, b: Base, delta: Delta | undefined, namesKey: s
   };
   // whether each path of the delta that the table records is listed now
   const listedInDelta = new Map<string, boolean>();
-  for (let i = 0; i < table.paths.length; i++) {
-    const p = table.paths[i]!;
-    if (inDelta.size > 0 && inDelta.has(p)) listedInDelta.set(p, !listing?.gone[i]);
-    else if (listing?.gone[i]) gone.push(p);
-    else if (!unchanged(base, table, i)) check(p, undefined);
-  }
+  const differ: string[] = [];
+  inRepoDir(dir, (at) => {
+    for (let i = 0; i < table.paths.length; i++) {
+      const p = table.paths[i]!;
+      if (inDelta.size > 0 && inDelta.has(p)) listedInDelta.set(p, !listing?.gone[i]);
+      else if (listing?.gone[i]) gone.push(p);
+      else if (!unchanged(at, table, i)) differ.push(p);
+    }
+  });
+  for (const p of differ) check(p, undefined);
   for (const [p, f] of inDelta) {
     if (listing && !(listedInDelta.get(p) ?? added.delete(p))) {
       if (f) gone.push(p);

@@ -25,7 +25,7 @@ import { currentNamesKey, recordableNamesKey } from './ids.js';
 import { patternKeyOf, recurrenceCount } from '../../core/format/learning.js';
 import { readAt, writeFileAtomic } from '../store/fsutil.js';
 import { putStat, readStatTable, unchanged, writeStatTable, type StatTable } from './stat-table.js';
-import { compareListing, fileStat, type StatData } from '../store/layout.js';
+import { compareListing, fileStat, inRepoDir, type StatData } from '../store/layout.js';
 
 const MAGIC = 'git-kb summary 4';
 const PATCH_MAGIC = 'git-kb summary patch 1';
@@ -401,12 +401,13 @@ function patchedHeader(header: Header, was: Fact[], now: Fact[]): Header | undef
 export async function currentSummary(dir: string): Promise<Summary> {
   const namesKey = currentNamesKey(dir);
   const table = readStatTable<Header>(summaryFile(dir), MAGIC, (h) => typeof h?.namesKey === 'string' && Number.isSafeInteger(h.rowsBytes) && typeof h.made === 'string' && Array.isArray(h.dupIds));
-  const base = dir.endsWith('/') ? dir : `${dir}/`;
   if (table && table.header.namesKey === namesKey) {
     const patch = readPatch(dir, table, namesKey);
     const header = patch?.header ?? table.header;
     const changed: number[] = [];
-    for (let i = 0; i < table.paths.length && changed.length <= PATCH_MAX; i++) if (!unchanged(base, table, i)) changed.push(i);
+    inRepoDir(dir, (at) => {
+      for (let i = 0; i < table.paths.length && changed.length <= PATCH_MAX; i++) if (!unchanged(at, table, i)) changed.push(i);
+    });
     if (changed.length === 0) return served(dir, table, header);
     if (changed.length <= PATCH_MAX) {
       const recordKey = recordableNamesKey(dir); // before the files are read: see writeIdMap
@@ -431,7 +432,9 @@ export async function currentSummary(dir: string): Promise<Summary> {
     const { listed, was } = compareListing(dir, table.paths);
     const patch = readPatch(dir, table, null);
     const fresh: number[] = [];
-    for (let k = 0; k < listed.length && fresh.length <= PATCH_MAX; k++) if (was[k]! < 0 || !unchanged(base, table, was[k]!)) fresh.push(k);
+    inRepoDir(dir, (at) => {
+      for (let k = 0; k < listed.length && fresh.length <= PATCH_MAX; k++) if (was[k]! < 0 || !unchanged(at, table, was[k]!)) fresh.push(k);
+    });
     const now = fresh.length <= PATCH_MAX ? await readFacts(dir, listed, fresh) : undefined;
     const made = now && remade(dir, table, patch, listed, was, now, recordKey);
     if (made) return made;

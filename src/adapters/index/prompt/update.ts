@@ -12,7 +12,7 @@
 import { readItem, type CatalogItem } from '../catalog.js';
 import { buildLockFile, catalogCacheFile, hostsSig, indexFile, keyDirs, promptStateDir, repoKey, sigOf, statSig } from '../fresh.js';
 import { writeFileAtomic } from '../../store/fsutil.js';
-import { compareListing, entryDirs, fileStatInto } from '../../store/layout.js';
+import { compareListing, entryDirs, fileStatInto, inRepoDir } from '../../store/layout.js';
 import fs from 'node:fs';
 import { docOf, fieldsOf, generationOf, kindOf, newerFirst, newestKey, readBodyOf, rebuildPromptIndex, type BuildResult } from './build.js';
 import { applyDelta, deltaFile, deltaFor, readDelta, type DeltaFile } from './delta.js';
@@ -100,17 +100,19 @@ async function update(dir: string, base: IndexReader, started: number): Promise<
   const { listed, was, gone: goneFlags } = compareListing(dir, rec.map((f) => f[0]));
   const changed: { path: string; sig: string; old?: Rec }[] = [];
   const scratch = new Float64Array(4);
-  listed.forEach((p, k) => {
-    const i = was[k]!;
-    // NOTE: the stat signature as statSig writes it, from the raw stat call (no Stats object per file).
-    if (!fileStatInto(root + p, scratch)) {
-      if (i >= 0) goneFlags[i] = 1; // not a regular file (any more): as a build, which lists files only
-      return;
-    }
-    const sig = sigOf({ mtimeMs: scratch[0]!, ctimeMs: scratch[1]!, size: scratch[2]!, ino: scratch[3]! });
-    if (i < 0) changed.push({ path: p, sig });
-    else if (rec[i]![1] !== sig) changed.push({ path: p, sig, old: rec[i]! });
-  });
+  inRepoDir(dir, (at) =>
+    listed.forEach((p, k) => {
+      const i = was[k]!;
+      // NOTE: the stat signature as statSig writes it, from the raw stat call (no Stats object per file).
+      if (!fileStatInto(at + p, scratch)) {
+        if (i >= 0) goneFlags[i] = 1; // not a regular file (any more): as a build, which lists files only
+        return;
+      }
+      const sig = sigOf({ mtimeMs: scratch[0]!, ctimeMs: scratch[1]!, size: scratch[2]!, ino: scratch[3]! });
+      if (i < 0) changed.push({ path: p, sig });
+      else if (rec[i]![1] !== sig) changed.push({ path: p, sig, old: rec[i]! });
+    }),
+  );
   const gone = rec.filter((_, i) => goneFlags[i] === 1);
   const touched = new Set([...changed.map((c) => c.path), ...gone.map((g) => g[0])]);
   if (touched.size > DELTA_MAX_FILES) return undefined;
