@@ -38,17 +38,17 @@ function documents(): Doc[] {
 }
 
 describe('counting on a second thread', () => {
-  it.skipIf(!hasCorpus)('gives the index one thread counts, with both threads counting', () => {
+  it.skipIf(!hasCorpus)('gives the index one thread counts, with both threads counting', async () => {
     const docs = documents();
     expect(docs.length).toBeGreaterThan(3000);
     const one = emptyIndex();
     const a = bulkIndexer(one);
     for (const d of docs) a.add(d);
-    expect(a.finish().counted).toBe(0);
+    expect((await a.finish()).counted).toBe(0);
     const two = emptyIndex();
     const b = bulkIndexer(two, { worker: WORKER, workerAfter: 10 });
     for (const d of docs) b.add(d);
-    const { counted } = b.finish();
+    const { counted } = await b.finish();
     // The worker took documents, and so did this thread past the first ten (it counts what the worker is behind on).
     expect(counted).toBeGreaterThan(0);
     expect(counted).toBeLessThan(docs.length - 10);
@@ -56,15 +56,26 @@ describe('counting on a second thread', () => {
     for (const q of ['rebase interactive', 'docker volume', 'tar extract', 'ελληνικά', '8080']) expect(two.search(q)).toEqual(one.search(q));
   });
 
-  it('fails at once, with CountingFailed, when the worker cannot run', () => {
-    const broken = path.join(root, 'broken.js');
-    fs.writeFileSync(broken, "throw new Error('no worker here');\n");
-    const ms = emptyIndex();
-    const b = bulkIndexer(ms, { worker: broken, workerAfter: 0 });
-    for (let i = 0; i < 500; i++) b.add({ path: `entries/${i}.md`, text: `note ${i} about rebase` });
-    const t = Date.now();
-    expect(() => b.finish()).toThrow(CountingFailed);
-    expect(Date.now() - t).toBeLessThan(5000);
+  it('fails at once, with CountingFailed, when the worker cannot load, throws, exits or crashes', async () => {
+    // each a worker file: one that cannot load, and the real one wrapped to fail, to exit, or to die on its third batch
+    const real = JSON.stringify(WORKER);
+    const third = (act: string): string =>
+      `const { workerData } = require('node:worker_threads');\nlet n = 0;\nconst on = workerData.port.on.bind(workerData.port);\nworkerData.port.on = (e, f) => on(e, (m) => { if (++n === 3) { ${act} } f(m); });\nrequire(${real});\n`;
+    const workers = {
+      load: "throw new Error('no worker here');\n",
+      throws: `const { workerData } = require('node:worker_threads');\nlet n = 0;\nconst on = workerData.port.on.bind(workerData.port);\nworkerData.port.on = (e, f) => on(e, (m) => f(++n === 3 ? { shorts: [1], parts: null } : m));\nrequire(${real});\n`,
+      exits: third('process.exit(3);'),
+      crashes: third("throw new Error('crash');"), // uncaught: the worker dies without a word
+    };
+    for (const [name, code] of Object.entries(workers)) {
+      const file = path.join(root, `${name}.js`);
+      fs.writeFileSync(file, code);
+      const b = bulkIndexer(emptyIndex(), { worker: file, workerAfter: 0 });
+      for (let i = 0; i < 2000; i++) b.add({ path: `entries/${i}.md`, text: `note ${i} about rebase and ${'words '.repeat(i % 50)}` });
+      const t = Date.now();
+      await expect(b.finish(), name).rejects.toThrow(CountingFailed);
+      expect(Date.now() - t, name).toBeLessThan(5000);
+    }
   });
 
   /** A data repo of `n` entries, committed (the CLI reads any repo; git makes it a real one). */

@@ -119,7 +119,7 @@ describe('search index cache', () => {
     expect(good[0]!.length).toBe(1);
   });
 
-  it('indexes a document exactly as MiniSearch.add does (addDoc, one tree walk per distinct term)', () => {
+  it('indexes a document exactly as MiniSearch.add does (addDoc, one tree walk per distinct term)', async () => {
     const docs = [
       { path: 'entries/a.md', text: 'Rebase rebase REBASE onto main\nrebase onto main\nThe branches are rebased; indexes, indexing and index.' },
       { path: 'entries/b.md', text: 'Postgres vacuum\nvacuum full locks the table; autovacuum tuning for postgres 16' },
@@ -137,7 +137,7 @@ describe('search index cache', () => {
     const bulkOurs = emptyIndex();
     const bulk = bulkIndexer(bulkOurs);
     for (const d of docs) bulk.add(d);
-    bulk.finish();
+    await bulk.finish();
     expect(JSON.stringify(bulkOurs)).toBe(JSON.stringify(theirs));
     const more = { path: 'entries/d.md', text: 'rebase the postgres branch' };
     theirs.add(more);
@@ -147,7 +147,7 @@ describe('search index cache', () => {
     expect(() => bulkIndexer(bulkOurs)).toThrow(/has terms already/);
   });
 
-  it('indexes a document given in parts (each with its repeat count) as the lines of its docText joined', () => {
+  it('indexes a document given in parts (each with its repeat count) as the lines of its docText joined', async () => {
     const docs: { path: string; parts: [string, number][] }[] = [
       { path: 'entries/a.md', parts: [['Rebase onto main', 3], ['git rebase', 2], ['The branches are rebased; rebase again. Ελληνικά ΟΔΟΣ', 1]] },
       { path: 'entries/b.md', parts: [['Postgres vacuum', 3], ["it's autovacuum tuning for postgres 16 and a-word-far-longer-than-forty-characters-in-one-token", 1]] },
@@ -161,8 +161,8 @@ describe('search index cache', () => {
       a.add({ path: d.path, text: d.parts.flatMap(([t, n]) => Array.from({ length: n }, () => t)).join('\n') });
       b.add(d);
     }
-    a.finish();
-    b.finish();
+    await a.finish();
+    await b.finish();
     expect(JSON.stringify(parted)).toBe(JSON.stringify(joined));
     expect(parted.search('rebase postgres')).toEqual(joined.search('rebase postgres'));
   });

@@ -14,6 +14,7 @@ import { openPromptIndex } from '../../src/adapters/index/prompt/delta.js';
 import { readAllFiles } from '../../src/adapters/index/prompt/format.js';
 import { stateDir } from '../../src/adapters/store/layout.js';
 import { linePath, pathLine } from '../../src/core/text/path-line.js';
+import { readStatTable, writeStatTable } from '../../src/adapters/index/stat-table.js';
 import { seeded } from './support.js';
 import { CONTROL, visible } from './support.js';
 
@@ -212,6 +213,20 @@ describe('file names that break a line: a newline in an entry file name', () => 
       expect(linePath(line)).toBe(p);
     }
     expect(pathLine('entries/kb-1-a b\tc.md')).toBe('entries/kb-1-a b\tc.md');
+  });
+
+  it('a stat table escapes its paths only when one needs it, and says so: one written before reads as written', () => {
+    const file = path.join(sb.root, 'table.v1');
+    const st = { mtimeMs: 1, ctimeMs: 2, size: 3, ino: 4 };
+    const paths = ['entries/a\nb.md', 'entries/back\\slash.md', 'entries/plain.md'];
+    writeStatTable(file, 'test-table 1', {}, paths.map((p) => ({ path: p, ...st })));
+    expect(readStatTable(file, 'test-table 1')!.paths).toEqual(paths);
+    // a table of plain paths has no mark; one written before the escaping, with a backslash in a path, reads raw
+    writeStatTable(file, 'test-table 1', {}, ['entries/x/a.md'].map((p) => ({ path: p, ...st })));
+    const bytes = fs.readFileSync(file, 'latin1');
+    expect(bytes).not.toContain('escaped');
+    fs.writeFileSync(file, bytes.replace('entries/x/a.md', 'entries\\x\\a.md'), 'latin1');
+    expect(readStatTable(file, 'test-table 1')!.paths).toEqual(['entries\\x\\a.md']);
   });
 
   it('are one file to every cache: search and list are served as stored, the prompt index stays fresh', { timeout: 30_000 }, async () => {

@@ -104,6 +104,8 @@ export interface LoadOptions {
   writeCache?: boolean;
   /** Told how far the parsing of changed files got. */
   onProgress?: (done: number, total: number) => void;
+  /** Told how many files this load parses, before it parses them. */
+  onParse?: (count: number) => void;
   /** Given the text of each servable file parsed on this load (a search rebuild indexes it without reading it again). */
   onText?: (item: CatalogItem, text: string) => void;
 }
@@ -121,6 +123,7 @@ export async function loadCatalog(dir: string, options: LoadOptions = {}): Promi
     const c = cached.get(f.path);
     return !(c && sameStat(c, f));
   });
+  options.onParse?.(stale.length);
   // NOTE: the YAML parser is loaded only when some file changed; an unchanged repo never pays for it.
   const parse = stale.length > 0 ? (await import('../../core/format/entry.js')).parseEntry : undefined;
   // Many files to read (a rebuild): their bytes are read ahead on a worker thread, in the order they are parsed.

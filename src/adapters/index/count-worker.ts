@@ -1,12 +1,13 @@
 /**
  * Contract: the counting worker of a rebuild (dist/workers/count.js; count-thread.ts starts it and is the only
  * code that talks to it). It counts the documents it is sent with the main thread's own counter (term-count.ts)
- * and, when told the last batch was sent, posts its terms and postings in one message and sets the shared state.
- * Any error sets the state to failed: the main thread then builds without it. Nothing here reads a file.
+ * and, when told the last batch was sent, posts its terms and postings in one message. An error is posted as a
+ * failure (and set in the shared state, so no batch is offered after it): the main thread then builds without
+ * it. Nothing here reads a file.
  */
 import { workerData, type MessagePort } from 'node:worker_threads';
 import { processTerm, termCounter, type Parts } from './term-count.js';
-import { DONE, FAILED, POSTED, STATE, type Counted } from './count-thread.js';
+import { DONE, FAILED, STATE, type Counted, type WorkerReply } from './count-thread.js';
 
 const { port, shared } = workerData as { port: MessagePort; shared: SharedArrayBuffer };
 const state = new Int32Array(shared);
@@ -14,9 +15,8 @@ const counter = termCounter(processTerm);
 const docs: number[] = [];
 const lengths: number[] = [];
 
-function stop(how: number): void {
-  Atomics.store(state, STATE, how);
-  Atomics.notify(state, STATE);
+function reply(r: WorkerReply, transfer: ArrayBuffer[] = []): void {
+  port.postMessage(r, transfer);
   port.close();
 }
 
@@ -40,8 +40,7 @@ port.on('message', (m: { shorts: number[]; parts: Parts[] } | { end: true }) => 
         i++;
       }
       const counted: Counted = { terms, first, rank, offsets, lists, docs: new Uint32Array(docs), lengths: new Uint32Array(lengths) };
-      port.postMessage(counted, [first, rank, offsets, lists, counted.docs, counted.lengths].map((a) => a.buffer as ArrayBuffer));
-      stop(POSTED);
+      reply({ counted }, [first, rank, offsets, lists, counted.docs, counted.lengths].map((a) => a.buffer as ArrayBuffer));
       return;
     }
     for (let k = 0; k < m.shorts.length; k++) {
@@ -49,7 +48,8 @@ port.on('message', (m: { shorts: number[]; parts: Parts[] } | { end: true }) => 
       lengths.push(counter.add(m.shorts[k]!, m.parts[k]!));
     }
     Atomics.add(state, DONE, m.shorts.length);
-  } catch {
-    stop(FAILED);
+  } catch (err) {
+    Atomics.store(state, STATE, FAILED); // offer declines from now on
+    reply({ failed: String((err as Error)?.message) });
   }
 });

@@ -407,9 +407,25 @@ export function addDoc(ms: MiniSearch<IndexDoc>, doc: IndexDoc): void {
   }
 }
 
-/** Documents a bulk indexer counts on this thread before it starts a counting worker, and a batch offered to it. */
-const WORKER_AFTER = 1500;
+/**
+ * Documents from which a rebuild counts on two threads (fewer are counted here before a worker would have
+ * started), and a batch offered to the worker.
+ */
+const WORKER_MIN = 2000;
 const BATCH = 64;
+
+export interface BulkIndexer {
+  /**
+   * Says how many documents are coming: from WORKER_MIN on (and with a worker file) the counting worker starts
+   * now, so that its start-up overlaps the reading of the first entries.
+   */
+  expect(count: number): void;
+  add(doc: IndexDoc | PartsDoc): void;
+  /** Puts the counted terms in the tree; says how many documents the worker counted. Rejects with CountingFailed. */
+  finish(): Promise<{ counted: number }>;
+  /** Stops the worker, if any (idempotent; for a build that ends before finish). */
+  close(): void;
+}
 
 /**
  * Indexes many documents into an index whose tree holds none of their terms (a rebuild), with what addDoc one by
@@ -418,28 +434,33 @@ const BATCH = 64;
  * its term made once); `finish` packs them into one array and puts each term in the tree once, as a leaf that
  * decodes itself on first use, as a stored shard's leaves do. A rebuild then walks the tree once per term, not
  * once per document and term, and makes no Map per posting list that nobody searches.
- * With `worker` (the built counting worker), past WORKER_AFTER documents batches are offered to a second thread
- * (count-thread.ts), and `finish` merges its counts with this thread's: each term's postings by document, the
- * terms in the order they were first seen, the field lengths in document order; the index is the one counting
- * everything here gives. `finish` says how many documents the worker counted; it throws CountingFailed when the
- * worker failed (see build).
+ * With `worker` (the built counting worker), once `expect` announced WORKER_MIN documents or more, or `workerAfter`
+ * documents came, batches are offered to a second thread (count-thread.ts), and `finish` merges its counts with
+ * this thread's: each term's postings by document, the terms in the order they were first seen, the field
+ * lengths in document order; the index is the one counting everything here gives.
  */
-export function bulkIndexer(ms: MiniSearch<IndexDoc>, options: { worker?: string; workerAfter?: number } = {}): { add(doc: IndexDoc | PartsDoc): void; finish(): { counted: number } } {
+export function bulkIndexer(ms: MiniSearch<IndexDoc>, options: { worker?: string; workerAfter?: number } = {}): BulkIndexer {
   if (rootOf(ms).size !== 0) throw new Error('bulk indexing: the index has terms already');
   const t = privates(ms) as Indexing;
   const counter = countTerms(scopedTerm);
   const docs: { short: number; count: number; length: number }[] = [];
-  const workerAfter = options.workerAfter ?? WORKER_AFTER;
+  const workerAfter = options.workerAfter ?? WORKER_MIN;
   let helper: Counting | null | undefined = options.worker && addScope === null ? undefined : null;
+  const start = (): void => {
+    if (helper === undefined) helper = startCounting(options.worker!) ?? null;
+  };
   let batch: { shorts: number[]; parts: Parts[]; at: number[] } = { shorts: [], parts: [], at: [] };
   const countHere = (b: typeof batch): void => {
     for (let k = 0; k < b.shorts.length; k++) docs[b.at[k]!]!.length = counter.add(b.shorts[k]!, b.parts[k]!);
   };
   return {
+    expect(count) {
+      if (count >= WORKER_MIN) start();
+    },
     add(doc) {
       const { short, count, parts } = register(t, doc);
       docs.push({ short, count, length: -1 });
-      if (helper === undefined && docs.length > workerAfter) helper = startCounting(options.worker!) ?? null;
+      if (docs.length > workerAfter) start();
       if (!helper) {
         docs[docs.length - 1]!.length = counter.add(short, parts);
         return;
@@ -451,9 +472,10 @@ export function bulkIndexer(ms: MiniSearch<IndexDoc>, options: { worker?: string
       if (!helper.offer(batch.shorts, batch.parts)) countHere(batch);
       batch = { shorts: [], parts: [], at: [] };
     },
-    finish() {
+    async finish() {
       countHere(batch);
-      const counted = helper ? helper.finish() : null;
+      batch = { shorts: [], parts: [], at: [] };
+      const counted = helper ? await helper.finish() : null;
       if (counted) {
         const at = new Map(docs.map((d, i) => [d.short, i]));
         counted.docs.forEach((short, k) => (docs[at.get(short)!]!.length = counted.lengths[k]!));
@@ -462,6 +484,9 @@ export function bulkIndexer(ms: MiniSearch<IndexDoc>, options: { worker?: string
       for (const d of docs) t.addFieldLength(d.short, 0, d.count, d.length);
       pack(t, counter.postings, counted);
       return { counted: counted?.docs.length ?? 0 };
+    },
+    close() {
+      helper?.close();
     },
   };
 }
@@ -807,23 +832,27 @@ async function build(dir: string, onProgress?: BuildProgress, worker: string | n
   try {
     catalog = await loadCatalog(dir, {
       ...(onProgress ? { onProgress: (d: number, t: number) => onProgress('reading entries', d, t) } : {}),
+      onParse: (count) => bulk.expect(count),
       onText: (item, text) => {
         bulk.add({ path: item.path, parts: docParts(dir, item.entry!, text) });
         added.add(item.path);
       },
     });
     const rest = catalog.items.filter((i) => i.entry && !added.has(i.path));
+    bulk.expect(rest.length);
     rest.forEach((item, n) => {
       bulk.add({ path: item.path, parts: docParts(dir, item.entry!) });
       if (n % 250 === 0 || n === rest.length - 1) onProgress?.('indexing', n + 1, rest.length);
     });
-    bulk.finish();
+    await bulk.finish();
   } catch (err) {
-    if (err instanceof CountingFailed && worker) return build(dir, onProgress, null);
-    throw err;
+    if (!(err instanceof CountingFailed && worker)) throw err;
+    catalog = undefined;
   } finally {
     termMemo = null;
+    bulk.close();
   }
+  if (!catalog) return build(dir, onProgress, null);
   const rows = new Map<string, string>();
   for (const item of catalog.items) if (item.entry) rows.set(item.path, rowOf(item.entry));
   const files = catalog.items.map((i) => stored(index, i.path, i, rows.get(i.path) ?? null));

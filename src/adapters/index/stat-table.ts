@@ -21,6 +21,8 @@ interface Sizes<H> {
   count: number;
   pathsBytes: number;
   tailBytes: number;
+  /** Set when the paths are escaped (pathLine): only then are they unescaped, so an older table reads as written. */
+  escaped?: true;
 }
 
 export interface StatTable<H> {
@@ -66,11 +68,11 @@ export function writeStatTable(file: string, magic: string, header: unknown, fil
   const { stats } = columns;
   const count = columns.paths.length;
   if (stats.length !== count * 4) throw new Error(`stat table: ${count} paths but ${stats.length / 4} stat records`);
-  // NOTE: a path is escaped only when it needs it (pathLine): the table of 50,000 paths is one join.
-  const lines = columns.paths.some((p) => p.includes('\n') || p.includes('\\')) ? columns.paths.map(pathLine) : columns.paths;
-  const paths = Buffer.from(lines.join('\n'), 'utf8');
+  // NOTE: the paths are escaped only when one needs it (pathLine): a table of 50,000 plain paths is one join.
+  const escaped = columns.paths.some((p) => p.includes('\n') || p.includes('\\'));
+  const paths = Buffer.from((escaped ? columns.paths.map(pathLine) : columns.paths).join('\n'), 'utf8');
   const tails = Array.isArray(tail) ? tail : [tail];
-  const sizes: Sizes<unknown> = { h: header, count, pathsBytes: paths.length, tailBytes: tails.reduce((n, t) => n + t.length, 0) };
+  const sizes: Sizes<unknown> = { h: header, count, pathsBytes: paths.length, tailBytes: tails.reduce((n, t) => n + t.length, 0), ...(escaped ? { escaped: true as const } : {}) };
   const head = Buffer.from(`${magic} ${JSON.stringify(sizes)}\n`, 'utf8');
   const gap = Buffer.alloc(pad8(head.length + paths.length));
   writeFileAtomic(file, [head, paths, gap, Buffer.from(stats.buffer, stats.byteOffset, stats.byteLength), ...tails, Buffer.from(END)], { fsync: false });
@@ -102,7 +104,7 @@ function parseTable<H>(read: (at: number, len: number) => Buffer, size: number, 
   const body = read(pathsAt, tailAt - pathsAt);
   const text = s.count === 0 ? '' : body.subarray(0, s.pathsBytes).toString('utf8');
   const lines = s.count === 0 ? [] : text.split('\n');
-  const paths = text.includes('\\') ? lines.map(linePath) : lines;
+  const paths = s.escaped === true ? lines.map(linePath) : lines;
   if (paths.length !== s.count) return undefined;
   const raw = body.subarray(statsAt - pathsAt);
   const stats = raw.byteOffset % 8 === 0 ? new Float64Array(raw.buffer, raw.byteOffset, s.count * 4) : new Float64Array(Uint8Array.from(raw).buffer);

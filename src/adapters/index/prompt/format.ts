@@ -120,6 +120,8 @@ export interface IndexHeader {
   avg?: Record<string, number>;
   /** Entries counted for the keyword IDF when it differs from `n` (an index with a delta: delta.ts). */
   live?: number;
+  /** Set when the windows' paths are escaped (pathLine): only then are they unescaped. */
+  escaped?: true;
 }
 
 /** Files checked per prompt by the rotating window (spec/hooks.md, "Freshness"). */
@@ -202,9 +204,10 @@ export function encodeIndex(model: IndexModel): Buffer {
   const kernelBuf = Buffer.concat(kernelBodies);
 
   const windowBufs: Buffer[] = [];
+  const escaped = model.files.some(([p]) => p.includes('\n') || p.includes('\\'));
   for (let i = 0; i < model.files.length; i += WINDOW_SIZE) {
     const slice = model.files.slice(i, i + WINDOW_SIZE);
-    windowBufs.push(Buffer.from(slice.map(([p, s, k, id]) => `${pathLine(p)}\t${s}\t${k}\t${id}\n`).join(''), 'utf8'));
+    windowBufs.push(Buffer.from(slice.map(([p, s, k, id]) => `${escaped ? pathLine(p) : p}\t${s}\t${k}\t${id}\n`).join(''), 'utf8'));
   }
 
   const bodies = [bucketDir, postingsBuf, docOffsets, docTextBuf, kernelBuf, ...windowBufs];
@@ -239,6 +242,7 @@ export function encodeIndex(model: IndexModel): Buffer {
       fileCount: model.files.length,
       extras: model.extras,
       ...(model.avg ? { avg: model.avg } : {}),
+      ...(escaped ? { escaped: true as const } : {}),
     };
   };
   // The header holds absolute offsets, which depend on its own length: grow a reserved length until the header
@@ -517,7 +521,7 @@ export function readKernel(reader: IndexReader): IndexKernel[] {
 export function readWindow(reader: IndexReader, w: number): IndexFile[] {
   const win = reader.header.windows[w];
   if (!win) return [];
-  return parseFiles(reader.read(win[0], win[1]).toString('utf8'));
+  return parseFiles(reader.read(win[0], win[1]).toString('utf8'), reader.header.escaped === true);
 }
 
 /** Every file of the index file, in its order (for an update). */
@@ -525,18 +529,18 @@ export function readAllFiles(reader: IndexReader): IndexFile[] {
   const ws = reader.header.windows;
   if (ws.length === 0) return [];
   const last = ws[ws.length - 1]!;
-  return parseFiles(reader.read(ws[0]![0], last[0] + last[1] - ws[0]![0]).toString('utf8'));
+  return parseFiles(reader.read(ws[0]![0], last[0] + last[1] - ws[0]![0]).toString('utf8'), reader.header.escaped === true);
 }
 
 /** Window lines `path \t sig \t kind \t id`, read from the right: a path may hold a tab (and an escaped newline: pathLine). */
-function parseFiles(text: string): IndexFile[] {
+function parseFiles(text: string, escaped: boolean): IndexFile[] {
   const out: IndexFile[] = [];
   for (const line of text.split('\n')) {
     if (!line) continue;
     const c = line.lastIndexOf('\t');
     const b = line.lastIndexOf('\t', c - 1);
     const a = line.lastIndexOf('\t', b - 1);
-    out.push([linePath(line.slice(0, a)), line.slice(a + 1, b), line.slice(b + 1, c) as FileKind, line.slice(c + 1)]);
+    out.push([escaped ? linePath(line.slice(0, a)) : line.slice(0, a), line.slice(a + 1, b), line.slice(b + 1, c) as FileKind, line.slice(c + 1)]);
   }
   return out;
 }
