@@ -8,7 +8,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadCatalog } from '../src/adapters/index/catalog.js';
 import { linkNeighbours, makeSnippet, queryTerms, searchStore } from '../src/adapters/index/search.js';
-import { openSearchStore, processTerm } from '../src/adapters/index/search-store.js';
+import { openSearchStore } from '../src/adapters/index/search-store.js';
+import { processTerm } from '../src/adapters/index/term-count.js';
 import { stem } from '../src/core/text/terms.js';
 
 let dir: string;

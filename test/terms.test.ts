@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { queryTerms } from '../src/adapters/index/search.js';
-import { processTerm } from '../src/adapters/index/search-store.js';
+import { processTerm } from '../src/adapters/index/term-count.js';
 import { keywords, tagKeywords } from '../src/core/text/prompt-text.js';
 import { PROMPT_STOP_WORDS, PROMPT_TERMS, SEARCH_TERMS, STOP_WORDS, stem, terms, tokenize } from '../src/core/text/terms.js';
 

@@ -44,9 +44,7 @@ const REBUILD_MIN = 1000;
 const NONE = 0xffffffff;
 
 // ---------------------------------------------------------------------------------------------------------
-// Terms and documents
-
-export { processTerm };
+// Terms and documents (the term pipeline is term-count.ts's)
 
 /** Set while a delta is applied for one query: terms outside these first characters are not indexed. */
 let addScope: Set<string> | null = null;
@@ -378,9 +376,9 @@ type Indexing = Record<string, unknown> & {
 };
 
 /**
- * Registers a document as MiniSearch's `add` does (the same short id) and counts its terms (term-count.ts: one
- * Map lookup a token); the field length is left to the caller (MiniSearch's running average depends on the order
- * of the calls).
+ * Registers a document as MiniSearch's `add` does (the same short id; a path given twice throws). Its terms are
+ * the caller's to count (term-count.ts), and its field length the caller's to set: MiniSearch's running average
+ * depends on the order of those calls, so `count` is the document count to give it.
  */
 function register(t: Indexing, doc: IndexDoc | PartsDoc): { short: number; count: number; parts: Parts } {
   if ((t._idToShortId as Map<string, number>).has(doc.path)) throw new Error(`MiniSearch: duplicate ID ${doc.path}`);

@@ -1,5 +1,5 @@
 /**
- * Contract: the one term pipeline of git-kb, shared by full-text search (adapters/index/search-store.ts, as MiniSearch's
+ * Contract: the one term pipeline of git-kb, shared by full-text search (adapters/index/term-count.ts, as MiniSearch's
  * tokenize and processTerm) and the prompt index (core/text/prompt-text.ts, for titles, tags, aliases and
  * prompts): `tokenize` cuts text into lower-cased words, `stem` folds inflections onto a base form, and
  * `terms` runs both and drops stop words. A `TermProfile` says which words are dropped; it is the only thing
