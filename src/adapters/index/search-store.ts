@@ -827,6 +827,7 @@ async function build(dir: string, onProgress?: BuildProgress, worker: string | n
   const added = new Set<string>();
   termMemo = new Map();
   let catalog;
+  let workerFailed = false;
   try {
     catalog = await loadCatalog(dir, {
       ...(onProgress ? { onProgress: (d: number, t: number) => onProgress('reading entries', d, t) } : {}),
@@ -845,12 +846,12 @@ async function build(dir: string, onProgress?: BuildProgress, worker: string | n
     await bulk.finish();
   } catch (err) {
     if (!(err instanceof CountingFailed && worker)) throw err;
-    catalog = undefined;
+    workerFailed = true;
   } finally {
     termMemo = null;
     bulk.close();
   }
-  if (!catalog) return build(dir, onProgress, null);
+  if (workerFailed || !catalog) return build(dir, onProgress, null);
   const rows = new Map<string, string>();
   for (const item of catalog.items) if (item.entry) rows.set(item.path, rowOf(item.entry));
   const files = catalog.items.map((i) => stored(index, i.path, i, rows.get(i.path) ?? null));
@@ -903,16 +904,14 @@ function differences(dir: string, b: Base, delta: Delta | undefined, namesKey: s
   };
   // whether each path of the delta that the table records is listed now
   const listedInDelta = new Map<string, boolean>();
-  const differ: string[] = [];
   inRepoDir(dir, (at) => {
     for (let i = 0; i < table.paths.length; i++) {
       const p = table.paths[i]!;
       if (inDelta.size > 0 && inDelta.has(p)) listedInDelta.set(p, !listing?.gone[i]);
       else if (listing?.gone[i]) gone.push(p);
-      else if (!unchanged(at, table, i)) differ.push(p);
+      else if (!unchanged(at, table, i)) check(p, undefined);
     }
   });
-  for (const p of differ) check(p, undefined);
   for (const [p, f] of inDelta) {
     if (listing && !(listedInDelta.get(p) ?? added.delete(p))) {
       if (f) gone.push(p);

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import { readAt, writeFileAtomic } from '../store/fsutil.js';
 import { fileStatInto, type StatData } from '../store/layout.js';
-import { linePath, pathLine } from '../../core/text/path-line.js';
+import { linePath, needsEscape, pathLine } from '../../core/text/path-line.js';
 
 const END = '-- end\n';
 
@@ -69,7 +69,7 @@ export function writeStatTable(file: string, magic: string, header: unknown, fil
   const count = columns.paths.length;
   if (stats.length !== count * 4) throw new Error(`stat table: ${count} paths but ${stats.length / 4} stat records`);
   // NOTE: the paths are escaped only when one needs it (pathLine): a table of 50,000 plain paths is one join.
-  const escaped = columns.paths.some((p) => p.includes('\n') || p.includes('\\'));
+  const escaped = columns.paths.some(needsEscape);
   const paths = Buffer.from((escaped ? columns.paths.map(pathLine) : columns.paths).join('\n'), 'utf8');
   const tails = Array.isArray(tail) ? tail : [tail];
   const sizes: Sizes<unknown> = { h: header, count, pathsBytes: paths.length, tailBytes: tails.reduce((n, t) => n + t.length, 0), ...(escaped ? { escaped: true as const } : {}) };
@@ -102,8 +102,7 @@ function parseTable<H>(read: (at: number, len: number) => Buffer, size: number, 
   const tailAt = statsAt + s.count * 32;
   if (tailAt + s.tailBytes + END.length !== size || read(size - END.length, END.length).toString('latin1') !== END) return undefined;
   const body = read(pathsAt, tailAt - pathsAt);
-  const text = s.count === 0 ? '' : body.subarray(0, s.pathsBytes).toString('utf8');
-  const lines = s.count === 0 ? [] : text.split('\n');
+  const lines = s.count === 0 ? [] : body.subarray(0, s.pathsBytes).toString('utf8').split('\n');
   const paths = s.escaped === true ? lines.map(linePath) : lines;
   if (paths.length !== s.count) return undefined;
   const raw = body.subarray(statsAt - pathsAt);

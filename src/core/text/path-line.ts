@@ -8,7 +8,12 @@
  * is one line like any other. A path with neither is written as it is.
  */
 export function pathLine(p: string): string {
-  return p.includes('\\') || p.includes('\n') ? p.replace(/[\\\n]/g, (c) => (c === '\n' ? '\\n' : '\\\\')) : p;
+  return needsEscape(p) ? p.replace(/[\\\n]/g, (c) => (c === '\n' ? '\\n' : '\\\\')) : p;
+}
+
+/** True for a path `pathLine` changes (one with a backslash or a newline). */
+export function needsEscape(p: string): boolean {
+  return p.includes('\\') || p.includes('\n');
 }
 
 /** The path of a line `pathLine` wrote. */

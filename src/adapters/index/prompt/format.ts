@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import { fnv1a } from '../../../core/text/fnv.js';
-import { linePath, pathLine } from '../../../core/text/path-line.js';
+import { linePath, needsEscape, pathLine } from '../../../core/text/path-line.js';
 import type { HostExtras } from './extras-hosts.js';
 import type { SessionExtras } from './extras-sessions.js';
 
@@ -204,7 +204,7 @@ export function encodeIndex(model: IndexModel): Buffer {
   const kernelBuf = Buffer.concat(kernelBodies);
 
   const windowBufs: Buffer[] = [];
-  const escaped = model.files.some(([p]) => p.includes('\n') || p.includes('\\'));
+  const escaped = model.files.some(([p]) => needsEscape(p));
   for (let i = 0; i < model.files.length; i += WINDOW_SIZE) {
     const slice = model.files.slice(i, i + WINDOW_SIZE);
     windowBufs.push(Buffer.from(slice.map(([p, s, k, id]) => `${escaped ? pathLine(p) : p}\t${s}\t${k}\t${id}\n`).join(''), 'utf8'));
