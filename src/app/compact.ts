@@ -80,7 +80,7 @@ function joinTexts(files: TargetFile[], texts: (string | undefined)[], joined: b
   files.forEach((f, i) => {
     const t = texts[i];
     if (t === undefined) return;
-    const body = bodyOf(t, f.path).replace(/\s+$/, '');
+    const body = bodyOf(t, f.path).trimEnd();
     parts.push(joined ? `# ${f.id}\n\n${body}` : body);
   });
   return parts.length ? parts.join('\n\n') : undefined;

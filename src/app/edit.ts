@@ -14,6 +14,7 @@ import { nowStamp, oneLineTitle, parseLinks, splitList, tagList, validateEntryTe
 import { repoForRead, type RepoOptions } from './repo.js';
 import { forbiddenHostKeys, refuseForbidden } from './guard.js';
 import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
+import { toLf } from '../core/text/line-ends.js';
 
 export interface EditOptions extends RepoOptions {
   id: string;
@@ -78,10 +79,10 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     // The body as a person wrote it: the generated Links section is the tool's, rewritten below.
     let body: string | undefined;
     if (options.body !== undefined) body = stripLinksSection(options.body);
-    if (options.append !== undefined) body = `${stripLinksSection(body ?? e.body).replace(/\s+$/, '')}\n\n${options.append}`;
+    if (options.append !== undefined) body = `${stripLinksSection(body ?? e.body).trimEnd()}\n\n${options.append}`;
     const raw = splitEntry(before, file.path);
-    const own = stripLinksSection(raw.body).replace(/\s+$/, '');
-    if (Object.keys(changes).length === 0 && (body === undefined || body.replace(/\s+$/, '') === own)) {
+    const own = stripLinksSection(raw.body).trimEnd();
+    if (Object.keys(changes).length === 0 && (body === undefined || body.trimEnd() === own)) {
       return { id: e.id, path: file.path, changed: false, diff: '' };
     }
     changes.updated = nowStamp(options.now);
@@ -132,7 +133,7 @@ export async function saveEditedText(options: EditTextOptions): Promise<EditResu
     if (current !== options.before) {
       throw new KbError('CONFLICT', `${file.path} changed on disk while it was open in the editor; nothing written (edit it again to start from the new version)`, { file: file.path });
     }
-    const norm = (t: string): string => t.replace(/\r\n?/g, '\n').replace(/\s+$/, '');
+    const norm = (t: string): string => toLf(t).trimEnd();
     if (norm(options.after) === norm(current)) return { id: options.id, path: file.path, changed: false, diff: '' };
     // NOTE: secrets first, so a secret is refused as one and never echoed by a format message.
     refuseSecrets(options.after, file.path);

@@ -33,6 +33,7 @@ import { nowStamp, splitList } from './fields.js';
 import { idSet } from './find.js';
 import { repoForRead, repoForWrite, type RepoOptions } from './repo.js';
 import { refuseSecrets, withWriteLock, type PendingFile } from '../adapters/write/transaction.js';
+import { toLf } from '../core/text/line-ends.js';
 
 function readHostsText(dir: string): string {
   try {
@@ -181,7 +182,7 @@ function factTitle(fact: string): string {
 
 /** Writes one host fact (registering the host when it is new) in one commit. */
 export async function addHostFact(options: AddFactOptions): Promise<AddFactResult> {
-  const body = (options.fact ?? '').replace(/\r\n?/g, '\n').trim();
+  const body = toLf(options.fact ?? '').trim();
   if (!body) throw new KbError('INVALID_ENTRY', 'a host fact needs text: git-kb host add KEY "the fact" (or pipe it on stdin)');
   const title = (options.title ?? factTitle(body)).trim();
   if (!title) throw new KbError('INVALID_ENTRY', 'a host fact needs a title (--title)');

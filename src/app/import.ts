@@ -28,6 +28,7 @@ import { nowStamp } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
 import { withWriteLock, type PendingFile } from '../adapters/write/transaction.js';
+import { toLf } from '../core/text/line-ends.js';
 
 export interface ImportOptions extends RepoOptions {
   source: string;
@@ -114,7 +115,7 @@ function titleFromName(name: string): string {
 function readNote(root: string, file: string, shown: string, options: ImportOptions, stamp: string): Note {
   const buf = fs.readFileSync(path.join(root, file));
   if (buf.includes(0)) throw new KbError('INVALID_ENTRY', `${shown}:1: binary content is not a note`, { file: shown, line: 1 });
-  const text = decodeUtf8(buf, shown).replace(/\r\n?/g, '\n');
+  const text = toLf(decodeUtf8(buf, shown));
   let data: Record<string, unknown> = {};
   let body = text;
   if (/^---[ \t]*\S*[ \t]*\n/.test(text)) {
@@ -184,7 +185,7 @@ function presentFinder(dir: string, existing: Map<string, { path: string }[]>): 
   }
   // Bodies compare with their links reduced to what a reader sees (./vault.ts linkSkeleton): the entry holds the
   // note's links rewritten to the files this import wrote, the note as it was.
-  const norm = (s: string): string => linkSkeleton(stripLinksSection(s.replace(/\r\n?/g, '\n'))).replace(/^\n+/, '').replace(/\s+$/, '');
+  const norm = (s: string): string => linkSkeleton(stripLinksSection(toLf(s))).replace(/^\n+/, '').trimEnd();
   return (fields, body) => {
     let rel: string;
     try {

@@ -37,7 +37,7 @@ export async function recordRecurrence(dir: string, tx: WriteTransaction, e: Ent
   const old = splitEntry(text, e.path).body;
   const added = context.trim() ? `Seen again ${day}:\n\n${context.trim()}` : `Seen again ${day}.`;
   // The new sighting goes above the generated Links section, which stays last and in step with `links:`.
-  let body = `${stripLinksSection(old).replace(/\s+$/, '')}\n\n${added}`;
+  let body = `${stripLinksSection(old).trimEnd()}\n\n${added}`;
   if (findLinksSection(old)) {
     const known = sectionTargets(old);
     body = withLinksSection(body, e.links, (id) => known.get(id));

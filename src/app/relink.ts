@@ -15,6 +15,7 @@ import { filesById, pathLookup } from './find.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { forbiddenHostKeys } from './guard.js';
 import { findConflicts } from '../core/merge/marks.js';
+import { toLf } from '../core/text/line-ends.js';
 
 export interface RelinkResult {
   /** The entries rewritten, with their paths. */
@@ -26,13 +27,13 @@ export interface RelinkResult {
 
 /** The entry text with its body in written form (undefined: unchanged). Throws when it does not parse. */
 export function relinkEntryText(text: string, file: string, pathOf: (id: string) => string | undefined): string | undefined {
-  const src = text.replace(/\r\n?/g, '\n').replace(/^\uFEFF/, '');
+  const src = toLf(text).replace(/^\uFEFF/, '');
   const raw = splitEntry(src, file);
   const links = Array.isArray(raw.data.links)
     ? (raw.data.links as { rel?: unknown; to?: unknown }[]).filter((l) => l && typeof l.rel === 'string' && typeof l.to === 'string' && isValidId(l.to)).map((l) => ({ rel: l.rel as string, to: l.to as string }))
     : [];
-  const body = writtenBody(raw.body, links, pathOf).replace(/\s+$/, '');
-  if (body === raw.body.replace(/\s+$/, '')) return undefined;
+  const body = writtenBody(raw.body, links, pathOf).trimEnd();
+  if (body === raw.body.trimEnd()) return undefined;
   // The front matter is kept byte for byte; only the body is replaced.
   const head = src.slice(0, src.length - raw.body.length).replace(/\n*$/, '\n');
   return `${head}${body ? `\n${body}\n` : ''}`;

@@ -57,6 +57,7 @@ export interface Problem extends Place {
 export { ACTIVITIES, ID_PATTERN, idFromFileName, isValidHostKey, isValidId, newId, RELS, TYPES } from './schema.js';
 export type { Activity, EntryType, Rel } from './schema.js';
 import { ACTIVITIES, idFromFileName, isValidHostKey, isValidId, RELS, TYPES, type Activity, type EntryType, type Rel } from './schema.js';
+import { toLf } from '../text/line-ends.js';
 
 /** A file-name slug from a title: lowercase ASCII words joined by hyphens, at most 50 characters. */
 export function slugify(title: string): string {
@@ -180,7 +181,7 @@ export interface RawEntry {
  */
 export function splitEntry(text: string, file: string): RawEntry {
   if (text.includes('\u0000')) throw invalid('binary content (NUL byte) is not an entry', file, 1);
-  const src = text.replace(/\r\n?/g, '\n').replace(/^\uFEFF/, '');
+  const src = toLf(text).replace(/^\uFEFF/, '');
   const first = src.slice(0, src.indexOf('\n') === -1 ? src.length : src.indexOf('\n'));
   if (!/^---\s*$/.test(first)) {
     if (/^---\s*\S/.test(first)) {
@@ -477,7 +478,7 @@ export function formatEntry(fields: Record<string, unknown>, body: string): stri
     if (v === undefined || v === null || (Array.isArray(v) && v.length === 0 && k !== 'tags') || (k === 'kernel' && v === false)) delete ordered[k];
   }
   const yaml = plainYamlText(ordered) ?? YAML.stringify(ordered, { lineWidth: 0 });
-  const text = body.replace(/\r\n?/g, '\n').replace(/\s+$/, '');
+  const text = toLf(body).trimEnd();
   return `---\n${yaml}---\n${text ? `\n${text}\n` : ''}`;
 }
 
@@ -493,6 +494,6 @@ export function updateEntryText(text: string, file: string, changes: Record<stri
     else doc.set(key, doc.createNode(value));
   }
   const yaml = doc.toString({ lineWidth: 0 });
-  const newBody = (body ?? raw.body).replace(/\r\n?/g, '\n').replace(/\s+$/, '');
+  const newBody = toLf(body ?? raw.body).trimEnd();
   return `---\n${yaml}---\n${newBody ? `\n${newBody}\n` : ''}`;
 }

@@ -4,6 +4,7 @@
  * kernel, the prompt index). Dependency-free (./links.ts is plain string work).
  */
 import { LINKS_OPEN_PREFIX, stripLinksSection } from './links.js';
+import { toLf } from '../text/line-ends.js';
 
 /** The closing fence line of front matter opened by the first line of `src` (`\n` line ends): its span, or undefined. */
 export function closingFence(src: string): { start: number; end: number } | undefined {
@@ -17,7 +18,7 @@ export function closingFence(src: string): { start: number; end: number } | unde
  * would lend the entry words of the entries it links to.
  */
 export function bodyOf(text: string): string {
-  const src = text.replace(/\r\n?/g, '\n');
+  const src = toLf(text);
   if (!src.startsWith('---')) return src;
   const close = closingFence(src);
   const body = close ? src.slice(close.end).replace(/^\n/, '') : src;

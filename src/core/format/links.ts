@@ -11,6 +11,7 @@
  * see them: a block at the end of the body between two marker comments, one `- rel: [[target|id]]` line per link,
  * in the order of `links:`. `links:` stays the source of truth; the section is rewritten from it on every write.
  */
+import { toLf } from '../text/line-ends.js';
 
 /** One `[[…]]` (or embed `![[…]]`) outside code, with where it is. */
 export interface WikiLink {
@@ -33,6 +34,18 @@ const WIKILINK = /(!?)\[\[([^\[\]\n]+?)\]\]/g;
  * spaces of the same length, so offsets and line numbers stay those of the original.
  */
 export function maskCode(text: string): string {
+  // Import masks each note's body for its tags, wikilinks and markdown links in turn: the last text is kept.
+  if (text === masked.text) return masked.mask;
+  const mask = maskCodeOf(text);
+  masked.text = text;
+  masked.mask = mask;
+  return mask;
+}
+
+const masked = { text: '', mask: '' };
+
+function maskCodeOf(text: string): string {
+  if (!text.includes('`') && !text.includes('~~~')) return text; // no fence and no inline code
   const lines = text.split('\n');
   const out: string[] = [];
   let fence: { ch: string; len: number } | undefined;
@@ -214,10 +227,10 @@ export function findLinksSection(body: string): LinksSection | undefined {
     strays.splice(0, strays.length, ...strays.filter((i) => i < end));
   }
   const kept = strays.map((i) => lines[i]!);
-  const above = lines.slice(0, open).join('\n').replace(/\s+$/, '');
+  const above = lines.slice(0, open).join('\n').trimEnd();
   const own = kept.join('\n').trim();
   const before = above && own ? `${above}\n\n${own}` : above || own;
-  const after = lines.slice(end).join('\n').replace(/^\s*\n/, '').replace(/\s+$/, '');
+  const after = lines.slice(end).join('\n').replace(/^\s*\n/, '').trimEnd();
   const rest = before && after ? `${before}\n\n${after}` : before || after;
   return { rest, open, close, items, strays };
 }
@@ -240,7 +253,7 @@ export function renderLinksSection(links: { rel: string; to: string }[], pathOf:
 
 /** A body with its Links section rewritten from `links` (removed when there are none), at the end. */
 export function withLinksSection(body: string, links: { rel: string; to: string }[], pathOf: (id: string) => string | undefined): string {
-  const rest = stripLinksSection(body.replace(/\r\n?/g, '\n')).replace(/\s+$/, '');
+  const rest = stripLinksSection(toLf(body)).trimEnd();
   const section = renderLinksSection(links, pathOf);
   if (!section) return rest;
   return rest ? `${rest}\n\n${section}` : section;
@@ -281,7 +294,7 @@ export function linksSectionProblems(body: string, links: { rel: string; to: str
  * (relinkText), then the Links section generated from `links` (none when there are none).
  */
 export function writtenBody(body: string, links: { rel: string; to: string }[], pathOf: (id: string) => string | undefined): string {
-  const own = relinkText(stripLinksSection(body.replace(/\r\n?/g, '\n')), pathOf).text;
+  const own = relinkText(stripLinksSection(toLf(body)), pathOf).text;
   return withLinksSection(own, links, pathOf);
 }
 

@@ -153,6 +153,8 @@ function visible(l: WikiLink): string {
  */
 export function inlineTags(body: string): string[] {
   const out: string[] = [];
+  // Masking only blanks characters out, so a body with no `#` before a tag character has no tag in the mask.
+  if (!/#[\p{L}\p{N}_/-]/u.test(body)) return out;
   const text = maskCode(body).replace(/\[\[[^\]\n]*\]\]/g, (m) => ' '.repeat(m.length)).replace(/<!--[\s\S]*?-->/g, (m) => m.replace(/[^\n]/g, ' '));
   for (const m of text.matchAll(/(?<=^|[\s(,;])#([\p{L}\p{N}_/-]+)/gmu)) {
     const n = normalizeTag(m[1]!.replace(/\/+$/, ''));

@@ -12,6 +12,7 @@ import { KbError } from '../errors.js';
 import { regexRisk } from '../format/regex-risk.js';
 import { isValidHostKey } from '../format/schema.js';
 import { compileMatcher, isRegexMarker, matchHosts, MIN_MARKER_CHARS, REGEX_MARKER, type HostMatcher } from './matcher.js';
+import { toLf } from '../text/line-ends.js';
 
 export { compileMatcher, isRegexMarker, matchHosts, MIN_MARKER_CHARS, type HostMatcher } from './matcher.js';
 
@@ -107,7 +108,7 @@ function stringList(v: unknown): string[] | undefined {
 export function parseHosts(text: string, file = HOSTS_FILE): { registry: HostRegistry; problems: HostProblem[] } {
   const problems: HostProblem[] = [];
   const registry = emptyRegistry();
-  const src = text.replace(/\r\n?/g, '\n').replace(/^\uFEFF/, '');
+  const src = toLf(text).replace(/^\uFEFF/, '');
   const lineStarts = [0];
   for (let i = 0; i < src.length; i++) if (src[i] === '\n') lineStarts.push(i + 1);
   const at = (node: unknown): number => lineAt(lineStarts, (node as { range?: [number] } | undefined)?.range?.[0]);

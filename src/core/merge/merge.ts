@@ -296,7 +296,7 @@ function tryMergeEntry(base: string, ours: string, theirs: string, file: string,
     const fields = mergeValues(b.data, o.data, t.data);
     if (fields.conflicts.length) return undefined;
     const sectioned = [b, o, t].some((x) => findLinksSection(x.body) !== undefined);
-    const own = (x: { body: string }): string[] => (sectioned ? stripLinksSection(x.body).replace(/\s+$/, '') : x.body).split('\n');
+    const own = (x: { body: string }): string[] => (sectioned ? stripLinksSection(x.body).trimEnd() : x.body).split('\n');
     const lines = mergeLines(own(b), own(o), own(t));
     if (!lines) return undefined;
     const merged = fields.value as Record<string, unknown>;
@@ -373,8 +373,8 @@ export function resolveConflictText(text: string, keep: Keep, file: string, upda
     }
     if (updated) changes.updated = updated;
     const sectioned = findLinksSection(o.body) !== undefined || findLinksSection(t.body) !== undefined;
-    const ob = stripLinksSection(o.body).replace(/\s+$/, '');
-    const tb = stripLinksSection(t.body).replace(/\s+$/, '');
+    const ob = stripLinksSection(o.body).trimEnd();
+    const tb = stripLinksSection(t.body).trimEnd();
     let body = ob === tb || ob.includes(tb) ? ob : tb.includes(ob) ? tb : `${ob}\n\n${tb}`;
     // Both bodies' Links sections become one, written from the links kept.
     if (sectioned) {

@@ -202,18 +202,18 @@ function slugOf(kind: string): string {
  * text to the write transaction, whose guard scans every byte written) is scanned once. The scan is a pure
  * function of the text, so this changes no result. Kept only from rememberScans to the next forgetScans (the
  * write's guard calls it), so nothing else (lint, the gate, a long-lived process) keeps texts; bounded too:
- * dropped whole past CLEAN_CAP characters.
+ * dropped whole past CLEAN_CAP characters. Short texts too: an import's field values (types, tags, its one
+ * `updated` stamp) repeat from note to note.
  */
 const clean = new Set<string>();
 let cleanChars = 0;
 let remembering = false;
-const CLEAN_MIN = 256;
 const CLEAN_CAP = 64 * 1024 * 1024;
 
 function scanOnce(text: string): Hit[] {
-  if (text.length >= CLEAN_MIN && clean.has(text)) return [];
+  if (clean.has(text)) return [];
   const hits = scan(text);
-  if (remembering && hits.length === 0 && text.length >= CLEAN_MIN) {
+  if (remembering && hits.length === 0) {
     if (cleanChars + text.length > CLEAN_CAP) {
       clean.clear();
       cleanChars = 0;

@@ -211,7 +211,7 @@ export async function rebuildPromptIndex(dir: string): Promise<BuildResult> {
   for (const e of [...entries].filter((x) => x.kernel).sort(byOldest)) {
     let body: string;
     try {
-      body = bodyOf(readEntryText(dir, e.path)).replace(/\s+$/, '');
+      body = bodyOf(readEntryText(dir, e.path)).trimEnd();
     } catch {
       continue; // unreadable now: the stat check of the next prompt notices the change
     }
