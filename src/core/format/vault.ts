@@ -195,8 +195,9 @@ export function rewriteMarkdownLinks(
   files: Set<string>,
   targetFor: (vaultPath: string) => { target: string; note: boolean; path: string } | { why: string },
 ): { text: string; left: LeftLink[] } {
-  const masked = maskCode(body);
   const left: LeftLink[] = [];
+  if (!body.includes('](')) return { text: body, left }; // no link; masking only blanks characters out
+  const masked = maskCode(body);
   let out = '';
   let pos = 0;
   const lineAt = (offset: number): number => body.slice(0, offset).split('\n').length;
