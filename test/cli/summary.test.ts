@@ -253,6 +253,91 @@ describe('catalog summary', () => {
     await commitAll(sb, 'drop the killed-list entries');
   });
 
+  it('writes files made since as a patch, one change on another, and says what a catalog load of a copy says', { timeout: 120_000 }, async () => {
+    const patchFile = (): string => `${file()}.patch`;
+    const target = await addEntry(sb, { type: 'decision', title: 'Added target', body: 'Linked to.' });
+    await kbj(sb, ['host', 'add', 'added-box', '--title', 'Added disk', '--', 'The disk.']);
+    const hand = (id: string, title: string, more: Record<string, string> = {}): string => entryText({ id, title, type: 'decision', created: '2026-01-01T00:00:00Z', updated: '2026-01-02T00:00:00Z', ...more }, `${title} body.`);
+    // A table file named by one id that serves another, and one that does not parse: the ids they are named by
+    // cannot be told from the names alone.
+    writeFile(sb, 'entries/kb-add00090-odd.md', hand('kb-add00091', 'Added odd'));
+    writeFile(sb, 'entries/kb-add00093-linker.md', hand('kb-add00093', 'Added table linker', { links: '\n  - { rel: relates_to, to: kb-add00051 }\n  - { rel: depends_on, to: kb-add00051 }' }));
+    writeFile(sb, 'entries/kb-add00092-bad.md', '---\nid: kb-add00092\n: : broken\n---\nno front matter that parses\n');
+    /** What status and list say from the catalog, on a copy without the summary (this repo's summary and patch stay). */
+    const fullOfCopy = async (): Promise<unknown> => {
+      const copy = fs.mkdtempSync(path.join(sb.root, 'copy-'));
+      execFileSync('cp', ['-a', `${sb.data}/.`, copy]);
+      fs.rmSync(path.join(copy, '.git', 'git-kb'), { recursive: true, force: true });
+      const out = { status: await kbj(sb, ['status'], { data: copy }), list: await kbj(sb, ['list', '--limit', '50'], { data: copy }) };
+      fs.rmSync(copy, { recursive: true, force: true });
+      return JSON.parse(JSON.stringify(out).replaceAll(copy, sb.data));
+    };
+    let n = 0;
+    const byVerb: Added[] = [];
+    const made = (more: Record<string, string> = {}, title = `Added ${n}`): string => {
+      const id = `kb-add${String(++n).padStart(5, '0')}`;
+      writeFile(sb, `entries/${id}-made.md`, hand(id, title, more));
+      return id;
+    };
+    // [what, the change, whether the summary is kept (a patch), else written again]
+    const rounds: [string, () => void | Promise<void>, boolean][] = [
+      ['a new entry, newest of all', () => void made({ updated: '2099-03-01T00:00:00Z' }), true],
+      ['another, in the middle of the list', () => void made({ updated: '2026-01-01T12:00:00Z' }), true],
+      ['one with no dates', () => void made({ created: undefined as unknown as string, updated: undefined as unknown as string }), true],
+      ['a link to an entry of the table', () => void made({ links: `\n  - { rel: relates_to, to: ${target.id} }` }), true],
+      ['a link to an id no entry has', () => void made({ links: '\n  - { rel: relates_to, to: kb-add00050 }' }), true],
+      ['the entry it links to', () => writeFile(sb, 'entries/kb-add00050-late.md', hand('kb-add00050', 'Added late target')), true],
+      ['the entry two links of a table file point to', () => writeFile(sb, 'entries/kb-add00051-late.md', hand('kb-add00051', 'Added later target')), true],
+      ['a link to the id an odd file serves', () => void made({ links: '\n  - { rel: relates_to, to: kb-add00091 }' }), true],
+      ['a kernel entry, the biggest body', () => writeFile(sb, 'entries/kb-add00060-kernel.md', entryText({ id: 'kb-add00060', title: 'Added kernel', type: 'decision', kernel: 'true', created: '2026-01-01T00:00:00Z' }, `Kernel ${'words '.repeat(500)}`)), true],
+      ['a fact of a host already counted', () => writeFile(sb, 'hosts/added-box/kb-add00061-more.md', entryText({ id: 'kb-add00061', title: 'Added more', type: 'host_fact', host: 'added-box', created: '2026-01-01T00:00:00Z' }, 'More of it.')), true],
+      ['two at once, one linking to the other', () => {
+        made({ links: '\n  - { rel: relates_to, to: kb-add00070 }' });
+        writeFile(sb, 'entries/kb-add00070-pair.md', hand('kb-add00070', 'Added pair'));
+      }, true],
+      ['one by git-kb add', async () => void byVerb.push(await addEntry(sb, { type: 'lesson_learned', title: 'Added by add', body: 'Made by the verb.' })), true],
+      ['an added file edited', () => edit('entries/kb-add00001-made.md', (t) => t.replace('title: Added 1', 'title: Added 1 edited')), true],
+      ['an added file deleted', () => fs.rmSync(path.join(sb.data, 'entries/kb-add00002-made.md')), true],
+      ['a link to the id a broken file is named by', () => void made({ links: '\n  - { rel: relates_to, to: kb-add00092 }' }), false],
+      ['one more after the rewrite', () => void made(), true],
+      ['a fact of a new host', () => writeFile(sb, 'hosts/other-box/kb-add00080-disk.md', entryText({ id: 'kb-add00080', title: 'Added other', type: 'host_fact', host: 'other-box', created: '2026-01-01T00:00:00Z' }, 'Other.')), false],
+      ['one claiming an id the table has', () => writeFile(sb, 'entries/kb-add00081-dup.md', hand(target.id, 'Added duplicate')), false],
+      ['one named by an id it does not serve', () => writeFile(sb, 'entries/kb-add00082-mis.md', hand('kb-add00083', 'Added mismatch')), false],
+      ['one with a pattern key', () => void made({ pattern_key: 'added-pattern' }), false],
+      ['one that does not parse', () => writeFile(sb, 'entries/kb-add00084-broken.md', '---\nid: kb-add00084\n---\nno title\n'), false],
+      ['a body edit of a table file', () => edit('entries/kb-add00070-pair.md', (t) => `${t.trimEnd()}\n\nMore.\n`), true],
+      ['then a new one beside that patch', () => void made(), true],
+      ['a table file deleted', () => fs.rmSync(path.join(sb.data, 'entries/kb-add00090-odd.md')), false],
+      ['and a new one after that', () => void made({ updated: '2099-04-01T00:00:00Z' }), true],
+    ];
+    settleFolders(sb);
+    await kbj(sb, ['status']);
+    for (const [what, change, asPatch] of rounds) {
+      await change();
+      await new Promise((r) => setTimeout(r, 150)); // past SETTLED_MS: recorded under these names
+      const summaryIno = fs.statSync(file()).ino;
+      const catalogIno = fs.statSync(catalogFile()).ino;
+      const now = { status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) };
+      expect(fs.statSync(catalogFile()).ino, `${what}: the catalog was not loaded`).toBe(catalogIno);
+      expect(fs.statSync(file()).ino === summaryIno, `${what}: the summary ${asPatch ? 'is kept' : 'is written again'}`).toBe(asPatch);
+      expect(fs.existsSync(patchFile()), `${what}: a patch ${asPatch ? 'is' : 'is not'} there`).toBe(asPatch);
+      expect({ status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) }, `${what}: served again`).toEqual(now);
+      expect(fs.statSync(file()).ino, `${what}: then served as stored`).toBe(fs.statSync(file()).ino);
+      expect(now, what).toEqual(await fullOfCopy());
+      expect((await kbj(sb, ['list', '--limit', '3'])).entries, `${what}: the first rows`).toEqual((now.list as { entries: unknown[] }).entries.slice(0, 3));
+    }
+    // A torn or foreign patch is passed over: the files it added are read again.
+    const good = fs.readFileSync(patchFile());
+    for (const damage of [good.subarray(0, good.length >> 1), Buffer.from(good.toString().replace('"added":[', '"added":[["x",1,2,3,4,"[0]"],'))]) {
+      fs.writeFileSync(patchFile(), damage);
+      expect({ status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) }).toEqual(await fullOfCopy());
+    }
+    for (const dir of ['hosts/added-box', 'hosts/other-box']) fs.rmSync(path.join(sb.data, dir), { recursive: true, force: true });
+    for (const name of fs.readdirSync(path.join(sb.data, 'entries'))) if (name.startsWith('kb-add')) fs.rmSync(path.join(sb.data, 'entries', name));
+    for (const x of [target, ...byVerb]) fs.rmSync(path.join(sb.data, x.path));
+    await commitAll(sb, 'drop the added-files test entries');
+  });
+
   it('ignores a torn, garbage or foreign summary and rewrites it', async () => {
     const good = fs.readFileSync(file());
     for (const damage of [Buffer.alloc(0), good.subarray(0, good.length >> 1), Buffer.from('garbage\n'), Buffer.concat([good, Buffer.from('x')])]) {

@@ -14,7 +14,9 @@
  * (what the summary is computed from: a servable entry's listed fields, its size, kernel, host, learning fields and
  * link targets, and each file's own problem count), by the same computation as from the catalog. A body edit in
  * place (patchedHeader says which) is not written into the summary but beside it, as a patch (`summary.v1.patch`:
- * the aggregates now, and the changed files' stat data and facts), read with the summary it names. Safe to delete.
+ * the aggregates now, and the changed files' stat data and facts), read with the summary it names; so are files
+ * made since, whole, when the aggregates follow from them alone (addedHeader says when; their rows are merged
+ * into the stored ones as they are read). Safe to delete.
  *
  * Layout: a stat table (stat-table.ts) whose header holds the aggregates and whose tail holds the rows, newest
  * first, then one fact line per file of the table, in its order.
@@ -25,10 +27,11 @@ import { currentNamesKey, recordableNamesKey } from './ids.js';
 import { patternKeyOf, recurrenceCount } from '../../core/format/learning.js';
 import { readAt, writeFileAtomic } from '../store/fsutil.js';
 import { putStat, readStatTable, unchanged, writeStatTable, type StatTable } from './stat-table.js';
-import { compareListing, fileStat, inRepoDir, type StatData } from '../store/layout.js';
+import { compareListing, fileStat, inRepoDir, sameStat, type StatData } from '../store/layout.js';
+import { idFromFileName } from '../../core/format/schema.js';
 
-const MAGIC = 'git-kb summary 4';
-const PATCH_MAGIC = 'git-kb summary patch 1';
+const MAGIC = 'git-kb summary 5';
+const PATCH_MAGIC = 'git-kb summary patch 2';
 
 /** Past this many changed files (under the same names) the catalog is loaded instead of the files read one by one. */
 const PATCH_MAX = 256;
@@ -63,6 +66,12 @@ interface Header {
   made: string;
   /** The ids more than one file claims (a body edit of such a file is not patched: which one serves is the catalog's question). */
   dupIds: string[];
+  /** Link targets no entry has, with how many links point there (each is a problem until an entry of that id comes). */
+  dangling: [id: string, links: number][];
+  /** Ids served by a file whose name says another id (id-mismatch; usually none). */
+  oddIds: string[];
+  /** Ids in file names that do not serve that id (an unservable file, or an odd one; usually none). */
+  notServing: string[];
   entries: number;
   byType: Record<string, number>;
   problems: number;
@@ -161,17 +170,32 @@ function rowOf(e: NonNullable<Fact['entry']>): SummaryRow {
  * loaded catalog and from stored facts alike. Servable entries one per id (an id claimed twice: the first file by
  * path); problems: each file's own, one per link to an id no entry has, one per file of an id claimed twice.
  */
-function summarize(facts: Fact[]): { summary: Summary; rows: SummaryRow[]; dupIds: string[] } {
+function summarize(facts: Fact[], paths: readonly string[]): { summary: Summary; rows: SummaryRow[] } & Pick<Header, 'dupIds' | 'dangling' | 'oddIds' | 'notServing'> {
   const byId = new Map<string, NonNullable<Fact['entry']>>();
   const claims = new Map<string, number>();
+  const oddIds = new Set<string>();
+  const notServing = new Set<string>();
   let problems = 0;
-  for (const f of facts) {
+  facts.forEach((f, k) => {
     problems += f.problems;
-    if (!f.entry) continue;
+    const p = paths[k]!;
+    const named = idFromFileName(p.slice(p.lastIndexOf('/') + 1));
+    if (f.entry?.id !== named) {
+      if (named) notServing.add(named);
+      if (f.entry) oddIds.add(f.entry.id);
+    }
+    if (!f.entry) return;
     claims.set(f.entry.id, (claims.get(f.entry.id) ?? 0) + 1);
     if (!byId.has(f.entry.id)) byId.set(f.entry.id, f.entry);
+  });
+  const dangling = new Map<string, number>();
+  for (const f of facts) {
+    for (const l of f.entry?.links ?? []) {
+      if (byId.has(l.to)) continue;
+      problems++;
+      dangling.set(l.to, (dangling.get(l.to) ?? 0) + 1);
+    }
   }
-  for (const f of facts) for (const l of f.entry?.links ?? []) if (!byId.has(l.to)) problems++;
   const dupIds: string[] = [];
   for (const [id, n] of claims) {
     if (n < 2) continue;
@@ -190,7 +214,7 @@ function summarize(facts: Fact[]): { summary: Summary; rows: SummaryRow[]; dupId
       yield* rows;
     },
   };
-  return { summary, rows, dupIds };
+  return { summary, rows, dupIds, dangling: [...dangling], oddIds: [...oddIds], notServing: [...notServing] };
 }
 
 /** Writes the summary `made` of the files `table` lists (with that stat data), their fact lines, listed under `namesKey`. Never throws. */
@@ -199,7 +223,7 @@ function writeSummary(dir: string, table: Parameters<typeof writeStatTable>[3], 
     const rows = Buffer.from(made.rows.map((e) => `${JSON.stringify([e.id, e.title, e.type, e.tags, e.path, e.created ?? null, e.updated ?? null, e.host ?? null])}\n`).join(''), 'utf8');
     const { summary } = made;
     const mark = `${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}`;
-    const header: Header = { namesKey, made: mark, dupIds: made.dupIds, entries: summary.entries, byType: summary.byType, problems: summary.problems, memory: summary.memory, rowsBytes: rows.length };
+    const header: Header = { namesKey, made: mark, dupIds: made.dupIds, dangling: made.dangling, oddIds: made.oddIds, notServing: made.notServing, entries: summary.entries, byType: summary.byType, problems: summary.problems, memory: summary.memory, rowsBytes: rows.length };
     writeStatTable(summaryFile(dir), MAGIC, header, table, [rows, Buffer.from(factLines.join(''), 'utf8')]);
     fs.rmSync(patchFile(dir), { force: true }); // it named the summary just replaced
   } catch {
@@ -220,7 +244,8 @@ async function* rowsFrom(dir: string, same: { ino: number; size: number }, from:
     if (st.ino !== same.ino || st.size !== same.size) throw new Error('replaced');
   } catch {
     if (fd !== undefined) fs.closeSync(fd);
-    yield* summarize((await loadCatalog(dir)).items.map(factOf)).rows;
+    const { items } = await loadCatalog(dir);
+    yield* summarize(items.map(factOf), items.map((i) => i.path)).rows;
     return;
   }
   try {
@@ -251,14 +276,36 @@ async function* rowsFrom(dir: string, same: { ino: number; size: number }, from:
   }
 }
 
-/** The stored summary served with `header`'s aggregates (its own, or its patch's); its rows read from the file as they are taken. */
-function served(dir: string, table: StatTable<Header>, header: Header): Summary {
+/** Whether row `a` lists before row `b` (newestFirst's order: by `updated`, then `created`, then id, newest first). */
+function listsBefore(a: SummaryRow, b: SummaryRow): boolean {
+  const ka = a.updated ?? a.created ?? '';
+  const kb = b.updated ?? b.created ?? '';
+  return ka > kb || (ka === kb && a.id > b.id);
+}
+
+/** The stored rows with `added` (in list order) merged in. */
+async function* mergedRows(stored: AsyncIterable<SummaryRow>, added: SummaryRow[]): AsyncGenerator<SummaryRow> {
+  let i = 0;
+  for await (const r of stored) {
+    while (i < added.length && listsBefore(added[i]!, r)) yield added[i++]!;
+    yield r;
+  }
+  while (i < added.length) yield added[i++]!;
+}
+
+/**
+ * The stored summary served with `header`'s aggregates (its own, or its patch's); its rows read from the file as
+ * they are taken, with the rows of the patch's added files merged in.
+ */
+function served(dir: string, table: StatTable<Header>, header: Header, added: Added[] = []): Summary {
+  const stored = (): AsyncGenerator<SummaryRow> => rowsFrom(dir, { ino: table.ino, size: table.size }, table.tailAt, table.tailAt + table.header.rowsBytes);
+  const rows = added.length === 0 ? [] : added.map((a) => rowOf(a.fact.entry!)).sort((a, b) => (listsBefore(a, b) ? -1 : 1));
   return {
     entries: header.entries,
     byType: header.byType,
     problems: header.problems,
     memory: header.memory,
-    rows: () => rowsFrom(dir, { ino: table.ino, size: table.size }, table.tailAt, table.tailAt + table.header.rowsBytes),
+    rows: () => (rows.length === 0 ? stored() : mergedRows(stored(), rows)),
   };
 }
 
@@ -289,20 +336,37 @@ function patchFile(dir: string): string {
   return `${summaryFile(dir)}.patch`;
 }
 
-/** A patch as stored: the summary it applies to (its mark), under which names key, the aggregates now, and each patched file. */
+/**
+ * A patch as stored: the summary it applies to (its mark), under which names key, the aggregates now, each
+ * patched file of the table, and the files made since (each a servable entry of a new id: addedHeader).
+ */
 interface PatchFile {
   magic: string;
   base: string;
   namesKey: string;
   header: Header;
+  /** The aggregates of the table's files alone (with the patched ones), before the added files. */
+  before: Header;
   /** [file index in the table, mtimeMs, ctimeMs, size, inode, fact line]. */
   files: [number, number, number, number, number, string][];
+  /** [path, mtimeMs, ctimeMs, size, inode, fact line] of each file not in the table. */
+  added: [string, number, number, number, number, string][];
 }
 
-/** A patch read for a table: the aggregates now, and the fact line of each patched file. */
+/** A file the summary's table does not hold, as a patch keeps it. */
+interface Added {
+  path: string;
+  st: StatData;
+  fact: Fact;
+  line: string;
+}
+
+/** A patch read for a table: the aggregates now and before the added files, the fact line of each patched file, and the added files. */
 interface Patch {
   header: Header;
+  before: Header;
   files: Map<number, PatchFile['files'][number]>;
+  added: Added[];
 }
 
 /**
@@ -319,13 +383,21 @@ function readPatch(dir: string, table: StatTable<Header>, namesKey: string | nul
   }
   const n = table.paths.length;
   const ok = (f: unknown): boolean => Array.isArray(f) && f.length === 6 && Number.isSafeInteger(f[0]) && f[0] >= 0 && f[0] < n && f.slice(1, 5).every((x) => typeof x === 'number') && typeof f[5] === 'string';
-  if (!p || p.magic !== PATCH_MAGIC || p.base !== table.header.made || (namesKey !== null && p.namesKey !== namesKey) || p.header?.rowsBytes !== table.header.rowsBytes || !Array.isArray(p.files) || !p.files.every(ok)) return undefined;
+  const okAdded = (f: unknown): boolean => Array.isArray(f) && f.length === 6 && typeof f[0] === 'string' && f.slice(1, 5).every((x) => typeof x === 'number') && typeof f[5] === 'string';
+  if (!p || p.magic !== PATCH_MAGIC || p.base !== table.header.made || (namesKey !== null && p.namesKey !== namesKey) || p.header?.rowsBytes !== table.header.rowsBytes || !p.before || !Array.isArray(p.files) || !p.files.every(ok) || !Array.isArray(p.added) || !p.added.every(okAdded)) return undefined;
+  let added: Added[];
+  try {
+    added = p.added.map(([path, mtimeMs, ctimeMs, size, ino, line]) => ({ path, st: { mtimeMs, ctimeMs, size, ino }, fact: parseFact(line, path), line }));
+  } catch {
+    return undefined;
+  }
+  if (added.some((a) => !a.fact.entry)) return undefined;
   const files = new Map<number, PatchFile['files'][number]>();
   for (const f of p.files) {
     putStat(table.stats, f[0], { mtimeMs: f[1], ctimeMs: f[2], size: f[3], ino: f[4] });
     files.set(f[0], f);
   }
-  return { header: p.header, files };
+  return { header: p.header, before: p.before, files, added };
 }
 
 /** The stored fact lines of files `wanted` (ascending) of `table`, its patch's where it has one; undefined when they do not read. */
@@ -390,6 +462,61 @@ function patchedHeader(header: Header, was: Fact[], now: Fact[]): Header | undef
 }
 
 /**
+ * The aggregates after files `added` were made beside the table's files `paths` (whose aggregates are `before`),
+ * when that follows without the other files: each added file is a servable entry with no problem of its own,
+ * named by its id, of an id no file of the table names or serves; it has no pattern key unless it is kernel, and
+ * a host of one already counted (the report's order of those is the files'). Links: an added entry of an id the
+ * table's links point to settles those (`dangling`); an added entry's link is to an entry when an added file or
+ * a table file named by that id serves it, else dangling. Undefined otherwise, and when a link's target is an id
+ * a table file is named by but does not serve (the catalog then tells).
+ */
+function addedHeader(before: Header, paths: readonly string[], added: Added[]): Header | undefined {
+  if (added.length === 0) return undefined;
+  const named = new Set<string>();
+  for (const p of paths) {
+    const id = idFromFileName(p.slice(p.lastIndexOf('/') + 1));
+    if (id) named.add(id);
+  }
+  const odd = new Set(before.oddIds);
+  const notServing = new Set(before.notServing);
+  const ids = new Set<string>();
+  for (const a of added) {
+    const e = a.fact.entry;
+    if (!e || a.fact.problems !== 0 || idFromFileName(a.path.slice(a.path.lastIndexOf('/') + 1)) !== e.id) return undefined;
+    if (named.has(e.id) || odd.has(e.id) || ids.has(e.id)) return undefined;
+    if (!e.kernel && patternKeyOf(e)) return undefined;
+    if (e.host && !before.memory.hostChars.some(([key]) => key === e.host)) return undefined;
+    ids.add(e.id);
+  }
+  const h: Header = structuredClone(before);
+  const dangling = new Map(h.dangling);
+  for (const a of added) {
+    const e = a.fact.entry!;
+    h.entries++;
+    h.byType[e.type] = (h.byType[e.type] ?? 0) + 1;
+    h.problems -= dangling.get(e.id) ?? 0;
+    dangling.delete(e.id);
+    if (e.kernel) {
+      h.memory.kernelEntries++;
+      h.memory.kernelChars += e.bodyLength;
+    }
+    if (e.host) h.memory.hostChars.find(([key]) => key === e.host)![1] += e.bodyLength;
+    const big = h.memory.biggest;
+    if (e.type !== 'session_summary' && (!big || e.bodyLength > big.bodyLength || (e.bodyLength === big.bodyLength && e.id < big.id))) h.memory.biggest = { id: e.id, title: e.title, bodyLength: e.bodyLength };
+  }
+  for (const a of added) {
+    for (const l of a.fact.entry!.links) {
+      if (ids.has(l.to) || odd.has(l.to) || (named.has(l.to) && !notServing.has(l.to))) continue;
+      if (notServing.has(l.to)) return undefined;
+      h.problems++;
+      dangling.set(l.to, (dangling.get(l.to) ?? 0) + 1);
+    }
+  }
+  h.dangling = [...dangling];
+  return h;
+}
+
+/**
  * What `list` and `status` read (see the module contract): the stored summary when it is provably current (the
  * names key taken now matches, and every recorded file has the recorded stat data, its patch's where patched);
  * when the names match and at most PATCH_MAX files changed, those files are read anew, and a body edit is written
@@ -400,16 +527,26 @@ function patchedHeader(header: Header, was: Fact[], now: Fact[]): Header | undef
  */
 export async function currentSummary(dir: string): Promise<Summary> {
   const namesKey = currentNamesKey(dir);
-  const table = readStatTable<Header>(summaryFile(dir), MAGIC, (h) => typeof h?.namesKey === 'string' && Number.isSafeInteger(h.rowsBytes) && typeof h.made === 'string' && Array.isArray(h.dupIds));
-  if (table && table.header.namesKey === namesKey) {
-    const patch = readPatch(dir, table, namesKey);
+  const table = readStatTable<Header>(summaryFile(dir), MAGIC, (h) => typeof h?.namesKey === 'string' && Number.isSafeInteger(h.rowsBytes) && typeof h.made === 'string' && Array.isArray(h.dupIds) && Array.isArray(h.dangling) && Array.isArray(h.oddIds) && Array.isArray(h.notServing));
+  // The names are the table's, or the table's and its patch's added files.
+  const patch = table && readPatch(dir, table, namesKey);
+  const sameNames = table && (table.header.namesKey === namesKey ? !patch?.added.length : !!patch?.added.length);
+  let relist = !sameNames; // the folders are listed: the names moved, or a file a patch added changed
+  if (table && sameNames) {
     const header = patch?.header ?? table.header;
+    const added = patch?.added ?? [];
     const changed: number[] = [];
+    let addedChanged = false;
     inRepoDir(dir, (at) => {
       for (let i = 0; i < table.paths.length && changed.length <= PATCH_MAX; i++) if (!unchanged(at, table, i)) changed.push(i);
+      addedChanged = added.some((a) => {
+        const st = fileStat(at + a.path);
+        return !st || !sameStat(st, a.st);
+      });
     });
-    if (changed.length === 0) return served(dir, table, header);
-    if (changed.length <= PATCH_MAX) {
+    if (changed.length === 0 && !addedChanged) return served(dir, table, header, added);
+    relist = added.length > 0;
+    if (changed.length <= PATCH_MAX && !relist) {
       const recordKey = recordableNamesKey(dir); // before the files are read: see writeIdMap
       const now = await readFacts(dir, table.paths, changed);
       if (now) {
@@ -418,31 +555,42 @@ export async function currentSummary(dir: string): Promise<Summary> {
         for (const c of now) files.set(c.k, [c.k, c.st.mtimeMs, c.st.ctimeMs, c.st.size, c.st.ino, c.line]);
         const patched = was && files.size <= PATCH_MAX ? patchedHeader(header, changed.map((i) => parseFact(was.get(i)!, table.paths[i]!)), now.map((c) => c.fact)) : undefined;
         if (patched) {
-          writePatch(dir, { magic: PATCH_MAGIC, base: table.header.made, namesKey: recordKey, header: patched, files: [...files.values()] });
+          writePatch(dir, { magic: PATCH_MAGIC, base: table.header.made, namesKey: recordKey, header: patched, before: patched, files: [...files.values()], added: [] });
           return served(dir, table, patched);
         }
         const made = remade(dir, table, patch, table.paths, null, now, recordKey);
         if (made) return made;
       }
     }
-  } else if (table) {
-    // The names moved (a file made, deleted or renamed by hand, a pull): the folders are listed, and when at
-    // most PATCH_MAX listed files are new or changed, only those are read.
+  }
+  if (table && relist) {
+    // The names moved (a file made, deleted or renamed by hand, a pull), or a file a patch added changed: the
+    // folders are listed, and when at most PATCH_MAX listed files are new or changed, only those are read. Files
+    // made, and nothing else, go into a patch when the aggregates follow (addedHeader).
     const recordKey = recordableNamesKey(dir); // before the folders are listed: see writeIdMap
-    const { listed, was } = compareListing(dir, table.paths);
+    const { listed, was, gone } = compareListing(dir, table.paths);
     const patch = readPatch(dir, table, null);
     const fresh: number[] = [];
     inRepoDir(dir, (at) => {
       for (let k = 0; k < listed.length && fresh.length <= PATCH_MAX; k++) if (was[k]! < 0 || !unchanged(at, table, was[k]!)) fresh.push(k);
     });
     const now = fresh.length <= PATCH_MAX ? await readFacts(dir, listed, fresh) : undefined;
+    if (now && !gone.includes(1) && now.every((c) => was[c.k]! < 0)) {
+      const added = now.map((c) => ({ path: listed[c.k]!, st: c.st, fact: c.fact, line: c.line }));
+      const before = patch?.before ?? table.header;
+      const header = addedHeader(before, table.paths, added);
+      if (header) {
+        writePatch(dir, { magic: PATCH_MAGIC, base: table.header.made, namesKey: recordKey, header, before, files: [...(patch?.files.values() ?? [])], added: added.map((a) => [a.path, a.st.mtimeMs, a.st.ctimeMs, a.st.size, a.st.ino, a.line]) });
+        return served(dir, table, header, added);
+      }
+    }
     const made = now && remade(dir, table, patch, listed, was, now, recordKey);
     if (made) return made;
   }
   const recordKey = recordableNamesKey(dir); // before the catalog lists the folders: see writeIdMap
   const catalog = await loadCatalog(dir);
   const facts = catalog.items.map(factOf);
-  const made = summarize(facts);
+  const made = summarize(facts, catalog.items.map((i) => i.path));
   writeSummary(dir, catalog.items, facts.map(factLine), made, recordKey);
   return made.summary;
 }
@@ -486,7 +634,7 @@ function remade(dir: string, table: StatTable<Header>, patch: Patch | undefined,
     putStat(stats, c.k, c.st);
     lines[c.k] = c.line;
   }
-  const made = summarize(lines.map((l, k) => parseFact(l, paths[k]!)));
+  const made = summarize(lines.map((l, k) => parseFact(l, paths[k]!)), paths);
   writeSummary(dir, { paths, stats }, lines, made, recordKey);
   return made.summary;
 }
