@@ -308,6 +308,10 @@ describe('catalog summary', () => {
       ['a body edit of a table file', () => edit('entries/kb-add00070-pair.md', (t) => `${t.trimEnd()}\n\nMore.\n`), true],
       ['then a new one beside that patch', () => void made(), true],
       ['a table file deleted', () => fs.rmSync(path.join(sb.data, 'entries/kb-add00090-odd.md')), false],
+      ['a hidden file made and removed again (the names key moved, the names did not)', () => {
+        writeFile(sb, 'entries/.kb-add00095-made.md.swp', 'swap');
+        fs.rmSync(path.join(sb.data, 'entries/.kb-add00095-made.md.swp'));
+      }, true],
       ['and a new one after that', () => void made({ updated: '2099-04-01T00:00:00Z' }), true],
     ];
     settleFolders(sb);

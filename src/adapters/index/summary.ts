@@ -462,16 +462,17 @@ function patchedHeader(header: Header, was: Fact[], now: Fact[]): Header | undef
 }
 
 /**
- * The aggregates after files `added` were made beside the table's files `paths` (whose aggregates are `before`),
- * when that follows without the other files: each added file is a servable entry with no problem of its own,
- * named by its id, of an id no file of the table names or serves; it has no pattern key unless it is kernel, and
- * a host of one already counted (the report's order of those is the files'). Links: an added entry of an id the
- * table's links point to settles those (`dangling`); an added entry's link is to an entry when an added file or
- * a table file named by that id serves it, else dangling. Undefined otherwise, and when a link's target is an id
- * a table file is named by but does not serve (the catalog then tells).
+ * The aggregates after files `added` were made beside the table's files `paths` (whose aggregates are `before`;
+ * with none added, the names are the table's own again), when that follows without the other files: each added
+ * file is a servable entry with no problem of its own, named by its id, of an id no file of the table names or
+ * serves; it has no pattern key unless it is kernel, and a host of one already counted (the report's order of
+ * those is the files'). Links: an added entry of an id the table's links point to settles those (`dangling`); an
+ * added entry's link is to an entry when an added file or a table file named by that id serves it, else
+ * dangling. Undefined otherwise, and when a link's target is an id a table file is named by but does not serve
+ * (the catalog then tells).
  */
 function addedHeader(before: Header, paths: readonly string[], added: Added[]): Header | undefined {
-  if (added.length === 0) return undefined;
+  if (added.length === 0) return before; // the names moved and came back (a hidden file made and removed, say)
   const named = new Set<string>();
   for (const p of paths) {
     const id = idFromFileName(p.slice(p.lastIndexOf('/') + 1));
@@ -528,9 +529,9 @@ function addedHeader(before: Header, paths: readonly string[], added: Added[]): 
 export async function currentSummary(dir: string): Promise<Summary> {
   const namesKey = currentNamesKey(dir);
   const table = readStatTable<Header>(summaryFile(dir), MAGIC, (h) => typeof h?.namesKey === 'string' && Number.isSafeInteger(h.rowsBytes) && typeof h.made === 'string' && Array.isArray(h.dupIds) && Array.isArray(h.dangling) && Array.isArray(h.oddIds) && Array.isArray(h.notServing));
-  // The names are the table's, or the table's and its patch's added files.
+  // The names are the table's, or those its patch was written under: the table's and the patch's added files.
   const patch = table && readPatch(dir, table, namesKey);
-  const sameNames = table && (table.header.namesKey === namesKey ? !patch?.added.length : !!patch?.added.length);
+  const sameNames = table && (patch !== undefined || table.header.namesKey === namesKey);
   let relist = !sameNames; // the folders are listed: the names moved, or a file a patch added changed
   if (table && sameNames) {
     const header = patch?.header ?? table.header;
