@@ -21,8 +21,7 @@ export const ACTIVITIES = ['writing', 'reviewing', 'planning', 'coding'] as cons
 export type Activity = (typeof ACTIVITIES)[number];
 
 export const ID_PATTERN = /^kb-[0-9a-z]+$/;
-/** The id in an entry file name, as a pattern: what idFromFileName reads. */
-export const FILE_ID = /^(kb-[0-9a-z]+?)(?:-[^/]*)?\.md$/;
+const FILE_ID = /^(kb-[0-9a-z]+?)(?:-[^/]*)?\.md$/;
 const HOST_KEY = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const ID_EPOCH = Date.UTC(2020, 0, 1) / 1000;
 
@@ -54,13 +53,5 @@ export function idTime(ms: number): string {
 
 /** The id a file name claims (`kb-xxxx-some-slug.md` → `kb-xxxx`, `kb-xxxx.md` → `kb-xxxx`), or undefined. */
 export function idFromFileName(name: string): string | undefined {
-  // FILE_ID read by hand (a sweep calls this for every name in the repo): `kb-`, a run of [0-9a-z], then `.md`
-  // or `-` with no `/` up to a final `.md`.
-  if (!name.startsWith('kb-') || !name.endsWith('.md')) return undefined;
-  let j = 3;
-  for (let c = name.charCodeAt(j); (c >= 48 && c <= 57) || (c >= 97 && c <= 122); c = name.charCodeAt(++j));
-  if (j === 3) return undefined;
-  const end = name.length - 3;
-  if (j === end || (j < end && name.charCodeAt(j) === 45 && name.indexOf('/', j) === -1)) return name.slice(0, j);
-  return undefined;
+  return FILE_ID.exec(name)?.[1];
 }
