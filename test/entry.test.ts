@@ -11,6 +11,7 @@ import {
   entryPath,
   formatEntry,
   idFromFileName,
+  idFromPath,
   isValidHostKey,
   isValidId,
   lineOfKey,
@@ -51,6 +52,10 @@ describe('ids', () => {
     expect(idFromFileName('kb-0042.md')).toBe('kb-0042');
     expect(idFromFileName('kb-3lvn4j5c8r.md')).toBe('kb-3lvn4j5c8r');
     for (const name of ['notes.md', 'kb-0001-x.txt', 'KB-0001-x.md', '.kb-0001-x.md.123.tmp', 'kb--x.md']) expect(idFromFileName(name), name).toBeUndefined();
+    expect(idFromPath('entries/kb-0001-some-slug.md')).toBe('kb-0001');
+    expect(idFromPath('hosts/db-1/kb-0042.md')).toBe('kb-0042');
+    expect(idFromPath('kb-0007-top.md')).toBe('kb-0007');
+    for (const p of ['kb-0001/notes.md', 'entries/', '']) expect(idFromPath(p), p).toBeUndefined();
   });
 
   it('validates host keys', () => {

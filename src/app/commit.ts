@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { formatProblems, KbError } from '../core/errors.js';
 import { parseEntry, type Problem } from '../core/format/entry.js';
-import { idFromFileName } from '../core/format/schema.js';
+import { idFromPath } from '../core/format/schema.js';
 import { conflictProblems } from '../core/merge/merge.js';
 import { refuseSecretWrite } from '../core/secrets/guard.js';
 import { workingChanges } from '../adapters/git/status.js';
@@ -67,11 +67,11 @@ export async function commitWorkingChanges(dir: string, tx: WriteTransaction, me
     if (f.content === null) continue;
     const text = typeof f.content === 'string' ? f.content : f.content.toString('utf8');
     problems.push(...parseEntry(text, f.path, { idExists: exists }).problems, ...conflictProblems(text, f.path));
-    const id = idFromFileName(f.path.split('/').pop()!);
+    const id = idFromPath(f.path);
     const claims = id ? index.get(id) ?? [] : [];
     if (claims.length > 1) problems.push({ rule: 'id-duplicate', message: `id ${id} is claimed by ${claims.length} files: ${claims.map((x) => x.path).join(', ')}`, file: f.path, line: 2, id });
   }
-  const gone = new Set(changes.filter((c) => c.work === null).map((c) => idFromFileName(c.path.split('/').pop()!)).filter((x): x is string => !!x && !index.has(x)));
+  const gone = new Set(changes.filter((c) => c.work === null).map((c) => idFromPath(c.path)).filter((x): x is string => !!x && !index.has(x)));
   if (gone.size) {
     const changed = new Set(files.map((f) => f.path));
     for (const d of linksInto(dir, gone, (id) => exists(id) || gone.has(id))) if (!changed.has(d.file)) problems.push({ rule: 'link-dangling', message: `links to ${d.to}, whose file was deleted`, file: d.file, line: d.line });

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import { readConflictList, writeConflictList } from '../adapters/store/conflict-list.js';
 import { entryFolderNames, safeJoin } from '../adapters/store/layout.js';
-import { idFromFileName } from '../core/format/schema.js';
+import { idFromPath } from '../core/format/schema.js';
 import { findConflicts, isConflictSibling } from '../core/merge/marks.js';
 
 /** One unresolved conflict: the file, the line of its conflict block, and the entry id when it is an entry. */
@@ -41,7 +41,7 @@ export function conflictsIn(dir: string, p: string): ConflictInfo[] {
     if (!fs.existsSync(safeJoin(dir, p))) return [];
     return [{ path: p, line: 1, kind: 'file', of: siblingOf(p) }];
   }
-  const id = p.endsWith('.md') ? idFromFileName(p.split('/').pop()!) : undefined;
+  const id = p.endsWith('.md') ? idFromPath(p) : undefined;
   return conflictMarksIn(dir, p).map((m) => ({ path: p, line: m.line, kind: m.kind === 'git' ? 'git' : 'entry', ...(id ? { id } : {}) }));
 }
 

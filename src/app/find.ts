@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import { KbError } from '../core/errors.js';
-import { idFromFileName, isValidId } from '../core/format/schema.js';
+import { idFromFileName, idFromPath, isValidId } from '../core/format/schema.js';
 import { closeIdMap, currentNamesKey, openIdMap, pathsInMap, writeIdMap } from '../adapters/index/ids.js';
 import { entryFolderNames, isEntryFilePath, listEntryFiles, statData, type EntryFile } from '../adapters/store/layout.js';
 
@@ -56,7 +56,7 @@ function fromMap(loc: Locator, id: string): EntryFile | undefined {
   }
   if (paths.length !== 1) return undefined; // unknown here, or claimed twice: the listing tells
   const p = paths[0]!;
-  if (!isEntryFilePath(p) || idFromFileName(p.slice(p.lastIndexOf('/') + 1)) !== id) return undefined;
+  if (!isEntryFilePath(p) || idFromPath(p) !== id) return undefined;
   const st = fs.statSync(`${loc.dir}/${p}`, { throwIfNoEntry: false });
   if (!st?.isFile()) return undefined; // renamed or deleted since: the map was stale
   return { path: p, id, ...statData(st) };

@@ -14,7 +14,7 @@ import { entryDirs, inRepoDir, readEntryText, sameStat, statData } from '../adap
 import { currentNamesKey, recordableNamesKey } from '../adapters/index/ids.js';
 import { readLintState, writeLintState, type LintState } from '../adapters/index/lint-state.js';
 import { putStat, recordedStat, unchanged, type FileStat, type StatColumns } from '../adapters/index/stat-table.js';
-import { idFromFileName } from '../core/format/schema.js';
+import { idFromPath } from '../core/format/schema.js';
 import { linkedIds } from '../core/format/links.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 
@@ -147,7 +147,7 @@ async function lintWith(dir: string, state: LintState | undefined, namesKey: str
   const ids = new Map<string, string[]>();
   for (const rel of all) {
     if (!isEntryName(rel)) continue;
-    const id = idFromFileName(rel.slice(rel.lastIndexOf('/') + 1));
+    const id = idFromPath(rel);
     if (!id) continue;
     const list = ids.get(id);
     if (list) list.push(rel);
@@ -170,7 +170,7 @@ async function lintWith(dir: string, state: LintState | undefined, namesKey: str
     const before = new Map<string, string>();
     if (!sameNames) {
       for (const rel of table!.paths) {
-        const id = idFromFileName(rel.slice(rel.lastIndexOf('/') + 1));
+        const id = idFromPath(rel);
         if (id) before.set(id, before.has(id) ? `${before.get(id)}|${rel}` : rel);
       }
     }

@@ -15,7 +15,7 @@ import { ENTRY_ROOTS } from '../adapters/store/layout.js';
 import { withWriteLock, type WriteTransaction } from '../adapters/write/transaction.js';
 import { KbError } from '../core/errors.js';
 import { findSecrets } from '../core/secrets/scan.js';
-import { idFromFileName } from '../core/format/schema.js';
+import { idFromPath } from '../core/format/schema.js';
 import { conflictOpenLine, mergeDataFile, mergeEntryText } from '../core/merge/merge.js';
 import { conflictsIn, trackConflicts } from './conflicts.js';
 import { filesById, pathLookup } from './find.js';
@@ -28,7 +28,7 @@ function isEntryPath(p: string): boolean {
 
 /** The entry id a path's file name claims, for a file in the entry folders. */
 function entryIdOf(p: string): string | undefined {
-  return isEntryPath(p) ? idFromFileName(p.split('/').pop()!) : undefined;
+  return isEntryPath(p) ? idFromPath(p) : undefined;
 }
 
 /**

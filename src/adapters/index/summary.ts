@@ -28,7 +28,7 @@ import { patternKeyOf, recurrenceCount } from '../../core/format/learning.js';
 import { readAt, writeFileAtomic } from '../store/fsutil.js';
 import { putStat, readStatTable, unchanged, writeStatTable, type StatTable } from './stat-table.js';
 import { compareListing, fileStat, inRepoDir, sameStat, type StatData } from '../store/layout.js';
-import { idFromFileName } from '../../core/format/schema.js';
+import { idFromPath } from '../../core/format/schema.js';
 
 const MAGIC = 'git-kb summary 5';
 const PATCH_MAGIC = 'git-kb summary patch 2';
@@ -179,7 +179,7 @@ function summarize(facts: Fact[], paths: readonly string[]): { summary: Summary;
   facts.forEach((f, k) => {
     problems += f.problems;
     const p = paths[k]!;
-    const named = idFromFileName(p.slice(p.lastIndexOf('/') + 1));
+    const named = idFromPath(p);
     if (f.entry?.id !== named) {
       if (named) notServing.add(named);
       if (f.entry) oddIds.add(f.entry.id);
@@ -475,7 +475,7 @@ function addedHeader(before: Header, paths: readonly string[], added: Added[]): 
   if (added.length === 0) return before; // the names moved and came back (a hidden file made and removed, say)
   const named = new Set<string>();
   for (const p of paths) {
-    const id = idFromFileName(p.slice(p.lastIndexOf('/') + 1));
+    const id = idFromPath(p);
     if (id) named.add(id);
   }
   const odd = new Set(before.oddIds);
@@ -483,7 +483,7 @@ function addedHeader(before: Header, paths: readonly string[], added: Added[]): 
   const ids = new Set<string>();
   for (const a of added) {
     const e = a.fact.entry;
-    if (!e || a.fact.problems !== 0 || idFromFileName(a.path.slice(a.path.lastIndexOf('/') + 1)) !== e.id) return undefined;
+    if (!e || a.fact.problems !== 0 || idFromPath(a.path) !== e.id) return undefined;
     if (named.has(e.id) || odd.has(e.id) || ids.has(e.id)) return undefined;
     if (!e.kernel && patternKeyOf(e)) return undefined;
     if (e.host && !before.memory.hostChars.some(([key]) => key === e.host)) return undefined;

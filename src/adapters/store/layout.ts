@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { KbError } from '../../core/errors.js';
-import { idFromFileName } from '../../core/format/schema.js';
+import { idFromPath } from '../../core/format/schema.js';
 
 /** The top-level folders that hold entries. */
 export const ENTRY_ROOTS = ['entries', 'hosts', 'sessions'] as const;
@@ -297,7 +297,7 @@ export function listEntryFiles(dir: string, options: { withStat?: boolean } = {}
   const files: EntryFile[] = [];
   const base = dir.endsWith('/') ? dir : `${dir}/`;
   for (const rel of listEntryPaths(dir)) {
-    const id = idFromFileName(rel.slice(rel.lastIndexOf('/') + 1)) ?? '';
+    const id = idFromPath(rel) ?? '';
     if (options.withStat === false) {
       files.push({ path: rel, id, mtimeMs: 0, ctimeMs: 0, size: 0, ino: 0 });
       continue;

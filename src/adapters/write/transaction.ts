@@ -23,7 +23,7 @@ import { noteCommit } from '../store/commit-events.js';
 import { removeTempSiblings, sweepDeadTemps, writeFileAtomic } from '../store/fsutil.js';
 import { clearJournal, readJournal, writeJournal, type Journal } from '../store/journal.js';
 import { ENTRY_ROOTS, isEntryFilePath, requireDataRepo, safeJoin, writablePath } from '../store/layout.js';
-import { idFromFileName } from '../../core/format/schema.js';
+import { idFromPath } from '../../core/format/schema.js';
 import { currentNamesKey, patchIdMap } from '../index/ids.js';
 import { keepSearchDelta } from '../index/search-docs.js';
 import { lockDataRepo } from '../store/lock.js';
@@ -138,7 +138,7 @@ function keepIdMap(dir: string, namesBefore: string, changed: { path: string; de
   const changes: { id: string; path: string; deleted: boolean }[] = [];
   for (const c of changed) {
     if (!isEntryFilePath(c.path)) continue;
-    const id = idFromFileName(c.path.slice(c.path.lastIndexOf('/') + 1));
+    const id = idFromPath(c.path);
     if (id) changes.push({ id, path: c.path, deleted: c.deleted });
   }
   patchIdMap(dir, namesBefore, changes);

@@ -54,7 +54,7 @@ export interface Problem extends Place {
   id?: string;
 }
 
-export { ACTIVITIES, ID_PATTERN, idFromFileName, isValidHostKey, isValidId, newId, RELS, TYPES } from './schema.js';
+export { ACTIVITIES, ID_PATTERN, idFromFileName, idFromPath, isValidHostKey, isValidId, newId, RELS, TYPES } from './schema.js';
 export type { Activity, EntryType, Rel } from './schema.js';
 import { ACTIVITIES, idFromFileName, isValidHostKey, isValidId, RELS, TYPES, type Activity, type EntryType, type Rel } from './schema.js';
 import { toLf } from '../text/line-ends.js';

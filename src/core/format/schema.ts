@@ -55,3 +55,8 @@ export function idTime(ms: number): string {
 export function idFromFileName(name: string): string | undefined {
   return FILE_ID.exec(name)?.[1];
 }
+
+/** The id a path claims by its file name (`entries/kb-xxxx-some-slug.md` → `kb-xxxx`), or undefined. */
+export function idFromPath(p: string): string | undefined {
+  return idFromFileName(p.slice(p.lastIndexOf('/') + 1));
+}

@@ -7,7 +7,7 @@
  */
 import { diffArrays } from 'diff';
 import YAML from 'yaml';
-import { idFromFileName, splitEntry, updateEntryText, type Problem } from '../format/entry.js';
+import { idFromPath, splitEntry, updateEntryText, type Problem } from '../format/entry.js';
 import { findLinksSection, sectionTargets, stripLinksSection, withLinksSection } from '../format/links.js';
 import { CONFLICT_CLOSE, CONFLICT_OPEN, findConflicts } from './marks.js';
 
@@ -26,7 +26,7 @@ export function conflictForm(ours: string, theirs: string, openLine: string): st
 
 /** The `conflict-unresolved` findings of one file, for lint: one per conflict block, at its opening line. */
 export function conflictProblems(text: string, file: string): Problem[] {
-  const id = idFromFileName(file.split('/').pop() ?? '');
+  const id = idFromPath(file);
   return findConflicts(text).map((m) => ({
     rule: 'conflict-unresolved',
     message:
