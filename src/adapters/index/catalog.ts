@@ -182,8 +182,16 @@ export function catalogProblems(catalog: Catalog): Problem[] {
   return problems;
 }
 
+type Dated = Pick<EntryMeta, 'id' | 'created' | 'updated'>;
+
+/** The order of newestFirst: negative when `a` comes first (newer by `updated`, then `created`, then id). */
+export function newerFirst(a: Dated, b: Dated): number {
+  const ka = a.updated ?? a.created ?? '';
+  const kb = b.updated ?? b.created ?? '';
+  return ka < kb ? 1 : ka > kb ? -1 : a.id < b.id ? 1 : -1;
+}
+
 /** Entries newest first (by `updated`, then `created`, then id). */
-export function newestFirst<E extends Pick<EntryMeta, 'id' | 'created' | 'updated'>>(entries: Iterable<E>): E[] {
-  const key = (e: E): string => e.updated ?? e.created ?? '';
-  return [...entries].sort((a, b) => (key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : a.id < b.id ? 1 : -1));
+export function newestFirst<E extends Dated>(entries: Iterable<E>): E[] {
+  return [...entries].sort(newerFirst);
 }

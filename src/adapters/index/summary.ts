@@ -22,7 +22,7 @@
  * first, then one fact line per file of the table, in its order.
  */
 import fs from 'node:fs';
-import { loadCatalog, newestFirst, readItem, type CatalogItem, type EntryMeta } from './catalog.js';
+import { loadCatalog, newerFirst, newestFirst, readItem, type CatalogItem, type EntryMeta } from './catalog.js';
 import { currentNamesKey, recordableNamesKey } from './ids.js';
 import { patternKeyOf, recurrenceCount } from '../../core/format/learning.js';
 import { readAt, writeFileAtomic } from '../store/fsutil.js';
@@ -137,6 +137,11 @@ export interface Summary {
   rows(): AsyncIterable<SummaryRow>;
 }
 
+/** Whether entry `e` is the biggest body rather than `big`: longer, or as long with the smaller id. */
+function outgrows(e: { id: string; bodyLength: number }, big: { id: string; bodyLength: number } | undefined): boolean {
+  return !big || e.bodyLength > big.bodyLength || (e.bodyLength === big.bodyLength && e.id < big.id);
+}
+
 /** The sums of the memory report over `entries` (servable entries, one per id). */
 export function memoryStats(entries: Iterable<Pick<EntryMeta, 'id' | 'title' | 'type' | 'host' | 'kernel' | 'bodyLength' | 'data'>>): MemoryStats {
   let kernelChars = 0;
@@ -150,7 +155,7 @@ export function memoryStats(entries: Iterable<Pick<EntryMeta, 'id' | 'title' | '
       kernelChars += e.bodyLength;
     }
     if (e.host) hosts.set(e.host, (hosts.get(e.host) ?? 0) + e.bodyLength);
-    if (e.type !== 'session_summary' && (!biggest || e.bodyLength > biggest.bodyLength || (e.bodyLength === biggest.bodyLength && e.id < biggest.id))) biggest = e;
+    if (e.type !== 'session_summary' && outgrows(e, biggest)) biggest = e;
     if (!e.kernel && patternKeyOf(e)) patterned.push({ id: e.id, title: e.title, count: recurrenceCount(e) });
   }
   return { kernelChars, kernelEntries, hostChars: [...hosts], ...(biggest ? { biggest: { id: biggest.id, title: biggest.title, bodyLength: biggest.bodyLength } } : {}), patterned };
@@ -276,18 +281,11 @@ async function* rowsFrom(dir: string, same: { ino: number; size: number }, from:
   }
 }
 
-/** Whether row `a` lists before row `b` (newestFirst's order: by `updated`, then `created`, then id, newest first). */
-function listsBefore(a: SummaryRow, b: SummaryRow): boolean {
-  const ka = a.updated ?? a.created ?? '';
-  const kb = b.updated ?? b.created ?? '';
-  return ka > kb || (ka === kb && a.id > b.id);
-}
-
 /** The stored rows with `added` (in list order) merged in. */
 async function* mergedRows(stored: AsyncIterable<SummaryRow>, added: SummaryRow[]): AsyncGenerator<SummaryRow> {
   let i = 0;
   for await (const r of stored) {
-    while (i < added.length && listsBefore(added[i]!, r)) yield added[i++]!;
+    while (i < added.length && newerFirst(added[i]!, r) < 0) yield added[i++]!;
     yield r;
   }
   while (i < added.length) yield added[i++]!;
@@ -299,7 +297,7 @@ async function* mergedRows(stored: AsyncIterable<SummaryRow>, added: SummaryRow[
  */
 function served(dir: string, table: StatTable<Header>, header: Header, added: Added[] = []): Summary {
   const stored = (): AsyncGenerator<SummaryRow> => rowsFrom(dir, { ino: table.ino, size: table.size }, table.tailAt, table.tailAt + table.header.rowsBytes);
-  const rows = added.length === 0 ? [] : added.map((a) => rowOf(a.fact.entry!)).sort((a, b) => (listsBefore(a, b) ? -1 : 1));
+  const rows = newestFirst(added.map((a) => rowOf(a.fact.entry!)));
   return {
     entries: header.entries,
     byType: header.byType,
@@ -456,7 +454,7 @@ function patchedHeader(header: Header, was: Fact[], now: Fact[]): Header | undef
     if (big?.id === e.id) {
       if (d < 0) return undefined;
       big.bodyLength = eb;
-    } else if (!big || eb > big.bodyLength || (eb === big.bodyLength && e.id < big.id)) h.memory.biggest = { id: e.id, title: e.title, bodyLength: eb };
+    } else if (outgrows({ id: e.id, bodyLength: eb }, big)) h.memory.biggest = { id: e.id, title: e.title, bodyLength: eb };
   }
   return h;
 }
@@ -502,8 +500,7 @@ function addedHeader(before: Header, paths: readonly string[], added: Added[]): 
       h.memory.kernelChars += e.bodyLength;
     }
     if (e.host) h.memory.hostChars.find(([key]) => key === e.host)![1] += e.bodyLength;
-    const big = h.memory.biggest;
-    if (e.type !== 'session_summary' && (!big || e.bodyLength > big.bodyLength || (e.bodyLength === big.bodyLength && e.id < big.id))) h.memory.biggest = { id: e.id, title: e.title, bodyLength: e.bodyLength };
+    if (e.type !== 'session_summary' && outgrows(e, h.memory.biggest)) h.memory.biggest = { id: e.id, title: e.title, bodyLength: e.bodyLength };
   }
   for (const a of added) {
     for (const l of a.fact.entry!.links) {
@@ -530,7 +527,7 @@ export async function currentSummary(dir: string): Promise<Summary> {
   const namesKey = currentNamesKey(dir);
   const table = readStatTable<Header>(summaryFile(dir), MAGIC, (h) => typeof h?.namesKey === 'string' && Number.isSafeInteger(h.rowsBytes) && typeof h.made === 'string' && Array.isArray(h.dupIds) && Array.isArray(h.dangling) && Array.isArray(h.oddIds) && Array.isArray(h.notServing));
   // The names are the table's, or those its patch was written under: the table's and the patch's added files.
-  const patch = table && readPatch(dir, table, namesKey);
+  let patch = table ? readPatch(dir, table, namesKey) : undefined;
   const sameNames = table && (patch !== undefined || table.header.namesKey === namesKey);
   let relist = !sameNames; // the folders are listed: the names moved, or a file a patch added changed
   if (table && sameNames) {
@@ -570,7 +567,7 @@ export async function currentSummary(dir: string): Promise<Summary> {
     // made, and nothing else, go into a patch when the aggregates follow (addedHeader).
     const recordKey = recordableNamesKey(dir); // before the folders are listed: see writeIdMap
     const { listed, was, gone } = compareListing(dir, table.paths);
-    const patch = readPatch(dir, table, null);
+    patch ??= readPatch(dir, table, null); // one written under other names: its files' facts still serve
     const fresh: number[] = [];
     inRepoDir(dir, (at) => {
       for (let k = 0; k < listed.length && fresh.length <= PATCH_MAX; k++) if (was[k]! < 0 || !unchanged(at, table, was[k]!)) fresh.push(k);
