@@ -12,6 +12,8 @@ import { assembleContext } from '../../src/hooks/prompt/prompt.js';
 import { keyDirs } from '../../src/adapters/index/fresh.js';
 import { encodeIndex, FIELD_TAG, FIELD_TITLE, lookupTerms, openIndexFile, postingsHave, readDoc, readerFromBuffer, readAllFiles, readKernelBody, readWindow, WINDOW_SIZE, type IndexFile, type IndexModel } from '../../src/adapters/index/prompt/format.js';
 import { scoreKeywords, type Pointer } from '../../src/hooks/prompt/signals.js';
+import { specificity } from '../../src/core/text/relevance.js';
+import { BACKGROUND } from '../../src/core/text/background.js';
 import { analyzePrompt, classifyActivities, keywords, skipReason, tagKeywords } from '../../src/core/text/prompt-text.js';
 import { stem } from '../../src/core/text/terms.js';
 import { ROOT } from '../helpers/cli.js';
@@ -172,27 +174,62 @@ describe('keyword scoring', () => {
   const docs = [
     { id: 'kb-1', title: 'Resolve a merge conflict from stash pop', terms: [['resolve', 1], ['merge', 1], ['conflict', 1], ['stash', 1], ['pop', 1], ['git', 2]] as [string, number][] },
     { id: 'kb-2', title: 'Staging stashes', terms: [['stage', 1], ['stash', 1], ['git', 2]] as [string, number][] },
+    ...Array.from({ length: 5 }, (_, i) => ({ id: `kb-c${i}`, title: `Compose copy ${i}`, terms: [['docker', 1], ['compose', 1], ['volume', 1]] as [string, number][] })),
     ...Array.from({ length: 50 }, (_, i) => ({ id: `kb-f${i}`, title: `Filler ${i}`, terms: [[`filler${i}`, 1], ['git', 2]] as [string, number][] })),
   ];
   const r = readerFromBuffer(encodeIndex(model(docs)));
+  const ids = (fired: { doc: number }[]) => fired.map((s) => readDoc(r, s.doc).id);
 
   it('fires on distinctive shared keywords, best first', () => {
-    const { fired } = scoreKeywords(r, ['git', 'stash', 'pop', 'merge', 'conflict']);
-    expect(fired.map((s) => readDoc(r, s.doc).id)).toEqual(['kb-1']);
+    expect(ids(scoreKeywords(r, ['git', 'stash', 'pop', 'merge', 'conflict']).fired)).toEqual(['kb-1']);
   });
 
   it('a single keyword never fires, however rare', () => {
     expect(scoreKeywords(r, ['resolve']).fired).toEqual([]);
   });
 
+  it('counts the prompt words no entry has against the match: a prompt about a subject the notes lack stays quiet', () => {
+    // Two of its words are the note's, but its subject (words no entry holds) is not.
+    const { fired, miss, near } = scoreKeywords(r, ['stash', 'pop', 'liquibase', 'godot', 'respawn', 'changelog']);
+    expect(fired).toEqual([]);
+    expect(miss).toBe('coverage');
+    expect(ids(near.slice(0, 1))).toEqual(['kb-1']);
+    expect(near[0]!.coverage).toBeLessThan(0.5);
+  });
+
+  it('lists at most three pointers, the best first', () => {
+    const { fired } = scoreKeywords(r, ['docker', 'compose', 'volume']);
+    expect(fired).toHaveLength(3);
+    expect(ids(fired).every((id) => id.startsWith('kb-c'))).toBe(true);
+  });
+
   it('a keyword of every entry weighs little but never nothing; the best miss says which bar it failed', () => {
-    const { fired, near, miss } = scoreKeywords(r, ['git', 'filler3'], undefined, { near: 5 });
+    const { fired, near, miss } = scoreKeywords(r, ['git', 'nowhere']);
     expect(fired).toEqual([]);
     expect(miss).toBe('hits');
-    expect(near[0]!.terms).toEqual(['git', 'filler3']);
-    const git = near.find((s) => s.terms.length === 1)!;
-    expect(git.score).toBeGreaterThan(0);
-    expect(git.score).toBeLessThan(0.1);
+    expect(near[0]!.terms).toEqual(['git']);
+    expect(near[0]!.evidence).toBeGreaterThan(0);
+    // A word of one entry, matched once, weighs several times a word of nearly every entry.
+    const rare = scoreKeywords(r, ['filler3', 'nowhere']).near[0]!;
+    expect(rare.evidence).toBeGreaterThan(3 * near[0]!.evidence);
+  });
+});
+
+describe('background specificity', () => {
+  it('ranks ordinary developer words below specific ones, and an unlisted word as fully specific', () => {
+    for (const w of ['add', 'file', 'test', 'error', 'run']) expect(specificity(w)).toBeLessThan(0.35);
+    for (const w of ['liquibase', 'godot', 'zzzunlisted']) expect(specificity(w)).toBe(1);
+    expect(specificity('tmux')).toBeGreaterThan(specificity('branch'));
+    expect(specificity('branch')).toBeGreaterThan(specificity('add'));
+  });
+
+  it('finds every listed word by its binary search (the list is sorted as JavaScript compares strings)', () => {
+    const lines = BACKGROUND.trim().split('\n');
+    for (let i = 1; i < lines.length; i++) expect(lines[i - 1]!.split(' ')[0]! < lines[i]!.split(' ')[0]!).toBe(true);
+    for (const line of lines) {
+      const [w, v] = line.split(' ');
+      expect(specificity(w!)).toBeCloseTo(Number(v) / 99, 9);
+    }
   });
 });
 

@@ -171,10 +171,10 @@ describe('freshness', () => {
     const file = path.join(sb.data, entryRel(base[0]!));
     const dirMtime = fs.statSync(path.dirname(file)).mtimeMs;
     // In place: same inode, the directory is not touched.
-    fs.writeFileSync(file, entryText({ ...base[0]!, title: 'Recover from a stash pop conflict (edited)' }));
+    fs.writeFileSync(file, entryText({ ...base[0]!, title: 'Resolve a merge conflict from stash pop (edited)' }));
     expect(fs.statSync(path.dirname(file)).mtimeMs).toBe(dirMtime);
     const ctx = contextOf(await runPromptHook(sb, payload(STASH_PROMPT, 's2')));
-    expect(ctx).toContain(`- ${tid(1)} — Recover from a stash pop conflict (edited)`);
+    expect(ctx).toContain(`- ${tid(1)} — Resolve a merge conflict from stash pop (edited)`);
   });
 
   it('sees a kernel body edited in place', async () => {
@@ -200,12 +200,12 @@ describe('freshness', () => {
     await kb(sb, ['--data', sb.data, 'list']); // a catalog-reading command: the index is rebuilt at the next prompt
     contextOf(await runPromptHook(sb, payload(STASH_PROMPT, 'w1')));
     const st = fs.statSync(target);
-    fs.writeFileSync(target, entryText({ ...base[0]!, title: 'Stash pop conflict, edited long after' }));
+    fs.writeFileSync(target, entryText({ ...base[0]!, title: 'Resolve a stash pop merge conflict, edited long after' }));
     fs.utimesSync(target, st.atime, new Date(st.mtimeMs + 1000));
     let seen = false;
     for (let i = 0; i < 6 && !seen; i++) {
       const ctx = contextOf(await runPromptHook(sb, payload(STASH_PROMPT, `w-${i}`)));
-      seen = (ctx ?? '').includes('Stash pop conflict, edited long after');
+      seen = (ctx ?? '').includes('Resolve a stash pop merge conflict, edited long after');
     }
     expect(seen).toBe(true);
   });
@@ -217,12 +217,12 @@ describe('freshness', () => {
     contextOf(await runPromptHook(sb, payload(STASH_PROMPT, 'c0')));
     const target = path.join(sb.data, entryRel(many[7]!));
     const st = fs.statSync(target);
-    fs.writeFileSync(target, entryText({ ...many[7]!, title: 'Stash pop merge conflict filler' }));
+    fs.writeFileSync(target, entryText({ ...many[7]!, title: 'Resolve a stash pop merge conflict filler', tags: ['git'] }));
     fs.utimesSync(target, st.atime, st.mtime); // same mtime: only size and catalog notice
     const listed = await kb(sb, ['--data', sb.data, 'list']);
     expect(listed.code, listed.stderr).toBe(0);
     const ctx = contextOf(await runPromptHook(sb, payload(STASH_PROMPT, 'c1')));
-    expect(ctx).toContain('Stash pop merge conflict filler');
+    expect(ctx).toContain('Resolve a stash pop merge conflict filler');
   });
 });
 
@@ -361,7 +361,7 @@ describe('refreshPromptIndex', () => {
     await refreshPromptIndex(sb.data);
     expect(fs.existsSync(indexFile(sb.data))).toBe(false);
     contextOf(await runPromptHook(sb, payload(STASH_PROMPT, 'r0')));
-    writeEntries(sb.data, [{ id: tid(60), title: 'Stash pop with untracked files', tags: ['git'] }]);
+    writeEntries(sb.data, [{ id: tid(60), title: 'Finish a stash pop: merge conflicts and staged files', tags: ['git'] }]);
     await commitAll(sb, 'by hand');
     const stale = openIndexFile(indexFile(sb.data))!;
     expect(checkFreshness(sb.data, stale).fresh).toBe(false);

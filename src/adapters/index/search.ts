@@ -7,6 +7,7 @@ import type { Catalog, EntryMeta } from './catalog.js';
 import { FIELD_REPEAT, readBody, type SearchMeta } from './search-docs.js';
 import type { SearchStore } from './search-store.js';
 import { SEARCH_TERMS, terms } from '../../core/text/terms.js';
+import { specificity } from '../../core/text/relevance.js';
 import { isoAtLeast } from '../../core/format/since.js';
 import { decayFactor, type DecaySettings } from '../../core/decay.js';
 
@@ -31,6 +32,8 @@ export const RANKING = {
    * more of the query, at half the strength.
    */
   coveragePower: 0.5,
+  /** Experimental: weight of a query term by its specificity in developers' text (0: off). */
+  specificTerms: 0,
 };
 
 /** A MiniSearch result's score with its coverage factor (the count of query terms matched) raised to RANKING.coveragePower. */
@@ -49,6 +52,7 @@ function queryOptions(count: number) {
     prefix: (term: string, i: number, all: string[]) => i === all.length - 1 || term.length >= r.prefixMinLength,
     fuzzy: (term: string) => (count <= r.fuzzyMaxTerms && term.length >= 5 ? 0.2 : false),
     maxFuzzy: 2,
+    ...(r.specificTerms > 0 ? { boostTerm: (term: string) => 1 - r.specificTerms + r.specificTerms * specificity(term) } : {}),
   };
 }
 

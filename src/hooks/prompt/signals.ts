@@ -8,6 +8,9 @@
 import type { HookInput } from '../protocol.js';
 import { lookupTerms, postingsHave, readDoc, type IndexReader } from '../../adapters/index/prompt/format.js';
 import type { PromptActivity } from '../../core/text/prompt-text.js';
+import { KEYWORD_PARAMS, keywordWeights, saturate, type KeywordParams } from '../../core/text/relevance.js';
+
+export { KEYWORD_PARAMS, type KeywordParams };
 
 /** One proposed pointer. */
 export interface Pointer {
@@ -48,162 +51,128 @@ export interface PromptSignal {
   fire: (ctx: SignalContext) => SignalResult;
 }
 
-/**
- * Tuning of the keyword signal (chosen on the benchmark; spec/hooks.md, "Keyword" and "Tuning"). One set of
- * values for a repo of 1 entry and of 50,000: every bar is a ratio or a score normalised by the largest IDF.
- */
-export interface KeywordParams {
-  /** BM25's term-frequency saturation. */
-  k1: number;
-  /** Distinct prompt keywords the best entry must match. */
-  minHits: number;
-  /**
-   * Least share of the prompt's distinctive weight the best entry must match: the summed IDF of the keywords it
-   * matches over the summed IDF of the prompt's keywords found in the index.
-   */
-  minShare: number;
-  /**
-   * Least confidence of the best entry: its score (BM25, normalised by the IDF of a keyword of one entry, so
-   * about 1.5 for one rare word matched in a title) times the square root of its share.
-   */
-  minConfidence: number;
-  /** Other entries fire when they score at least this fraction of the best and pass minHits and minShare. */
-  relative: number;
-  max: number;
-}
-
-export const KEYWORD_PARAMS: KeywordParams = {
-  k1: 1.2,
-  minHits: 3,
-  minShare: 0.25,
-  minConfidence: 1.4,
-  relative: 0.5,
-  max: 5,
-};
-
 /** A scored entry of the keyword signal. */
 export interface KeywordScore {
   doc: number;
-  /** BM25 score, normalised by the IDF of a keyword of one entry. */
-  score: number;
-  /** Share of the prompt's distinctive weight this entry matches. */
-  share: number;
+  /** Summed rank weight of the keywords it matches, each saturated by its frequency in the entry (relevance.ts). */
+  evidence: number;
+  /** Summed cover weight of the keywords it matches over that of all the prompt's keywords. */
+  coverage: number;
   terms: string[];
 }
 
 /** Why the best entry did not fire (for the debug log), or undefined when it did. */
-export type KeywordMiss = 'hits' | 'share' | 'confidence';
+export type KeywordMiss = 'hits' | 'evidence' | 'coverage';
 
-/**
- * BM25 IDF with +1 smoothing: ln(1 + (N - df + 0.5) / (df + 0.5)); never 0 or negative, even for a keyword of
- * every entry of a repo of 1 to 3 entries.
- */
-export function idf(n: number, df: number): number {
-  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+/** Every entry sharing a keyword with a prompt, ranked by evidence; what the bars are applied to. */
+export interface KeywordRanking {
+  /** Summed cover weight of the prompt's keywords (those no entry has included). */
+  mass: number;
+  /** Each keyword's weights (relevance.ts keywordWeights), in the prompt's order. */
+  weights: Map<string, { rank: number; cover: number }>;
+  /** The best `top` entries, best first (ties: the newer entry, which has the lower number). */
+  ranked: KeywordScore[];
 }
 
 /**
- * Scores every entry that shares a keyword with the prompt by BM25 over its title, aliases, tags and body (the
- * weighted term frequencies of the index), and applies the confidence rule: the best entry fires when it
- * matches at least minHits keywords and minShare of the prompt's distinctive weight, and its score times the
- * square root of its share reaches minConfidence; then the others within `relative` of its score that pass the
- * same hits and share bars. Returns those that fire (best first), why the best did not, its lead over the
- * runner-up (score ratio, for the debug log), and when asked the best that did not.
+ * Ranks the entries sharing a keyword with the prompt by their evidence: each distinct shared keyword adds its
+ * rank weight (relevance.ts keywordWeights: the square root of its normalised IDF) times its saturated weighted
+ * frequency in the entry (title, aliases, tags and body, as the index holds it); and gives each its coverage of
+ * the prompt.
  */
-export function scoreKeywords(
-  reader: IndexReader,
-  keywords: string[],
-  params: KeywordParams = KEYWORD_PARAMS,
-  options: { near?: number } = {},
-): { fired: KeywordScore[]; near: KeywordScore[]; miss?: KeywordMiss; margin?: number } {
+export function rankKeywords(reader: IndexReader, keywords: string[], params: KeywordParams = KEYWORD_PARAMS, top = 8): KeywordRanking {
   // NOTE: documents are numbered up to n; a delta's index counts fewer for the IDF (those it dropped).
   const n = reader.header.n;
   const live = reader.header.live ?? n;
   const postings = lookupTerms(reader, keywords);
-  // NOTE: scores summed in one array by document number, not an object per matched entry: a prompt with common
+  const all = new Map<string, { rank: number; cover: number }>();
+  let mass = 0;
+  for (const k of keywords) {
+    const w = keywordWeights(k, live, postings.get(k)?.count ?? 0);
+    all.set(k, w);
+    mass += w.cover;
+  }
+  // NOTE: evidence summed in one array by document number, not an object per matched entry: a prompt with common
   // words touches thousands of entries, and their objects cost milliseconds of allocation and collection. The
-  // share and the matched terms are found again (by search in the postings, which are in document order) only
-  // for the entries that may fire.
+  // matched terms are found again (by search in the postings, which are in document order) for the few entries
+  // returned.
   const lists = [...postings];
-  const idfs = lists.map(([, p]) => idf(live, p.count));
-  const mass = idfs.reduce((a, b) => a + b, 0);
-  const top = idf(live, 1);
-  const score = new Float64Array(n);
-  const hits = new Uint8Array(n);
+  const weights = lists.map(([k]) => all.get(k)!);
+  const evidence = new Float64Array(n);
+  const matched = new Float64Array(n);
   let total = 0;
   for (const [, p] of lists) total += p.count;
   const touched = new Int32Array(total);
   let nTouched = 0;
   for (let j = 0; j < lists.length; j++) {
-    const { count, cells, weights } = lists[j]![1];
-    const w = idfs[j]!;
+    const { count, cells, weights: tf } = lists[j]![1];
+    const { rank, cover } = weights[j]!;
     for (let i = 0; i < count; i++) {
       const doc = cells[2 * i]! >>> 3;
-      const x = weights[2 * i + 1]!;
-      if (hits[doc] === 0) touched[nTouched++] = doc;
-      if (hits[doc]! < 255) hits[doc]! += 1;
-      score[doc]! += (w * x * (params.k1 + 1)) / (x + params.k1) / top;
+      if (matched[doc] === 0) touched[nTouched++] = doc;
+      matched[doc]! += cover;
+      evidence[doc]! += rank * saturate(tf[2 * i + 1]!, params.k1);
     }
   }
-  // The lists holding an entry, found once per entry asked about (its share, the fire test and its terms use it).
-  const found = new Map<number, number[]>();
-  const matched = (doc: number): number[] => {
-    let m = found.get(doc);
-    if (!m) found.set(doc, (m = lists.flatMap(([, p], j) => (postingsHave(p, doc) ? [j] : []))));
-    return m;
-  };
-  const shareOf = (doc: number): number => (mass > 0 ? matched(doc).reduce((a, j) => a + idfs[j]!, 0) / mass : 0);
-  const before = (a: number, b: number): number => score[b]! - score[a]! || a - b;
-  let best = -1;
-  let second = 0;
+  const before = (a: number, b: number): number => evidence[b]! - evidence[a]! || a - b;
+  // The best `top`, kept sorted by insertion (top is small; the touched entries can be thousands).
+  const best: number[] = [];
   for (let t = 0; t < nTouched; t++) {
-    const doc = touched[t]!;
-    if (best === -1) best = doc;
-    else if (before(doc, best) < 0) {
-      second = Math.max(second, score[best]!);
-      best = doc;
-    } else second = Math.max(second, score[doc]!);
+    const d = touched[t]!;
+    if (best.length === top && before(d, best[top - 1]!) >= 0) continue;
+    let i = best.length === top ? top - 1 : best.length;
+    while (i > 0 && before(d, best[i - 1]!) < 0) i--;
+    best.splice(i, 0, d);
+    if (best.length > top) best.pop();
   }
-  const margin = best === -1 ? undefined : second > 0 ? score[best]! / second : Infinity;
-  let miss: KeywordMiss | undefined;
-  if (best === -1) miss = 'hits';
-  else if (hits[best]! < params.minHits) miss = 'hits';
-  else if (shareOf(best) < params.minShare) miss = 'share';
-  else if (score[best]! * Math.sqrt(shareOf(best)) < params.minConfidence) miss = 'confidence';
-  const firedDocs: number[] = [];
-  if (!miss) {
-    const floor = score[best]! * params.relative;
-    for (let t = 0; t < nTouched; t++) {
-      const d = touched[t]!;
-      if (d === best || (score[d]! >= floor && hits[d]! >= params.minHits && shareOf(d) >= params.minShare)) firedDocs.push(d);
-    }
-    firedDocs.sort(before);
-  }
-  let nearDocs: number[] = [];
-  if (options.near) {
-    const firedSet = new Set(firedDocs);
-    nearDocs = Array.from(touched.subarray(0, nTouched)).filter((d) => !firedSet.has(d)).sort(before).slice(0, options.near);
-  }
-  const scored = (doc: number): KeywordScore => ({ doc, score: score[doc]!, share: shareOf(doc), terms: matched(doc).map((j) => lists[j]![0]) });
-  const fired = firedDocs.map(scored);
-  const near = nearDocs.map(scored);
-  return { fired, near, miss, margin };
+  const ranked = best.map((doc) => ({
+    doc,
+    evidence: evidence[doc]!,
+    coverage: mass > 0 ? matched[doc]! / mass : 0,
+    terms: lists.flatMap(([k, p]) => (postingsHave(p, doc) ? [k] : [])),
+  }));
+  return { mass, weights: all, ranked };
 }
 
-/** Keyword signal: enough distinct prompt keywords hit an entry's title, tags or aliases. */
+/** Why an entry does not pass the bars, or undefined when it does. */
+export function missOf(s: KeywordScore, params: KeywordParams = KEYWORD_PARAMS): KeywordMiss | undefined {
+  if (s.terms.length < params.minHits) return 'hits';
+  if (s.evidence < params.minEvidence) return 'evidence';
+  if (s.coverage < params.minCoverage) return 'coverage';
+  return undefined;
+}
+
+/**
+ * The confidence rule over a ranking: the best entry fires when it passes the bars (missOf); then the next ones,
+ * up to `max` in all, that pass them too with at least `relative` of its evidence. Returns those that fire (best
+ * first), why the best did not, and the rest of the ranking (near misses).
+ */
+export function decide(ranking: KeywordRanking, params: KeywordParams = KEYWORD_PARAMS): { fired: KeywordScore[]; near: KeywordScore[]; miss?: KeywordMiss } {
+  const [first] = ranking.ranked;
+  const miss = first ? missOf(first, params) : 'hits';
+  if (miss) return { fired: [], near: ranking.ranked, miss };
+  const floor = first!.evidence * params.relative;
+  const fired = ranking.ranked.filter((s, i) => i === 0 || (s.evidence >= floor && !missOf(s, params))).slice(0, params.max);
+  return { fired, near: ranking.ranked.filter((s) => !fired.includes(s)) };
+}
+
+/** Ranks and decides (rankKeywords, decide): the entries that fire, why the best did not, and near misses. */
+export function scoreKeywords(reader: IndexReader, keywords: string[], params: KeywordParams = KEYWORD_PARAMS): { fired: KeywordScore[]; near: KeywordScore[]; miss?: KeywordMiss } {
+  return decide(rankKeywords(reader, keywords, params), params);
+}
+
+/** Keyword signal: an entry whose specific words are what the prompt is about (spec/hooks.md, "Keyword"). */
 export const keywordSignal: PromptSignal = {
   name: 'keyword',
   limit: KEYWORD_PARAMS.max,
   fire(ctx) {
-    const { fired, near, miss, margin } = scoreKeywords(ctx.reader, ctx.keywords, KEYWORD_PARAMS, { near: ctx.debug ? 5 : 0 });
-    // NOTE: a few more than the limit are read, so that entries the ledger drops can be replaced.
-    const pointers = fired.slice(0, KEYWORD_PARAMS.max * 3).map((s) => ({ ...readDoc(ctx.reader, s.doc), signal: 'keyword', score: round(s.score), terms: s.terms }));
+    const { fired, near, miss } = scoreKeywords(ctx.reader, ctx.keywords);
+    const pointers = fired.map((s) => ({ ...readDoc(ctx.reader, s.doc), signal: 'keyword', score: round(s.evidence), terms: s.terms }));
     // NOTE: ids, scores and counts only: no prompt text (nor titles, which a prompt's words may match) in the log.
     const debug = ctx.debug
       ? {
           ...(miss ? { miss } : {}),
-          ...(margin !== undefined ? { margin: margin === Infinity ? null : round(margin) } : {}),
-          nearMisses: near.map((s) => ({ id: readDoc(ctx.reader, s.doc).id, score: round(s.score), share: round(s.share), hits: s.terms.length })),
+          nearMisses: near.slice(0, 5).map((s) => ({ id: readDoc(ctx.reader, s.doc).id, evidence: round(s.evidence), coverage: round(s.coverage), hits: s.terms.length, miss: missOf(s) ?? 'relative' })),
         }
       : undefined;
     return { pointers, debug };

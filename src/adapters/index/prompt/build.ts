@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { HostRegistry } from '../../../core/hosts/hosts.js';
 import { keywords, tagKeywords } from '../../../core/text/prompt-text.js';
+import { FIELD_B, FIELD_WEIGHTS } from '../../../core/text/relevance.js';
 import { hostsFile, loadHosts } from '../../store/hosts-file.js';
 import { entryDirs, readEntryText } from '../../store/layout.js';
 import { bodyOf } from '../../../core/format/fence.js';
@@ -72,12 +73,8 @@ function byOldest(a: BuildEntry, b: BuildEntry): number {
   return ka < kb ? -1 : ka > kb ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 }
 
-/**
- * The keyword signal's fields (spec/hooks.md, "Keyword"): weight of a match in each, as BM25F weighs them (title
- * and aliases 5, tags 3, body 1), and the length normalisation b.
- */
-export const FIELD_WEIGHTS = { title: 3, alias: 3, tag: 2, body: 1 } as const;
-export const FIELD_B = 0.9;
+// The field weights and b live with the keyword signal's bars (core/text/relevance.ts).
+
 type FieldName = keyof typeof FIELD_WEIGHTS;
 
 /** An entry's keywords per field, with repeats (term frequencies). */

@@ -1,0 +1,147 @@
+// The prompt hook's keyword signal scored in process over the corpora of bench/lib/sets.mjs, to choose its bars
+// (src/core/text/relevance.ts, KEYWORD_PARAMS). The bars are chosen on the tuning corpus (jbranchaud-til) only;
+// every other corpus is reported with them, and corpus3 (testing only) is never read here unless asked by name.
+// bench/retrieval.mjs measures the real hook process.
+//
+//   node bench/hook-tune.mjs [--corpus til,tldr] [--grid] [--show N]
+//     --grid    a grid over the bars on the tuning corpus, its frontier, and each frontier point on the others
+//     --show N  the N best-ranked candidates of every false fire and missed prompt (for reading)
+import fs from 'node:fs';
+import path from 'node:path';
+import { importTs } from './hook-lib.mjs';
+import { cachedCorpusRepo, corpora } from './lib/sets.mjs';
+
+const argv = process.argv.slice(2);
+const arg = (name, dflt) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : dflt);
+const keys = arg('--corpus', 'til,tldr').split(',');
+const show = Number(arg('--show', 0));
+
+const { rebuildPromptIndex } = await importTs('src/adapters/index/prompt/build.ts');
+const { rankKeywords, decide } = await importTs('src/hooks/prompt/signals.ts');
+const { KEYWORD_PARAMS } = await importTs('src/core/text/relevance.ts');
+const { analyzePrompt } = await importTs('src/core/text/prompt-text.ts');
+const { readDoc, lookupTerms } = await importTs('src/adapters/index/prompt/format.ts');
+const { specificity } = await importTs('src/core/text/relevance.ts');
+
+const pct = (x) => `${(100 * x).toFixed(1)}%`;
+
+/** Per corpus: every prompt's ranking (computed once; the bars only decide over it). */
+const prepared = [];
+for (const c of corpora(keys)) {
+  const repo = cachedCorpusRepo(c);
+  fs.rmSync(path.join(repo.dir, '.git', 'git-kb', 'prompt'), { recursive: true, force: true });
+  const { reader } = await rebuildPromptIndex(repo.dir);
+  const rank = (prompt) => {
+    const a = analyzePrompt(prompt);
+    if (a.skip) return undefined;
+    const ranking = rankKeywords(reader, a.keywords, KEYWORD_PARAMS, 20);
+    if (argv.includes('--dump')) {
+      // The raw parts of each keyword and match, to try other weightings outside this script.
+      const post = lookupTerms(reader, a.keywords);
+      const n = reader.header.live ?? reader.header.n;
+      ranking.raw = { n, keywords: a.keywords.map((k) => [k, specificity(k), post.get(k)?.count ?? 0]) };
+      for (const s of ranking.ranked) {
+        s.raw = s.terms.map((k) => {
+          const p = post.get(k);
+          for (let i = 0; i < p.count; i++) if (p.cells[2 * i] >>> 3 === s.doc) return [k, p.cells[2 * i] & 7, p.weights[2 * i + 1]];
+          return [k, 0, 0];
+        });
+      }
+    }
+    return ranking;
+  };
+  const src = (s) => repo.sourceOf.get(readDoc(reader, s.doc).id);
+  prepared.push({
+    c,
+    src,
+    answerable: c.answerable.map((f) => ({ ...f, ranking: rank(f.prompt) })),
+    silent: c.silent.map((s) => ({ ...s, ranking: rank(s.prompt) })),
+    cross: c.cross.map((s) => ({ ...s, ranking: rank(s.prompt) })),
+  });
+}
+
+function evaluate(p, params) {
+  const fired = (x) => (x.ranking ? decide(x.ranking, params).fired : []);
+  let hit = 0;
+  let firings = 0;
+  let pointers = 0;
+  for (const f of p.answerable) {
+    const got = fired(f);
+    if (got.length) {
+      firings++;
+      pointers += got.length;
+    }
+    if (got.some((s) => f.expect.includes(p.src(s)))) hit++;
+  }
+  const byWhy = {};
+  const count = (rows) => {
+    let n = 0;
+    for (const s of rows) {
+      const got = fired(s);
+      byWhy[s.why] ??= [0, 0];
+      byWhy[s.why][1]++;
+      if (got.length) {
+        n++;
+        byWhy[s.why][0]++;
+        firings++;
+        pointers += got.length;
+      }
+    }
+    return rows.length ? n / rows.length : 0;
+  };
+  const own = p.silent.filter((s) => s.why === 'near-miss' || s.why === 'on-domain');
+  const old = p.silent.filter((s) => !(s.why === 'near-miss' || s.why === 'on-domain'));
+  return { hit: hit / p.answerable.length, ownFalse: count(own), oldFalse: count(old), crossFalse: count(p.cross), perFiring: firings ? pointers / firings : 0, byWhy };
+}
+
+const line = (p, r) =>
+  `${p.c.key.padEnd(8)} hit ${pct(r.hit).padStart(6)} | false: on-domain ${pct(r.ownFalse).padStart(6)}  cross ${pct(r.crossFalse).padStart(6)}  older sets ${pct(r.oldFalse).padStart(6)} | pointers/firing ${r.perFiring.toFixed(2)} | ${Object.entries(r.byWhy).map(([w, [a, b]]) => `${w} ${a}/${b}`).join(', ')}`;
+
+console.log(`bars: ${JSON.stringify(KEYWORD_PARAMS)}`);
+for (const p of prepared) console.log(line(p, evaluate(p, KEYWORD_PARAMS)));
+
+if (show) {
+  for (const p of prepared) {
+    const fmt = (x) => (x.ranking?.ranked ?? []).slice(0, show).map((s) => `      ${p.src(s)} ev ${s.evidence.toFixed(2)} cov ${s.coverage.toFixed(2)} [${s.terms.join(' ')}]`).join('\n');
+    console.log(`\n== ${p.c.key}: false fires`);
+    for (const s of [...p.silent, ...p.cross]) if (s.ranking && decide(s.ranking, KEYWORD_PARAMS).fired.length) console.log(`  (${s.why}) ${s.prompt}\n    mass ${s.ranking.mass.toFixed(2)}\n${fmt(s)}`);
+    console.log(`\n== ${p.c.key}: answerable prompts missed (expect ${'...'})`);
+    for (const f of p.answerable) {
+      const got = f.ranking ? decide(f.ranking, KEYWORD_PARAMS).fired : [];
+      if (!got.some((s) => f.expect.includes(p.src(s)))) console.log(`  ${f.prompt}\n    expect ${f.expect[0]}; mass ${f.ranking?.mass.toFixed(2) ?? 'skipped'}\n${fmt(f)}`);
+    }
+  }
+}
+
+if (argv.includes('--dump')) {
+  // Every prompt's ranking with the corpus paths, for reading and for trying rules outside this script.
+  const out = prepared.map((p) => ({ corpus: p.c.key, rows: [...p.answerable.map((x) => ({ kind: 'answerable', ...x })), ...p.silent.map((x) => ({ kind: x.why, ...x })), ...p.cross.map((x) => ({ kind: x.why, ...x }))].map((x) => ({ kind: x.kind, prompt: x.prompt, expect: x.expect, mass: x.ranking?.mass, raw: x.ranking?.raw, weights: x.ranking ? Object.fromEntries([...x.ranking.weights].map(([k, w]) => [k, w.cover])) : undefined, ranked: x.ranking?.ranked.map((s) => ({ path: p.src(s), evidence: s.evidence, coverage: s.coverage, terms: s.terms, raw: s.raw })) })) }));
+  fs.writeFileSync(path.join(import.meta.dirname, '.work', 'hook-rankings.json'), JSON.stringify(out));
+}
+
+if (argv.includes('--grid')) {
+  const tuning = prepared.find((p) => p.c.tuning);
+  if (!tuning) throw new Error('--grid needs the tuning corpus (til) among --corpus');
+  const rows = [];
+  for (const minHits of [1, 2, 3]) {
+    for (let minEvidence = 0.4; minEvidence <= 2.41; minEvidence += 0.2) {
+      for (let minCoverage = 0.2; minCoverage <= 0.81; minCoverage += 0.05) {
+        const params = { ...KEYWORD_PARAMS, minHits, minEvidence: +minEvidence.toFixed(2), minCoverage: +minCoverage.toFixed(2) };
+        rows.push({ params, r: evaluate(tuning, params) });
+      }
+    }
+  }
+  // Worst false-fire rate of the tuning corpus's negatives (own on-domain, cross, older sets).
+  const worst = (r) => Math.max(r.ownFalse, r.crossFalse, r.oldFalse);
+  const frontier = rows.filter((a) => !rows.some((b) => b.r.hit >= a.r.hit && worst(b.r) <= worst(a.r) && (b.r.hit > a.r.hit || worst(b.r) < worst(a.r))));
+  frontier.sort((a, b) => worst(a.r) - worst(b.r) || b.r.hit - a.r.hit);
+  console.log(`\nfrontier on ${tuning.c.key} (hit rate against the worst false-fire rate of its negatives), each also on the others:`);
+  const seen = new Set();
+  for (const { params, r } of frontier) {
+    const k = `${r.hit}:${worst(r)}`;
+    if (seen.has(k)) continue;
+    seen.add(k);
+    console.log(`hits>=${params.minHits} evidence>=${params.minEvidence} coverage>=${params.minCoverage}`);
+    for (const p of prepared) console.log(`   ${line(p, p === tuning ? r : evaluate(p, params))}`);
+  }
+}

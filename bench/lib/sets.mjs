@@ -1,0 +1,132 @@
+// The three corpora of the retrieval benchmarks and their query sets (bench/data/README.md), and each imported
+// into a data repo the way a user imports notes (`git-kb import DIR --tags-from-folders --redact`).
+//
+// Per corpus:
+//   queries      known-item search queries ({query, expect})
+//   answerable   prompts one of whose `expect` notes answers them (the hook should point there)
+//   silent       prompts no note answers, own: {prompt, why}, why one of mechanical, short, off-topic
+//                (the first sets), near-miss or on-domain (everyday coding prompts on subjects the notes lack)
+//   cross        other corpora's answerable prompts, kept where reading the best candidates showed that no note of
+//                this corpus answers them ({prompt, why: 'cross:<from>'})
+// `tuning: true` marks the one corpus the hook's bars are chosen on; corpus3 is for testing only.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '..', '..');
+export const DATA = path.join(ROOT, 'bench', 'data');
+export const WORK = path.join(ROOT, 'bench', '.work');
+const SHARED = path.resolve(ROOT, '..', 'shared', 'corpus');
+const CLI = path.join(ROOT, 'bin', 'git-kb');
+
+const readJson = (f) => JSON.parse(fs.readFileSync(path.join(DATA, f), 'utf8'));
+const maybeJson = (f) => (fs.existsSync(path.join(DATA, f)) ? readJson(f) : undefined);
+const list = (x) => (Array.isArray(x) ? x : [x]);
+
+/** Cross-corpus negatives: every `<from>-on-<to>` list of the cross-negatives files, for corpus `to`. */
+function crossFor(to) {
+  const out = [];
+  for (const f of ['cross-negatives.json', 'cross-negatives-3.json']) {
+    const d = maybeJson(f);
+    if (!d) continue;
+    for (const [k, rows] of Object.entries(d)) {
+      const m = /^(\w+)-on-(\w+)$/.exec(k);
+      if (m && m[2] === to) for (const r of rows) out.push({ prompt: r.prompt, why: `cross:${m[1]}` });
+    }
+  }
+  return out;
+}
+
+const onDomain = (f) => (maybeJson(f) ?? []).map((s) => ({ prompt: s.prompt, why: s.kind === 'near-miss' ? 'near-miss' : 'on-domain' }));
+
+export const CORPORA = {
+  til: () => {
+    const hook = readJson('hook-prompts.json');
+    return {
+      key: 'til',
+      name: 'jbranchaud-til',
+      tuning: true,
+      dir: path.join(SHARED, 'jbranchaud-til'),
+      queries: readJson('search-queries.json').map((q) => ({ query: q.query, expect: list(q.expect) })),
+      answerable: hook.firing.map((f) => ({ prompt: f.prompt, expect: list(f.expect) })),
+      silent: [...hook.silent.map((s) => ({ prompt: s.prompt, why: s.why })), ...onDomain('til-silent-ondomain.json')],
+      cross: crossFor('til'),
+      sets: '`search-queries.json` (search), `hook-prompts.json` (answerable, and silent: mechanical, short, off-topic), `til-silent-ondomain.json` (silent: near-miss, on-domain)',
+    };
+  },
+  tldr: () => {
+    const queries = readJson('tldr-queries.json').map((q) => ({ query: q.query, expect: list(q.expect), style: q.style }));
+    return {
+      key: 'tldr',
+      name: 'tldr-pages',
+      dir: path.join(SHARED, 'tldr-pages'),
+      queries,
+      answerable: queries.map((q) => ({ prompt: q.query, expect: q.expect, style: q.style })),
+      silent: [...readJson('tldr-prompts-silent.json').map((s) => ({ prompt: s.prompt, why: s.why === 'programming' || s.why === 'agent-task' ? 'off-domain-coding' : s.why })), ...onDomain('tldr-silent-ondomain.json')],
+      cross: crossFor('tldr'),
+      sets: '`tldr-queries.json` (search, and answerable), `tldr-prompts-silent.json` (silent: programming, agent-task, life), `tldr-silent-ondomain.json` (silent: near-miss, on-domain)',
+    };
+  },
+  corpus3: () => {
+    const readme = fs.existsSync(path.join(DATA, 'corpus3')) ? fs.readdirSync(path.join(DATA, 'corpus3'), { withFileTypes: true }).filter((d) => d.isDirectory()) : [];
+    if (readme.length !== 1) return undefined;
+    const queries = (maybeJson('corpus3-queries.json') ?? []).map((q) => ({ query: q.query, expect: list(q.expect), style: q.style }));
+    return {
+      key: 'corpus3',
+      name: readme[0].name,
+      testOnly: true,
+      dir: path.join(DATA, 'corpus3', readme[0].name),
+      queries,
+      answerable: queries.map((q) => ({ prompt: q.query, expect: q.expect, style: q.style })),
+      silent: onDomain('corpus3-silent.json'),
+      cross: crossFor('corpus3'),
+      sets: '`corpus3-queries.json` (search, and answerable), `corpus3-silent.json` (silent: near-miss, on-domain)',
+    };
+  },
+};
+
+/** The corpora named (all that exist when none are). */
+export function corpora(keys = Object.keys(CORPORA)) {
+  return keys.map((k) => {
+    const c = CORPORA[k]?.();
+    if (!c) throw new Error(`no corpus "${k}" (bench/data/corpus3/ must hold one folder)`);
+    return c;
+  });
+}
+
+/** An env for git-kb runs under a throwaway HOME. */
+export function cleanEnv(home, extra = {}) {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^(GIT_|KB_|CLAUDE_|XDG_)/.test(k)) env[k] = v;
+  return { ...env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com', ...extra };
+}
+
+/**
+ * The corpus imported into `dir` by `git-kb import DIR --tags-from-folders --redact --json`: returns the import's
+ * result, and maps from corpus path to entry id and back. Every expected note of the sets must be imported.
+ */
+export function importCorpus(c, dir, env) {
+  const r = spawnSync(process.execPath, [CLI, '--data', dir, 'import', c.dir, '--tags-from-folders', '--redact', '--json'], { env, encoding: 'utf8', maxBuffer: 256 << 20 });
+  if (r.status !== 0) throw new Error(`import of ${c.name} failed: ${r.stderr}`);
+  const imported = JSON.parse(r.stdout);
+  const idOf = new Map(imported.entries.map((e) => [e.source, e.id]));
+  const sourceOf = new Map(imported.entries.map((e) => [e.id, e.source]));
+  for (const q of [...c.queries, ...c.answerable]) for (const p of q.expect) if (!idOf.has(p)) throw new Error(`${c.name}: expected note not imported: ${p}`);
+  return { imported, idOf, sourceOf };
+}
+
+/** The corpus imported once into bench/.work/eval-<key>/ (reused while the corpus folder is unchanged). */
+export function cachedCorpusRepo(c) {
+  const root = path.join(WORK, `eval-${c.key}`);
+  const meta = path.join(root, 'map.json');
+  const data = path.join(root, 'data');
+  if (fs.existsSync(meta) && fs.existsSync(path.join(data, '.git'))) {
+    const m = JSON.parse(fs.readFileSync(meta, 'utf8'));
+    return { dir: data, idOf: new Map(Object.entries(m.idOf)), sourceOf: new Map(Object.entries(m.idOf).map(([s, id]) => [id, s])), entries: m.entries };
+  }
+  fs.rmSync(root, { recursive: true, force: true });
+  fs.mkdirSync(root, { recursive: true });
+  const { imported, idOf, sourceOf } = importCorpus(c, data, cleanEnv(root));
+  fs.writeFileSync(meta, JSON.stringify({ idOf: Object.fromEntries(idOf), entries: imported.imported }));
+  return { dir: data, idOf, sourceOf, entries: imported.imported };
+}

@@ -1,0 +1,50 @@
+// git-kb search scored in process over the corpora of bench/lib/sets.mjs, against the BM25 reference, to compare
+// ranking knobs (src/adapters/index/search.ts, RANKING). Knobs are chosen on jbranchaud-til and tldr-pages;
+// corpus3 is for testing only and is not read here. bench/retrieval.mjs measures the real `git-kb search`.
+//
+//   node bench/search-tune.mjs [--corpus til,tldr] [--set key=value,...]...
+//     each --set is one variant of RANKING (e.g. --set specificTerms=0.5 --set coveragePower=0.3,specificTerms=0.5)
+import { importTs } from './hook-lib.mjs';
+import { bm25Index, readNotes } from './lib/bm25.mjs';
+import { cachedCorpusRepo, corpora } from './lib/sets.mjs';
+
+const argv = process.argv.slice(2);
+const keys = (argv.includes('--corpus') ? argv[argv.indexOf('--corpus') + 1] : 'til,tldr').split(',');
+if (keys.includes('corpus3')) throw new Error('corpus3 is for testing only: bench/retrieval.mjs reports it');
+const variants = [{}];
+argv.forEach((a, i) => {
+  if (a === '--set') variants.push(Object.fromEntries(argv[i + 1].split(',').map((kv) => kv.split('=')).map(([k, v]) => [k, Number(v)])));
+});
+
+const { searchEntries, RANKING, readSettings } = await importTs('bench/lib/search-entry.ts');
+const settings = readSettings(process.env);
+const base = { ...RANKING };
+
+function summary(ranks) {
+  const n = ranks.length;
+  const at = (k) => ranks.filter((r) => r >= 1 && r <= k).length / n;
+  return { r1: at(1), r5: at(5), r10: at(10), mrr: ranks.reduce((s, r) => s + (r >= 1 && r <= 10 ? 1 / r : 0), 0) / n };
+}
+const fmt = (s) => `${(100 * s.r1).toFixed(1)} ${(100 * s.r5).toFixed(1)} ${(100 * s.r10).toFixed(1)} ${s.mrr.toFixed(3)}`;
+
+for (const c of corpora(keys)) {
+  const repo = cachedCorpusRepo(c);
+  const sets = [['queries', c.queries]];
+  if (c.answerable.some((f, i) => f.prompt !== c.queries[i]?.query)) sets.push(['prompts', c.answerable.map((f) => ({ query: f.prompt, expect: f.expect }))]);
+  const bm = bm25Index(readNotes(c.dir));
+  for (const [name, qs] of sets) {
+    const bmRanks = qs.map((q) => bm.search(q.query, 10).findIndex((h) => q.expect.includes(h.path)) + 1);
+    console.log(`${c.key} ${name} (${qs.length}): BM25 ${fmt(summary(bmRanks))}`);
+    for (const v of variants) {
+      Object.assign(RANKING, base, v);
+      if ('b' in v) RANKING.bm25 = { ...base.bm25, b: v.b };
+      const ranks = [];
+      for (const q of qs) {
+        const want = new Set(q.expect.map((p) => repo.idOf.get(p)));
+        const { results } = await searchEntries({ data: repo.dir, settings, queries: [q.query], limit: 10 });
+        ranks.push(results.filter((h) => !h.via).findIndex((h) => want.has(h.id)) + 1);
+      }
+      console.log(`   ${JSON.stringify(v).padEnd(50)} ${fmt(summary(ranks))}`);
+    }
+  }
+}

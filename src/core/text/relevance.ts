@@ -1,0 +1,105 @@
+/**
+ * Contract: the one home of the prompt hook's weights and bars (spec/hooks.md, "Keyword"): the field weights the
+ * prompt index is built with, the weight of a prompt keyword (how specific it is, in developers' text in general
+ * and in this knowledge base), and the bars an entry must pass to be pointed to. Pure: the index builder
+ * (adapters/index/prompt/build.ts) and the keyword signal (hooks/prompt/signals.ts) both read it.
+ */
+import { BACKGROUND } from './background.js';
+
+/**
+ * Weight of a keyword match in each field of an entry, as BM25F weighs fields (a word of the title counts as
+ * five of the body), and the length normalisation b, in the weighted term frequencies of the prompt index.
+ */
+export const FIELD_WEIGHTS = { title: 5, alias: 5, tag: 3, body: 1 } as const;
+export const FIELD_B = 0.75;
+
+/** The bars of the keyword signal: one set of values for a repo of 1 entry and of 50,000. */
+export interface KeywordParams {
+  /** Term-frequency saturation: a match of weighted frequency x counts x / (x + k1) of its keyword's weight. */
+  k1: number;
+  /** Least number of distinct prompt keywords the entry matches. */
+  minHits: number;
+  /**
+   * Least evidence: the summed rank weight of the keywords the entry matches (keywordWeights), each saturated by
+   * its weighted frequency in the entry. A weight is at most 1 (a word of one entry), so this reads alike at any
+   * repo size: 0.5 is about one rare word in a title or two in a body.
+   */
+  minEvidence: number;
+  /**
+   * Least coverage: the summed cover weight of the keywords the entry matches over that of all the prompt's
+   * keywords, those no entry has included (a prompt about a framework no note mentions is not about the notes
+   * that share its ordinary words).
+   */
+  minCoverage: number;
+  /** A second and third entry fire only at this fraction of the best one's evidence (and past the same bars). */
+  relative: number;
+  /** The most pointers per prompt. */
+  max: number;
+}
+
+export const KEYWORD_PARAMS: KeywordParams = {
+  k1: 1.2,
+  minHits: 2,
+  minEvidence: 0.5,
+  minCoverage: 0.5,
+  relative: 0.8,
+  max: 3,
+};
+
+/**
+ * BM25 IDF with +1 smoothing: ln(1 + (n - df + 0.5) / (df + 0.5)); never 0 or negative, even for a keyword of
+ * every entry of a repo of 1 to 3 entries.
+ */
+export function idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+/**
+ * How specific a word is in developers' text in general, from 0 to 1 (background.ts): 1 for a word too rare to be
+ * listed ("liquibase", "godot"), falling with the logarithm of its share of that text ("tmux" 0.89, "branch"
+ * 0.47, "test" 0.22, "add" 0.13). NOTE: a binary search over the sorted lines of the one string, by character
+ * offset: nothing is parsed or allocated, so the prompt hook pays a few microseconds per keyword, not the
+ * milliseconds that splitting 10,000 lines into a Map would cost on every prompt.
+ */
+export function specificity(term: string): number {
+  const text = BACKGROUND;
+  let lo = 0;
+  let hi = text.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    // The line holding offset mid: from after the newline before it to its own newline.
+    const start = text.lastIndexOf('\n', mid) + 1;
+    const space = text.indexOf(' ', start);
+    const end = text.indexOf('\n', space);
+    if (space < 0 || end < 0) {
+      hi = start - 1;
+      continue;
+    }
+    const word = text.slice(start, space);
+    if (word === term) return Number(text.slice(space + 1, end)) / 99;
+    if (word < term) lo = end + 1;
+    else hi = start - 1;
+  }
+  return 1;
+}
+
+/** A keyword's IDF in a knowledge base of `n` entries, `df` of which hold it, over that of a word of one entry (1 when none do). */
+export function rarity(n: number, df: number): number {
+  return df === 0 ? 1 : idf(n, df) / idf(n, 1);
+}
+
+/**
+ * A keyword's two weights: `rank`, what a match of it adds to an entry's evidence (the square root of its
+ * rarity: BM25's IDF, compressed); `cover`, its share of what the prompt is about (the geometric mean of its
+ * rarity in the knowledge base and its specificity in developers' text in general: a word common in either says
+ * little about the subject).
+ */
+export function keywordWeights(term: string, n: number, df: number): { rank: number; cover: number } {
+  const r = rarity(n, df);
+  return { rank: Math.sqrt(r), cover: Math.sqrt(r * specificity(term)) };
+}
+
+/** A match of weighted term frequency x, saturated: x / (x + k1), from 0 towards 1. */
+export function saturate(x: number, k1: number): number {
+  return x / (x + k1);
+}
