@@ -7,7 +7,6 @@ import type { Catalog, EntryMeta } from './catalog.js';
 import { FIELD_REPEAT, readBody, type SearchMeta } from './search-docs.js';
 import type { SearchStore } from './search-store.js';
 import { SEARCH_TERMS, terms } from '../../core/text/terms.js';
-import { specificity } from '../../core/text/relevance.js';
 import { isoAtLeast } from '../../core/format/since.js';
 import { decayFactor, type DecaySettings } from '../../core/decay.js';
 
@@ -28,12 +27,11 @@ export const RANKING = {
    * The coverage factor is (query terms matched)^coveragePower, a term matched through an expansion counting like
    * an exact one. MiniSearch's own factor is the plain count (1), on top of a BM25 sum that already grows with
    * each term matched: a note matching four common words of a long query ("list", "service", "server",
-   * "without") then doubled the note matching two specific ones. The square root keeps the reward for matching
-   * more of the query, at half the strength.
+   * "without") then doubled the note matching two specific ones. The power 0.3 keeps a reward for matching more
+   * of the query, below the square root's: with a raw prompt as the query (a dozen words or more), a long page
+   * that lists many topics matched most of them and outranked the short page that answers (spec/search.md).
    */
-  coveragePower: 0.5,
-  /** Experimental: weight of a query term by its specificity in developers' text (0: off). */
-  specificTerms: 0,
+  coveragePower: 0.3,
 };
 
 /** A MiniSearch result's score with its coverage factor (the count of query terms matched) raised to RANKING.coveragePower. */
@@ -52,7 +50,6 @@ function queryOptions(count: number) {
     prefix: (term: string, i: number, all: string[]) => i === all.length - 1 || term.length >= r.prefixMinLength,
     fuzzy: (term: string) => (count <= r.fuzzyMaxTerms && term.length >= 5 ? 0.2 : false),
     maxFuzzy: 2,
-    ...(r.specificTerms > 0 ? { boostTerm: (term: string) => 1 - r.specificTerms + r.specificTerms * specificity(term) } : {}),
   };
 }
 

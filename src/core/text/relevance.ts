@@ -58,8 +58,8 @@ export function idf(n: number, df: number): number {
  * How specific a word is in developers' text in general, from 0 to 1 (background.ts): 1 for a word too rare to be
  * listed ("liquibase", "godot"), falling with the logarithm of its share of that text ("tmux" 0.89, "branch"
  * 0.47, "test" 0.22, "add" 0.13). NOTE: a binary search over the sorted lines of the one string, by character
- * offset: nothing is parsed or allocated, so the prompt hook pays a few microseconds per keyword, not the
- * milliseconds that splitting 10,000 lines into a Map would cost on every prompt.
+ * offset (records `word value;`): nothing is parsed or allocated, so the prompt hook pays a few microseconds per
+ * keyword, not the milliseconds that splitting 10,000 records into a Map would cost on every prompt.
  */
 export function specificity(term: string): number {
   const text = BACKGROUND;
@@ -67,10 +67,10 @@ export function specificity(term: string): number {
   let hi = text.length - 1;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    // The line holding offset mid: from after the newline before it to its own newline.
-    const start = text.lastIndexOf('\n', mid) + 1;
+    // The record holding offset mid: from after the ';' before it to its own ';'.
+    const start = text.lastIndexOf(';', mid) + 1;
     const space = text.indexOf(' ', start);
-    const end = text.indexOf('\n', space);
+    const end = text.indexOf(';', space);
     if (space < 0 || end < 0) {
       hi = start - 1;
       continue;
