@@ -100,7 +100,7 @@ describe('kernel budget', () => {
     const topics = ['vim', 'tmux', 'css', 'ruby', 'rails', 'bash', 'docker', 'react', 'python', 'go'];
     for (let i = 0; i < 300; i++) entries.push({ id: tid(400 + i), title: `${topics[i % 10]} tip ${i} about buffers and panes`, tags: [topics[i % 10]!] });
     await makeRepo(sb, entries);
-    const r = await runPromptHook(sb, payload('how do I add a postgres index in a migration without locking the table for minutes?'));
+    const r = await runPromptHook(sb, payload('postgres index locking during a migration: what does the note say?'));
     expect(r.stdout.length).toBeLessThan(HOOK_OUTPUT_MAX);
     const ctx = contextOf(r)!;
     const whole = [...bodies].filter(([, b]) => ctx.includes(b)).map(([id]) => id);

@@ -20,18 +20,22 @@ export interface KeywordParams {
   /** Least number of distinct prompt keywords the entry matches. */
   minHits: number;
   /**
-   * Least evidence: the summed rank weight of the keywords the entry matches (keywordWeights), each saturated by
-   * its weighted frequency in the entry. A weight is at most 1 (a word of one entry), so this reads alike at any
-   * repo size: 0.5 is about one rare word in a title or two in a body.
+   * Least covered weight: the summed cover weight (keywordWeights) of the keywords the entry matches. A weight is at
+   * most 1 (a word of one entry, rare in developers' text), so this absolute floor reads alike at any repo size:
+   * the entry shares at least about one and a half specific words with the prompt.
    */
-  minEvidence: number;
+  minCovered: number;
   /**
    * Least coverage: the summed cover weight of the keywords the entry matches over that of all the prompt's
    * keywords, those no entry has included (a prompt about a framework no note mentions is not about the notes
    * that share its ordinary words).
    */
   minCoverage: number;
-  /** A second and third entry fire only at this fraction of the best one's evidence (and past the same bars). */
+  /**
+   * A second and third entry fire only at this fraction of the best one's evidence (its rank: the summed rank
+   * weight of the keywords it matches, each saturated by its weighted frequency in the entry) and past the same
+   * bars.
+   */
   relative: number;
   /** The most pointers per prompt. */
   max: number;
@@ -40,8 +44,8 @@ export interface KeywordParams {
 export const KEYWORD_PARAMS: KeywordParams = {
   k1: 1.2,
   minHits: 2,
-  minEvidence: 0.5,
-  minCoverage: 0.5,
+  minCovered: 1.5,
+  minCoverage: 0.55,
   relative: 0.8,
   max: 3,
 };

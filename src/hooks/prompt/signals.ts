@@ -56,13 +56,15 @@ export interface KeywordScore {
   doc: number;
   /** Summed rank weight of the keywords it matches, each saturated by its frequency in the entry (relevance.ts). */
   evidence: number;
-  /** Summed cover weight of the keywords it matches over that of all the prompt's keywords. */
+  /** Summed cover weight of the keywords it matches. */
+  covered: number;
+  /** That over the summed cover weight of all the prompt's keywords. */
   coverage: number;
   terms: string[];
 }
 
 /** Why the best entry did not fire (for the debug log), or undefined when it did. */
-export type KeywordMiss = 'hits' | 'evidence' | 'coverage';
+export type KeywordMiss = 'hits' | 'covered' | 'coverage';
 
 /** Every entry sharing a keyword with a prompt, ranked by evidence; what the bars are applied to. */
 export interface KeywordRanking {
@@ -128,6 +130,7 @@ export function rankKeywords(reader: IndexReader, keywords: string[], params: Ke
   const ranked = best.map((doc) => ({
     doc,
     evidence: evidence[doc]!,
+    covered: matched[doc]!,
     coverage: mass > 0 ? matched[doc]! / mass : 0,
     terms: lists.flatMap(([k, p]) => (postingsHave(p, doc) ? [k] : [])),
   }));
@@ -137,7 +140,7 @@ export function rankKeywords(reader: IndexReader, keywords: string[], params: Ke
 /** Why an entry does not pass the bars, or undefined when it does. */
 export function missOf(s: KeywordScore, params: KeywordParams = KEYWORD_PARAMS): KeywordMiss | undefined {
   if (s.terms.length < params.minHits) return 'hits';
-  if (s.evidence < params.minEvidence) return 'evidence';
+  if (s.covered < params.minCovered) return 'covered';
   if (s.coverage < params.minCoverage) return 'coverage';
   return undefined;
 }
@@ -172,7 +175,7 @@ export const keywordSignal: PromptSignal = {
     const debug = ctx.debug
       ? {
           ...(miss ? { miss } : {}),
-          nearMisses: near.slice(0, 5).map((s) => ({ id: readDoc(ctx.reader, s.doc).id, evidence: round(s.evidence), coverage: round(s.coverage), hits: s.terms.length, miss: missOf(s) ?? 'relative' })),
+          nearMisses: near.slice(0, 5).map((s) => ({ id: readDoc(ctx.reader, s.doc).id, evidence: round(s.evidence), covered: round(s.covered), coverage: round(s.coverage), hits: s.terms.length, miss: missOf(s) ?? 'relative' })),
         }
       : undefined;
     return { pointers, debug };
