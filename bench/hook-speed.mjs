@@ -7,10 +7,11 @@
 //   node bench/hook-speed.mjs [--runs 30] [--sizes 1871,10000,50000]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { benchEnv, HOOK, importTs, tilRepo } from './hook-lib.mjs';
 import { replicatedRepo } from './lib/corpus.mjs';
-import { machine, peakRss, timeSideBySide } from './lib/measure.mjs';
+import { machine, peakRss, timeSideBySide, writeSection } from './lib/measure.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
@@ -99,7 +100,5 @@ for (const { size, t, coldMs, updateMs, rebuildMs, indexBytes, rssBare, rssSilen
 }
 const text = lines.join('\n');
 console.log(`\n${text}`);
-fs.mkdirSync(path.join(import.meta.dirname, '.work'), { recursive: true });
-fs.writeFileSync(path.join(import.meta.dirname, '.work', 'hook-speed.md'), `${text}\n\nMachine: ${machine()}.\n`);
-const { writePromptHookSection } = await import('./hook-report.mjs');
-writePromptHookSection();
+const loads = os.loadavg().map((v) => v.toFixed(1)).join(' ');
+writeSection(path.join(import.meta.dirname, 'RESULTS.md'), 'Prompt hook', `Written by \`node bench/hook-speed.mjs --runs ${RUNS} --sizes ${SIZES.join(',')}\` on ${new Date().toISOString().slice(0, 10)}, ${machine()}, load average at the end ${loads}.\n\n${text}\n\nWhat it points to, and how often wrongly, is in "Retrieval" (bench/retrieval.mjs) and "Prompt hook tuning" (bench/hook-tune.mjs).`);

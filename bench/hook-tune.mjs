@@ -1,19 +1,23 @@
 // The prompt hook's keyword signal scored in process over the corpora of bench/lib/sets.mjs, to choose its bars
 // (src/core/text/relevance.ts, KEYWORD_PARAMS). The bars are chosen on the tuning corpus (jbranchaud-til) only;
-// every other corpus is reported with them, and corpus3 (testing only) is never read here unless asked by name.
+// tldr-pages is reported with them; corpus3 (testing only) is never read here: bench/retrieval.mjs reports it.
 // bench/retrieval.mjs measures the real hook process.
 //
 //   node bench/hook-tune.mjs [--corpus til,tldr] [--grid] [--show N]
 //     --grid    a grid over the bars on the tuning corpus, its frontier, and each frontier point on the others
 //     --show N  the N best-ranked candidates of every false fire and missed prompt (for reading)
+//     --dump    every prompt's ranking to bench/.work/hook-rankings.json
+// Writes the "Prompt hook tuning" section of bench/RESULTS.md unless --no-write.
 import fs from 'node:fs';
 import path from 'node:path';
 import { importTs } from './hook-lib.mjs';
 import { cachedCorpusRepo, corpora } from './lib/sets.mjs';
+import { writeSection } from './lib/measure.mjs';
 
 const argv = process.argv.slice(2);
 const arg = (name, dflt) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : dflt);
 const keys = arg('--corpus', 'til,tldr').split(',');
+if (keys.includes('corpus3')) throw new Error('corpus3 is for testing only: bench/retrieval.mjs reports it');
 const show = Number(arg('--show', 0));
 
 const { rebuildPromptIndex } = await importTs('src/adapters/index/prompt/build.ts');
@@ -97,8 +101,9 @@ function evaluate(p, params) {
 const line = (p, r) =>
   `${p.c.key.padEnd(8)} hit ${pct(r.hit).padStart(6)} | false: on-domain ${pct(r.ownFalse).padStart(6)}  cross ${pct(r.crossFalse).padStart(6)}  older sets ${pct(r.oldFalse).padStart(6)} | pointers/firing ${r.perFiring.toFixed(2)} | ${Object.entries(r.byWhy).map(([w, [a, b]]) => `${w} ${a}/${b}`).join(', ')}`;
 
-console.log(`bars: ${JSON.stringify(KEYWORD_PARAMS)}`);
-for (const p of prepared) console.log(line(p, evaluate(p, KEYWORD_PARAMS)));
+const report = [`bars (src/core/text/relevance.ts, KEYWORD_PARAMS): ${JSON.stringify(KEYWORD_PARAMS)}`];
+for (const p of prepared) report.push(line(p, evaluate(p, KEYWORD_PARAMS)));
+console.log(report.join('\n'));
 
 if (show) {
   for (const p of prepared) {
@@ -123,10 +128,10 @@ if (argv.includes('--grid')) {
   const tuning = prepared.find((p) => p.c.tuning);
   if (!tuning) throw new Error('--grid needs the tuning corpus (til) among --corpus');
   const rows = [];
-  for (const minHits of [1, 2, 3]) {
-    for (let minEvidence = 0.4; minEvidence <= 2.41; minEvidence += 0.2) {
-      for (let minCoverage = 0.2; minCoverage <= 0.81; minCoverage += 0.05) {
-        const params = { ...KEYWORD_PARAMS, minHits, minEvidence: +minEvidence.toFixed(2), minCoverage: +minCoverage.toFixed(2) };
+  for (const minHits of [2, 3]) {
+    for (let minCovered = 0; minCovered <= 2.51; minCovered += 0.5) {
+      for (let minCoverage = 0.3; minCoverage <= 0.71; minCoverage += 0.05) {
+        const params = { ...KEYWORD_PARAMS, minHits, minCovered: +minCovered.toFixed(2), minCoverage: +minCoverage.toFixed(2) };
         rows.push({ params, r: evaluate(tuning, params) });
       }
     }
@@ -135,13 +140,24 @@ if (argv.includes('--grid')) {
   const worst = (r) => Math.max(r.ownFalse, r.crossFalse, r.oldFalse);
   const frontier = rows.filter((a) => !rows.some((b) => b.r.hit >= a.r.hit && worst(b.r) <= worst(a.r) && (b.r.hit > a.r.hit || worst(b.r) < worst(a.r))));
   frontier.sort((a, b) => worst(a.r) - worst(b.r) || b.r.hit - a.r.hit);
-  console.log(`\nfrontier on ${tuning.c.key} (hit rate against the worst false-fire rate of its negatives), each also on the others:`);
+  report.push('', `frontier on ${tuning.c.key} (hit rate against the worst false-fire rate of its negatives), each also on the others:`);
   const seen = new Set();
   for (const { params, r } of frontier) {
     const k = `${r.hit}:${worst(r)}`;
     if (seen.has(k)) continue;
     seen.add(k);
-    console.log(`hits>=${params.minHits} evidence>=${params.minEvidence} coverage>=${params.minCoverage}`);
-    for (const p of prepared) console.log(`   ${line(p, p === tuning ? r : evaluate(p, params))}`);
+    report.push(`hits>=${params.minHits} covered>=${params.minCovered} coverage>=${params.minCoverage}`);
+    for (const p of prepared) report.push(`   ${line(p, p === tuning ? r : evaluate(p, params))}`);
   }
+  console.log(report.slice(prepared.length + 1).join('\n'));
+}
+
+if (!argv.includes('--no-write')) {
+  writeSection(path.join(import.meta.dirname, 'RESULTS.md'), 'Prompt hook tuning', [
+    `Written by \`node bench/hook-tune.mjs ${argv.join(' ')}\` on ${new Date().toISOString().slice(0, 10)}: the keyword signal scored in process (the hook's own functions over its own index) on the answerable prompts and the negatives of each corpus (bench/lib/sets.mjs). The bars are chosen on jbranchaud-til alone; tldr-pages is reported with them; corpus3 is measured only by bench/retrieval.mjs. Hit: an expected note among the pointers (at most 3). False: any pointer on a prompt no note answers.`,
+    '',
+    '```',
+    ...report,
+    '```',
+  ].join('\n'));
 }
