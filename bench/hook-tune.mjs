@@ -120,7 +120,7 @@ if (show) {
 
 if (argv.includes('--dump')) {
   // Every prompt's ranking with the corpus paths, for reading and for trying rules outside this script.
-  const out = prepared.map((p) => ({ corpus: p.c.key, rows: [...p.answerable.map((x) => ({ kind: 'answerable', ...x })), ...p.silent.map((x) => ({ kind: x.why, ...x })), ...p.cross.map((x) => ({ kind: x.why, ...x }))].map((x) => ({ kind: x.kind, prompt: x.prompt, expect: x.expect, mass: x.ranking?.mass, raw: x.ranking?.raw, weights: x.ranking ? Object.fromEntries([...x.ranking.weights].map(([k, w]) => [k, w.cover])) : undefined, ranked: x.ranking?.ranked.map((s) => ({ path: p.src(s), evidence: s.evidence, coverage: s.coverage, terms: s.terms, raw: s.raw })) })) }));
+  const out = prepared.map((p) => ({ corpus: p.c.key, rows: [...p.answerable.map((x) => ({ kind: 'answerable', ...x })), ...p.silent.map((x) => ({ kind: x.why, ...x })), ...p.cross.map((x) => ({ kind: x.why, ...x }))].map((x) => ({ kind: x.kind, prompt: x.prompt, expect: x.expect, mass: x.ranking?.mass, raw: x.ranking?.raw, weights: x.ranking ? Object.fromEntries([...x.ranking.weights].map(([k, w]) => [k, w.cover])) : undefined, ranked: x.ranking?.ranked.map((s) => ({ path: p.src(s), evidence: s.evidence, coverage: s.coverage, focus: s.focus, terms: s.terms, raw: s.raw })) })) }));
   fs.writeFileSync(path.join(import.meta.dirname, '.work', 'hook-rankings.json'), JSON.stringify(out));
 }
 
@@ -131,8 +131,10 @@ if (argv.includes('--grid')) {
   for (const minHits of [2, 3]) {
     for (let minCovered = 0; minCovered <= 2.51; minCovered += 0.5) {
       for (let minCoverage = 0.3; minCoverage <= 0.71; minCoverage += 0.05) {
-        const params = { ...KEYWORD_PARAMS, minHits, minCovered: +minCovered.toFixed(2), minCoverage: +minCoverage.toFixed(2) };
-        rows.push({ params, r: evaluate(tuning, params) });
+        for (const minFocus of [0, 0.1, 0.15, 0.2, 0.25, 0.3]) {
+          const params = { ...KEYWORD_PARAMS, minHits, minCovered: +minCovered.toFixed(2), minCoverage: +minCoverage.toFixed(2), minFocus };
+          rows.push({ params, r: evaluate(tuning, params) });
+        }
       }
     }
   }
@@ -146,7 +148,7 @@ if (argv.includes('--grid')) {
     const k = `${r.hit}:${worst(r)}`;
     if (seen.has(k)) continue;
     seen.add(k);
-    report.push(`hits>=${params.minHits} covered>=${params.minCovered} coverage>=${params.minCoverage}`);
+    report.push(`hits>=${params.minHits} covered>=${params.minCovered} coverage>=${params.minCoverage} focus>=${params.minFocus}`);
     for (const p of prepared) report.push(`   ${line(p, p === tuning ? r : evaluate(p, params))}`);
   }
   console.log(report.slice(prepared.length + 1).join('\n'));

@@ -138,7 +138,8 @@ describe('index file', () => {
     expect(postingsHave(post.get('git')!, 1)).toBe(true);
     expect(postingsHave(post.get('stash')!, 1)).toBe(false);
     expect(post.has('absent')).toBe(false);
-    expect(readDoc(r, 1)).toEqual({ id: 'kb-b', title: 'Tab here' });
+    expect(readDoc(r, 1)).toEqual({ id: 'kb-b', title: 'Tab here', size: 2 });
+    expect(readDoc(r, 0).size).toBe(3);
     expect(readKernelBody(r, r.header.kernel[0]!)).toBe('Body with ünïcode ✓');
     expect(r.header.windows).toHaveLength(2);
     expect(readWindow(r, 1)).toEqual(files.slice(WINDOW_SIZE));
@@ -195,6 +196,21 @@ describe('keyword scoring', () => {
     expect(miss).toBe('coverage');
     expect(ids(near.slice(0, 1))).toEqual(['kb-1']);
     expect(near[0]!.coverage).toBeLessThan(0.5);
+  });
+
+  it('asks that the shared words be a fair part of the entry too: a long page holding every word of a domain stays quiet', () => {
+    const wide = [
+      { id: 'kb-hub', title: 'Handbook', terms: [...['deploy', 'pipeline', 'staging', 'rollback'].map((t) => [t, 0]), ...Array.from({ length: 400 }, (_, i) => [`topic${i}`, 0])] as [string, number][] },
+      ...Array.from({ length: 30 }, (_, i) => ({ id: `kb-o${i}`, title: `Other ${i}`, terms: [[`other${i}`, 1]] as [string, number][] })),
+    ];
+    const rw = readerFromBuffer(encodeIndex(model(wide)));
+    const { fired, miss, near } = scoreKeywords(rw, ['deploy', 'pipeline', 'staging', 'rollback']);
+    expect(fired).toEqual([]);
+    expect(miss).toBe('focus');
+    expect(near[0]!.focus).toBeCloseTo(4 / Math.sqrt(4 * 404), 6);
+    // The same words in a page about them fire.
+    const narrow = readerFromBuffer(encodeIndex(model([{ ...wide[0]!, terms: wide[0]!.terms.slice(0, 6) }, ...wide.slice(1)])));
+    expect(scoreKeywords(narrow, ['deploy', 'pipeline', 'staging', 'rollback']).fired).toHaveLength(1);
   });
 
   it('lists at most three pointers, the best first', () => {

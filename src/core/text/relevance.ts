@@ -32,6 +32,12 @@ export interface KeywordParams {
    */
   minCoverage: number;
   /**
+   * Least focus: the distinct keywords the entry matches over the geometric mean of the prompt's keyword count and
+   * the entry's (Ochiai's coefficient). A long reference or hub page holds most words of its domain, so it covers
+   * many prompts of that domain; this bar asks that the words shared be a fair part of the page too.
+   */
+  minFocus: number;
+  /**
    * A second and third entry fire only at this fraction of the best one's evidence (its rank: the summed rank
    * weight of the keywords it matches, each saturated by its weighted frequency in the entry) and past the same
    * bars.
@@ -45,7 +51,8 @@ export const KEYWORD_PARAMS: KeywordParams = {
   k1: 1.2,
   minHits: 2,
   minCovered: 1.5,
-  minCoverage: 0.55,
+  minCoverage: 0.5,
+  minFocus: 0.2,
   relative: 0.8,
   max: 3,
 };

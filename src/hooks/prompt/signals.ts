@@ -60,11 +60,16 @@ export interface KeywordScore {
   covered: number;
   /** That over the summed cover weight of all the prompt's keywords. */
   coverage: number;
+  /**
+   * The share of words the prompt and the entry have in common, whatever their weight: the distinct keywords it
+   * matches over the geometric mean of the prompt's count of keywords and its own (Ochiai's coefficient).
+   */
+  focus: number;
   terms: string[];
 }
 
 /** Why the best entry did not fire (for the debug log), or undefined when it did. */
-export type KeywordMiss = 'hits' | 'covered' | 'coverage';
+export type KeywordMiss = 'hits' | 'covered' | 'coverage' | 'focus';
 
 /** Every entry sharing a keyword with a prompt, ranked by evidence; what the bars are applied to. */
 export interface KeywordRanking {
@@ -127,13 +132,17 @@ export function rankKeywords(reader: IndexReader, keywords: string[], params: Ke
     best.splice(i, 0, d);
     if (best.length > top) best.pop();
   }
-  const ranked = best.map((doc) => ({
-    doc,
-    evidence: evidence[doc]!,
-    covered: matched[doc]!,
-    coverage: mass > 0 ? matched[doc]! / mass : 0,
-    terms: lists.flatMap(([k, p]) => (postingsHave(p, doc) ? [k] : [])),
-  }));
+  const ranked = best.map((doc) => {
+    const terms = lists.flatMap(([k, p]) => (postingsHave(p, doc) ? [k] : []));
+    return {
+      doc,
+      evidence: evidence[doc]!,
+      covered: matched[doc]!,
+      coverage: mass > 0 ? matched[doc]! / mass : 0,
+      focus: terms.length / Math.sqrt(keywords.length * Math.max(terms.length, readDoc(reader, doc).size)),
+      terms,
+    };
+  });
   return { mass, weights: all, ranked };
 }
 
@@ -142,6 +151,7 @@ export function missOf(s: KeywordScore, params: KeywordParams = KEYWORD_PARAMS):
   if (s.terms.length < params.minHits) return 'hits';
   if (s.covered < params.minCovered) return 'covered';
   if (s.coverage < params.minCoverage) return 'coverage';
+  if (s.focus < params.minFocus) return 'focus';
   return undefined;
 }
 
@@ -175,7 +185,7 @@ export const keywordSignal: PromptSignal = {
     const debug = ctx.debug
       ? {
           ...(miss ? { miss } : {}),
-          nearMisses: near.slice(0, 5).map((s) => ({ id: readDoc(ctx.reader, s.doc).id, evidence: round(s.evidence), covered: round(s.covered), coverage: round(s.coverage), hits: s.terms.length, miss: missOf(s) ?? 'relative' })),
+          nearMisses: near.slice(0, 5).map((s) => ({ id: readDoc(ctx.reader, s.doc).id, evidence: round(s.evidence), covered: round(s.covered), coverage: round(s.coverage), hits: s.terms.length, focus: round(s.focus), miss: missOf(s) ?? 'relative' })),
         }
       : undefined;
     return { pointers, debug };

@@ -13,7 +13,7 @@ import type { SessionExtras } from './extras-sessions.js';
 
 const MAGIC = 'GKBPIX01';
 /** Bump when the format or the terms (core/text/terms.ts) change: an index of another version reads as none. */
-export const INDEX_VERSION = 5;
+export const INDEX_VERSION = 6;
 
 /** Field bits of a posting: which part of the entry the keyword came from. */
 export const FIELD_TITLE = 1;
@@ -184,7 +184,7 @@ export function encodeIndex(model: IndexModel): Buffer {
   const docTexts: Buffer[] = [];
   let dpos = 0;
   model.docs.forEach((doc, i) => {
-    const t = Buffer.from(`${doc.id}\t${docTitle(doc.title)}`, 'utf8');
+    const t = Buffer.from(`${doc.id}\t${docTitle(doc.title)}\t${doc.terms.size}`, 'utf8');
     docOffsets.writeUInt32LE(dpos, i * 4);
     docTexts.push(t);
     dpos += t.length;
@@ -493,18 +493,23 @@ function ownTerms(reader: IndexReader, terms: string[]): Map<string, TermPosting
   return out;
 }
 
-/** The id and title of a document by its number (its overlay's first, where it has one). */
-export function readDoc(reader: IndexReader, doc: number): { id: string; title: string } {
+/**
+ * The id and title of a document by its number (its overlay's first, where it has one), and `size`, how many
+ * distinct keywords it holds.
+ */
+export function readDoc(reader: IndexReader, doc: number): { id: string; title: string; size: number } {
   const h = reader.header;
   const o = reader.overlay;
   const mine = o?.docs[doc - (h.n - o.docs.length)];
-  if (mine) return { id: mine.id, title: mine.title };
+  if (mine) return { id: mine.id, title: mine.title, size: mine.terms.size };
   const offs = reader.read(h.sections.docs[0] + doc * 4, 8);
   const start = offs.readUInt32LE(0);
   const end = offs.readUInt32LE(4);
   const text = reader.read(h.sections.docText[0] + start, end - start).toString('utf8');
+  // NOTE: `id\ttitle\tsize`; a title holds no tab (docTitle).
   const tab = text.indexOf('\t');
-  return { id: text.slice(0, tab), title: text.slice(tab + 1) };
+  const last = text.lastIndexOf('\t');
+  return { id: text.slice(0, tab), title: text.slice(tab + 1, last), size: Number(text.slice(last + 1)) };
 }
 
 /** The body of a kernel entry listed in the header. */
