@@ -7,6 +7,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { CORPUS, WORK } from './lib/corpus.mjs';
+import { cleanEnv } from './lib/sets.mjs';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const CLI = path.join(ROOT, 'bin', 'git-kb');
@@ -32,9 +33,7 @@ export async function importTs(rel) {
 export function benchEnv(extra = {}) {
   const home = path.join(WORK, 'home');
   fs.mkdirSync(home, { recursive: true });
-  const env = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(GIT_|KB_|CLAUDE_|XDG_)/.test(k)) env[k] = v;
-  return { ...env, HOME: home, XDG_CONFIG_HOME: path.join(home, '.config'), GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com', ...extra };
+  return cleanEnv(home, extra);
 }
 
 /**

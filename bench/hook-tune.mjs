@@ -17,21 +17,19 @@ import { writeSection } from './lib/measure.mjs';
 const argv = process.argv.slice(2);
 const arg = (name, dflt) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : dflt);
 const keys = arg('--corpus', 'til,tldr').split(',');
-if (keys.includes('corpus3')) throw new Error('corpus3 is for testing only: bench/retrieval.mjs reports it');
 const show = Number(arg('--show', 0));
 
 const { rebuildPromptIndex } = await importTs('src/adapters/index/prompt/build.ts');
 const { rankKeywords, decide } = await importTs('src/hooks/prompt/signals.ts');
-const { KEYWORD_PARAMS } = await importTs('src/core/text/relevance.ts');
 const { analyzePrompt } = await importTs('src/core/text/prompt-text.ts');
 const { readDoc, lookupTerms } = await importTs('src/adapters/index/prompt/format.ts');
-const { specificity } = await importTs('src/core/text/relevance.ts');
+const { specificity, KEYWORD_PARAMS } = await importTs('src/core/text/relevance.ts');
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 /** Per corpus: every prompt's ranking (computed once; the bars only decide over it). */
 const prepared = [];
-for (const c of corpora(keys)) {
+for (const c of corpora(keys, { tuning: true })) {
   const repo = cachedCorpusRepo(c);
   fs.rmSync(path.join(repo.dir, '.git', 'git-kb', 'prompt'), { recursive: true, force: true });
   const { reader } = await rebuildPromptIndex(repo.dir);
@@ -60,8 +58,7 @@ for (const c of corpora(keys)) {
     src,
     answerable: c.answerable.map((f) => ({ ...f, ranking: rank(f.prompt) })),
     silent: c.silent.map((s) => ({ ...s, ranking: rank(s.prompt) })),
-    // NOTE: corpus3's prompts are left out too (as negatives against til or tldr): corpus3 is for testing only.
-    cross: c.cross.filter((s) => s.why !== 'cross:corpus3').map((s) => ({ ...s, ranking: rank(s.prompt) })),
+    cross: c.cross.map((s) => ({ ...s, ranking: rank(s.prompt) })),
   });
 }
 

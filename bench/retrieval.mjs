@@ -23,7 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { bm25Index, readNotes, STOP_WORDS, WEIGHTS, K1, B } from './lib/bm25.mjs';
 import { machine, writeSection } from './lib/measure.mjs';
-import { cleanEnv, corpora, importCorpus } from './lib/sets.mjs';
+import { cleanEnv, corpora, importCorpus, rankSummary as summary } from './lib/sets.mjs';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const CLI = path.join(ROOT, 'bin', 'git-kb');
@@ -38,12 +38,6 @@ const decayProbe = argv.includes('--decay-probe');
 const now = () => Number(process.hrtime.bigint()) / 1e6;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** recall@1/5/10 and MRR (top 10) from 1-based ranks (0 = not in the top 10). */
-function summary(ranks) {
-  const n = ranks.length;
-  const at = (k) => ranks.filter((r) => r >= 1 && r <= k).length / n;
-  return { n, r1: at(1), r5: at(5), r10: at(10), mrr: ranks.reduce((s, r) => s + (r >= 1 && r <= 10 ? 1 / r : 0), 0) / n };
-}
 
 async function runCorpus(c) {
   const key = c.key;

@@ -3,14 +3,14 @@
 // corpus3 is for testing only and is not read here. bench/retrieval.mjs measures the real `git-kb search`.
 //
 //   node bench/search-tune.mjs [--corpus til,tldr] [--set key=value,...]...
-//     each --set is one variant of RANKING (e.g. --set specificTerms=0.5 --set coveragePower=0.3,specificTerms=0.5)
+//     each --set is one variant of RANKING (e.g. --set coveragePower=0.3 --set coveragePower=0.3,prefixMinLength=6;
+//     b=... sets bm25.b)
 import { importTs } from './hook-lib.mjs';
 import { bm25Index, readNotes } from './lib/bm25.mjs';
-import { cachedCorpusRepo, corpora } from './lib/sets.mjs';
+import { cachedCorpusRepo, corpora, rankSummary as summary } from './lib/sets.mjs';
 
 const argv = process.argv.slice(2);
 const keys = (argv.includes('--corpus') ? argv[argv.indexOf('--corpus') + 1] : 'til,tldr').split(',');
-if (keys.includes('corpus3')) throw new Error('corpus3 is for testing only: bench/retrieval.mjs reports it');
 const variants = [{}];
 argv.forEach((a, i) => {
   if (a === '--set') variants.push(Object.fromEntries(argv[i + 1].split(',').map((kv) => kv.split('=')).map(([k, v]) => [k, Number(v)])));
@@ -20,14 +20,10 @@ const { searchEntries, RANKING, readSettings } = await importTs('bench/lib/searc
 const settings = readSettings(process.env);
 const base = { ...RANKING };
 
-function summary(ranks) {
-  const n = ranks.length;
-  const at = (k) => ranks.filter((r) => r >= 1 && r <= k).length / n;
-  return { r1: at(1), r5: at(5), r10: at(10), mrr: ranks.reduce((s, r) => s + (r >= 1 && r <= 10 ? 1 / r : 0), 0) / n };
-}
 const fmt = (s) => `${(100 * s.r1).toFixed(1)} ${(100 * s.r5).toFixed(1)} ${(100 * s.r10).toFixed(1)} ${s.mrr.toFixed(3)}`;
 
-for (const c of corpora(keys)) {
+for (const v of variants) for (const k of Object.keys(v)) if (!(k in RANKING) && k !== 'b') throw new Error(`--set: ${k} is not a knob of RANKING`);
+for (const c of corpora(keys, { tuning: true })) {
   const repo = cachedCorpusRepo(c);
   const sets = [['queries', c.queries]];
   if (c.answerable.some((f, i) => f.prompt !== c.queries[i]?.query)) sets.push(['prompts', c.answerable.map((f) => ({ query: f.prompt, expect: f.expect }))]);

@@ -23,15 +23,20 @@ const readJson = (f) => JSON.parse(fs.readFileSync(path.join(DATA, f), 'utf8'));
 const maybeJson = (f) => (fs.existsSync(path.join(DATA, f)) ? readJson(f) : undefined);
 const list = (x) => (Array.isArray(x) ? x : [x]);
 
-/** Cross-corpus negatives: every `<from>-on-<to>` list of the cross-negatives files, for corpus `to`. */
-function crossFor(to) {
+/**
+ * Cross-corpus negatives: every `<from>-on-<to>` list of the cross-negatives files, for corpus `to`. The prompts of
+ * a corpus that is for testing only (TEST_ONLY) are left out unless `withTest`: choosing a parameter must not see
+ * them, even as another corpus's negatives.
+ */
+export const TEST_ONLY = new Set(['corpus3']);
+function crossFor(to, withTest) {
   const out = [];
   for (const f of ['cross-negatives.json', 'cross-negatives-3.json']) {
     const d = maybeJson(f);
     if (!d) continue;
     for (const [k, rows] of Object.entries(d)) {
       const m = /^(\w+)-on-(\w+)$/.exec(k);
-      if (m && m[2] === to) for (const r of rows) out.push({ prompt: r.prompt, why: `cross:${m[1]}` });
+      if (m && m[2] === to && (withTest || !TEST_ONLY.has(m[1]))) for (const r of rows) out.push({ prompt: r.prompt, why: `cross:${m[1]}` });
     }
   }
   return out;
@@ -40,7 +45,7 @@ function crossFor(to) {
 const onDomain = (f) => (maybeJson(f) ?? []).map((s) => ({ prompt: s.prompt, why: s.kind === 'near-miss' ? 'near-miss' : 'on-domain' }));
 
 export const CORPORA = {
-  til: () => {
+  til: (withTest) => {
     const hook = readJson('hook-prompts.json');
     return {
       key: 'til',
@@ -50,11 +55,11 @@ export const CORPORA = {
       queries: readJson('search-queries.json').map((q) => ({ query: q.query, expect: list(q.expect) })),
       answerable: hook.firing.map((f) => ({ prompt: f.prompt, expect: list(f.expect) })),
       silent: [...hook.silent.map((s) => ({ prompt: s.prompt, why: s.why })), ...onDomain('til-silent-ondomain.json')],
-      cross: crossFor('til'),
+      cross: crossFor('til', withTest),
       sets: '`search-queries.json` (search), `hook-prompts.json` (answerable, and silent: mechanical, short, off-topic), `til-silent-ondomain.json` (silent: near-miss, on-domain)',
     };
   },
-  tldr: () => {
+  tldr: (withTest) => {
     const queries = readJson('tldr-queries.json').map((q) => ({ query: q.query, expect: list(q.expect), style: q.style }));
     return {
       key: 'tldr',
@@ -63,38 +68,42 @@ export const CORPORA = {
       queries,
       answerable: queries.map((q) => ({ prompt: q.query, expect: q.expect, style: q.style })),
       silent: [...readJson('tldr-prompts-silent.json').map((s) => ({ prompt: s.prompt, why: s.why === 'programming' || s.why === 'agent-task' ? 'off-domain-coding' : s.why })), ...onDomain('tldr-silent-ondomain.json')],
-      cross: crossFor('tldr'),
+      cross: crossFor('tldr', withTest),
       sets: '`tldr-queries.json` (search, and answerable), `tldr-prompts-silent.json` (silent: programming, agent-task, life), `tldr-silent-ondomain.json` (silent: near-miss, on-domain)',
     };
   },
-  corpus3: () => {
+  corpus3: (withTest) => {
     const readme = fs.existsSync(path.join(DATA, 'corpus3')) ? fs.readdirSync(path.join(DATA, 'corpus3'), { withFileTypes: true }).filter((d) => d.isDirectory()) : [];
     if (readme.length !== 1) return undefined;
     const queries = (maybeJson('corpus3-queries.json') ?? []).map((q) => ({ query: q.query, expect: list(q.expect), style: q.style }));
     return {
       key: 'corpus3',
       name: readme[0].name,
-      testOnly: true,
+      testOnly: TEST_ONLY.has('corpus3'),
       dir: path.join(DATA, 'corpus3', readme[0].name),
       queries,
       answerable: queries.map((q) => ({ prompt: q.query, expect: q.expect, style: q.style })),
       silent: onDomain('corpus3-silent.json'),
-      cross: crossFor('corpus3'),
+      cross: crossFor('corpus3', withTest),
       sets: '`corpus3-queries.json` (search, and answerable), `corpus3-silent.json` (silent: near-miss, on-domain)',
     };
   },
 };
 
-/** The corpora named (all that exist when none are). */
-export function corpora(keys = Object.keys(CORPORA)) {
+/**
+ * The corpora named (all when none are). `tuning`: for choosing parameters, so a corpus for testing only is refused
+ * and its prompts are left out of the others' negatives.
+ */
+export function corpora(keys = Object.keys(CORPORA), { tuning = false } = {}) {
   return keys.map((k) => {
-    const c = CORPORA[k]?.();
+    if (tuning && TEST_ONLY.has(k)) throw new Error(`${k} is for testing only: bench/retrieval.mjs reports it`);
+    const c = CORPORA[k]?.(!tuning);
     if (!c) throw new Error(`no corpus "${k}" (bench/data/corpus3/ must hold one folder)`);
     return c;
   });
 }
 
-/** An env for git-kb runs under a throwaway HOME. */
+/** An env for git-kb runs under a throwaway HOME (hook-lib.mjs benchEnv uses it with bench/.work/home). */
 export function cleanEnv(home, extra = {}) {
   const env = {};
   for (const [k, v] of Object.entries(process.env)) if (!/^(GIT_|KB_|CLAUDE_|XDG_)/.test(k)) env[k] = v;
@@ -115,7 +124,14 @@ export function importCorpus(c, dir, env) {
   return { imported, idOf, sourceOf };
 }
 
-/** The corpus imported once into bench/.work/eval-<key>/ (reused while the corpus folder is unchanged). */
+/** The corpus imported once into bench/.work/eval-<key>/ and reused (delete that folder after changing the corpus). */
+/** recall@1/5/10 and MRR (top 10) from 1-based ranks (0 = not in the top 10). */
+export function rankSummary(ranks) {
+  const n = ranks.length;
+  const at = (k) => ranks.filter((r) => r >= 1 && r <= k).length / n;
+  return { n, r1: at(1), r5: at(5), r10: at(10), mrr: ranks.reduce((s, r) => s + (r >= 1 && r <= 10 ? 1 / r : 0), 0) / n };
+}
+
 export function cachedCorpusRepo(c) {
   const root = path.join(WORK, `eval-${c.key}`);
   const meta = path.join(root, 'map.json');

@@ -244,7 +244,7 @@ describe('background specificity', () => {
     for (let i = 1; i < lines.length; i++) expect(lines[i - 1]!.split(' ')[0]! < lines[i]!.split(' ')[0]!).toBe(true);
     for (const line of lines) {
       const [w, v] = line.split(' ');
-      expect(specificity(w!)).toBeCloseTo(Number(v) / 99, 9);
+      expect(specificity(w!)).toBeCloseTo(Number(v) / 100, 9);
     }
   });
 });

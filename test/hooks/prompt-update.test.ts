@@ -68,8 +68,9 @@ function served(r: IndexReader, dir: string, terms: string[]): { postings: Recor
     const list: string[] = [];
     for (let i = 0; i < p.count; i++) {
       const cell = p.cells[2 * i]!;
-      const id = readDoc(r, cell >>> 3).id;
-      list.push(`${id}/${cell & 7}`);
+      const { id, size } = readDoc(r, cell >>> 3);
+      // The entry's distinct keyword count (the focus bar's) travels with it: an update serves what a rebuild does.
+      list.push(`${id}/${cell & 7}/${size}`);
       weights.set(`${t} ${id}`, p.weights[2 * i + 1]!);
     }
     postings[t] = list.sort();

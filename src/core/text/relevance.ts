@@ -67,7 +67,7 @@ export function idf(n: number, df: number): number {
 
 /**
  * How specific a word is in developers' text in general, from 0 to 1 (background.ts): 1 for a word too rare to be
- * listed ("liquibase", "godot"), falling with the logarithm of its share of that text ("tmux" 0.89, "branch"
+ * listed ("liquibase", "godot"), falling with the logarithm of its share of that text ("tmux" 0.90, "branch"
  * 0.47, "test" 0.22, "add" 0.13). NOTE: a binary search over the sorted lines of the one string, by character
  * offset (records `word value;`): nothing is parsed or allocated, so the prompt hook pays a few microseconds per
  * keyword, not the milliseconds that splitting 10,000 records into a Map would cost on every prompt.
@@ -87,7 +87,7 @@ export function specificity(term: string): number {
       continue;
     }
     const word = text.slice(start, space);
-    if (word === term) return Number(text.slice(space + 1, end)) / 99;
+    if (word === term) return Number(text.slice(space + 1, end)) / 100;
     if (word < term) lo = end + 1;
     else hi = start - 1;
   }

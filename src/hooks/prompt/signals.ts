@@ -77,7 +77,10 @@ export interface KeywordRanking {
   mass: number;
   /** Each keyword's weights (relevance.ts keywordWeights), in the prompt's order. */
   weights: Map<string, { rank: number; cover: number }>;
-  /** The best `top` entries, best first (ties: the newer entry, which has the lower number). */
+  /**
+   * The best `top` entries, best first (ties: the lower document number, the newer entry in a rebuilt index; an
+   * entry of the index file before one of its delta, spec/hooks.md "Updates").
+   */
   ranked: KeywordScore[];
 }
 
@@ -107,6 +110,7 @@ export function rankKeywords(reader: IndexReader, keywords: string[], params: Ke
   const weights = lists.map(([k]) => all.get(k)!);
   const evidence = new Float64Array(n);
   const matched = new Float64Array(n);
+  const seen = new Uint8Array(n);
   let total = 0;
   for (const [, p] of lists) total += p.count;
   const touched = new Int32Array(total);
@@ -116,7 +120,10 @@ export function rankKeywords(reader: IndexReader, keywords: string[], params: Ke
     const { rank, cover } = weights[j]!;
     for (let i = 0; i < count; i++) {
       const doc = cells[2 * i]! >>> 3;
-      if (matched[doc] === 0) touched[nTouched++] = doc;
+      if (seen[doc] === 0) {
+        seen[doc] = 1;
+        touched[nTouched++] = doc;
+      }
       matched[doc]! += cover;
       evidence[doc]! += rank * saturate(tf[2 * i + 1]!, params.k1);
     }
@@ -148,10 +155,11 @@ export function rankKeywords(reader: IndexReader, keywords: string[], params: Ke
 
 /** Why an entry does not pass the bars, or undefined when it does. */
 export function missOf(s: KeywordScore, params: KeywordParams = KEYWORD_PARAMS): KeywordMiss | undefined {
-  if (s.terms.length < params.minHits) return 'hits';
-  if (s.covered < params.minCovered) return 'covered';
-  if (s.coverage < params.minCoverage) return 'coverage';
-  if (s.focus < params.minFocus) return 'focus';
+  // NOTE: written as !(x >= bar), so that a value that is not a number (a damaged index) fails its bar.
+  if (!(s.terms.length >= params.minHits)) return 'hits';
+  if (!(s.covered >= params.minCovered)) return 'covered';
+  if (!(s.coverage >= params.minCoverage)) return 'coverage';
+  if (!(s.focus >= params.minFocus)) return 'focus';
   return undefined;
 }
 
@@ -185,7 +193,7 @@ export const keywordSignal: PromptSignal = {
     const debug = ctx.debug
       ? {
           ...(miss ? { miss } : {}),
-          nearMisses: near.slice(0, 5).map((s) => ({ id: readDoc(ctx.reader, s.doc).id, evidence: round(s.evidence), covered: round(s.covered), coverage: round(s.coverage), hits: s.terms.length, focus: round(s.focus), miss: missOf(s) ?? 'relative' })),
+          nearMisses: near.slice(0, 5).map((s) => ({ id: readDoc(ctx.reader, s.doc).id, evidence: round(s.evidence), covered: round(s.covered), coverage: round(s.coverage), hits: s.terms.length, focus: round(s.focus), miss: missOf(s) ?? (!miss && s.evidence >= (fired[0]?.evidence ?? 0) * KEYWORD_PARAMS.relative ? 'max' : 'relative') })),
         }
       : undefined;
     return { pointers, debug };

@@ -509,6 +509,7 @@ export function readDoc(reader: IndexReader, doc: number): { id: string; title: 
   // NOTE: `id\ttitle\tsize`; a title holds no tab (docTitle).
   const tab = text.indexOf('\t');
   const last = text.lastIndexOf('\t');
+  // NOTE: a size that does not parse is NaN, which fails the focus bar (signals.ts missOf): a damaged index is quiet.
   return { id: text.slice(0, tab), title: text.slice(tab + 1, last), size: Number(text.slice(last + 1)) };
 }
 
