@@ -22,7 +22,7 @@ const show = Number(arg('--show', 0));
 const { rebuildPromptIndex } = await importTs('src/adapters/index/prompt/build.ts');
 const { rankKeywords, decide } = await importTs('src/hooks/prompt/signals.ts');
 const { analyzePrompt } = await importTs('src/core/text/prompt-text.ts');
-const { readDoc, lookupTerms } = await importTs('src/adapters/index/prompt/format.ts');
+const { lookupTerms } = await importTs('src/adapters/index/prompt/format.ts');
 const { specificity, KEYWORD_PARAMS } = await importTs('src/core/text/relevance.ts');
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
@@ -52,7 +52,7 @@ for (const c of corpora(keys, { tuning: true })) {
     }
     return ranking;
   };
-  const src = (s) => repo.sourceOf.get(readDoc(reader, s.doc).id);
+  const src = (s) => repo.sourceOf.get(s.id);
   prepared.push({
     c,
     src,

@@ -73,14 +73,14 @@ export const CORPORA = {
     };
   },
   corpus3: (withTest) => {
-    const readme = fs.existsSync(path.join(DATA, 'corpus3')) ? fs.readdirSync(path.join(DATA, 'corpus3'), { withFileTypes: true }).filter((d) => d.isDirectory()) : [];
-    if (readme.length !== 1) return undefined;
+    const folders = fs.existsSync(path.join(DATA, 'corpus3')) ? fs.readdirSync(path.join(DATA, 'corpus3'), { withFileTypes: true }).filter((d) => d.isDirectory()) : [];
+    if (folders.length !== 1) return undefined;
     const queries = (maybeJson('corpus3-queries.json') ?? []).map((q) => ({ query: q.query, expect: list(q.expect), style: q.style }));
     return {
       key: 'corpus3',
-      name: readme[0].name,
+      name: folders[0].name,
       testOnly: TEST_ONLY.has('corpus3'),
-      dir: path.join(DATA, 'corpus3', readme[0].name),
+      dir: path.join(DATA, 'corpus3', folders[0].name),
       queries,
       answerable: queries.map((q) => ({ prompt: q.query, expect: q.expect, style: q.style })),
       silent: onDomain('corpus3-silent.json'),

@@ -54,6 +54,8 @@ export interface PromptSignal {
 /** A scored entry of the keyword signal. */
 export interface KeywordScore {
   doc: number;
+  id: string;
+  title: string;
   /** Summed rank weight of the keywords it matches, each saturated by its frequency in the entry (relevance.ts). */
   evidence: number;
   /** Summed cover weight of the keywords it matches. */
@@ -139,14 +141,18 @@ export function rankKeywords(reader: IndexReader, keywords: string[], params: Ke
     best.splice(i, 0, d);
     if (best.length > top) best.pop();
   }
+  // NOTE: each document is read once here (its id, title and keyword count); the signal and the debug log use it.
   const ranked = best.map((doc) => {
     const terms = lists.flatMap(([k, p]) => (postingsHave(p, doc) ? [k] : []));
+    const { id, title, size } = readDoc(reader, doc);
     return {
       doc,
+      id,
+      title,
       evidence: evidence[doc]!,
       covered: matched[doc]!,
       coverage: mass > 0 ? matched[doc]! / mass : 0,
-      focus: terms.length / Math.sqrt(keywords.length * Math.max(terms.length, readDoc(reader, doc).size)),
+      focus: terms.length / Math.sqrt(keywords.length * Math.max(terms.length, size)),
       terms,
     };
   });
@@ -188,12 +194,12 @@ export const keywordSignal: PromptSignal = {
   limit: KEYWORD_PARAMS.max,
   fire(ctx) {
     const { fired, near, miss } = scoreKeywords(ctx.reader, ctx.keywords);
-    const pointers = fired.map((s) => ({ ...readDoc(ctx.reader, s.doc), signal: 'keyword', score: round(s.evidence), terms: s.terms }));
+    const pointers = fired.map((s) => ({ id: s.id, title: s.title, signal: 'keyword', score: round(s.evidence), terms: s.terms }));
     // NOTE: ids, scores and counts only: no prompt text (nor titles, which a prompt's words may match) in the log.
     const debug = ctx.debug
       ? {
           ...(miss ? { miss } : {}),
-          nearMisses: near.slice(0, 5).map((s) => ({ id: readDoc(ctx.reader, s.doc).id, evidence: round(s.evidence), covered: round(s.covered), coverage: round(s.coverage), hits: s.terms.length, focus: round(s.focus), miss: missOf(s) ?? (!miss && s.evidence >= (fired[0]?.evidence ?? 0) * KEYWORD_PARAMS.relative ? 'max' : 'relative') })),
+          nearMisses: near.slice(0, 5).map((s) => ({ id: s.id, evidence: round(s.evidence), covered: round(s.covered), coverage: round(s.coverage), hits: s.terms.length, focus: round(s.focus), miss: missOf(s) ?? (!miss && s.evidence >= (fired[0]?.evidence ?? 0) * KEYWORD_PARAMS.relative ? 'max' : 'relative') })),
         }
       : undefined;
     return { pointers, debug };
