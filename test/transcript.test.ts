@@ -35,6 +35,7 @@ const EMPTY: TranscriptFacts = {
   unknownTypes: [],
   malformedLines: 0,
   sidechainRecords: 0,
+  turnLog: [],
   otherTexts: [],
 };
 

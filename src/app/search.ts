@@ -7,6 +7,7 @@ import { TYPES } from '../core/format/schema.js';
 import { parseSince } from '../core/format/since.js';
 import { searchStore, type SearchHit } from '../adapters/index/search.js';
 import { openSearchStore, type BuildProgress } from '../adapters/index/search-store.js';
+import { searchTurns, type TurnHit } from '../adapters/index/turns.js';
 import { forbiddenHostKeys } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { readDecaySettings } from '../adapters/store/repo-settings.js';
@@ -22,13 +23,22 @@ export interface SearchCommandOptions extends RepoOptions {
   now?: Date;
   /** Told how a rebuild of the index goes (the CLI draws it on a terminal). */
   onProgress?: BuildProgress;
+  /** Show tool output in the snippets of session turns (it is searched either way). */
+  toolOutput?: boolean;
+  /** Look in the session turn logs too (default true). */
+  turns?: boolean;
 }
 
 export interface SearchResultSet {
   query: string;
   queries: string[];
   results: SearchHit[];
+  /** Sessions found by their turns (spec/sessions.md, "Turns") whose summary is not among `results`. */
+  sessions: TurnHit[];
 }
+
+/** Sessions shown from their turns, at most. */
+const TURN_HITS = 5;
 
 /** Searches the data repo. */
 export async function searchEntries(options: SearchCommandOptions): Promise<SearchResultSet> {
@@ -50,5 +60,17 @@ export async function searchEntries(options: SearchCommandOptions): Promise<Sear
     if (store.how === 'built') throw err;
     results = searchStore(await openSearchStore(dir, { queries, ...progress, rebuild: true }), o);
   }
-  return { query: queries.join(' | '), queries, results };
+  // Session turns: a turn is searchable from its Stop on, before its summary is committed. A summary among the
+  // results says which turn matched; other sessions follow the entries.
+  let sessions: TurnHit[] = [];
+  if (options.turns !== false && !options.host && (!options.type || options.type === 'session_summary')) {
+    const found = searchTurns(dir, { queries, limit: TURN_HITS + results.length, toolOutput: options.toolOutput, since, tag: options.tag });
+    const byId = new Map(results.map((r) => [r.id, r]));
+    for (const t of found) {
+      const hit = byId.get(t.id);
+      if (hit) hit.turn = { n: t.turn, anchor: t.anchor, kind: t.kind, ...(t.tool ? { tool: t.tool } : {}) };
+      else if (sessions.length < TURN_HITS) sessions.push(t);
+    }
+  }
+  return { query: queries.join(' | '), queries, results, sessions };
 }

@@ -13,17 +13,16 @@ import { KbError, type ErrorCode } from '../core/errors.js';
 import { describeForbidden, forbiddenMatch, forbiddenMatcher, type HostMatcher } from '../core/hosts/hosts.js';
 import { loadHosts } from '../adapters/store/hosts-file.js';
 import { findSecrets } from '../core/secrets/scan.js';
-import { summarizeSession, summaryContentKey, type SessionSummary } from '../core/sessions/summary.js';
+import { clip, summarizeSession, summaryContentKey, type SessionSummary } from '../core/sessions/summary.js';
+import { findTurn, grepLog, type GrepLine, type LoggedTurn } from '../core/sessions/turns.js';
 import { readSessionState, stateIsCurrent, writeSessionState, type SessionState } from '../adapters/store/session-state.js';
 import { readEntryText, safeJoin } from '../adapters/store/layout.js';
-import { allTranscriptText, parseTranscript } from '../core/sessions/transcript.js';
+import { allTranscriptText, parseTranscript, type TranscriptFacts } from '../core/sessions/transcript.js';
+import { logSession, readTranscriptBytes, tidyArchive, transcriptStat } from './session-log.js';
 import { nowStamp } from './fields.js';
 import { filesById, findEntryFile } from './find.js';
 import { repoForRead, repoForWrite, type RepoOptions } from './repo.js';
 import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
-
-/** The largest transcript read (bigger ones are summarised from their first this-many bytes). */
-const MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024;
 
 export interface RecordOptions extends RepoOptions {
   transcript: string;
@@ -38,6 +37,8 @@ export interface RecordOptions extends RepoOptions {
   forbidden?: HostMatcher;
   /** Bring the prompt index up to date after a commit (default true; catch-up does it once at its end). */
   refreshIndex?: boolean;
+  /** The transcript already read (logSession read it): its facts and its stat then. */
+  read?: { facts: TranscriptFacts; st: fs.Stats };
 }
 
 /**
@@ -68,29 +69,6 @@ function sessionIdOf(text: string): string | undefined {
   return m?.[1];
 }
 
-function transcriptStat(file: string): fs.Stats {
-  let st: fs.Stats;
-  try {
-    st = fs.statSync(file);
-  } catch (err) {
-    throw new KbError('NOT_FOUND', `cannot read transcript ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { file });
-  }
-  if (!st.isFile()) throw new KbError('USAGE', `transcript ${file} is not a file`, { file });
-  return st;
-}
-
-function readTranscript(file: string, size: number): string {
-  if (size <= MAX_TRANSCRIPT_BYTES) return fs.readFileSync(file, 'utf8');
-  const fd = fs.openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(MAX_TRANSCRIPT_BYTES);
-    const n = fs.readSync(fd, buf, 0, buf.length, 0);
-    return buf.subarray(0, n).toString('utf8');
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 /** Renders the entry text of a summary. */
 async function renderSummary(s: SessionSummary, updated: string): Promise<string> {
   const { formatEntry } = await import('../core/format/entry.js');
@@ -109,11 +87,18 @@ export async function recordSession(options: RecordOptions): Promise<RecordResul
 
 async function recordOnce(options: RecordOptions): Promise<RecordResult> {
   const file = path.resolve(options.transcript);
-  const st = transcriptStat(file);
-  const facts = parseTranscript(readTranscript(file, st.size));
-  const sessionId = options.sessionId ?? facts.sessionId;
+  if (!options.read) transcriptStat(file); // a missing transcript is an error before any data repo is made
   let dir = options.dir;
   if (!dir) dir = options.create ? (await repoForWrite(options)).dir : repoForRead(options).dir;
+  let read = options.read;
+  if (!read) {
+    // The turn log and archive first (a worker, catch-up or `session record`): it reads the transcript for both.
+    const logged = await logSession({ transcript: file, sessionId: options.sessionId, dir, settings: options.settings });
+    if (logged.facts && logged.st) read = { facts: logged.facts, st: logged.st };
+  }
+  const st = read?.st ?? transcriptStat(file);
+  const facts = read?.facts ?? parseTranscript(readTranscriptBytes(file, st.size).toString('utf8'));
+  const sessionId = options.sessionId ?? facts.sessionId;
   const state = (outcome: string, extra: Partial<SessionState> = {}): void => {
     if (!sessionId) return;
     const prev = readSessionState(dir!, sessionId);
@@ -229,31 +214,40 @@ export interface CatchUpResult {
   looked: number;
   current: number;
   written: string[];
+  /** Transcripts whose turn log (and archive) were brought up to date. */
+  logged: number;
   unchanged: number;
   skipped: number;
   forbidden: number;
   failed: { file: string; error: string }[];
   /** Transcripts left for next time (the budget ran out). */
   left: number;
+  /** Turn logs rebuilt from the archive, and archives removed past their retention. */
+  rebuilt: number;
+  pruned: number;
 }
 
-/** Summarises every recent transcript whose state says it changed since it was last looked at. */
+/**
+ * Brings every recent transcript's turn log and archive up to date, and summarises those whose state says they
+ * changed since they were last summarised (a debounced session's last turns land here); then the archive's
+ * tidying (tidyArchive).
+ */
 export async function catchUpSessions(options: CatchUpOptions): Promise<CatchUpResult> {
   const dir = options.dir ?? repoForRead(options).dir;
   const started = Date.now();
   const days = options.days ?? 30;
   const files = listTranscripts(options.projects ?? projectsDir(options.settings), Date.now() - days * 86_400_000);
   const exclude = new Set(options.exclude ?? []);
-  const result: CatchUpResult = { looked: 0, current: 0, written: [], unchanged: 0, skipped: 0, forbidden: 0, failed: [], left: 0 };
+  const result: CatchUpResult = { looked: 0, current: 0, written: [], logged: 0, unchanged: 0, skipped: 0, forbidden: 0, failed: [], left: 0, rebuilt: 0, pruned: 0 };
   const todo = files.filter((f) => {
     if (exclude.has(f.sessionId)) return false;
-    if (stateIsCurrent(readSessionState(dir, f.sessionId), f)) {
+    const state = readSessionState(dir, f.sessionId);
+    if (stateIsCurrent(state, f) && state?.loggedSize === f.size && state.loggedMtimeMs === f.mtimeMs) {
       result.current++;
       return false;
     }
     return true;
   });
-  if (todo.length === 0) return result;
   const matcher = forbiddenMatcher(await loadHosts(dir));
   for (const [i, f] of todo.entries()) {
     if (Date.now() - started > (options.budgetMs ?? 60_000)) {
@@ -262,7 +256,11 @@ export async function catchUpSessions(options: CatchUpOptions): Promise<CatchUpR
     }
     result.looked++;
     try {
-      const r = await recordSession({ transcript: f.file, sessionId: f.sessionId, dir, settings: options.settings, forbidden: matcher, refreshIndex: false });
+      const logged = await logSession({ transcript: f.file, sessionId: f.sessionId, dir, settings: options.settings, forbidden: matcher });
+      if (logged.status === 'logged') result.logged++;
+      if (stateIsCurrent(readSessionState(dir, f.sessionId), f)) continue;
+      const read = logged.facts && logged.st ? { facts: logged.facts, st: logged.st } : undefined;
+      const r = await recordSession({ transcript: f.file, sessionId: f.sessionId, dir, settings: options.settings, forbidden: matcher, refreshIndex: false, read });
       if (r.status === 'written') result.written.push(r.id!);
       else if (r.status === 'unchanged') result.unchanged++;
       else if (r.status === 'forbidden') result.forbidden++;
@@ -271,6 +269,7 @@ export async function catchUpSessions(options: CatchUpOptions): Promise<CatchUpR
       result.failed.push({ file: f.file, error: (err as Error).message.split('\n')[0]! });
     }
   }
+  if (Date.now() - started <= (options.budgetMs ?? 60_000)) Object.assign(result, await tidyArchive(dir, options.settings, matcher));
   if (result.written.length > 0) await refreshIndexAfterWrite(dir);
   return result;
 }
@@ -325,19 +324,69 @@ export async function listSessions(options: ListSessionsOptions): Promise<Sessio
   return kept.slice(0, options.limit ?? kept.length);
 }
 
-/** A summary by entry id, or by session id (a unique prefix of at least 8 characters will do). */
-export async function showSession(options: RepoOptions & { id: string }): Promise<{ id: string; path: string; text: string }> {
+/** One turn as `session show --turns` lists it. */
+export interface TurnListItem {
+  n: number;
+  anchor: string;
+  at?: string;
+  prompt: string;
+  replies: number;
+  tools: number;
+  recaps: number;
+}
+
+/** What `session show` reads: the summary (default), the list of turns, one turn, or the lines holding a text. */
+export interface ShowOptions extends RepoOptions {
+  id: string;
+  turns?: boolean;
+  /** A turn number or anchor. */
+  turn?: string;
+  grep?: string;
+}
+
+export type ShowResult =
+  | { view: 'summary'; id: string; path: string; text: string }
+  | { view: 'turns'; id: string; session_id: string; title: string; turns: TurnListItem[] }
+  | { view: 'turn'; id: string; session_id: string; title: string; turn: LoggedTurn }
+  | { view: 'grep'; id: string; session_id: string; title: string; grep: string; lines: GrepLine[] };
+
+/**
+ * A session by entry id, or by session id (a unique prefix of at least 8 characters will do): its summary, or with
+ * `turns`, `turn` or `grep` its turn log (spec/sessions.md, "Turns"), which outlives the transcript through the
+ * archive and exists before the summary is committed.
+ */
+export async function showSession(options: ShowOptions): Promise<ShowResult> {
   const { dir } = repoForRead(options);
   const q = options.id.trim();
-  if (/^kb-[0-9a-z]+$/.test(q)) {
-    const f = findEntryFile(dir, q, filesById(dir));
-    return { id: q, path: f.path, text: readEntryText(dir, f.path) };
-  }
-  if (q.length < 8) throw new KbError('USAGE', `"${q}" is neither an entry id nor a session id (give at least 8 characters of a session id)`);
+  const byEntry = /^kb-[0-9a-z]+$/.test(q);
+  if (!byEntry && q.length < 8) throw new KbError('USAGE', `"${q}" is neither an entry id nor a session id (give at least 8 characters of a session id)`);
   const catalog = await loadCatalog(dir);
-  const found = [...catalog.byId.values()].filter((e) => e.type === 'session_summary' && typeof e.data.session_id === 'string' && (e.data.session_id as string).startsWith(q));
-  if (found.length === 0) throw new KbError('NOT_FOUND', `no session summary for session ${q}; "git-kb session list" shows them`, { id: q });
+  const found = [...catalog.byId.values()].filter((e) => e.type === 'session_summary' && (byEntry ? e.id === q : typeof e.data.session_id === 'string' && (e.data.session_id as string).startsWith(q)));
   if (found.length > 1) throw new KbError('USAGE', `session id prefix ${q} matches ${found.length} sessions (${found.map((e) => e.id).join(', ')}); give more characters`);
-  const e = found[0]!;
-  return { id: e.id, path: e.path, text: readEntryText(dir, e.path) };
+  const entry = found[0];
+  const wantsTurns = options.turns || options.turn !== undefined || options.grep !== undefined;
+  if (!wantsTurns) {
+    if (byEntry && !entry) {
+      const f = findEntryFile(dir, q, filesById(dir)); // any entry by id, as before (NOT_FOUND when none)
+      return { view: 'summary', id: q, path: f.path, text: readEntryText(dir, f.path) };
+    }
+    if (!entry) throw new KbError('NOT_FOUND', `no session summary for session ${q}; "git-kb session list" shows them, "git-kb session show ${q} --turns" reads a session not yet summarised`, { id: q });
+    return { view: 'summary', id: entry.id, path: entry.path, text: readEntryText(dir, entry.path) };
+  }
+  const sessionId = typeof entry?.data.session_id === 'string' ? (entry.data.session_id as string) : undefined;
+  const { findLog } = await import('./session-log.js');
+  const log = await findLog(dir, options.settings, sessionId ? { sessionId } : byEntry ? { entryId: q } : { prefix: q });
+  if (!log) throw new KbError('NOT_FOUND', `no turns kept for session ${q}: its transcript was never read on this machine (or the archive is off, KB_ARCHIVE=0)`, { id: q });
+  const head = { id: entry?.id ?? log.id, session_id: log.sessionId, title: entry?.title ?? log.title };
+  if (options.grep !== undefined) {
+    if (options.grep.trim() === '') throw new KbError('USAGE', '--grep needs a text to look for');
+    return { view: 'grep', ...head, grep: options.grep, lines: grepLog(log, options.grep) };
+  }
+  if (options.turn !== undefined) {
+    const turn = findTurn(log, options.turn);
+    if (!turn) throw new KbError('NOT_FOUND', `session ${head.id} has no turn ${options.turn} (turns 1 to ${log.turns.length ? log.turns[log.turns.length - 1]!.n : 0}; --turns lists them with their anchors)`, { id: q });
+    return { view: 'turn', ...head, turn };
+  }
+  const turns = log.turns.map((t) => ({ n: t.n, anchor: t.anchor, ...(t.at ? { at: t.at } : {}), prompt: clip(t.prompt, 200), replies: t.replies.length, tools: t.tools.length, recaps: t.recaps.length }));
+  return { view: 'turns', ...head, turns };
 }

@@ -27,7 +27,8 @@ import { resolveDataDir } from '../adapters/config/config.js';
 import type { Settings } from '../adapters/config/settings.js';
 import { isDataRepo } from '../adapters/store/layout.js';
 import { writeLockBusy } from '../adapters/store/lock.js';
-import { budgetSignature, catchUpDue, readBudgetState, readSessionState, stateIsCurrent, writeBudgetState, writeSessionState } from '../adapters/store/session-state.js';
+import { budgetSignature, catchUpDue, readBudgetState, readSessionState, stateIsCurrent, writeBudgetState, writeSessionState, type SessionState } from '../adapters/store/session-state.js';
+import type { TranscriptFacts } from '../core/sessions/transcript.js';
 import { readRepoSettings } from '../adapters/store/repo-settings.js';
 import { budgetBlockReason, budgetOverruns, type MemoryBudgets } from '../core/budget.js';
 import { debugLog, type HookContext, type HookInput } from './protocol.js';
@@ -110,26 +111,44 @@ async function summarise(event: Event, input: HookInput, ctx: HookContext): Prom
   const { settings } = ctx;
   const at = sessionAtHand(input, settings);
   if (!at) return undefined;
-  const { sessionId, transcript, dir, st, state } = at;
+  const { sessionId, transcript, dir, st } = at;
   const log = (what: Record<string, unknown>): void => debugLog({ event, session: sessionId, ...what }, settings);
-  if (stateIsCurrent(state, st)) return void log({ outcome: 'current' });
-  // NOTE: a transcript only grows, so once it names a forbidden host it always will: no need to read it again.
-  if (state?.outcome === 'forbidden' && event === 'stop') return void log({ outcome: 'forbidden (earlier)' });
-  const windowMs = settings.sessionDebounceS * 1000;
-  const recent = state?.committedAt !== undefined && Date.now() - state.committedAt < windowMs;
-  if (event === 'stop' && (recent || (await lockBusy(dir)))) {
-    if (state?.outcome !== 'pending') writeSessionState(dir, { ...(state ?? { sessionId }), sessionId, transcript, outcome: 'pending' });
-    return void log({ outcome: 'pending', reason: recent ? 'debounce' : 'write lock busy' });
-  }
   if (st.size > INLINE_MAX_BYTES) {
+    if (stateIsCurrent(at.state, st)) return void log({ outcome: 'current' });
     const pid = spawnWorker(['session', 'record', '--transcript', transcript, '--session-id', sessionId, '--data', dir, '--json'], settings.env);
     return void log({ outcome: 'worker', pid, bytes: st.size });
   }
+  // Every turn: the archive and the turn log, so the turn is searchable from any other session now (no commit).
+  const { logSession } = await import('../app/session-log.js');
+  let read: { facts: TranscriptFacts; st: fs.Stats } | undefined;
+  try {
+    const l = await logSession({ transcript, sessionId, dir, settings });
+    if (l.facts && l.st) read = { facts: l.facts, st: l.st };
+    log({ log: l.status, turns: l.turns, archive: l.archive });
+  } catch (err) {
+    log({ log: 'failed', error: String((err as Error)?.message ?? err).slice(0, 500) });
+  }
+  const state = readSessionState(dir, sessionId);
+  if (stateIsCurrent(state, st)) return void log({ outcome: 'current' });
+  // NOTE: a transcript only grows, so once it names a forbidden host it always will: no need to read it again.
+  if (state?.outcome === 'forbidden' && event === 'stop') return void log({ outcome: 'forbidden (earlier)' });
+  if (event === 'stop') {
+    const why = recentCommit(state, settings) ? 'debounce' : (await lockBusy(dir)) ? 'write lock busy' : undefined;
+    if (why) {
+      if (state?.outcome !== 'pending') writeSessionState(dir, { ...(state ?? { sessionId }), sessionId, transcript, outcome: 'pending' });
+      return void log({ outcome: 'pending', reason: why });
+    }
+  }
   const { recordSession } = await import('../app/session.js');
-  const r = await recordSession({ transcript, sessionId, dir, settings: ctx.settings, refreshIndex: event !== 'stop' });
+  const r = await recordSession({ transcript, sessionId, dir, settings: ctx.settings, refreshIndex: event !== 'stop', read });
   // NOTE: a written summary leaves the prompt index fresh (recordSession, or handleStop, updates it), so the next prompt does not.
   log({ outcome: r.status, id: r.id, reason: r.reason });
   return r.status === 'written' && event === 'stop' ? dir : undefined;
+}
+
+/** True when this machine committed the session's summary less than the debounce window ago. */
+function recentCommit(state: SessionState | undefined, settings: Settings): boolean {
+  return state?.committedAt !== undefined && Date.now() - state.committedAt < settings.sessionDebounceS * 1000;
 }
 
 const BUDGET_KINDS: (keyof MemoryBudgets)[] = ['kernel_chars', 'host_chars', 'entry_chars'];
@@ -211,7 +230,12 @@ export async function handlePreCompact(input: HookInput, ctx: HookContext): Prom
   return undefined;
 }
 
-/** The SessionEnd hook: hand the last write to a detached worker, if there is one to do. */
+/**
+ * The SessionEnd hook: hand the last write to a detached worker, if there is one to do and the session's summary
+ * was not committed within the debounce window. NOTE: every turn is in the turn log already (the Stop hook), so a
+ * summary left pending loses nothing: the next Stop, PreCompact or catch-up commits it, and a run of
+ * `claude -p --resume` makes one commit per window, not one per run.
+ */
 export function handleSessionEnd(input: HookInput, ctx: HookContext): undefined {
   const { settings } = ctx;
   const at = sessionAtHand(input, settings);
@@ -219,6 +243,10 @@ export function handleSessionEnd(input: HookInput, ctx: HookContext): undefined 
   const { sessionId, transcript, dir, st, state } = at;
   if (stateIsCurrent(state, st) || state?.outcome === 'forbidden') {
     debugLog({ event: 'session-end', session: sessionId, outcome: state?.outcome ?? 'current' }, settings);
+    return undefined;
+  }
+  if (recentCommit(state, settings)) {
+    debugLog({ event: 'session-end', session: sessionId, outcome: 'pending', reason: 'debounce' }, settings);
     return undefined;
   }
   const pid = spawnWorker(['session', 'record', '--transcript', transcript, '--session-id', sessionId, '--data', dir, '--json'], settings.env);

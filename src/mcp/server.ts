@@ -55,6 +55,7 @@ const link = z.object({ rel: z.string().describe(`one of: ${RELS.join(', ')}`), 
 const activity = z.string().describe(`one of: ${ACTIVITIES.join(', ')}`);
 const since = z.string().describe('only entries updated on or after this date (YYYY-MM-DD)');
 const hit = z.object({ id: z.string(), title: z.string(), type: z.string(), path: z.string() }).passthrough();
+const turnHit = z.object({ id: z.string(), session_id: z.string(), title: z.string(), turn: z.number(), anchor: z.string(), kind: z.string() }).passthrough();
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
@@ -70,7 +71,7 @@ export function createServer(options: McpOptions): McpServer {
     {
       title: 'Search the knowledge base',
       description:
-        'Ranked lexical search over titles, tags, aliases and bodies. It finds words, not meanings: pass the user\'s words plus synonyms and related terms as several queries (an array); they are merged. Returns pointers (id, title, type, tags, snippet), never whole bodies: call `get` for the entries worth reading.',
+        'Ranked lexical search over titles, tags, aliases and bodies, and over past sessions turn by turn (prompts, replies, recaps, tool output). It finds words, not meanings: pass the user\'s words plus synonyms and related terms as several queries (an array); they are merged. Returns pointers (id, title, type, tags, snippet), never whole bodies: call `get` for the entries worth reading, `session_show` with `turn` for a session turn.',
       inputSchema: {
         query: z.union([z.string(), z.array(z.string()).min(1)]).describe('one query, or several phrasings of the same question'),
         type: type.optional(),
@@ -78,15 +79,16 @@ export function createServer(options: McpOptions): McpServer {
         host: z.string().optional().describe('only facts about this host key'),
         since: since.optional(),
         limit: z.number().int().positive().max(100).optional().describe('at most this many results (default 10)'),
+        tool_output: z.boolean().optional().describe('show the tool output a session turn matched in (it is searched either way)'),
       },
-      outputSchema: { query: z.string(), queries: z.array(z.string()), results: z.array(hit) },
+      outputSchema: { query: z.string(), queries: z.array(z.string()), results: z.array(hit), sessions: z.array(turnHit) },
       annotations: { title: 'Search', ...READ },
     },
     (a) =>
       run(async () => {
         const { searchEntries } = await import('../app/search.js');
-        const r = await searchEntries({ ...repo, queries: Array.isArray(a.query) ? a.query : [a.query], type: a.type, tag: a.tag, host: a.host, since: a.since, limit: a.limit });
-        return { query: r.query, queries: r.queries, results: r.results };
+        const r = await searchEntries({ ...repo, queries: Array.isArray(a.query) ? a.query : [a.query], type: a.type, tag: a.tag, host: a.host, since: a.since, limit: a.limit, toolOutput: a.tool_output });
+        return { query: r.query, queries: r.queries, results: r.results, sessions: r.sessions };
       }),
   );
 
@@ -258,15 +260,21 @@ export function createServer(options: McpOptions): McpServer {
   server.registerTool(
     'session_show',
     {
-      title: 'Show a session summary',
-      description: 'One session summary by entry id or by session id (a prefix of 8 or more characters).',
-      inputSchema: { id: z.string() },
+      title: 'Show a session',
+      description:
+        'One session by entry id or by session id (a prefix of 8 or more characters): its summary; or, from its archived transcript, `turns: true` for the list of its turns (number, anchor, prompt), `turn` for one turn in full (prompt, replies, tool calls and output), `grep` for the lines that hold a text. Anchors are stable: cite a quote as <id> turn <anchor>.',
+      inputSchema: {
+        id: z.string(),
+        turns: z.boolean().optional().describe('list the turns'),
+        turn: z.union([z.number().int().nonnegative(), z.string()]).optional().describe('a turn number or anchor'),
+        grep: z.string().optional().describe('a text to find, case-insensitive'),
+      },
       annotations: { title: 'Session', ...READ },
     },
     (a) =>
       run(async () => {
         const { showSession } = await import('../app/session.js');
-        return { ...(await showSession({ ...repo, id: a.id })) };
+        return { ...(await showSession({ ...repo, id: a.id, turns: a.turns, turn: a.turn === undefined ? undefined : String(a.turn), grep: a.grep })) };
       }),
   );
 

@@ -174,21 +174,26 @@ describe('Stop and PreCompact', () => {
 });
 
 describe('SessionEnd and SessionStart', () => {
-  it('SessionEnd returns well inside a second and a detached worker writes the pending summary', async () => {
+  it('SessionEnd leaves a summary committed within the window pending (its turns are searchable already); past the window a detached worker writes it', async () => {
     await dataRepo();
     const t = path.join(sb.root, 'sess-end.jsonl');
     turn(t, 'sess-end', 'first question of the session');
     await runHook('stop', payload('stop', 'sess-end', t));
-    turn(t, 'sess-end', 'last question before quitting');
+    turn(t, 'sess-end', 'last question before quitting about zanzibar tiles');
     await runHook('stop', payload('stop', 'sess-end', t)); // debounced: pending
     const n = await commits();
     const r = await runHook('session-end', payload('session-end', 'sess-end', t, { reason: 'prompt_input_exit' }));
     expect([r.code, r.stdout]).toEqual([0, '']);
-    expect(r.ms).toBeLessThan(1000);
+    await new Promise((res) => setTimeout(res, 1000));
+    expect(await commits()).toBe(n); // within the window: no worker, no commit
+    const found = await kbJson(sb, ['search', 'zanzibar tiles']);
+    expect(found.sessions).toEqual([expect.objectContaining({ session_id: 'sess-end', turn: 2, kind: 'prompt' })]);
+    // Past the window, SessionEnd hands the write to a worker.
+    await runHook('session-end', payload('session-end', 'sess-end', t, { reason: 'prompt_input_exit' }), { env: { KB_SESSION_DEBOUNCE_S: '0' } });
     await until(async () => (await commits()) === n + 1 && idle());
     expect(summaries()[0]).toContain('2. last question before quitting');
     // Already current: SessionEnd starts nothing.
-    await runHook('session-end', payload('session-end', 'sess-end', t, { reason: 'other' }));
+    await runHook('session-end', payload('session-end', 'sess-end', t, { reason: 'other' }), { env: { KB_SESSION_DEBOUNCE_S: '0' } });
     await new Promise((res) => setTimeout(res, 1000));
     expect(await commits()).toBe(n + 1);
     await expectCleanRepo(sb.data);
@@ -206,7 +211,8 @@ describe('SessionEnd and SessionStart', () => {
     const before = summaries()[0];
     // What Claude Code appends after the last Stop, before SessionEnd: records with later times and no prompt.
     fs.appendFileSync(t, line('sess-one', { type: 'system', subtype: 'stop_hook_summary', content: '' }) + line('sess-one', { type: 'last-prompt', lastPrompt: 'what does the retry helper do' }));
-    await runHook('session-end', payload('session-end', 'sess-one', t, { reason: 'prompt_input_exit' }));
+    // The worker (past the window; within it SessionEnd starts none) finds the summary unchanged.
+    await runHook('session-end', payload('session-end', 'sess-one', t, { reason: 'prompt_input_exit' }), { env: { KB_SESSION_DEBOUNCE_S: '0' } });
     await until(() => caughtUp() && idle());
     expect(await commits()).toBe(n + 1);
     expect(summaries()[0]).toBe(before);

@@ -53,6 +53,14 @@ export interface Settings {
   /** KB_SESSION_DEBOUNCE_S (default 300) and KB_SESSION_CATCHUP_MIN (default 10). */
   sessionDebounceS: number;
   sessionCatchupMin: number;
+  /**
+   * The transcript archive (spec/sessions.md, "Archive"): KB_ARCHIVE=0 turns it off; KB_ARCHIVE_DIR (default
+   * ~/.git-kb/archive); KB_ARCHIVE_DAYS, how long an archived transcript is kept after its last change (default 365;
+   * 0 keeps them for ever).
+   */
+  archive: boolean;
+  archiveDir: string;
+  archiveDays: number;
   /** KB_BUDGET_BLOCK=0 stops the Stop hook from blocking a turn over a budget; KB_BUDGET_COOLDOWN_MIN (default 360) between blocks per budget. */
   budgetBlock: boolean;
   budgetCooldownMin: number;
@@ -97,6 +105,9 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     sessions: parseBool(env.KB_SESSIONS) !== false,
     sessionDebounceS: parseNumber(env.KB_SESSION_DEBOUNCE_S, 300),
     sessionCatchupMin: parseNumber(env.KB_SESSION_CATCHUP_MIN, 10),
+    archive: parseBool(env.KB_ARCHIVE) !== false,
+    archiveDir: env.KB_ARCHIVE_DIR || path.join(home, '.git-kb', 'archive'),
+    archiveDays: parseNumber(env.KB_ARCHIVE_DAYS, 365),
     budgetBlock: parseBool(env.KB_BUDGET_BLOCK) !== false,
     budgetCooldownMin: parseNumber(env.KB_BUDGET_COOLDOWN_MIN, 360),
     autoSync: parseBool(env.GIT_KB_AUTO_SYNC),

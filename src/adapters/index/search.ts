@@ -35,13 +35,13 @@ export const RANKING = {
 };
 
 /** A MiniSearch result's score with its coverage factor (the count of query terms matched) raised to RANKING.coveragePower. */
-function rescore(r: SearchResult): number {
+export function rescore(r: SearchResult): number {
   const matched = Math.max(1, r.queryTerms.length);
   return (r.score / matched) * Math.pow(matched, RANKING.coveragePower);
 }
 
 /** MiniSearch search options for a query of `count` terms. */
-function queryOptions(count: number) {
+export function queryOptions(count: number) {
   const r = RANKING;
   return {
     bm25: r.bm25,
@@ -82,6 +82,8 @@ export interface SearchHit {
   snippet: string;
   /** Set on a result reached through a link from a strong hit rather than by its own text. */
   via?: { from: string; rel: string };
+  /** Set on a session summary whose turn log matched too: the turn and the piece (app/search.ts). */
+  turn?: { n: number; anchor: string; kind: string; tool?: string };
 }
 
 /** The query's terms after the same processing the index uses (for snippets and highlighting). */

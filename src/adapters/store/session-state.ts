@@ -24,17 +24,27 @@ export interface SessionState {
   path?: string;
   /** When this machine last committed the session's summary (ms since the epoch). */
   committedAt?: number;
+  /** Size and mtime of the transcript when its turn log (and archive) were last brought up to date. */
+  loggedSize?: number;
+  loggedMtimeMs?: number;
 }
 
 function sessionStateDir(dir: string): string {
   return path.join(stateDir(dir), 'sessions');
 }
 
-/** A file name for a session id: safe characters kept, anything else hashed. */
-function stateName(sessionId: string): string {
+/**
+ * The base of a file name for a session id (the state, the turn log, the archive): the id itself when it is safe,
+ * else its safe characters and a hash.
+ */
+export function sessionFileBase(sessionId: string): string {
   const safe = sessionId.replace(/[^A-Za-z0-9_-]/g, '');
-  if (safe === sessionId && safe.length > 0 && safe.length <= 100) return `${safe}.json`;
-  return `${safe.slice(0, 60)}-${fnv1a(sessionId).toString(36)}.json`;
+  if (safe === sessionId && safe.length > 0 && safe.length <= 100) return safe;
+  return `${safe.slice(0, 60)}-${fnv1a(sessionId).toString(36)}`;
+}
+
+function stateName(sessionId: string): string {
+  return `${sessionFileBase(sessionId)}.json`;
 }
 
 /** Reads a session's state; undefined when missing or unreadable. */

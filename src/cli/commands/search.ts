@@ -14,6 +14,8 @@ export function register(ctx: Cli): void {
     .option('--host <key>', 'only facts of this host')
     .option('--since <date>', 'only entries updated since (YYYY-MM-DD, today, yesterday, 7d, 2w...)')
     .option('--limit <n>', 'at most N results (default 10)', intArg('--limit'))
+    .option('--tool-output', 'show the tool output a session turn matched in (it is searched either way)')
+    .option('--no-turns', 'leave out session turns not yet in a summary')
     .action(async (queries: string[], o: Record<string, unknown>, cmd: Command) => {
       const { searchEntries } = await import('../../app/search.js');
       // A rebuild of the index (no cache, or much changed) shows its progress on a terminal.
@@ -26,6 +28,6 @@ export function register(ctx: Cli): void {
         bar.bar.update(done, total);
       };
       const r = await searchEntries({ ...repoOptions(ctx, cmd), queries, ...(o as object), onProgress }).finally(() => bar?.bar.done());
-      ctx.reply({ json: { query: r.query, queries: r.queries, results: r.results }, text: () => render.search(r) });
+      ctx.reply({ json: { query: r.query, queries: r.queries, results: r.results, sessions: r.sessions }, text: () => render.search(r) });
     });
 }

@@ -16,12 +16,15 @@ export function register(ctx: Cli): void {
       const r = await listSessions({ ...repo, ...o });
       ctx.reply({ json: { sessions: r }, text: () => render.list(r) });
     });
-  session('show', 'print a session summary (by entry id or session id)')
+  session('show', 'print a session summary, or its turns from the archive (by entry id or session id)')
     .argument('<id>', 'entry id, or session id (8 characters or more)')
-    .action(async (id: string, _o: unknown, cmd: Command) => {
+    .option('--turns', 'list the turns, each with its number and anchor')
+    .option('--turn <n>', 'one turn in full (a number or an anchor): prompt, replies, tool calls and their output')
+    .option('--grep <text>', 'the lines of the session that hold this text, with their turn')
+    .action(async (id: string, o: { turns?: boolean; turn?: string; grep?: string }, cmd: Command) => {
       const repo = repoOptions(ctx, cmd);
       const { showSession } = await import('../../app/session.js');
-      const r = await showSession({ ...repo, id });
+      const r = await showSession({ ...repo, id, ...o });
       ctx.reply({ json: r, text: () => render.show(r) });
     });
   session('record', 'summarise a transcript into its session_summary entry and commit it')

@@ -45,14 +45,22 @@ export function get(entries: GotEntry[]): string {
 
 /** `search`: one hit per two lines (id, title, tags, link; then the snippet). */
 export function search(r: SearchResultSet): string {
-  if (r.results.length === 0) return `no results for ${r.queries.map((q) => `"${q}"`).join(', ')}`;
-  return r.results
-    .map((h) => {
-      const via = h.via ? `  (linked: ${h.via.rel} ${h.via.from})` : '';
-      const tags = h.tags.length ? `  [${h.tags.join(', ')}]` : '';
-      return `${h.id}  ${h.title}${tags}${via}\n    ${h.snippet}`;
-    })
-    .join('\n');
+  if (r.results.length === 0 && r.sessions.length === 0) return `no results for ${r.queries.map((q) => `"${q}"`).join(', ')}`;
+  const where = (t: { n: number; anchor: string; kind: string; tool?: string }): string => `turn ${t.n} (${t.anchor}) ${t.kind === 'tool' ? `tool output${t.tool ? ` of ${t.tool}` : ''}` : t.kind}`;
+  const lines = r.results.map((h) => {
+    const via = h.via ? `  (linked: ${h.via.rel} ${h.via.from})` : '';
+    const tags = h.tags.length ? `  [${h.tags.join(', ')}]` : '';
+    const turn = h.turn ? `  (matched in ${where(h.turn)})` : '';
+    return `${h.id}  ${h.title}${tags}${via}${turn}\n    ${h.snippet}`;
+  });
+  if (r.sessions.length) {
+    lines.push(r.results.length ? '\nsession turns:' : 'session turns:');
+    for (const t of r.sessions) {
+      const shown = t.snippet || `git-kb session show ${t.id} --turn ${t.turn}`;
+      lines.push(`${t.id}  ${localDate(t.ended)}  ${t.title}  (${where({ n: t.turn, anchor: t.anchor, kind: t.kind, tool: t.tool })})\n    ${shown}`);
+    }
+  }
+  return lines.join('\n');
 }
 
 /** `list`: one entry per line (local dates), and how many more there are when the terminal's limit cut it. */

@@ -3,7 +3,7 @@
  * text.
  */
 import { localTime } from './time.js';
-import type { CatchUpResult, RecordResult, SessionItem } from '../../app/session.js';
+import type { CatchUpResult, RecordResult, SessionItem, ShowResult } from '../../app/session.js';
 
 /** `session list`: one summary per line, most recent first. */
 export function list(items: SessionItem[]): string {
@@ -11,9 +11,28 @@ export function list(items: SessionItem[]): string {
   return items.map((s) => `${s.id}  ${localTime(s.ended)}  ${s.project ?? '-'}  ${s.branch ?? '-'}  ${s.turns ?? '?'} prompts  ${s.title}`).join('\n');
 }
 
-/** `session show`: the summary entry verbatim. */
-export function show(r: { text: string }): string {
-  return r.text;
+/** `session show`: the summary entry verbatim, or the turns, one turn, or the lines found. */
+export function show(r: ShowResult): string {
+  if (r.view === 'summary') return r.text;
+  const head = `${r.id}  session ${r.session_id}  ${r.title}`;
+  if (r.view === 'turns') {
+    if (r.turns.length === 0) return `${head}\nno turns`;
+    const rows = r.turns.map((t) => `#${t.n}  ${t.anchor}  ${t.at ? localTime(t.at) : '-'}  ${t.prompt || '(before the first prompt)'}  [${t.replies} replies, ${t.tools} tool calls${t.recaps ? `, ${t.recaps} recaps` : ''}]`);
+    return [head, ...rows].join('\n');
+  }
+  if (r.view === 'grep') {
+    if (r.lines.length === 0) return `${head}\nno line holds "${r.grep}"`;
+    return [head, ...r.lines.map((l) => `#${l.n} ${l.anchor} ${l.kind}${l.tool ? ` (${l.tool})` : ''}: ${l.line}`)].join('\n');
+  }
+  const t = r.turn;
+  const out = [head, `## Turn ${t.n} (${t.anchor})${t.at ? ` ${localTime(t.at)}` : ''}`, '', '### Prompt', '', t.prompt || '(before the first prompt)'];
+  for (const recap of t.recaps) out.push('', '### Recap', '', recap);
+  for (const reply of t.replies) out.push('', '### Reply', '', reply);
+  for (const tool of t.tools) {
+    out.push('', `### ${tool.name}${tool.error ? ' (error)' : ''}: ${tool.call}`);
+    if (tool.output !== undefined) out.push('', '```', tool.output.replace(/```/g, '`\u200b``'), '```');
+  }
+  return out.join('\n');
 }
 
 /** `session record`: written (with its commit), unchanged, or why there is no summary. */
@@ -23,5 +42,5 @@ export function record(r: RecordResult): string {
 
 /** `session catch-up`: how many transcripts ended each way. */
 export function catchUp(r: CatchUpResult): string {
-  return `${r.written.length} written, ${r.unchanged} unchanged, ${r.skipped} without prompts, ${r.forbidden} forbidden, ${r.current} already current${r.failed.length ? `, ${r.failed.length} failed` : ''}${r.left ? `, ${r.left} left for next time` : ''}`;
+  return `${r.written.length} written, ${r.logged} turn logs updated, ${r.unchanged} unchanged, ${r.skipped} without prompts, ${r.forbidden} forbidden, ${r.current} already current${r.failed.length ? `, ${r.failed.length} failed` : ''}${r.left ? `, ${r.left} left for next time` : ''}${r.rebuilt ? `, ${r.rebuilt} turn logs rebuilt from the archive` : ''}${r.pruned ? `, ${r.pruned} archived transcripts past their retention removed` : ''}`;
 }

@@ -39,6 +39,11 @@ export type SkipReason = 'no-prompts' | 'no-session-id' | 'no-timestamps' | 'git
  */
 const OWN_PROMPT_PREFIXES = ["You are a copy editor checking text against a writer's house rules"];
 
+/** True for the transcript of a `claude -p` child that git-kb itself started (OWN_PROMPT_PREFIXES). */
+export function isOwnChildSession(facts: TranscriptFacts): boolean {
+  return OWN_PROMPT_PREFIXES.some((p) => (facts.firstPrompt ?? facts.prompts[0] ?? '').startsWith(p));
+}
+
 /** A rendered summary: its id, path, front matter fields (in order, without id/created/updated) and body. */
 export interface SessionSummary {
   id: string;
@@ -160,6 +165,15 @@ function makeScrubber(secretValues: string[]): { scrub: (s: string) => string; c
   return { scrub, count: () => count };
 }
 
+/**
+ * The session's redaction as one function (what every piece of a summary goes through): the values of the secret
+ * files the session read, then secret shapes. Also used for the transcript archive and the turn log.
+ */
+export function sessionScrubber(facts: TranscriptFacts): { scrub: (s: string) => string; values: number; count: () => number } {
+  const { values } = secretReads(facts);
+  return { ...makeScrubber(values), values: values.length };
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Rendering
 
@@ -224,7 +238,7 @@ export function summarizeSession(facts: TranscriptFacts, options: SummaryOptions
   const sessionId = (options.sessionId ?? facts.sessionId ?? '').trim();
   if (!sessionId) return { skip: 'no-session-id' };
   if (!facts.prompts || facts.prompts.length === 0) return { skip: 'no-prompts' };
-  if (OWN_PROMPT_PREFIXES.some((p) => (facts.firstPrompt ?? facts.prompts[0] ?? '').startsWith(p))) return { skip: 'git-kb-child' };
+  if (isOwnChildSession(facts)) return { skip: 'git-kb-child' };
   const started = facts.startedAt;
   if (!started || !Number.isFinite(Date.parse(started))) return { skip: 'no-timestamps' };
 

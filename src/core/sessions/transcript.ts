@@ -52,10 +52,43 @@ export interface TranscriptFacts {
   /** Records written by subagents (`isSidechain`). */
   sidechainRecords: number;
   /**
+   * The session turn by turn (spec/sessions.md, "Turns"): one per real prompt, with the main thread's replies,
+   * tool calls and their results, and the recaps that came in it; what came before the first prompt (a resumed
+   * session's copied history aside) is turn 0, kept only when it holds something.
+   */
+  turnLog: TurnFacts[];
+  /**
    * Transcript text that is none of the above (command output, meta records, subagent prompts and replies,
    * thinking, system notes, attachments, unknown records), kept only so checks can see everything.
    */
   otherTexts?: string[];
+}
+
+/** One turn of a session: a real prompt and what followed it on the main thread until the next. */
+export interface TurnFacts {
+  /** The prompt's number (1-based; 0 for what came before the first prompt). */
+  n: number;
+  /** What identifies the turn across re-reads: the prompt record's uuid, else its time and text. */
+  key: string;
+  /** The prompt's time (ISO, as written). */
+  at?: string;
+  prompt: string;
+  /** The main thread's model text, one entry per API message. */
+  replies: string[];
+  recaps: string[];
+  /** Tool calls in order; `output` is the result's text, `error` set when the result was an error. */
+  tools: TurnTool[];
+}
+
+/** A tool call of a turn and its result. */
+export interface TurnTool {
+  name: string;
+  input: unknown;
+  id?: string;
+  output?: string;
+  error?: boolean;
+  /** The file a Read read. */
+  filePath?: string;
 }
 
 type Rec = Record<string, unknown>;
@@ -199,8 +232,15 @@ class Reader {
     unknownTypes: [],
     malformedLines: 0,
     sidechainRecords: 0,
+    turnLog: [],
     otherTexts: [],
   };
+  /** The turn being read, and its tool calls by id. */
+  private turn?: TurnFacts;
+  private readonly turnTools = new Map<string, TurnTool>();
+  /** The uuid and time of the record being read. */
+  private recKey?: string;
+  private recTime?: string;
   private readonly other: string[] = this.facts.otherTexts ?? [];
   private readonly seenUuids = new Set<string>();
   private readonly seenPr = new Set<string>();
@@ -209,7 +249,7 @@ class Reader {
   private readonly seenRecaps = new Set<string>();
   private readonly toolUseById = new Map<string, { name: string; input: unknown }>();
   private readonly seenResults = new Set<string>();
-  private readonly textByMessage = new Map<string, { index: number; parts: Set<string> }>();
+  private readonly textByMessage = new Map<string, { index: number; parts: Set<string>; reply?: { turn: TurnFacts; index: number } }>();
   private readonly modelMessages = new Set<string>();
   private readonly mainModels = new Map<string, number>();
   private readonly sideModels = new Map<string, number>();
@@ -252,6 +292,8 @@ class Reader {
       if (this.seenUuids.has(rec.uuid)) return; // the same record written twice (resume copies)
       this.seenUuids.add(rec.uuid);
     }
+    this.recKey = str(rec.uuid);
+    this.recTime = str(rec.timestamp);
     const side = rec.isSidechain === true;
     if (side) this.facts.sidechainRecords++;
     this.common(rec, side);
@@ -353,6 +395,20 @@ class Reader {
     this.facts.prompts.push(p);
     this.facts.turns = this.facts.prompts.length;
     this.facts.firstPrompt ??= p;
+    const n = this.facts.turns;
+    this.turn = { n, key: this.recKey ?? `${this.recTime ?? ''}#${n}#${p}`, prompt: p, replies: [], recaps: [], tools: [] };
+    if (this.recTime) this.turn.at = this.recTime;
+    this.facts.turnLog.push(this.turn);
+  }
+
+  /** The turn being read; before the first prompt, turn 0 (made when something comes to put in it). */
+  private currentTurn(): TurnFacts {
+    if (!this.turn) {
+      this.turn = { n: 0, key: '#0', prompt: '', replies: [], recaps: [], tools: [] };
+      if (this.recTime) this.turn.at = this.recTime;
+      this.facts.turnLog.push(this.turn);
+    }
+    return this.turn;
   }
 
   private toolResult(block: Rec, toolUseResult: unknown): void {
@@ -377,6 +433,12 @@ class Reader {
     if (id) out.toolUseId = id;
     if (filePath) out.filePath = filePath;
     this.facts.toolResults.push(out);
+    const tool = id ? this.turnTools.get(id) : undefined;
+    if (tool && tool.output === undefined) {
+      tool.output = body;
+      if (block.is_error === true) tool.error = true;
+      if (filePath) tool.filePath = filePath;
+    }
     this.scanPr(body);
   }
 
@@ -400,7 +462,7 @@ class Reader {
         else this.assistantText(msgId, t);
         this.scanPr(t);
       } else if (b.type === 'tool_use') {
-        this.toolUse(b);
+        this.toolUse(b, side);
       } else if (b.type === 'thinking') {
         this.note(typeof b.thinking === 'string' ? b.thinking : undefined);
       } else {
@@ -413,15 +475,19 @@ class Reader {
     const texts = this.facts.assistantTexts;
     const entry = msgId ? this.textByMessage.get(msgId) : undefined;
     if (!entry) {
-      if (msgId) this.textByMessage.set(msgId, { index: texts.length, parts: new Set([t]) });
+      const turn = this.currentTurn();
+      const reply = { turn, index: turn.replies.length };
+      turn.replies.push(t);
+      if (msgId) this.textByMessage.set(msgId, { index: texts.length, parts: new Set([t]), reply });
       texts.push(t);
     } else if (!entry.parts.has(t)) {
       entry.parts.add(t);
       texts[entry.index] += `\n\n${t}`;
+      if (entry.reply) entry.reply.turn.replies[entry.reply.index] += `\n\n${t}`;
     }
   }
 
-  private toolUse(b: Rec): void {
+  private toolUse(b: Rec, side: boolean): void {
     const id = str(b.id);
     if (id && this.toolUseById.has(id)) return;
     const name = typeof b.name === 'string' ? b.name : '';
@@ -430,6 +496,14 @@ class Reader {
     const use: TranscriptFacts['toolUses'][number] = { name, input };
     if (id) use.id = id;
     this.facts.toolUses.push(use);
+    if (!side) {
+      const tool: TurnTool = { name, input };
+      if (id) {
+        tool.id = id;
+        this.turnTools.set(id, tool);
+      }
+      this.currentTurn().tools.push(tool);
+    }
     if (!isRec(input)) return;
     if (WRITE_TOOLS.has(name)) {
       const path = str(input.file_path) ?? str(input.notebook_path);
@@ -472,6 +546,7 @@ class Reader {
     if (!t || this.seenRecaps.has(t)) return;
     this.seenRecaps.add(t);
     this.facts.recaps.push(t);
+    this.currentTurn().recaps.push(t);
   }
 
   private note(t: string | undefined): void {
@@ -538,4 +613,38 @@ export function allTranscriptText(facts: TranscriptFacts): string {
   parts.push(...(facts.commands ?? []), ...(facts.filesChanged ?? []), ...(facts.prLinks ?? []));
   parts.push(...(facts.otherTexts ?? []));
   return parts.filter((p): p is string => typeof p === 'string' && p !== '').join('\n');
+}
+
+/**
+ * Fields of a record that hold structure, not text anyone wrote: ids that link records together (a tool result to
+ * its call, a reply split over records), times, types, models. A redaction leaves them as they are, so that a
+ * redacted transcript reads the same way as the original.
+ */
+const STRUCTURAL_KEYS = new Set([
+  'uuid', 'parentUuid', 'logicalParentUuid', 'sessionId', 'id', 'tool_use_id', 'requestId', 'messageId', 'leafUuid',
+  'timestamp', 'type', 'role', 'model', 'version', 'userType', 'stop_reason', 'isSidechain', 'isMeta',
+]);
+
+/**
+ * One transcript line with every text in it passed through `scrub` (the session's redaction), its structure kept;
+ * a line that is not a JSON object is scrubbed as text. Pure; never throws on content.
+ */
+export function redactTranscriptLine(line: string, scrub: (s: string) => string): string {
+  let rec: unknown;
+  try {
+    rec = JSON.parse(line);
+  } catch {
+    return scrub(line);
+  }
+  const walk = (v: unknown, key?: string): unknown => {
+    if (typeof v === 'string') return key !== undefined && STRUCTURAL_KEYS.has(key) ? v : scrub(v);
+    if (Array.isArray(v)) return v.map((x) => walk(x));
+    if (isRec(v)) {
+      const out: Rec = {};
+      for (const [k, x] of Object.entries(v)) out[k] = walk(x, k);
+      return out;
+    }
+    return v;
+  };
+  return JSON.stringify(walk(rec));
 }
