@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SECRET_BATTERY } from '../fixtures/secrets.js';
 import { expectCleanRepo, git, kb, kbJson, makeSandbox, type Sandbox } from '../helpers/cli.js';
@@ -195,7 +196,21 @@ describe('secrets battery: nothing survives anywhere in the data repo', () => {
         else if (!p.includes(`${path.sep}objects${path.sep}`)) onDisk.push(fs.readFileSync(p, 'latin1'));
       }
     };
+    // The turn log, its search index and what search and session show print; the archive, inflated.
+    const searched = (await run(['search', 'log follows', 'Found it', '--tool-output', '--json'])).stdout;
+    const shown = (await run(['session', 'show', 'sess-secrets-1', '--grep', 'REDACTED', '--json'])).stdout + (await run(['session', 'show', 'sess-secrets-1', '--turn', '1'])).stdout;
+    expect(JSON.parse(searched).sessions.length + JSON.parse(searched).results.length).toBeGreaterThan(0);
+    expect(shown).toContain('[REDACTED:');
+    onDisk.push(searched, shown);
     walk(sb.data);
+    const archive = path.join(sb.home, '.git-kb', 'archive');
+    expect(fs.statSync(archive).mode & 0o777).toBe(0o700);
+    for (const n of fs.readdirSync(archive)) {
+      const f = path.join(archive, n);
+      expect(fs.statSync(f).mode & 0o777, n).toBe(0o600);
+      onDisk.push(n.endsWith('.gz') ? zlib.gunzipSync(fs.readFileSync(f)).toString('latin1') : fs.readFileSync(f, 'latin1'));
+    }
+    expect(onDisk.some((f) => f.includes('log follows'))).toBe(true); // tool output is in the archive and the log
     const revs = (await git(sb.data, ['rev-list', '--all'], sb.env)).trim().split('\n');
     const source = fs.readFileSync(t, 'utf8');
     for (const b of SECRET_BATTERY) {
@@ -204,7 +219,7 @@ describe('secrets battery: nothing survives anywhere in the data repo', () => {
       expect(source.includes(JSON.stringify(needle).slice(1, -1)), `${b.kind} is in the transcript`).toBe(true);
       expect(objects.includes(needle), `${b.kind} in a git object`).toBe(false);
       expect(patches.includes(needle), `${b.kind} in git log -p`).toBe(false);
-      expect(onDisk.some((f) => f.includes(needle)), `${b.kind} in a file of the data repo`).toBe(false);
+      expect(onDisk.some((f) => f.includes(needle) || f.includes(JSON.stringify(needle).slice(1, -1))), `${b.kind} in a file of the data repo, the archive or an output`).toBe(false);
       const grep = spawnSync('git', ['grep', '-F', '-q', '-e', needle, ...revs], { cwd: sb.data, env: sb.env });
       expect(grep.status, `${b.kind} found by git grep`).toBe(1);
     }

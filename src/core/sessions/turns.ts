@@ -175,11 +175,12 @@ export function pieceText(log: SessionLog, key: string): { turn: LoggedTurn; kin
   return undefined;
 }
 
-/** A turn by number (`3`) or anchor (`1a2b3c4d`, or `#1a2b3c4d`). */
+/** A turn by anchor (`1a2b3c4d`, or `#1a2b3c4d`) or number (`3`); an anchor can be all digits, and wins. */
 export function findTurn(log: SessionLog, ref: string): LoggedTurn | undefined {
-  const r = ref.trim().replace(/^#/, '');
-  if (/^\d+$/.test(r)) return log.turns.find((t) => t.n === Number(r));
-  return log.turns.find((t) => t.anchor === r.toLowerCase());
+  const r = ref.trim().replace(/^#/, '').toLowerCase();
+  const byAnchor = r.length === 8 ? log.turns.find((t) => t.anchor === r) : undefined;
+  if (byAnchor) return byAnchor;
+  return /^\d+$/.test(r) ? log.turns.find((t) => t.n === Number(r)) : undefined;
 }
 
 /** One line of a log that holds a text. */
