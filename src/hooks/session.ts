@@ -119,6 +119,7 @@ async function summarise(event: Event, input: HookInput, ctx: HookContext): Prom
     return void log({ outcome: 'worker', pid, bytes: st.size });
   }
   // Every turn: the archive and the turn log, so the turn is searchable from any other session now (no commit).
+  if (event === 'stop') await settle(transcript, str(input.last_assistant_message), log);
   const { logSession } = await import('../app/session-log.js');
   let read: { facts: TranscriptFacts; st: fs.Stats } | undefined;
   try {
@@ -144,6 +145,56 @@ async function summarise(event: Event, input: HookInput, ctx: HookContext): Prom
   // NOTE: a written summary leaves the prompt index fresh (recordSession, or handleStop, updates it), so the next prompt does not.
   log({ outcome: r.status, id: r.id, reason: r.reason });
   return r.status === 'written' && event === 'stop' ? dir : undefined;
+}
+
+/** The longest a Stop waits for the transcript to hold the turn's last records. */
+const SETTLE_MAX_MS = 1500;
+/** A transcript that did not grow for this long is taken as settled (when the last reply cannot be told). */
+const SETTLE_QUIET_MS = 300;
+
+/**
+ * Waits until the transcript holds the turn's end. NOTE: Claude Code (2.1.328) runs the Stop hook before it has
+ * written the turn's last records (the final tool results and the reply) to the transcript: read at once, the
+ * turn log missed them. The Stop payload's `last_assistant_message` is the reply's text: the wait ends when the
+ * file's tail holds its end (at once when it already does), or the file stopped growing after it grew (without
+ * that text: stopped growing), and never lasts more than SETTLE_MAX_MS.
+ */
+async function settle(file: string, last: string | undefined, log: (what: Record<string, unknown>) => void): Promise<void> {
+  const started = Date.now();
+  const needle = last ? JSON.stringify(last.trim().slice(-80)).slice(1, -1) : undefined;
+  const size = (): number => fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+  const first = size();
+  let prev = first;
+  let quietSince = started;
+  for (;;) {
+    const now = Date.now();
+    const n = size();
+    if (n !== prev) {
+      prev = n;
+      quietSince = now;
+    }
+    if (needle && tailHolds(file, n, needle)) return void log({ settled: 'reply', ms: now - started, grew: n - first });
+    if ((!needle || n > first) && now - quietSince >= SETTLE_QUIET_MS) return void log({ settled: 'quiet', ms: now - started, grew: n - first });
+    if (now - started >= SETTLE_MAX_MS) return void log({ settled: 'timeout', ms: now - started, grew: n - first });
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** True when the last 256 KB of the file hold `needle`. */
+function tailHolds(file: string, size: number, needle: string): boolean {
+  const len = Math.min(size, 256 * 1024);
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const buf = Buffer.alloc(len);
+      const got = fs.readSync(fd, buf, 0, len, size - len);
+      return buf.subarray(0, got).toString('utf8').includes(needle);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
 }
 
 /** True when this machine committed the session's summary less than the debounce window ago. */
