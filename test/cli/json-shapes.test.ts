@@ -56,7 +56,8 @@ function expectShape(value: unknown, shape: Shape, at = '$'): void {
   }
 }
 
-const HIT = { id: 'string', title: 'string', type: 'string', tags: ['string'], path: 'string', score: 'number', snippet: 'string', 'via?': { from: 'string', rel: 'string' } };
+const HIT = { id: 'string', title: 'string', type: 'string', tags: ['string'], path: 'string', score: 'number', snippet: 'string', 'via?': { from: 'string', rel: 'string' }, 'turn?': { n: 'number', anchor: 'string', kind: 'string', 'tool?': 'string' } };
+const TURN_HIT = { id: 'string', session_id: 'string', title: 'string', 'project?': 'string', 'cwd?': 'string', 'ended?': 'string', turn: 'number', anchor: 'string', kind: 'string', 'tool?': 'string', score: 'number', snippet: 'string' };
 const PROBLEM = { rule: 'string', message: 'string', file: 'string', line: 'number', 'id?': 'string' };
 
 describe('--json shapes', () => {
@@ -65,13 +66,29 @@ describe('--json shapes', () => {
     expect(Object.keys(a)).toEqual(['id', 'path', 'commit']);
   });
 
-  it('search: {query, queries, results: [{id, title, type, tags, path, score, snippet, via?}]}', async () => {
+  it('search: {query, queries, results: [{id, title, type, tags, path, score, snippet, via?, turn?}], sessions: [...]}', async () => {
     const r = await kbj(sb, ['search', 'shapes anchor', 'body']);
-    expectShape(r, { query: 'string', queries: ['string'], results: [HIT] });
+    expectShape(r, { query: 'string', queries: ['string'], results: [HIT], sessions: [TURN_HIT] });
     expect(r.results.some((h: { via?: unknown }) => h.via)).toBe(false);
     const withVia = await kbj(sb, ['search', 'anchor']);
     expect(withVia.results.find((h: { id: string }) => h.id === b.id)?.via).toEqual({ from: a.id, rel: 'relates_to' });
-    expectShape(withVia, { query: 'string', queries: ['string'], results: [HIT] });
+    expectShape(withVia, { query: 'string', queries: ['string'], results: [HIT], sessions: [TURN_HIT] });
+  });
+
+  it('search over session turns, and session show --turns/--turn/--grep', async () => {
+    const own = makeSandbox('gkb-shape-turns-');
+    const sb = own; // the shared sandbox's counts stay as the other shapes expect them
+    const fixture = path.join(import.meta.dirname, '..', 'fixtures', 'transcripts', 'coding-session.jsonl');
+    const rec = await kbj(sb, ['session', 'record', '--transcript', fixture]);
+    const r = await kbj(sb, ['search', 'JPY', 'zero decimals']);
+    expectShape(r, { query: 'string', queries: ['string'], results: [HIT], sessions: [TURN_HIT] });
+    expect(r.results.some((h: { turn?: unknown }) => h.turn) || r.sessions.length > 0).toBe(true);
+    const head = { view: 'string', id: 'string', session_id: 'string', title: 'string' };
+    expectShape(await kbj(sb, ['session', 'show', rec.id]), { view: 'string', id: 'string', path: 'string', text: 'string' });
+    expectShape(await kbj(sb, ['session', 'show', rec.id, '--turns']), { ...head, turns: [{ n: 'number', anchor: 'string', 'at?': 'string', prompt: 'string', replies: 'number', tools: 'number', recaps: 'number' }] });
+    expectShape(await kbj(sb, ['session', 'show', rec.id, '--turn', '1']), { ...head, turn: { n: 'number', anchor: 'string', 'at?': 'string', prompt: 'string', replies: ['string'], recaps: ['string'], tools: [{ name: 'string', call: 'string', 'output?': 'string', 'error?': 'boolean' }] } });
+    expectShape(await kbj(sb, ['session', 'show', rec.id, '--grep', 'cent']), { ...head, grep: 'string', lines: [{ n: 'number', anchor: 'string', kind: 'string', 'tool?': 'string', line: 'string' }] });
+    own.cleanup();
   });
 
   it('get: {entries: [{id, path, text, links?: [{id, title, rel, direction}]}]}', async () => {
