@@ -170,4 +170,23 @@ describe('git-kb mcp', () => {
     expect(tree).toContain('retry-flaky-uploads-twice');
     await expectCleanRepo(sb.data);
   });
+
+  it('search finds a session by its turns, and session_show reads its turns, one turn and a grep', async () => {
+    const fixture = path.join(import.meta.dirname, '..', 'fixtures', 'transcripts', 'coding-session.jsonl');
+    const rec = await kb(sb, ['--data', sb.data, 'session', 'record', '--transcript', fixture, '--json']);
+    expect(rec.code, rec.stderr).toBe(0);
+    const found = (await call('search', { query: ['JPY zero decimal'] })).structuredContent!;
+    const turn = found.results.find((h: { turn?: unknown }) => h.turn)?.turn ?? found.sessions[0];
+    expect(turn, JSON.stringify(found)).toBeDefined();
+    const id = JSON.parse(rec.stdout).id as string;
+    const turns = (await call('session_show', { id, turns: true })).structuredContent!;
+    expect(turns).toMatchObject({ view: 'turns', id });
+    expect(turns.turns.map((t: { n: number }) => t.n)).toEqual([1, 2, 3]);
+    const byAnchor = (await call('session_show', { id, turn: turns.turns[1].anchor })).structuredContent!;
+    expect((await call('session_show', { id, turn: 2 })).structuredContent).toEqual(byAnchor);
+    expect(byAnchor.turn.prompt).toMatch(/JPY/);
+    const grep = (await call('session_show', { id, grep: 'jpy' })).structuredContent!;
+    expect(grep.lines[0]).toMatchObject({ n: 2, kind: 'prompt' });
+    expect(errorOf(await call('session_show', { id, turn: 99 })).code).toBe('NOT_FOUND');
+  });
 });
