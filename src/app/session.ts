@@ -19,6 +19,7 @@ import { readSessionState, stateIsCurrent, writeSessionState, type SessionState 
 import { readEntryText, safeJoin } from '../adapters/store/layout.js';
 import { allTranscriptText, parseTranscript, type TranscriptFacts } from '../core/sessions/transcript.js';
 import { logSession, readTranscriptBytes, tidyArchive, transcriptStat } from './session-log.js';
+import { foldTurnIndex } from '../adapters/index/turns.js';
 import { nowStamp } from './fields.js';
 import { filesById, findEntryFile } from './find.js';
 import { repoForRead, repoForWrite, type RepoOptions } from './repo.js';
@@ -269,7 +270,10 @@ export async function catchUpSessions(options: CatchUpOptions): Promise<CatchUpR
       result.failed.push({ file: f.file, error: (err as Error).message.split('\n')[0]! });
     }
   }
-  if (Date.now() - started <= (options.budgetMs ?? 60_000)) Object.assign(result, await tidyArchive(dir, options.settings, matcher));
+  if (Date.now() - started <= (options.budgetMs ?? 60_000)) {
+    Object.assign(result, await tidyArchive(dir, options.settings, matcher));
+    foldTurnIndex(dir); // the turn index's base, so searches add few documents of their own
+  }
   if (result.written.length > 0) await refreshIndexAfterWrite(dir);
   return result;
 }
