@@ -112,16 +112,18 @@ for (let k = 0; k < 200; k++) lines.push(...turnLines(sid, '/home/dev/src/stop',
 fs.writeFileSync(transcript, `${lines.join('\n')}\n`);
 const stopEnv = { ...env, GIT_KB_DATA: stopDir, KB_SESSION_DEBOUNCE_S: '100000', KB_ARCHIVE_DIR: path.join(WORK, 'turns-archive') };
 fs.rmSync(stopEnv.KB_ARCHIVE_DIR, { recursive: true, force: true });
-const payload = JSON.stringify({ session_id: sid, transcript_path: transcript, cwd: '/home/dev/src/stop', hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: '' });
-spawnSync(process.execPath, [HOOK, 'stop'], { env: stopEnv, input: payload }); // the first: archive written whole, summary committed
+// The payload carries the turn's last reply, as Claude Code's does (the hook finds it in the file at once).
+const lastReply = (turn) => JSON.parse(turn.at(-1)).message.content[0].text;
+const payloadOf = (reply) => JSON.stringify({ session_id: sid, transcript_path: transcript, cwd: '/home/dev/src/stop', hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: reply });
+spawnSync(process.execPath, [HOOK, 'stop'], { env: stopEnv, input: payloadOf(lastReply(lines.slice(-6))) }); // the first: archive written whole, summary committed
 let k = 200;
-const stops = timeSideBySide(
-  {
-    node: { ...node, env: stopEnv },
-    stop: { cmd: process.execPath, args: [HOOK, 'stop'], env: stopEnv, input: payload, before: () => fs.appendFileSync(transcript, `${turnLines(sid, '/home/dev/src/stop', 7, k++).join('\n')}\n`) },
-  },
-  { runs: RUNS },
-);
+const stop = { cmd: process.execPath, args: [HOOK, 'stop'], env: stopEnv, input: '' };
+stop.before = () => {
+  const turn = turnLines(sid, '/home/dev/src/stop', 7, k++);
+  fs.appendFileSync(transcript, `${turn.join('\n')}\n`);
+  stop.input = payloadOf(lastReply(turn));
+};
+const stops = timeSideBySide({ node: { ...node, env: stopEnv }, stop }, { runs: RUNS });
 const transcriptMb = fs.statSync(transcript).size / 2 ** 20;
 
 const ms = (x) => `${Math.round(x)} ms`;
