@@ -219,7 +219,7 @@ export function summaryContentKey(text: string): string {
 }
 
 /** The project's name: the last folder of its directory. */
-function projectName(cwd: string | undefined): string | undefined {
+export function projectName(cwd: string | undefined): string | undefined {
   if (!cwd) return undefined;
   const base = path.basename(cwd.replace(/[\\/]+$/, ''));
   return base || undefined;

@@ -6,7 +6,7 @@
  */
 import { isSecretFilePath } from '../secrets/scan.js';
 import { fnv1a } from '../text/fnv.js';
-import { clip, sessionEntryId } from './summary.js';
+import { clip, projectName, sessionEntryId } from './summary.js';
 import type { TranscriptFacts, TurnTool } from './transcript.js';
 
 /** Bump when the log's shape or content changes: logs of another version are read again from the archive. */
@@ -122,7 +122,7 @@ export function sessionLog(facts: TranscriptFacts, sessionId: string): SessionLo
   }
   const firstLine = (facts.firstPrompt ?? '').split('\n').find((l) => l.trim()) ?? '';
   const cwd = facts.cwd;
-  const project = cwd ? cwd.replace(/[\\/]+$/, '').split(/[\\/]/).pop() || undefined : undefined;
+  const project = projectName(cwd);
   const log: SessionLog = {
     v: TURN_LOG_VERSION,
     sessionId,
