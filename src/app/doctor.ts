@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { KB_JSON_MAX, readRegularFile } from '../adapters/system/read-bounded.js';
 import type { Settings } from '../adapters/config/settings.js';
 import { readConfig, resolveDataDir } from '../adapters/config/config.js';
 import { findClaude } from '../adapters/claude/find-claude.js';
@@ -88,7 +89,7 @@ async function repoChecks(dir: string, settings: Settings, add: Add): Promise<vo
 
   let manifest: unknown;
   try {
-    manifest = JSON.parse(fs.readFileSync(path.join(dir, 'kb.json'), 'utf8')) as unknown;
+    manifest = JSON.parse(readRegularFile(path.join(dir, 'kb.json'), 'kb.json', KB_JSON_MAX).toString('utf8')) as unknown;
   } catch (err) {
     manifest = (err as Error).message;
   }

@@ -26,7 +26,7 @@ import {
   type HostDef,
   type HostRegistry,
 } from '../core/hosts/hosts.js';
-import { hostsFile, loadHosts } from '../adapters/store/hosts-file.js';
+import { hostsFile, loadHosts, readHostsText } from '../adapters/store/hosts-file.js';
 import { isValidHostKey, newId } from '../core/format/schema.js';
 import { readEntryText } from '../adapters/store/layout.js';
 import { nowStamp, splitList } from './fields.js';
@@ -35,13 +35,9 @@ import { repoForRead, repoForWrite, type RepoOptions } from './repo.js';
 import { refuseSecrets, withWriteLock, type PendingFile } from '../adapters/write/transaction.js';
 import { toLf } from '../core/text/line-ends.js';
 
-function readHostsText(dir: string): string {
-  try {
-    return fs.readFileSync(hostsFile(dir), 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return '';
-    throw err;
-  }
+/** hosts.yaml's text, empty when there is none (the one reader: hosts-file.ts). */
+function hostsText(dir: string): string {
+  return readHostsText(dir) ?? '';
 }
 
 /** Validates new hosts.yaml text; INVALID_ENTRY listing every problem (nothing is written). */
@@ -102,7 +98,7 @@ export async function registerHost(options: RegisterOptions): Promise<RegisterRe
   }
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async (tx) => {
-    const before = readHostsText(dir);
+    const before = hostsText(dir);
     if (before) checkHostsText(before);
     const existed = before ? parseHosts(before).registry.hosts.some((h) => h.key === options.key) : false;
     const after = applyHostChange(before, { key: options.key, markers, aliases, forbidden: options.forbidden, description: options.description });
@@ -140,7 +136,7 @@ export async function forbidPattern(options: RepoOptions & { pattern: string }):
   if (why) throw new KbError('USAGE', `forbidden pattern ${why}`);
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async (tx) => {
-    const before = readHostsText(dir);
+    const before = hostsText(dir);
     if (before) checkHostsText(before);
     const after = applyForbiddenPattern(before, options.pattern);
     const registry = checkHostsText(after);
@@ -197,7 +193,7 @@ export async function addHostFact(options: AddFactOptions): Promise<AddFactResul
   refuseSecrets(probe, `hosts/${probeKey}/(new fact)`);
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async (tx) => {
-    const before = readHostsText(dir);
+    const before = hostsText(dir);
     const registry = before ? checkHostsText(before) : { hosts: [], forbiddenPatterns: [] };
     const known = findHost(registry, options.key);
     const key = known?.key ?? options.key;
@@ -363,7 +359,7 @@ export interface HostStatusResult {
 /** hosts.yaml's health and every host's facts and size; an invalid hosts.yaml is reported, not thrown. */
 export async function hostStatus(options: RepoOptions): Promise<HostStatusResult> {
   const { dir } = repoForRead(options);
-  const text = readHostsText(dir);
+  const text = hostsText(dir);
   const { registry, problems } = text ? parseHosts(text) : { registry: { hosts: [], forbiddenPatterns: [] }, problems: [] };
   const hosts = hostInfos(dir, registry);
   return {

@@ -13,6 +13,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { readRegularFile } from '../adapters/system/read-bounded.js';
 import { entryPath, formatEntry, interpretEntry, isValidId, newId, splitEntry, TYPES, type Problem } from '../core/format/entry.js';
 import { formatProblems, KbError } from '../core/errors.js';
 import { findSecrets, forgetScans, redactSecrets, rememberScans } from '../core/secrets/scan.js';
@@ -74,7 +75,16 @@ interface Walked {
 }
 
 function walk(root: string, rel = '', into: Walked = { notes: [], others: [], passed: [], vault: false }): Walked {
-  for (const d of fs.readdirSync(path.join(root, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+  let dirents: fs.Dirent[];
+  try {
+    dirents = fs.readdirSync(path.join(root, rel), { withFileTypes: true });
+  } catch (err) {
+    // A folder that cannot be listed (no permission, gone meanwhile: /proc) is passed over, not a crash.
+    if (!rel) throw err;
+    into.passed.push({ file: `${rel}/`, reason: `cannot be listed (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})` });
+    return into;
+  }
+  for (const d of dirents.sort((a, b) => (a.name < b.name ? -1 : 1))) {
     const p = rel ? `${rel}/${d.name}` : d.name;
     if (d.name === '.obsidian' && !rel && d.isDirectory()) {
       into.vault = true;
@@ -92,7 +102,10 @@ function walk(root: string, rel = '', into: Walked = { notes: [], others: [], pa
     if (d.isSymbolicLink()) into.passed.push({ file: p, reason: 'a symbolic link: not followed' });
     else if (d.isDirectory()) walk(root, p, into);
     else if (d.isFile() && /\.(md|markdown)$/i.test(d.name)) into.notes.push(p);
-    else if (d.isFile()) into.others.push({ file: p, size: fs.statSync(path.join(root, p)).size });
+    else if (d.isFile()) {
+      const st = fs.statSync(path.join(root, p), { throwIfNoEntry: false });
+      if (st) into.others.push({ file: p, size: st.size });
+    }
     else into.passed.push({ file: p, reason: 'not a regular file' });
   }
   return into;
@@ -113,7 +126,13 @@ function titleFromName(name: string): string {
 }
 
 function readNote(root: string, file: string, shown: string, options: ImportOptions, stamp: string): Note {
-  const buf = fs.readFileSync(path.join(root, file));
+  const abs = path.join(root, file);
+  let buf: Buffer;
+  try {
+    buf = readRegularFile(abs, shown);
+  } catch (err) {
+    throw new KbError('INVALID_ENTRY', `${shown}:1: ${(err as Error).message.replace(`${shown}: ${abs} is `, 'the note is ')}`, { file: shown, line: 1 });
+  }
   if (buf.includes(0)) throw new KbError('INVALID_ENTRY', `${shown}:1: binary content is not a note`, { file: shown, line: 1 });
   const text = toLf(decodeUtf8(buf, shown));
   let data: Record<string, unknown> = {};

@@ -17,6 +17,7 @@ import { putStat, recordedStat, unchanged, type FileStat, type StatColumns } fro
 import { idFromPath } from '../core/format/schema.js';
 import { linkedIds } from '../core/format/links.js';
 import { repoForRead, type RepoOptions } from './repo.js';
+import { readHostsText } from '../adapters/store/hosts-file.js';
 
 export interface LintResult {
   files: number;
@@ -208,7 +209,15 @@ async function lintWith(dir: string, state: LintState | undefined, namesKey: str
     if (r.problems.length || r.hints.length) own.set(rel, [...r.problems, ...r.hints.map((h) => ({ ...h, hint: true as const }))]);
     linksOf.set(rel, r.links);
   }
-  if (hasHosts) problems.push(...secretProblems(checkers!, fs.readFileSync(hostsYaml, 'utf8'), 'hosts.yaml'));
+  if (hasHosts) {
+    let text: string | undefined;
+    try {
+      text = readHostsText(dir);
+    } catch (err) {
+      problems.push({ rule: 'unreadable', message: (err as Error).message, file: 'hosts.yaml', line: 1 });
+    }
+    if (text !== undefined) problems.push(...secretProblems(checkers!, text, 'hosts.yaml'));
+  }
   // Sync conflicts in files that are not entries keep theirs beside ours (spec/sync.md).
   for (const name of fs.readdirSync(dir).sort()) {
     if (isConflictSibling(name)) problems.push({ rule: 'conflict-unresolved', message: `sync conflict: ${name} holds the other version of ${name.replace(/\.conflict-[0-9a-f]{8}$/, '')}; settle it with "git-kb resolve ${name} --keep ours|theirs"`, file: name, line: 1 });

@@ -4,6 +4,7 @@
  * commander: src/cli/main.ts reports them), and reading bodies from files or stdin.
  */
 import fs from 'node:fs';
+import { MAX_INPUT_BYTES, readRegularFile, readStdin } from '../adapters/system/read-bounded.js';
 import type { Command } from 'commander';
 import type { Settings } from '../adapters/config/settings.js';
 import type { RepoOptions } from '../app/repo.js';
@@ -83,17 +84,17 @@ export async function readStdinIfPiped(): Promise<string | undefined> {
   const st = fs.fstatSync(0);
   if (!st.isFIFO() && !st.isFile() && !st.isSocket()) return undefined;
   const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
+  let total = 0;
+  for await (const c of process.stdin) {
+    total += (c as Buffer).length;
+    if (total > MAX_INPUT_BYTES) throw new KbError('USAGE', `stdin is more than ${MAX_INPUT_BYTES / 2 ** 20} MB; the limit is ${MAX_INPUT_BYTES / 2 ** 20} MB`);
+    chunks.push(c as Buffer);
+  }
   return decodeUtf8(Buffer.concat(chunks), 'stdin');
 }
 
 /** Reads a --file argument (`-` for stdin), with a clear error. */
 export function readFileArg(file: string): string {
-  let bytes: Buffer;
-  try {
-    bytes = fs.readFileSync(file === '-' ? 0 : file);
-  } catch (err) {
-    throw new KbError('NOT_FOUND', `cannot read --file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
+  const bytes = file === '-' ? readStdin('--file - (stdin)') : readRegularFile(file, '--file');
   return decodeUtf8(bytes, file === '-' ? '--file - (stdin)' : `--file ${file}`);
 }

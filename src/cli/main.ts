@@ -9,7 +9,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { readSettings, type Settings } from '../adapters/config/settings.js';
-import { EXIT_CODES, KbError, type ErrorCode } from '../core/errors.js';
+import { EXIT_CODES, KbError, systemRefusal, type ErrorCode } from '../core/errors.js';
 import * as add from './commands/add.js';
 import * as adopt from './commands/adopt.js';
 import * as commit from './commands/commit.js';
@@ -166,7 +166,7 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 function report(err: unknown): void {
-  const kb = err instanceof KbError ? err : undefined;
+  const kb = err instanceof KbError ? err : systemRefusal(err);
   const code = kb?.code ?? 'INTERNAL';
   const message = kb ? kb.message : `internal error: ${(err as Error)?.stack ?? String(err)}`;
   if (isJson()) {

@@ -20,6 +20,8 @@ export const EXIT_CODES = {
   CONFLICT: 4,
   LOCK_TIMEOUT: 4,
   MERGE_CONFLICT: 4,
+  // The file system refused: a read-only data repo or mount, no permission, no space left.
+  NOT_WRITABLE: 4,
   INVALID_ENTRY: 5,
   SECRET_DETECTED: 5,
   LINT_FAILED: 5,
@@ -66,4 +68,26 @@ export function formatProblems(problems: (Place & { message: string; rule: strin
 /** True when `err` is a KbError, optionally with the given code. */
 export function isKbError(err: unknown, code?: ErrorCode): err is KbError {
   return err instanceof KbError && (code === undefined || err.code === code);
+}
+
+/** What the file system's refusals mean to a user, by errno code. */
+const SYSTEM_REFUSALS: Record<string, string> = {
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is exceeded',
+};
+
+/**
+ * A file system refusal (a read-only repo or mount, no permission, a full disk) as a KbError naming the path and
+ * what to do; undefined for anything else (a bug, reported as INTERNAL with its stack).
+ */
+export function systemRefusal(err: unknown): KbError | undefined {
+  const e = err as NodeJS.ErrnoException | undefined;
+  const why = e && typeof e.code === 'string' ? SYSTEM_REFUSALS[e.code] : undefined;
+  if (!why) return undefined;
+  const where = typeof e!.path === 'string' ? ` ${e!.path}` : '';
+  const verb = e!.syscall ? `${e!.syscall}` : 'access';
+  return new KbError('NOT_WRITABLE', `cannot ${verb}${where}: ${why} (${e!.code}); check the data repo's permissions and free space, or choose another with --data`, { code: e!.code, ...(where ? { file: e!.path } : {}) });
 }

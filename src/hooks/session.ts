@@ -30,6 +30,7 @@ import { writeLockBusy } from '../adapters/store/lock.js';
 import { budgetSignature, catchUpDue, readBudgetState, readSessionState, stateIsCurrent, writeBudgetState, writeSessionState, type SessionState } from '../adapters/store/session-state.js';
 import type { TranscriptFacts } from '../core/sessions/transcript.js';
 import { readRepoSettings } from '../adapters/store/repo-settings.js';
+import { KB_JSON_MAX, readRegularFile } from '../adapters/system/read-bounded.js';
 import { budgetBlockReason, budgetOverruns, type MemoryBudgets } from '../core/budget.js';
 import { debugLog, type HookContext, type HookInput } from './protocol.js';
 
@@ -221,7 +222,7 @@ export async function budgetBlock(input: HookInput, ctx: HookContext): Promise<{
   if (!dir) return undefined;
   const log = (what: Record<string, unknown>): void => debugLog({ event: 'stop', budget: true, ...what }, settings);
   try {
-    JSON.parse(fs.readFileSync(path.join(dir, 'kb.json'), 'utf8'));
+    JSON.parse(readRegularFile(path.join(dir, 'kb.json'), 'kb.json', KB_JSON_MAX).toString('utf8'));
   } catch {
     return void log({ outcome: 'no block', reason: 'kb.json does not parse' });
   }

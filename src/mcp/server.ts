@@ -9,7 +9,7 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { Settings } from '../adapters/config/settings.js';
-import { KbError } from '../core/errors.js';
+import { KbError, systemRefusal } from '../core/errors.js';
 import { ACTIVITIES, RELS, TYPES } from '../core/format/schema.js';
 
 /** What the server needs from its container. */
@@ -30,7 +30,8 @@ function ok(value: Record<string, unknown>): ToolResult {
 
 /** A tool error carrying the CLI's error JSON. */
 function fail(err: unknown): ToolResult {
-  const e = err instanceof KbError ? { code: err.code, message: err.message } : { code: 'INTERNAL', message: String((err as Error)?.message ?? err) };
+  const kb = err instanceof KbError ? err : systemRefusal(err);
+  const e = kb ? { code: kb.code, message: kb.message } : { code: 'INTERNAL', message: String((err as Error)?.message ?? err) };
   return { content: [{ type: 'text', text: JSON.stringify({ error: e }) }], isError: true };
 }
 

@@ -44,8 +44,13 @@ export function configFiles(settings: ConfigSettings): string[] {
 export function readConfigFile(file: string): KbConfig | undefined {
   let text: string;
   try {
+    // NOTE: a stat first: a FIFO or a device named like the config file would block a read for ever.
+    const st = fs.statSync(file);
+    if (!st.isFile()) throw new KbError('USAGE', `config file ${file} is not a regular file`, { file });
+    if (st.size > 1024 * 1024) throw new KbError('USAGE', `config file ${file} is over 1 MB`, { file });
     text = fs.readFileSync(file, 'utf8');
-  } catch {
+  } catch (err) {
+    if (err instanceof KbError) throw err;
     return undefined;
   }
   try {

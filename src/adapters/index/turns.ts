@@ -343,12 +343,22 @@ export function searchTurns(dir: string, options: TurnSearchOptions): TurnHit[] 
 /** Tool output weighs half of the rest. */
 const TOOL_BOOST = { text: 1, tools: 0.5 };
 
+/** True when `a` comes before `b` in descending lexicographic order. */
+function before(a: number[], b: number[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! > b[i]!;
+  return false;
+}
+
+/** Among pieces of one turn that hold as many query terms, the prompt is shown first, then a recap, then a reply. */
+const KIND_RANK: Record<PieceKind, number> = { prompt: 3, recap: 2, reply: 1, tool: 0 };
+
 /**
  * The piece of a log that holds the most of the query's terms (as the index takes them; a query term matches a
- * piece term it begins), outside tool output when `inText`; ties go to the later turn (the newer state).
+ * piece term it begins), outside tool output when `inText`; ties go to the later turn (the newer state), then to
+ * the prompt over a recap over a reply.
  */
 function bestPiece(log: SessionLog, terms: string[], inText: boolean): ReturnType<typeof pieceText> {
-  let best: { key: string; count: number } | undefined;
+  let best: { key: string; rank: number[] } | undefined;
   for (const p of turnPieces(log)) {
     if ((p.kind === 'tool') === inText) continue;
     const have = new Set<string>();
@@ -358,7 +368,8 @@ function bestPiece(log: SessionLog, terms: string[], inText: boolean): ReturnTyp
     }
     let count = 0;
     for (const q of terms) if (have.has(q) || [...have].some((h) => h.startsWith(q))) count++;
-    if (count > 0 && (!best || count >= best.count)) best = { key: p.key, count };
+    const rank = [count, p.n, KIND_RANK[p.kind]];
+    if (count > 0 && (!best || before(rank, best.rank))) best = { key: p.key, rank };
   }
   return best ? pieceText(log, best.key) : undefined;
 }

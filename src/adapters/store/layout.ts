@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { KbError } from '../../core/errors.js';
+import { MAX_INPUT_BYTES } from '../system/read-bounded.js';
 import { idFromPath } from '../../core/format/schema.js';
 
 /** The top-level folders that hold entries. */
@@ -389,19 +390,35 @@ function readPlainFile(dir: string, abs: string): Buffer | undefined {
   if (noFollow === undefined || !plainFolder(dir, path.dirname(abs))) return undefined;
   let fd: number;
   try {
-    fd = fs.openSync(abs, fs.constants.O_RDONLY | noFollow);
+    // NOTE: non-blocking, so that a FIFO named like an entry cannot hang the open (no writer would ever come).
+    fd = fs.openSync(abs, fs.constants.O_RDONLY | noFollow | (fs.constants.O_NONBLOCK ?? 0));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ELOOP') return undefined; // a link: resolved and judged by the caller
     throw err;
   }
   try {
     // NOTE: into one reused buffer, read whole in one call when the file fits (almost every entry): no fstat
-    // and no buffer of its own a file, 50,000 of each on a cold build. The caller decodes it at once.
-    const n = fs.readSync(fd, readBuffer, 0, readBuffer.length, 0);
-    return n < readBuffer.length ? readBuffer.subarray(0, n) : fs.readFileSync(fd);
+    // and no buffer of its own a file, 50,000 of each on a cold build. The caller decodes it at once. An empty
+    // read or a full buffer is looked at (a FIFO or a device reads as nothing or as no end).
+    let n: number;
+    try {
+      n = fs.readSync(fd, readBuffer, 0, readBuffer.length, 0);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ESPIPE') throw err;
+      n = 0; // a FIFO or socket cannot be read at an offset: refused below
+    }
+    if (n > 0 && n < readBuffer.length) return readBuffer.subarray(0, n);
+    refuseIrregular(path.relative(dir, abs), fs.fstatSync(fd));
+    return n === 0 ? readBuffer.subarray(0, 0) : fs.readFileSync(fd);
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** INVALID_ENTRY for an entry path that is not a regular file (a FIFO would hang a read) or is over the input limit. */
+function refuseIrregular(rel: string, st: fs.Stats): void {
+  if (!st.isFile()) throw new KbError('INVALID_ENTRY', `${rel}:1: not a regular file (a FIFO, device or socket named like an entry)`, { file: rel, line: 1 });
+  if (st.size > MAX_INPUT_BYTES) throw new KbError('INVALID_ENTRY', `${rel}:1: ${(st.size / 2 ** 20).toFixed(1)} MB is over the ${MAX_INPUT_BYTES / 2 ** 20} MB an entry may hold`, { file: rel, line: 1 });
 }
 
 /** The buffer readPlainFile reads into (its content is only valid until the next read). */
@@ -425,6 +442,7 @@ export function readEntryText(dir: string, rel: string, readAhead?: Buffer): str
   let buf = readAhead !== undefined && plainFolder(dir, path.dirname(abs)) ? readAhead : readPlainFile(dir, abs);
   if (!buf) {
     refuseEscapingLink(dir, rel, abs);
+    refuseIrregular(rel, fs.statSync(abs));
     buf = fs.readFileSync(abs);
   }
   if (buf.includes(0)) throw new KbError('INVALID_ENTRY', `${rel}:1: binary content (NUL byte) is not an entry`, { file: rel, line: 1 });

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { KB_JSON_MAX, readRegularFile } from '../system/read-bounded.js';
 import { DEFAULT_BUDGETS, KERNEL_BUDGET, PROMOTE_AFTER, type MemoryBudgets } from '../../core/budget.js';
 import { KbError } from '../../core/errors.js';
 import { DECAY_TYPES, DEFAULT_DECAY, type DecaySettings } from '../../core/decay.js';
@@ -58,7 +59,7 @@ function positive(v: unknown, field: string, max = Number.MAX_SAFE_INTEGER): num
 /** The memory settings of the data repo at `dir`. */
 function readRaw(dir: string): Record<string, unknown> {
   try {
-    const parsed = JSON.parse(fs.readFileSync(path.join(dir, 'kb.json'), 'utf8')) as unknown;
+    const parsed = JSON.parse(readRegularFile(path.join(dir, 'kb.json'), 'kb.json', KB_JSON_MAX).toString('utf8')) as unknown;
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
   } catch {
     /* no kb.json (or not JSON: lint's business): the defaults */

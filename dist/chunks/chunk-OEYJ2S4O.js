@@ -1,0 +1,11 @@
+"use strict";
+var M=Object.create;var p=Object.defineProperty;var $=Object.getOwnPropertyDescriptor;var P=Object.getOwnPropertyNames;var b=Object.getPrototypeOf,q=Object.prototype.hasOwnProperty;var S=(e,r)=>{for(var t in r)p(e,t,{get:r[t],enumerable:!0})},A=(e,r,t,o)=>{if(r&&typeof r=="object"||typeof r=="function")for(let a of P(r))!q.call(e,a)&&a!==t&&p(e,a,{get:()=>r[a],enumerable:!(o=$(r,a))||o.enumerable});return e};var B=(e,r,t)=>(t=e!=null?M(b(e)):{},A(r||!e||!e.__esModule?p(t,"default",{value:e,enumerable:!0}):t,e)),C=e=>A(p({},"__esModule",{value:!0}),e);var _={};S(_,{a:()=>l,b:()=>c,c:()=>h,d:()=>d,e:()=>v});module.exports=C(_);var D=require("./chunk-5JNCPCFU.js"),g=B(require("node:os")),l=0,c=1,E=0,h=2,L=512,T=6e4,d=class extends Error{},W=`
+const { workerData } = require('node:worker_threads');
+try {
+  require(workerData.file);
+} catch (err) {
+  Atomics.store(new Int32Array(workerData.shared), ${c}, ${h});
+  workerData.port.postMessage({ failed: String(err && err.message) });
+  workerData.port.close();
+}
+`;function v(e){if((g.default.availableParallelism?.()??g.default.cpus().length)<2)return;let r=new SharedArrayBuffer(8),t=new Int32Array(r),o,a,{MessageChannel:x,Worker:I}=(0,D.e)();try{let n=new x;a=n.port1,o=new I(W,{eval:!0,workerData:{file:e,port:n.port2,shared:r},transferList:[n.port2]}),o.unref(),o.on("error",()=>{})}catch{return}let m=!1;o.on("exit",()=>{m=!0,Atomics.store(t,c,h)});let i=0,f=!1,k=()=>{f||(f=!0,a.close(),o.terminate())};return{offer(n,s){return f||Atomics.load(t,c)!==E||i-Atomics.load(t,l)>L?!1:(a.postMessage({shorts:n,parts:s}),i+=n.length,!0)},async finish(){try{if(i===0)return null;if(f)throw new d("the counting worker was stopped");let n,s=await new Promise(w=>{let y=Atomics.load(t,l);n=setInterval(()=>{let u=Atomics.load(t,l);u===y&&w({failed:"the counting worker stopped answering"}),y=u},T),a.once("message",u=>w(u)),m&&w({failed:"the counting worker stopped"}),o.once("exit",()=>w({failed:"the counting worker stopped"})),o.ref(),a.postMessage({end:!0})}).finally(()=>{clearInterval(n),o.unref()});if("failed"in s)throw new d(s.failed);if(s.counted.docs.length!==i)throw new d(`the counting worker counted ${s.counted.docs.length} of ${i} documents`);return s.counted}finally{k()}},close:k}}
