@@ -175,6 +175,20 @@ describe('host load: sentinels', () => {
     const f = await run(['host', 'load', 'pop-os']);
     expect(f.stdout).toBe('---HOST_FORBIDDEN---\n');
   });
+
+  it('a forbidden name with a suffix, a number or a plural is forbidden too: load, add and detect', async () => {
+    await setup();
+    for (const name of ['whatbox-07', 'whatbox_2', 'whatboxes', 'hssh-2']) {
+      const r = await run(['host', 'load', name]);
+      expect([r.code, r.stdout], name).toEqual([5, '---HOST_FORBIDDEN---\n']);
+    }
+    await kbJson(sb, ['host', 'register', 'pop-os']);
+    const add = await run(['host', 'add', 'pop-os', 'mirror runs on whatbox-07 nightly']);
+    expect(add.code).toBe(5);
+    expect(add.stderr).not.toContain('whatbox');
+    const detect = await run(['host', 'detect', 'copy it to hssh-2.lan']);
+    expect(detect.stdout).toContain('---HOST_FORBIDDEN---');
+  });
 });
 
 describe('host detect, list, status', () => {

@@ -282,7 +282,7 @@ export function hostMatcher(registry: HostRegistry): HostMatcher {
 export function forbiddenMatcher(registry: HostRegistry): HostMatcher {
   const groups = registry.hosts.filter((h) => h.forbidden).map((h) => ({ label: `host:${h.key}`, terms: hostTerms(h) }));
   registry.forbiddenPatterns.forEach((p, i) => groups.push({ label: `pattern:${i + 1}`, terms: [p] }));
-  return compileMatcher(groups);
+  return compileMatcher(groups, { loose: true });
 }
 
 /** What made a text forbidden: a forbidden host (by key) or a global pattern (by its 1-based number). */

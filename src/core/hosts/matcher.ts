@@ -7,6 +7,12 @@
  * digits, `_` and `-` (so `10.0.0.7` does not match `10.0.0.70`, `pop-os` does not match `pop-os2`, and `dssh`
  * matches `dssh.local`); a `/regex/` marker matches wherever it matches. Markers are matched over the whole text,
  * inside code fences and inline code too: an IP in a pasted log names a host as surely as one in prose.
+ *
+ * A forbidden marker (`loose`) matches as a human reads a host's name, so that no suffix, plural or separator
+ * dodges it (fail closed): it starts where a letter or digit does not go before it (`-`, `_` and `.` end a word
+ * there), and may go on with a plural (`whatboxes`), with digits (`seedbox2`) or with anything after a separator
+ * (`whatbox-07`, `whatbox_2`, `hssh-2.lan`, `seedbox-eu`); a marker that ends in a digit (an IP) takes no more
+ * digits (`10.0.0.7` is not `10.0.0.70`).
  */
 
 /** The shortest plain marker (key, alias or marker) that is matched in text: one letter would match everywhere. */
@@ -30,11 +36,14 @@ export interface HostMatcher {
   labels: string[];
   plain: string;
   regex: [string, string, number][];
+  /** Plain markers match as forbidden ones do (see the module contract). */
+  loose?: boolean;
 }
 
-/** Compiles labelled term lists into a matcher. */
-export function compileMatcher(groups: { label: string; terms: string[] }[]): HostMatcher {
+/** Compiles labelled term lists into a matcher (`loose`: the forbidden rule). */
+export function compileMatcher(groups: { label: string; terms: string[] }[], options: { loose?: boolean } = {}): HostMatcher {
   const m: HostMatcher = { labels: [], plain: '', regex: [] };
+  if (options.loose) m.loose = true;
   const plain: string[] = [];
   groups.forEach((g, i) => {
     m.labels.push(g.label);
@@ -67,6 +76,25 @@ function wordIndex(hay: string, needle: string): number {
   }
 }
 
+const ALNUM = /[a-z0-9]/;
+
+/** The first offset where `needle` occurs in `hay` (both lower case) as a forbidden marker does, or -1. */
+function looseIndex(hay: string, needle: string): number {
+  const last = needle[needle.length - 1]!;
+  const endsInLetter = /[a-z]/.test(last);
+  for (let i = hay.indexOf(needle); i >= 0; i = hay.indexOf(needle, i + 1)) {
+    if (ALNUM.test(needle[0]!) && i > 0 && ALNUM.test(hay[i - 1]!)) continue;
+    if (!ALNUM.test(last)) return i;
+    const rest = hay.slice(i + needle.length, i + needle.length + 3);
+    const c = rest[0];
+    if (c === undefined || !ALNUM.test(c)) return i; // end, or a separator: anything may follow it
+    if (!endsInLetter) continue; // an IP or a numbered name takes no more digits or letters
+    if (/^[0-9]/.test(rest)) return i; // seedbox2
+    if (/^(?:es|s)(?![a-z0-9])/.test(rest)) return i; // whatboxes, hosts
+  }
+  return -1;
+}
+
 /**
  * The labels whose terms occur in `text`, in order of first occurrence. Plain single-word markers are looked up
  * in the set of the text's words, other plain markers are searched for only when their first word occurs, and
@@ -84,6 +112,11 @@ export function matchHosts(matcher: HostMatcher, text: string): string[] {
   for (const rec of matcher.plain ? matcher.plain.split('\n') : []) {
     const tab = rec.indexOf('\t');
     const marker = rec.slice(tab + 1);
+    if (matcher.loose) {
+      const at = looseIndex(lower, marker);
+      if (at >= 0) hit(Number(rec.slice(0, tab)), at);
+      continue;
+    }
     // The marker's first word must be one of the text's words (a cheap test that skips most markers).
     const lead = /^[a-z0-9_-]+/.exec(marker)?.[0];
     if (lead !== undefined && !words.has(lead)) continue;
