@@ -21,7 +21,8 @@ export function tagList(values: string | string[] | undefined): string[] {
 /** A --title trimmed, refused (USAGE) when it holds a line break (check secrets first: this message is not masked). */
 export function oneLineTitle(title: string): string {
   const t = title.trim();
-  if (/[\r\n]/.test(t)) throw new KbError('USAGE', 'the title must be one line: --title holds a line break (put the rest in the body)');
+  // NOTE: U+2028, U+2029 and U+0085 are line breaks too (YAML and editors break the line there).
+  if (/[\r\n\u2028\u2029\u0085]/.test(t)) throw new KbError('USAGE', 'the title must be one line: --title holds a line break (put the rest in the body)');
   return t;
 }
 
@@ -30,12 +31,20 @@ export function parseLinks(values: string[] | undefined): Link[] {
   return (values ?? []).map((v) => {
     const m = /^([a-z_]+):(\S+)$/.exec(v.trim());
     if (!m) throw new KbError('USAGE', `--link "${v}" must be rel:id, e.g. relates_to:kb-0042 (rels: ${RELS.join(', ')})`);
+    // A rel the format does not know is a bad flag value (USAGE), as an unknown --type is; in a file, lint's INVALID_ENTRY.
+    if (!(RELS as readonly string[]).includes(m[1]!)) throw new KbError('USAGE', `--link "${v}": unknown rel "${m[1]}"; one of: ${RELS.join(', ')}`);
     return { rel: m[1] as Link['rel'], to: m[2]! };
   });
 }
 
 /** Checks an entry's full text as it would be written; throws INVALID_ENTRY listing every problem. */
 export function validateEntryText(text: string, file: string, idExists: (id: string) => boolean): void {
+  // NOTE: a lone UTF-16 surrogate (an MCP client's "\ud800") is no character: written as UTF-8 it would become U+FFFD.
+  const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.exec(text);
+  if (lone) {
+    const line = text.slice(0, lone.index).split('\n').length;
+    throw new KbError('INVALID_ENTRY', `invalid entry, nothing written:\n${file}:${line}: a lone UTF-16 surrogate (U+${lone[0].charCodeAt(0).toString(16).toUpperCase()}) is not text [encoding]`, { problems: [{ rule: 'encoding', message: 'a lone UTF-16 surrogate is not text', file, line }] });
+  }
   const { problems } = parseEntry(text, file, { idExists });
   if (problems.length > 0) {
     throw new KbError('INVALID_ENTRY', `invalid entry, nothing written:\n${formatProblems(problems)}`, { problems });

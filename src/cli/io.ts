@@ -54,7 +54,10 @@ export function globals(cmd: Command): Globals {
 
 /** The options every use case takes: the command's --data and the settings (and notes --json). */
 export function repoOptions(ctx: Cli, cmd: Command): RepoOptions {
-  return { data: globals(cmd).data, settings: ctx.settings };
+  const data = globals(cmd).data;
+  // NOTE: an empty --data (an unset shell variable) must not fall back to the default repo: that would write elsewhere.
+  if (data !== undefined && data.trim() === '') throw new KbError('USAGE', '--data needs a folder; it was given an empty value');
+  return { data, settings: ctx.settings };
 }
 
 const quiet = { writeErr: () => undefined, outputError: () => undefined };
@@ -70,10 +73,10 @@ export function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/** Parses a positive integer option, with a usage error naming the flag. */
-export function intArg(name: string) {
+/** Parses an integer option of at least `min` (default 1: `--limit 0` is refused), with a usage error naming the flag. */
+export function intArg(name: string, min = 1) {
   return (v: string): number => {
-    if (!/^\d+$/.test(v)) throw new KbError('USAGE', `${name} must be a positive integer, got "${v}"`);
+    if (!/^\d+$/.test(v) || Number(v) < min) throw new KbError('USAGE', `${name} must be ${min === 1 ? 'a positive integer' : `an integer of at least ${min}`}, got "${v}"`);
     return Number(v);
   };
 }

@@ -140,3 +140,18 @@ describe('a file system that refuses', () => {
     expect(JSON.parse(r.stderr).error).toMatchObject({ code: 'NOT_WRITABLE' });
   });
 });
+
+describe('small bad values', () => {
+  it('an empty --data, --limit 0, a title with U+2028, an unknown rel in --link, a lone surrogate: usage or invalid, nothing written', async () => {
+    await init();
+    const empty = await run(process.execPath, [CLI, '--data', '', 'add', '--type', 'decision', '--title', 'x', 'y'], { env: sb.env, timeoutMs: 30_000 });
+    expect([empty.code, empty.stderr]).toEqual([2, 'git-kb: error: --data needs a folder; it was given an empty value\n']);
+    expect(fs.existsSync(path.join(sb.home, '.git-kb', 'data'))).toBe(false);
+    expect((await ends(['list', '--limit', '0'])).code).toBe(2);
+    expect((await ends(['add', '--type', 'decision', '--title', 'one\u2028two', 'body'])).code).toBe(2);
+    const rel = await ends(['add', '--type', 'decision', '--title', 'x', '--link', 'inspired_by:kb-0001', 'body']);
+    expect(rel.code).toBe(2);
+    expect(rel.stderr).toMatch(/unknown rel "inspired_by"/);
+    expect(JSON.parse((await ends(['list', '--json'])).stdout).entries).toEqual([]);
+  });
+});

@@ -50,8 +50,8 @@ describe.concurrent('refused writes', () => {
   });
 
   it('unknown rel, and a link that is not rel:id', async () => {
-    await refuse(['add', '--type', 'decision', '--title', 'x', '--link', `inspired_by:${good.id}`], 'INVALID_ENTRY', /\.md:\d+: unknown rel "inspired_by"; one of: relates_to/);
-    await refuse(['edit', good.id, '--link', `inspired_by:${other.id}`], 'INVALID_ENTRY', /unknown rel "inspired_by"/);
+    await refuse(['add', '--type', 'decision', '--title', 'x', '--link', `inspired_by:${good.id}`], 'USAGE', /unknown rel "inspired_by"; one of: relates_to/);
+    await refuse(['edit', good.id, '--link', `inspired_by:${other.id}`], 'USAGE', /unknown rel "inspired_by"/);
     await refuse(['add', '--type', 'decision', '--title', 'x', '--link', good.id], 'USAGE', new RegExp(`--link "${good.id}" must be rel:id`));
   });
 

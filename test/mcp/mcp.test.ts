@@ -189,4 +189,12 @@ describe('git-kb mcp', () => {
     expect(grep.lines[0]).toMatchObject({ n: 2, kind: 'prompt' });
     expect(errorOf(await call('session_show', { id, turn: 99 })).code).toBe('NOT_FOUND');
   });
+
+  it('add refuses a lone UTF-16 surrogate (it is no text) and writes nothing', async () => {
+    const before = await commits();
+    const e = errorOf(await call('add', { type: 'decision', title: 'Surrogate', body: 'broken \ud800 here' }));
+    expect(e.code).toBe('INVALID_ENTRY');
+    expect(e.message).toMatch(/lone UTF-16 surrogate/);
+    expect(await commits()).toBe(before);
+  });
 });

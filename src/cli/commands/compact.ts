@@ -16,7 +16,7 @@ export function register(ctx: Cli): void {
     .argument('<target>', 'an entry id, "kernel", or host:KEY')
     .requiredOption('--baseline <rev>', 'the revision holding the text before the rewrite')
     .option('--target <n>', 'the most characters allowed (default 85% of the baseline)', intArg('--target'))
-    .option('--floor <n>', 'the fewest characters allowed (default 40% of the baseline)', intArg('--floor'))
+    .option('--floor <n>', 'the fewest characters allowed (default 40% of the baseline)', intArg('--floor', 0))
     .action(async (target: string, o: Flags, cmd: Command) => {
       const { compactCheck } = await import('../../app/compact.js');
       const r = await compactCheck({ ...repoOptions(ctx, cmd), target, baseline: o.baseline, targetChars: o.target, floorChars: o.floor });
