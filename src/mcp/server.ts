@@ -7,6 +7,7 @@
  * Loaded only by the `mcp` verb: nothing here is on the prompt hook's path.
  */
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { Transform } from 'node:stream';
 import { z } from 'zod';
 import type { Settings } from '../adapters/config/settings.js';
 import { KbError, systemRefusal } from '../core/errors.js';
@@ -320,13 +321,63 @@ export function createServer(options: McpOptions): McpServer {
   return server;
 }
 
+/** The longest message line read: an entry's input limit and room for its JSON (spec/mcp.md). */
+export const MAX_MESSAGE_BYTES = 9 * 1024 * 1024;
+
+/**
+ * Stdin cut into whole lines of at most `max` bytes. NOTE: the SDK's transport closes the connection when its
+ * buffer passes 10 MB (one big message, or a garbage line without an end): a longer line is dropped here instead,
+ * and `dropped` answers it (with its id, when the line's start names one), so the server keeps serving.
+ */
+export function boundedLines(input: NodeJS.ReadableStream, max: number, dropped: (id: string | number | null, bytes: number) => void): Transform {
+  let pending: Buffer[] = [];
+  let size = 0;
+  let dropping: { head: string; bytes: number } | undefined;
+  const lines = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      let start = 0;
+      while (start < chunk.length) {
+        const nl = chunk.indexOf(10, start);
+        const end = nl === -1 ? chunk.length : nl + 1;
+        const part = chunk.subarray(start, end);
+        if (dropping) dropping.bytes += part.length;
+        else if (size + part.length > max) {
+          dropping = { head: Buffer.concat([...pending, part]).subarray(0, 512).toString('utf8'), bytes: size + part.length };
+          pending = [];
+          size = 0;
+        } else {
+          pending.push(part);
+          size += part.length;
+        }
+        if (nl !== -1) {
+          if (dropping) {
+            const m = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.){0,200}")/.exec(dropping.head);
+            dropped(m ? (JSON.parse(m[1]!) as string | number) : null, dropping.bytes);
+            dropping = undefined;
+          } else this.push(Buffer.concat(pending, size));
+          pending = [];
+          size = 0;
+        }
+        start = end;
+      }
+      done();
+    },
+  });
+  input.pipe(lines);
+  return lines;
+}
+
 /** Serves the knowledge base over stdio until the client closes the connection. */
 export async function serveStdio(options: McpOptions): Promise<void> {
   const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
   const { keepRepoWarm } = await import('../app/serve.js');
   keepRepoWarm({ data: options.data, settings: options.settings });
   const server = createServer(options);
-  const transport = new StdioServerTransport();
+  const stdin = boundedLines(process.stdin, MAX_MESSAGE_BYTES, (id, bytes) => {
+    const message = `message of ${(bytes / 2 ** 20).toFixed(1)} MB dropped: the limit is ${MAX_MESSAGE_BYTES / 2 ** 20} MB (an entry holds at most 8 MB)`;
+    process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message } })}\n`);
+  });
+  const transport = new StdioServerTransport(stdin as unknown as typeof process.stdin);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
   });
