@@ -6,7 +6,9 @@
  * written form); `created` and `updated` set when absent. Each file is renamed to its canonical path
  * (`entries/<id>-<slug>.md`). Everything is validated first (secrets, format, links); any failure adopts
  * nothing. A file git tracks is deleted in the same commit; an untracked one is removed once the commit has
- * landed, so a kill in between leaves both files and never neither.
+ * landed, so a kill in between leaves both files and never neither. Run again after such a kill, adopt finds the
+ * note already adopted (an entry with its title and its body, word for word) and only removes the leftover: no
+ * duplicate.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -85,21 +87,60 @@ export async function adoptNotes(options: AdoptOptions): Promise<AdoptResult> {
       const to = entryPath(fields as { id: string; title: string; type: string; host?: string; created?: string });
       return { from: rel, id, title, type, to, content, host: typeof data.host === 'string' ? data.host : undefined };
     });
-    for (const n of notes) refuseSecrets(n.content, n.to);
-    for (const n of notes) validateEntryText(n.content, n.to, (x) => ids.has(x));
-    await refuseForbidden(dir, notes.map((n) => ({ text: n.content, where: n.to, host: n.host })));
-    const files: PendingFile[] = notes.map((n) => ({ path: n.to, content: n.content }));
+    // A note left by a kill after its commit (see the contract) is adopted already: its leftover file goes, no new entry.
+    const already = await adoptedBefore(dir, notes);
+    const fresh = notes.filter((n) => !already.has(n.from));
+    const done = (commit?: string): AdoptResult => {
+      for (const from of already.keys()) fs.rmSync(safeJoin(dir, from), { force: true });
+      const adopted = notes.map((n) => ({ from: n.from, id: already.get(n.from)?.id ?? n.id, path: already.get(n.from)?.path ?? n.to, title: n.title, type: n.type }));
+      return commit ? { adopted, commit } : { adopted };
+    };
+    if (fresh.length === 0) return done();
+    for (const n of fresh) refuseSecrets(n.content, n.to);
+    for (const n of fresh) validateEntryText(n.content, n.to, (x) => ids.has(x));
+    await refuseForbidden(dir, fresh.map((n) => ({ text: n.content, where: n.to, host: n.host })));
+    const files: PendingFile[] = fresh.map((n) => ({ path: n.to, content: n.content }));
     const untracked: string[] = [];
-    for (const n of notes) {
+    for (const n of fresh) {
       if (await readFileAt(dir, 'HEAD', n.from).catch(() => undefined)) files.push({ path: n.from, content: null });
       else untracked.push(n.from);
     }
     const ignore = fs.existsSync(path.join(dir, '.obsidian')) ? gitignoreUpdate(dir) : undefined;
     if (ignore) files.push(ignore);
-    const outside = notes.some((n) => !/^(entries|hosts|sessions)\//.test(n.from));
-    const message = notes.length === 1 ? `adopt ${notes[0]!.id}: ${notes[0]!.title} (was ${notes[0]!.from})` : `adopt ${notes.length} notes as entries`;
+    const outside = fresh.some((n) => !/^(entries|hosts|sessions)\//.test(n.from));
+    const message = fresh.length === 1 ? `adopt ${fresh[0]!.id}: ${fresh[0]!.title} (was ${fresh[0]!.from})` : `adopt ${fresh.length} notes as entries`;
     const commit = await tx.commit(files, message, { anyPath: outside });
     for (const u of untracked) fs.rmSync(safeJoin(dir, u), { force: true });
-    return { adopted: notes.map((n) => ({ from: n.from, id: n.id, path: n.to, title: n.title, type: n.type })), commit };
+    return done(commit);
   }, { identity: options.settings });
+}
+
+/**
+ * The untracked notes among `notes` that an earlier adopt committed already (killed before it removed them): an
+ * entry with the same title whose body is the note's, word for word. Only entries of that title are read.
+ */
+async function adoptedBefore(dir: string, notes: { from: string; title: string; content: string }[]): Promise<Map<string, { id: string; path: string }>> {
+  const out = new Map<string, { id: string; path: string }>();
+  const { loadCatalog } = await import('../adapters/index/catalog.js');
+  const catalog = await loadCatalog(dir);
+  const byTitle = new Map<string, { id: string; path: string }[]>();
+  for (const e of catalog.byId.values()) byTitle.set(e.title, [...(byTitle.get(e.title) ?? []), { id: e.id, path: e.path }]);
+  for (const n of notes) {
+    const same = byTitle.get(n.title);
+    if (!same || (await readFileAt(dir, 'HEAD', n.from).catch(() => undefined))) continue;
+    const body = splitEntry(n.content, n.from).body.trim();
+    for (const e of same) {
+      let text: string;
+      try {
+        text = readEntryText(dir, e.path);
+      } catch {
+        continue;
+      }
+      if (splitEntry(text, e.path).body.trim() === body) {
+        out.set(n.from, e);
+        break;
+      }
+    }
+  }
+  return out;
 }

@@ -9,11 +9,12 @@ import path from 'node:path';
 import { readConfig, readConfigFile, resolveDataDir, writableConfigFile } from '../adapters/config/config.js';
 import { KbError } from '../core/errors.js';
 import { writeFileAtomic } from '../adapters/store/fsutil.js';
-import { headOid, setRemote } from '../adapters/git/git.js';
+import { headOid, remoteUrl, setRemote } from '../adapters/git/git.js';
 import { cloneRepo } from '../adapters/git/transport.js';
 import { redactUrl } from '../adapters/git/remote.js';
 import { dataRepoExists, ENTRY_ROOTS, looksLikeDataRepo } from '../adapters/store/layout.js';
 import { ensureDataRepo, writeManifest } from '../adapters/write/data-repo.js';
+import { processAlive } from '../adapters/system/pid.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { remoteSettings } from './sync-settings.js';
 
@@ -53,18 +54,29 @@ export async function initDataRepo(options: InitOptions): Promise<InitResult> {
   let action: InitResult['action'];
   const notes: string[] = [];
   const identity = { identity: options.settings };
-  if (options.clone) {
+  if (options.clone && dataRepoExists(dir) && looksLikeDataRepo(dir) && (await remoteUrl(dir)) === options.clone) {
+    // The same clone, made already (the command run again, after it finished or was killed when it had): done.
+    action = 'existing';
+  } else if (options.clone) {
     if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) {
-      if (dataRepoExists(dir)) throw new KbError('CONFLICT', `${dir} already holds a data repo; pass --data DIR to clone elsewhere`);
+      if (dataRepoExists(dir)) throw new KbError('CONFLICT', `${dir} already holds a data repo (cloned from elsewhere); pass --data DIR to clone elsewhere`);
       throw new KbError('CONFLICT', `${dir} is not empty; pass --data DIR to clone into an empty or new directory`);
     }
-    const cloned = await cloneRepo({ url: options.clone, dir, settings: remoteSettings(options.settings, readConfig(options.settings)) });
-    if (cloned.note) notes.push(cloned.note);
-    // An empty remote gives an empty clone: give it the manifest, as a new data repo has (pushed by the next sync).
-    if (!(await headOid(dir))) {
-      await writeManifest(dir, 'git-kb: create data repo', identity);
-      notes.push('the remote was empty: created the data repo; "git-kb sync" pushes it');
-    } else if (!looksLikeDataRepo(dir)) await writeManifest(dir, 'git-kb: adopt this repository as a data repo', identity);
+    // NOTE: the clone is made in a hidden sibling folder and renamed into place whole, so a killed clone leaves no
+    // half-made repo at DIR (which every later command, and init again, would refuse): running it again just works.
+    const tmp = cloneTemp(dir);
+    try {
+      const cloned = await cloneRepo({ url: options.clone, dir: tmp, settings: remoteSettings(options.settings, readConfig(options.settings)) });
+      if (cloned.note) notes.push(cloned.note);
+      // An empty remote gives an empty clone: give it the manifest, as a new data repo has (pushed by the next sync).
+      if (!(await headOid(tmp))) {
+        await writeManifest(tmp, 'git-kb: create data repo', identity);
+        notes.push('the remote was empty: created the data repo; "git-kb sync" pushes it');
+      } else if (!looksLikeDataRepo(tmp)) await writeManifest(tmp, 'git-kb: adopt this repository as a data repo', identity);
+      fs.renameSync(tmp, dir); // an empty DIR is replaced; a DIR filled meanwhile makes this fail, and nothing is lost
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
     action = 'cloned';
   } else if (dataRepoExists(dir)) {
     action = resolved.source === 'flag' ? 'adopted' : 'existing';
@@ -87,6 +99,22 @@ export async function initDataRepo(options: InitOptions): Promise<InitResult> {
     writeFileAtomic(configFile, `${JSON.stringify(cfg, null, 2)}\n`);
   }
   return { data_dir: dir, action, config_file: configFile, remote: remoteShown(options.remote ?? options.clone), entries: countEntries(dir), ...(notes.length ? { notes } : {}) };
+}
+
+/**
+ * A fresh hidden sibling of `dir` to clone into (`.<name>.clone-<pid>-<time>`), after removing those that killed
+ * clones left (their process is gone).
+ */
+function cloneTemp(dir: string): string {
+  const parent = path.dirname(path.resolve(dir));
+  const prefix = `.${path.basename(path.resolve(dir))}.clone-`;
+  fs.mkdirSync(parent, { recursive: true });
+  for (const n of fs.readdirSync(parent)) {
+    if (!n.startsWith(prefix)) continue;
+    const pid = Number(n.slice(prefix.length).split('-')[0]);
+    if (!processAlive(pid)) fs.rmSync(path.join(parent, n), { recursive: true, force: true });
+  }
+  return path.join(parent, `${prefix}${process.pid}-${Date.now().toString(36)}`);
 }
 
 /** A remote URL as results show it: any password or token in it removed. */

@@ -154,4 +154,16 @@ describe('init --clone over smart HTTP', () => {
     expect(jsonError(r)).toMatchObject({ code: 'CONFLICT' });
     await expectUnchanged(sb, before);
   });
+
+  it('run again after it finished (or was killed once it had), the same clone is reported existing, not refused', async () => {
+    sb = makeSandbox();
+    server.createBare('again');
+    const url = server.repoUrl('again');
+    const first = await kbj(sb, ['init', '--clone', url]);
+    expect(first.action).toBe('cloned');
+    const again = await kbj(sb, ['init', '--clone', url]);
+    expect(again.action).toBe('existing');
+    expect(fs.readdirSync(path.dirname(sb.data)).filter((n) => n.includes('.clone-'))).toEqual([]);
+    await expectCleanRepo(sb.data);
+  });
 });

@@ -3,7 +3,8 @@
  * (default 20). Half the kill points are spread over the time an unkilled run of the verb takes here, half over
  * the time after it takes the write lock (where the writing happens). After every kill: `git fsck --strict` is
  * clean (no error, no "bad sha1 file" warning), and after the next git-kb command `git status --porcelain` is
- * empty and no temp file is left. Verbs: add, edit, import, sync, host add, session record, restore.
+ * empty and no temp file is left. Verbs: add, edit, import, sync, host add, session record, adopt and
+ * init --clone (each run again after its kill: no note adopted twice, a clone that completes), restore.
  * Some verbs may pass today; the harness stays as a guard for the refactor.
  */
 import fs from 'node:fs';
@@ -46,6 +47,13 @@ interface Verb {
   next(dir: string, round: number): string[];
   /** Exit codes the next command may end with. */
   nextCodes?: number[];
+  /**
+   * Kill points only from spawn: the verb makes its repo elsewhere and renames it into place, so there is no lock at
+   * the repo to wait for (and watching for one would make the folder).
+   */
+  fromSpawnOnly?: boolean;
+  /** What must hold after the next command (undefined: it does), e.g. no note adopted twice. */
+  check?(dir: string, round: number): Promise<string | undefined>;
 }
 
 async function baseRepo(name: string, entries = 3): Promise<string> {
@@ -178,6 +186,60 @@ const verbs: Verb[] = [
     next: addNext,
   },
   (() => {
+    let template = '';
+    const notes = ['Gallery cache', 'Thumbnail sizes', 'Deploy steps', 'Backup rotation', 'Font loading'];
+    return {
+      // Notes made outside git-kb (Obsidian): untracked files without front matter. A kill after the commit and
+      // before the leftovers are removed must not make the rerun adopt them twice.
+      name: 'adopt',
+      setup: async () => {
+        template = await baseRepo('adopt-template', 1);
+        return template;
+      },
+      repoFor: async (n) => {
+        const dir = path.join(sb.root, `adopt-${n}`);
+        await copyTree(template, dir);
+        for (const t of notes) fs.writeFileSync(path.join(dir, 'entries', `${t}.md`), `# ${t}\n\nNotes on ${t.toLowerCase()}, written by hand. `.repeat(30));
+        return dir;
+      },
+      args: (dir) => ['--data', dir, 'adopt'],
+      next: (dir) => ['--data', dir, 'adopt'],
+      check: async (dir) => {
+        const titles = (JSON.parse((await ok(['--data', dir, '--json', 'list'])).stdout) as { entries: { title: string }[] }).entries.map((e) => e.title);
+        const twice = notes.filter((t) => titles.filter((x) => x === t).length !== 1);
+        const left = fs.readdirSync(path.join(dir, 'entries')).filter((f) => !f.startsWith('kb-'));
+        return twice.length || left.length ? `adopted twice or not at all: ${twice.join(', ') || '-'}; left as notes: ${left.join(', ') || '-'}` : undefined;
+      },
+    } satisfies Verb;
+  })(),
+  (() => {
+    let url = '';
+    return {
+      // A killed clone must leave nothing that stops the same command from simply being run again.
+      name: 'init --clone',
+      setup: async () => {
+        server ??= await startGitServer();
+        server.createBare('clone-src');
+        url = server.repoUrl('clone-src');
+        const src = path.join(sb.root, 'clone-seed');
+        await ok(['--data', src, 'init', '--clone', url]);
+        for (let i = 0; i < 40; i++) await ok(['--data', src, 'add', '--type', 'decision', '--title', `Cloned entry ${i}`, '--', `Body ${i}. `.repeat(30)]);
+        await ok(['--data', src, 'sync']);
+        return src;
+      },
+      repoFor: async (n) => path.join(sb.root, `clone-${n}`),
+      fromSpawnOnly: true,
+      afterKill: () => server!.idle(),
+      args: (dir) => ['--data', dir, 'init', '--clone', url],
+      next: (dir) => ['--data', dir, 'init', '--clone', url],
+      check: async (dir) => {
+        const n = (JSON.parse((await ok(['--data', dir, '--json', 'list'])).stdout) as { entries: unknown[] }).entries.length;
+        const strays = fs.readdirSync(sb.root).filter((f) => f.startsWith(`.${path.basename(dir)}.clone-`));
+        return n === 40 && strays.length === 0 ? undefined : `${n} entries after the rerun (40 expected); stray clone folders: ${strays.join(', ') || '-'}`;
+      },
+    } satisfies Verb;
+  })(),
+  (() => {
     let id = '';
     return {
       name: 'restore',
@@ -202,7 +264,7 @@ describe('kill harness', () => {
       let probe: Awaited<ReturnType<typeof kbKilledAfter>> | undefined;
       for (let j = 1; j <= 3; j++) {
         const probeDir = verb.repoFor ? await verb.repoFor(-j) : shared;
-        const p = await kbKilledAfter(sb, verb.args(probeDir, -j), 60_000, { afterFile: lockPath(probeDir) });
+        const p = await kbKilledAfter(sb, verb.args(probeDir, -j), 60_000, verb.fromSpawnOnly ? {} : { afterFile: lockPath(probeDir) });
         expect([0, 4], `probe run of ${verb.name}: ${p.stderr}`).toContain(p.code);
         if (!probe || p.ms < probe.ms) probe = p;
       }
@@ -215,18 +277,22 @@ describe('kill harness', () => {
       const seenTemp = new Set<string>();
       for (let n = 0; n < KILLS && failures.length < 10; n++) {
         const dir = verb.repoFor ? await verb.repoFor(n) : shared;
-        const fromLock = n % 2 === 1;
+        const fromLock = !verb.fromSpawnOnly && n % 2 === 1;
         const delay = Math.round(rnd() * (fromLock ? afterLock : total * 1.1));
         const k = await kbKilledAfter(sb, verb.args(dir, n), delay, fromLock ? { afterFile: lockPath(dir) } : {});
         if (k.signal === 'SIGKILL') killed++;
         const what = `${verb.name} round ${n}: killed ${delay} ms after ${fromLock ? 'the lock appeared' : 'spawn'} (~${fromLock ? afterLock : total} ms window; ${k.signal ?? `exit ${k.code}`})`;
         await verb.afterKill?.();
-        const fsck = await fsckOutput(dir, sb.env);
+        const fsck = fs.existsSync(path.join(dir, '.git')) ? await fsckOutput(dir, sb.env) : { code: 0, text: '' };
         const fsckText = fsck.text.split('\n').filter((l) => l.trim() && ![...seenTemp].some((f) => l.includes(f))).join('\n');
         if (fsck.code !== 0 || /bad sha1 file|error|warning/i.test(fsckText)) failures.push(`${what}: git fsck --strict right after the kill: ${(fsckText || fsck.text).trim().split('\n')[0]}`);
         const next = await kb(sb, verb.next(dir, n));
         if (!(verb.nextCodes ?? [0]).includes(next.code)) failures.push(`${what}: the next command exited ${next.code}: ${next.stderr.trim().slice(0, 200)}`);
-        const status = (await git(dir, ['status', '--porcelain'], sb.env)).trim();
+        else {
+          const bad = await verb.check?.(dir, n);
+          if (bad) failures.push(`${what}: ${bad}`);
+        }
+        const status = fs.existsSync(path.join(dir, '.git')) ? (await git(dir, ['status', '--porcelain'], sb.env).catch((e: Error) => e.message)).trim() : 'no repo at all';
         if (status) failures.push(`${what}: git status after the next command: ${status.split('\n').length} line(s), e.g. ${status.split('\n')[0]}`);
         // A temp file is reported once, by the round that left it (a shared repo keeps it for later rounds).
         const left = tempFiles(path.join(dir, '.git')).filter((f) => !seenTemp.has(f));
