@@ -10,6 +10,7 @@ import { nowStamp, oneLineTitle, parseLinks, splitList, tagList, validateEntryTe
 import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
 import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
+import type { KernelOverBudget } from './memory.js';
 
 export interface AddOptions extends RepoOptions {
   type: string;
@@ -36,6 +37,8 @@ export interface AddResult {
   /** With a pattern key: whether an existing entry took the recurrence, and how many times it was seen. */
   recurred?: boolean;
   count?: number;
+  /** Set when this kernel entry put the kernel over its budget (spec/memory.md, "Budgets"). */
+  kernel_over?: KernelOverBudget;
 }
 
 /** Adds one entry. */
@@ -98,7 +101,8 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
       validateEntryText(text, rel, ids.has);
       await refuseForbidden(dir, [{ text, where: rel, host: options.host }]);
       const commit = await tx.commit([{ path: rel, content: text }], `add ${id}: ${options.title.trim()}`);
-      return { id, path: rel, commit, ...(options.patternKey ? { recurred: false, count: 1 } : {}) };
+      const over = options.kernel === true ? await (await import('./memory.js')).kernelOverBudget(dir) : undefined;
+      return { id, path: rel, commit, ...(options.patternKey ? { recurred: false, count: 1 } : {}), ...(over ? { kernel_over: over } : {}) };
     } finally {
       ids.close();
     }

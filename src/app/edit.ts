@@ -15,6 +15,7 @@ import { repoForRead, type RepoOptions } from './repo.js';
 import { forbiddenHostKeys, refuseForbidden } from './guard.js';
 import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
 import { toLf } from '../core/text/line-ends.js';
+import type { KernelOverBudget } from './memory.js';
 
 export interface EditOptions extends RepoOptions {
   id: string;
@@ -40,6 +41,8 @@ export interface EditResult {
   commit?: string;
   changed: boolean;
   diff: string;
+  /** Set when this edit of a kernel entry left the kernel over its budget (spec/memory.md, "Budgets"). */
+  kernel_over?: KernelOverBudget;
 }
 
 /** Edits one entry. */
@@ -96,7 +99,8 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     await refuseForbidden(dir, [{ text: after, where: file.path, host: e.host }]);
     const commit = await tx.commit([{ path: file.path, content: after }], `edit ${e.id}: ${String(changes.title ?? e.title)}`);
     const diff = createTwoFilesPatch(`a/${file.path}`, `b/${file.path}`, before, after, '', '', { context: 2 });
-    return { id: e.id, path: file.path, commit, changed: true, diff };
+    const over = (changes.kernel ?? e.kernel) === true ? await (await import('./memory.js')).kernelOverBudget(dir) : undefined;
+    return { id: e.id, path: file.path, commit, changed: true, diff, ...(over ? { kernel_over: over } : {}) };
   }, { identity: options.settings });
 }
 

@@ -9,6 +9,7 @@ import { loadCatalog } from '../adapters/index/catalog.js';
 import { readEntryText } from '../adapters/store/layout.js';
 import { refuseSecrets, type WriteTransaction } from '../adapters/write/transaction.js';
 import { splitEntry, updateEntryText } from '../core/format/entry.js';
+import { seenAgainBlock } from '../core/format/learning.js';
 import { findLinksSection, sectionTargets, stripLinksSection, withLinksSection } from '../core/format/links.js';
 import { nowStamp, validateEntryText } from './fields.js';
 import { refuseForbidden } from './guard.js';
@@ -35,7 +36,7 @@ export async function recordRecurrence(dir: string, tx: WriteTransaction, e: Ent
   const count = recurrenceCount(e) + 1;
   const earlier = Array.isArray(e.data.seen) ? (e.data.seen as string[]) : [(e.created ?? day).slice(0, 10)];
   const old = splitEntry(text, e.path).body;
-  const added = context.trim() ? `Seen again ${day}:\n\n${context.trim()}` : `Seen again ${day}.`;
+  const added = seenAgainBlock(day, context);
   // The new sighting goes above the generated Links section, which stays last and in step with `links:`.
   let body = `${stripLinksSection(old).trimEnd()}\n\n${added}`;
   if (findLinksSection(old)) {

@@ -241,8 +241,10 @@ export async function budgetBlock(input: HookInput, ctx: HookContext): Promise<{
   const intervalMs = Math.min(BUDGET_CHECK_INTERVAL_MS, cooldownMs);
   if (state.checkedSig === sig && state.checkedAt !== undefined && state.checkedAt <= now && now - state.checkedAt < intervalMs) return void log({ outcome: 'no block', reason: 'checked, unchanged' });
   const { loadCatalog } = await import('../adapters/index/catalog.js');
+  const { readFloorSizes } = await import('../adapters/index/compact-ledger.js');
   const catalog = await loadCatalog(dir);
-  const over = budgetOverruns(catalog.byId.values(), budgets).filter((o) => due.includes(o.budget));
+  // A target graded FLOOR is not asked about again until it outgrows the size it had then.
+  const over = budgetOverruns(catalog.byId.values(), budgets, readFloorSizes(dir)).filter((o) => due.includes(o.budget));
   if (over.length === 0) {
     writeBudgetState(dir, { blocks, checkedAt: now, checkedSig: sig });
     return void log({ outcome: 'no block', reason: 'within budget' });

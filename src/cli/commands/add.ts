@@ -5,6 +5,7 @@ import type { RepoOptions } from '../../app/repo.js';
 import { KbError } from '../../core/errors.js';
 import { TYPES } from '../../core/format/schema.js';
 import * as render from '../render/entries.js';
+import { kernelOverWarning } from '../render/memory.js';
 import { type Cli, collect, readFileArg, readStdinIfPiped, repoOptions, type Reply } from '../io.js';
 
 /** Registers the verb on the program. */
@@ -50,7 +51,7 @@ export function register(ctx: Cli): void {
         aliases: o.aliases as string | undefined,
         patternKey: o.patternKey as string | undefined,
       });
-      ctx.reply({ json: r, text: () => render.add(r) });
+      ctx.reply({ json: r, text: () => render.add(r), warnings: kernelOverWarning(r.kernel_over) });
     });
 }
 

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { KbError } from '../../core/errors.js';
 import { TYPES } from '../../core/format/schema.js';
 import * as render from '../render/entries.js';
+import { kernelOverWarning } from '../render/memory.js';
 import { type Cli, collect, readFileArg, repoOptions } from '../io.js';
 
 /** Registers the verb on the program. */
@@ -65,6 +66,6 @@ export function register(ctx: Cli): void {
         body: o.file !== undefined ? readFileArg(o.file as string) : (o.body as string | undefined),
         append: o.append as string | undefined,
       });
-      ctx.reply({ json: r, text: () => render.edit(r) });
+      ctx.reply({ json: r, text: () => render.edit(r), warnings: kernelOverWarning(r.kernel_over) });
     });
 }

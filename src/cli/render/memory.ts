@@ -2,7 +2,7 @@
  * Contract: the human lines about memory against its budgets and the promotion candidates (spec/memory.md), for
  * `status`, and the output of `promote`.
  */
-import type { MemoryReport } from '../../app/memory.js';
+import type { KernelOverBudget, MemoryReport } from '../../app/memory.js';
 import type { PromoteResult } from '../../app/promote.js';
 import type { PruneResult } from '../../app/prune.js';
 
@@ -19,6 +19,15 @@ export function budgetLines(m: MemoryReport): string[] {
     for (const c of m.promotion_candidates) lines.push(`  ${c.id}  ${c.count}x  ${c.title}`);
   }
   return lines;
+}
+
+/** The warning of `add` and `edit` when a kernel entry left the kernel over its budget. */
+export function kernelOverWarning(k: KernelOverBudget | undefined): string[] {
+  if (!k) return [];
+  const shown = k.pointers.length
+    ? `the prompt now shows ${k.pointers.map((p) => `${p.id} "${p.title.slice(0, 60)}"`).join(', ')} as ${k.pointers.length === 1 ? 'a pointer' : 'pointers'} instead of ${k.pointers.length === 1 ? 'its body' : 'their bodies'}`
+    : 'every kernel body is still shown whole for now (the prompt hook injects up to its own cap)';
+  return [`the kernel is ${k.chars} of its ${k.budget}-character budget (kb.json "budgets.kernel_chars"): ${shown}; compact it: git-kb compact kernel`];
 }
 
 /** `promote`: the entry is kernel now, and what the kernel weighs. */
