@@ -10,7 +10,7 @@ import { readEntryText } from '../adapters/store/layout.js';
 import { filesById, findEntryFile, pathLookup } from './find.js';
 import { relinkEntryText } from './relink.js';
 import { stripLinksSection, writtenBody } from '../core/format/links.js';
-import { nowStamp, oneLineTitle, parseLinks, splitList, tagList, validateEntryText } from './fields.js';
+import { nowStamp, oneLineTitle, parseLinks, parseRules, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { forbiddenHostKeys, refuseForbidden } from './guard.js';
 import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
@@ -32,6 +32,10 @@ export interface EditOptions extends RepoOptions {
   aliases?: string | string[];
   body?: string;
   append?: string;
+  /** Prose rules to add, as `--rule` takes them (one with the same pattern as a rule of the entry replaces it). */
+  rules?: string[];
+  /** Patterns of the entry's rules to remove. */
+  removeRules?: string[];
   now?: Date;
 }
 
@@ -70,6 +74,15 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     const kept = (options.tags !== undefined ? splitList(options.tags) : e.tags).filter((t) => !remove.has(t));
     const tags = tagList([...kept, ...splitList(options.addTags)]).filter((t) => !remove.has(t));
     if (tags.join('\0') !== e.tags.join('\0')) changes.tags = tags;
+    if (options.rules?.length || options.removeRules?.length) {
+      const drop = new Set(options.removeRules ?? []);
+      for (const p of drop) {
+        if (!e.rules.some((r) => r.pattern === p)) throw new KbError('NOT_FOUND', `${e.id} has no rule with the pattern ${JSON.stringify(p)} (its patterns: ${e.rules.map((r) => JSON.stringify(r.pattern)).join(', ') || 'none'})`);
+      }
+      const added = parseRules(options.rules);
+      const next = [...e.rules.filter((r) => !drop.has(r.pattern) && !added.some((a) => a.pattern === r.pattern)), ...added];
+      if (JSON.stringify(next) !== JSON.stringify(e.rules)) changes.rules = next.length ? next : undefined;
+    }
     if (options.links?.length || options.unlink?.length) {
       const unlink = new Set(options.unlink ?? []);
       for (const u of unlink) {

@@ -57,6 +57,9 @@ describe('learnings', () => {
     expect((await kbj(sb, ['status'])).memory.promotion_candidates).toEqual([]);
     const ctx = contextOf(await runPromptHook(sb, payload('how should the continuous integration job install dependencies for this project?')));
     expect(ctx).toContain('zebracorn build');
+    // The lesson, not its history: the Seen again log stays in the file, off the prompt (issue 29).
+    expect(ctx).not.toContain('Seen again');
+    expect(ctx).not.toContain('And a third time in the docs job.');
     expect((await kbj(sb, ['promote', id])).changed).toBe(false);
   });
 
@@ -76,6 +79,23 @@ describe('learnings', () => {
     expect(s.memory.kernel).toMatchObject({ budget: 600, over: false, entries: 1 });
     expect(s.memory.biggest_entry).toMatchObject({ id: big.id, budget: 400, over: true });
     expect((await kbd(sb, ['status'])).stdout).toContain(`biggest entry: ${big.id}, ${s.memory.biggest_entry.chars} of 400 characters OVER BUDGET`);
+  });
+
+  it('warns when add --kernel or edit of a kernel entry puts the kernel over its budget, naming what the prompt shows as a pointer', async () => {
+    const added = await kbd(sb, ['add', '--kernel', '--type', 'pattern_convention', '--title', 'Commit style', '--', 'word '.repeat(130)]);
+    expect(added.code, added.stderr).toBe(0);
+    const kid = added.stdout.trim();
+    expect(kid).toMatch(/^kb-[0-9a-z]+$/);
+    expect(added.stderr).toMatch(/git-kb: warning: the kernel is \d+ of its 600-character budget \(kb.json "budgets.kernel_chars"\): every kernel body is still shown whole/);
+    expect(added.stderr).toContain('git-kb compact kernel');
+    const grown = await kbd(sb, ['--json', 'edit', kid, '--body', 'word '.repeat(1250)]);
+    expect(grown.code, grown.stderr).toBe(0);
+    expect(JSON.parse(grown.stdout).kernel_over).toMatchObject({ budget: 600, pointers: [{ id: kid, title: 'Commit style' }] });
+    const text = await kbd(sb, ['edit', kid, '--append', 'one more']);
+    expect(text.stderr).toContain(`the prompt now shows ${kid} "Commit style" as a pointer instead of its body`);
+    // An ordinary entry says nothing.
+    expect((await kbd(sb, ['add', '--type', 'decision', '--title', 'Plain', '--', 'plain'])).stderr).toBe('');
+    await kbj(sb, ['edit', kid, '--no-kernel']);
   });
 
   it('refuses a kb.json budget that is not a positive whole number, or a kernel budget the hook cannot inject', async () => {

@@ -23,6 +23,7 @@ export function register(ctx: Cli): void {
     .option('--host <key>', 'host key (for host_fact)')
     .option('--aliases <list>', 'comma-separated aliases')
     .option('--pattern-key <key>', "the lesson's slug: if an entry has it, record a recurrence there instead")
+    .option('--rule <rule>', "a prose rule the gate enforces on a kernel entry: 'PATTERN => MESSAGE' or '/PATTERN/FLAGS => MESSAGE' (repeatable)", collect)
     .option('--file <path>', 'read the body from a file (- for stdin)')
     .action(async (bodyWords: string[], o: Record<string, unknown>, cmd: Command) => {
       const repo = repoOptions(ctx, cmd);
@@ -50,6 +51,7 @@ export function register(ctx: Cli): void {
         host: o.host as string | undefined,
         aliases: o.aliases as string | undefined,
         patternKey: o.patternKey as string | undefined,
+        rules: o.rule as string[] | undefined,
       });
       ctx.reply({ json: r, text: () => render.add(r), warnings: kernelOverWarning(r.kernel_over) });
     });

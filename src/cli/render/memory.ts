@@ -39,7 +39,7 @@ export function promote(r: PromoteResult): string {
 export function prune(r: PruneResult): string {
   if (r.candidates.length === 0) return `nothing to prune (stale: ${r.half_lives} half-lives old, never seen again, not linked to; duplicates: same type and identical body or pattern_key)`;
   const lines = r.candidates.map((c) => `${c.id}  ${c.reason}  ${c.title}\n    ${c.detail}`);
-  if (r.commit) lines.push(`deleted ${r.deleted.length} ${r.deleted.length === 1 ? 'entry' : 'entries'} in ${r.commit.slice(0, 12)} (git history keeps them: git-kb history, git revert)`);
+  if (r.commit) lines.push(`deleted ${r.deleted.length} ${r.deleted.length === 1 ? 'entry' : 'entries'} in ${r.commit.slice(0, 12)} (git history keeps them: git-kb history, git revert)${r.folded?.length ? `; duplicates folded into the recurrence history of ${r.folded.join(', ')}` : ''}`);
   else lines.push(`${r.candidates.length} ${r.candidates.length === 1 ? 'candidate' : 'candidates'}; nothing deleted. Delete them in one commit: git-kb prune --yes`);
   return lines.join('\n');
 }
