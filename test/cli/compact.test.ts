@@ -43,7 +43,8 @@ describe('compact check', () => {
   });
 
   it('reports defects with pointers (exit 1), and after the second failed round restores the baseline', async () => {
-    const bad = SHORT.replace('- a linkless bullet', '- an invented bullet');
+    // A bullet in the place of another that keeps neither its first word nor most of its words: lost and invented.
+    const bad = SHORT.replace(trim('- a linkless bullet'), '- rollbacks wait for approval');
     expect(bad).not.toBe(SHORT);
     await setBody(e, bad);
     const one = await kbd(sb, ['--json', 'compact', 'check', e.id, '--baseline', e.commit]);

@@ -51,6 +51,35 @@ describe('learnings', () => {
     expect(await commitCount(sb)).toBe(n);
   });
 
+  it('refuses a decision given a lesson\'s pattern key instead of folding it into the lesson (issue 29)', async () => {
+    const n = await commitCount(sb);
+    const r = await kbd(sb, ['--json', 'add', '--type', 'decision', '--title', 'We pin pnpm in CI', '--pattern-key', 'pnpm-frozen-lockfile', '--', 'Decided: pin it.']);
+    expect(r.code).toBe(4);
+    const err = jsonError(r);
+    expect(err.message).toContain(`pattern key pnpm-frozen-lockfile belongs to ${id} "pnpm install needs --frozen-lockfile in CI", a lesson_learned; a decision is not a recurrence of it`);
+    expect(err.message).toContain('without --pattern-key');
+    expect(await commitCount(sb)).toBe(n);
+    expect((await kbd(sb, ['get', id])).stdout).not.toContain('Decided: pin it.');
+  });
+
+  it('writes kernel prose rules with --rule on add and edit, and removes one with --remove-rule', async () => {
+    const r = await kbj(sb, ['add', '--kernel', '--type', 'pattern_convention', '--title', 'Plain words', '--rule', '\\bleverag(e|es|ed|ing)\\b => Say "use", not "leverage".', '--rule', '/!{2,}/ => One exclamation mark at most.', '--', 'Write plainly.']);
+    const file = (): string => fs.readFileSync(path.join(sb.data, r.path), 'utf8');
+    expect(file()).toContain("rules:\n  - pattern: \\bleverag(e|es|ed|ing)\\b\n    message: Say \"use\", not \"leverage\".\n  - pattern: \"!{2,}\"\n    message: One exclamation mark at most.\n    flags: \"\"");
+    await kbj(sb, ['edit', r.id, '--rule', '\\butilise\\b => Say "use".', '--remove-rule', '!{2,}']);
+    const after = file();
+    expect(after).toContain('utilise');
+    expect(after).not.toContain('exclamation');
+    expect(after).toContain('leverag');
+    const bad = await kbd(sb, ['--json', 'edit', r.id, '--rule', 'no arrow here']);
+    expect(bad.code).toBe(2);
+    expect(jsonError(bad).message).toContain('must be PATTERN => MESSAGE');
+    const unsafe = await kbd(sb, ['--json', 'add', '--type', 'pattern_convention', '--title', 'x', '--rule', '(a+)+ => no', '--', 'x']);
+    expect(unsafe.code).toBe(5);
+    expect(jsonError(unsafe).message).toContain('rules[0]');
+    await kbj(sb, ['edit', r.id, '--no-kernel']);
+  });
+
   it('promotes the candidate to the kernel, and the next prompt carries its body', async () => {
     const r = await kbj(sb, ['promote', id]);
     expect(r).toMatchObject({ id, changed: true, budget: 6000 });
