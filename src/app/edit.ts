@@ -171,6 +171,7 @@ export async function saveEditedText(options: EditTextOptions): Promise<EditResu
     await refuseForbidden(dir, [{ text: after, where: file.path, host: e.host }]);
     const commit = await tx.commit([{ path: file.path, content: after }], `edit ${e.id}: ${e.title}`);
     const diff = createTwoFilesPatch(`a/${file.path}`, `b/${file.path}`, current, after, '', '', { context: 2 });
-    return { id: e.id, path: file.path, commit, changed: true, diff };
+    const over = e.kernel ? await (await import('./memory.js')).kernelOverBudget(dir) : undefined;
+    return { id: e.id, path: file.path, commit, changed: true, diff, ...(over ? { kernel_over: over } : {}) };
   }, { identity: options.settings });
 }

@@ -123,6 +123,22 @@ describe('Stop hook budget block', () => {
     expect(block(await stop({}, { KB_BUDGET_COOLDOWN_MIN: '0' })).reason).toContain(`/git-kb compact ${index}`);
   });
 
+  it('asks once for an entry over its budget; a rewrite that follows references/compact.md passes the grade and ends it (issue 29)', async () => {
+    const tail = ', and the long story of how it was found, which a compaction may cut freely';
+    const body = ['## CI', `- pnpm: always use --frozen-lockfile${tail}`, `- Research/theory: lockfiles drift when installs resolve anew${tail}`, `- a linkless bullet about caches${tail}`].join('\n');
+    const id = await add(['--type', 'lesson_learned', '--title', 'CI lessons', '--', body]);
+    await setBudgets({ entry_chars: 300 });
+    const head = (await git(sb.data, ['rev-parse', 'HEAD'])).trim();
+    expect(block(await stop()).reason).toContain(`Run: /git-kb compact ${id}`);
+    const short = ['## CI', '- pnpm: use --frozen-lockfile in CI, every job', '- Research/theory: lockfiles drift when installs resolve anew', '- a linkless bullet about caches, kept warm between jobs'].join('\n');
+    expect((await kb(sb, ['--data', sb.data, 'edit', id, '--body', short])).code).toBe(0);
+    const check = await kb(sb, ['--data', sb.data, '--json', 'compact', 'check', id, '--baseline', head]);
+    expect(check.code, check.stdout).toBe(0);
+    expect(JSON.parse(check.stdout)).toMatchObject({ verdict: 'PASS', defects: [] });
+    const after = await stop({}, { KB_BUDGET_COOLDOWN_MIN: '0' });
+    expect(after.stdout).not.toContain(id);
+  });
+
   it('holds each entry to its type\'s budget: a long reference does not block, a lesson as long does', async () => {
     const ref = await add(['--type', 'factual_reference', '--title', 'Runbook', '--', 'Step by step through the failover. '.repeat(90)]);
     const lesson = await add(['--type', 'lesson_learned', '--title', 'Long lesson', '--', 'Step by step through the failover. '.repeat(90)]);

@@ -47,7 +47,7 @@ export function register(ctx: Cli): void {
           what: 'edit with no change flags',
           save: (after) => saveEditedText({ ...repo, id, before: cur.text, after }),
         });
-        ctx.reply({ json: r, text: () => render.edit(r) });
+        ctx.reply({ json: r, text: () => render.edit(r), warnings: kernelOverWarning(r.kernel_over) });
         return;
       }
       const { editEntry } = await import('../../app/edit.js');
