@@ -161,7 +161,12 @@ describe('gradeCompaction', () => {
   });
 });
 
-/** The janitor seed's review findings on its checker, each with its fixture and the verdict it must get here. */
+/**
+ * The janitor seed's review findings on its checker, each with its fixture and the verdict it must get here. Its
+ * findings 5 (the baseline restored after the last failed round) and 6 (a check never waits on stdin) are CLI
+ * behaviour: test/cli/compact.test.ts. Finding 7 (docs that say what the code does not) is references/compact.md,
+ * which now states the identity rules matchBullets applies.
+ */
 describe('the janitor seed\'s fixtures', () => {
   it('1. a linkless bullet whose tail is trimmed inside its first 30 characters: PASS', () => {
     const g = gradeCompaction({ baseline: pad('- a linkless bullet with a long trailing narrative tail that can be trimmed', 3), current: '- a linkless bullet, tail trimmed', floor: 1 });
