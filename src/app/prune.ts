@@ -59,7 +59,6 @@ export interface PruneOptions extends RepoOptions {
 
 const BODY_LINK = /\[\[(kb-[0-9a-z]+)(?:\|[^\]]*)?\]\]/g;
 
-
 /** The ids other entries link to (front matter links and `[[id]]` in bodies), with the bodies read once. */
 function inboundAndBodies(catalog: Catalog): { inbound: Set<string>; bodies: Map<string, string> } {
   const inbound = new Set<string>();
@@ -137,11 +136,11 @@ export async function prune(options: PruneOptions): Promise<PruneResult> {
   if (!(typeof halfLives === 'number' && Number.isFinite(halfLives) && halfLives > 0)) throw new KbError('USAGE', '--half-lives must be a positive number, e.g. --half-lives 4');
   const { dir } = repoForRead(options);
   const now = (options.now ?? new Date()).getTime();
-  const list = async (): Promise<PruneCandidate[]> => pruneCandidates(await loadCatalog(dir), { halfLives, now, decay: readDecaySettings(dir) });
-  if (!options.yes) return { candidates: await list(), deleted: [], half_lives: halfLives };
+  const candidatesOf = (catalog: Catalog): PruneCandidate[] => pruneCandidates(catalog, { halfLives, now, decay: readDecaySettings(dir) });
+  if (!options.yes) return { candidates: candidatesOf(await loadCatalog(dir)), deleted: [], half_lives: halfLives };
   return withWriteLock(dir, async (tx) => {
     const catalog = await loadCatalog(dir);
-    const candidates = pruneCandidates(catalog, { halfLives, now, decay: readDecaySettings(dir) });
+    const candidates = candidatesOf(catalog);
     if (candidates.length === 0) return { candidates, deleted: [], half_lives: halfLives };
     // Each kept copy takes the duplicates deleted for it into its recurrence history.
     const folds = new Map<string, EntryMeta[]>();

@@ -74,9 +74,12 @@ export interface BudgetEntry {
  */
 export type FloorSizes = Record<string, number>;
 
+/** The budgets the Stop hook blocks for, each with its own cooldown. */
+export type BudgetName = 'kernel_chars' | 'host_chars' | 'entry_chars';
+
 /** One budget exceeded: which, the compaction target, its size against the budget, and the entries biggest first. */
 export interface Overrun {
-  budget: keyof MemoryBudgets;
+  budget: BudgetName;
   /** The `compact` target: `kernel`, `host:KEY` or an entry id. */
   target: string;
   chars: number;

@@ -30,7 +30,7 @@ import { writeLockBusy } from '../adapters/store/lock.js';
 import { budgetSignature, catchUpDue, readBudgetState, readSessionState, stateIsCurrent, writeBudgetState, writeSessionState, type SessionState } from '../adapters/store/session-state.js';
 import type { TranscriptFacts } from '../core/sessions/transcript.js';
 import { readRepoSettings } from '../adapters/store/repo-settings.js';
-import { budgetBlockReason, budgetOverruns, type MemoryBudgets } from '../core/budget.js';
+import { budgetBlockReason, budgetOverruns, type BudgetName } from '../core/budget.js';
 import { debugLog, type HookContext, type HookInput } from './protocol.js';
 
 /** Transcripts bigger than this are summarised by a detached worker, never inside a hook's time limit. */
@@ -202,7 +202,7 @@ function recentCommit(state: SessionState | undefined, settings: Settings): bool
   return state?.committedAt !== undefined && Date.now() - state.committedAt < settings.sessionDebounceS * 1000;
 }
 
-const BUDGET_KINDS: (keyof MemoryBudgets)[] = ['kernel_chars', 'host_chars', 'entry_chars'];
+const BUDGET_KINDS: BudgetName[] = ['kernel_chars', 'host_chars', 'entry_chars'];
 /** An unchanged repo's sizes are looked at again after this long (or the cooldown, when shorter). */
 const BUDGET_CHECK_INTERVAL_MS = 10 * 60_000;
 
