@@ -125,6 +125,11 @@ describe('learnings', () => {
     // An ordinary entry says nothing.
     expect((await kbd(sb, ['add', '--type', 'decision', '--title', 'Plain', '--', 'plain'])).stderr).toBe('');
     await kbj(sb, ['edit', kid, '--no-kernel']);
+    // edit --kernel: the same warning.
+    const again = await kbd(sb, ['edit', kid, '--kernel']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`${kid} "Commit style" as a pointer`);
+    await kbj(sb, ['edit', kid, '--no-kernel']);
   });
 
   it('refuses a kb.json budget that is not a positive whole number, or a kernel budget the hook cannot inject', async () => {
