@@ -6,10 +6,11 @@ import { entryPath, formatEntry, newId } from '../core/format/entry.js';
 import { KbError } from '../core/errors.js';
 import { filesById, idIndex, pathLookup } from './find.js';
 import { writtenBody } from '../core/format/links.js';
-import { nowStamp, oneLineTitle, parseLinks, splitList, tagList, validateEntryText } from './fields.js';
+import { nowStamp, oneLineTitle, parseLinks, parseRules, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
 import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
+import type { KernelOverBudget } from './memory.js';
 
 export interface AddOptions extends RepoOptions {
   type: string;
@@ -24,6 +25,8 @@ export interface AddOptions extends RepoOptions {
   aliases?: string | string[];
   /** The lesson's pattern key: when an entry has it already, the recurrence is recorded there instead. */
   patternKey?: string;
+  /** Prose rules, as `--rule` takes them (`PATTERN => MESSAGE`; app/fields.ts, parseRules). */
+  rules?: string[];
   /** Extra front matter fields (session summaries, rules...). */
   extra?: Record<string, unknown>;
   now?: Date;
@@ -36,6 +39,8 @@ export interface AddResult {
   /** With a pattern key: whether an existing entry took the recurrence, and how many times it was seen. */
   recurred?: boolean;
   count?: number;
+  /** Set when this kernel entry put the kernel over its budget (spec/memory.md, "Budgets"). */
+  kernel_over?: KernelOverBudget;
 }
 
 /** Adds one entry. */
@@ -43,6 +48,7 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
   if (typeof options.title !== 'string' || !options.title.trim()) throw new KbError('INVALID_ENTRY', 'missing title: pass --title "..."');
   const now = options.now ?? new Date();
   const stamp = nowStamp(now);
+  const rules = parseRules(options.rules);
   const fieldsFor = (id: string, tags: string[]): Record<string, unknown> => ({
     id,
     title: options.title.trim(),
@@ -55,6 +61,7 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
     applies_to: splitList(options.appliesTo),
     kernel: options.kernel === true ? true : undefined,
     pattern_key: options.patternKey,
+    rules: rules.length ? rules : undefined,
     ...(options.extra ?? {}),
     created: stamp,
     updated: stamp,
@@ -79,6 +86,10 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
       // Loaded only for lessons with a key, so a plain add (and the session hooks' writes) pays nothing for it.
       const { entryWithPatternKey, recordRecurrence } = await import('./learnings.js');
       const prior = await entryWithPatternKey(dir, options.patternKey);
+      // A recurrence is the same kind of entry seen again: a decision is never folded into a lesson (its title lost).
+      if (prior && prior.type !== options.type) {
+        throw new KbError('CONFLICT', `pattern key ${options.patternKey} belongs to ${prior.id} "${prior.title}", a ${prior.type}; a ${options.type} is not a recurrence of it, so nothing was written: add it without --pattern-key, or with a key of its own`, { id: prior.id, type: prior.type });
+      }
       if (prior) {
         const files = filesById(dir);
         // The sighting is the text given, links in written form; the would-be entry's Links section is not part of it.
@@ -98,7 +109,8 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
       validateEntryText(text, rel, ids.has);
       await refuseForbidden(dir, [{ text, where: rel, host: options.host }]);
       const commit = await tx.commit([{ path: rel, content: text }], `add ${id}: ${options.title.trim()}`);
-      return { id, path: rel, commit, ...(options.patternKey ? { recurred: false, count: 1 } : {}) };
+      const over = options.kernel === true ? await (await import('./memory.js')).kernelOverBudget(dir) : undefined;
+      return { id, path: rel, commit, ...(options.patternKey ? { recurred: false, count: 1 } : {}), ...(over ? { kernel_over: over } : {}) };
     } finally {
       ids.close();
     }

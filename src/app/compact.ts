@@ -3,11 +3,12 @@
  * entries, oldest first, each under a `# <id>` header) or `host:KEY` (that host's facts, likewise); its text is
  * the entry bodies (front matter is not compacted). `check` grades the text now against the text at a baseline
  * revision (src/core/compact/grade.ts), appends one row to the ledger, and after the second failed round for the
- * same target and baseline puts the baseline back itself. `rollback` restores every file of the target, byte for
+ * same target and baseline puts the baseline back itself; a FLOOR verdict records the target's size, so the Stop hook
+ * does not ask for it again until it grows. `rollback` restores every file of the target, byte for
  * byte, to the baseline revision as one new commit through the write transaction.
  */
 import { resolveRevision, readFileAt } from '../adapters/git/git.js';
-import { appendCompactLedger, readCompactLedger } from '../adapters/index/compact-ledger.js';
+import { appendCompactLedger, readCompactLedger, recordFloorSize } from '../adapters/index/compact-ledger.js';
 import { loadCatalog, type EntryMeta } from '../adapters/index/catalog.js';
 import { readEntryText } from '../adapters/store/layout.js';
 import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
@@ -52,13 +53,16 @@ export interface RollbackResult {
 interface TargetFile {
   id: string;
   path: string;
+  /** Its body's length now, as the budgets measure it. */
+  chars: number;
 }
 
 /** The files a target names, in the order their texts are joined. */
 async function targetFiles(dir: string, target: string): Promise<{ files: TargetFile[]; joined: boolean }> {
   const catalog = await loadCatalog(dir);
   const oldest = (a: EntryMeta, b: EntryMeta): number => ((a.created ?? '') < (b.created ?? '') ? -1 : (a.created ?? '') > (b.created ?? '') ? 1 : a.id < b.id ? -1 : 1);
-  const pick = (keep: (e: EntryMeta) => boolean): TargetFile[] => [...catalog.byId.values()].filter(keep).sort(oldest).map((e) => ({ id: e.id, path: e.path }));
+  const file = (e: EntryMeta): TargetFile => ({ id: e.id, path: e.path, chars: e.bodyLength });
+  const pick = (keep: (e: EntryMeta) => boolean): TargetFile[] => [...catalog.byId.values()].filter(keep).sort(oldest).map(file);
   if (target === 'kernel') return { files: pick((e) => e.kernel), joined: true };
   if (target.startsWith('host:')) {
     const key = target.slice(5).toLowerCase();
@@ -67,7 +71,7 @@ async function targetFiles(dir: string, target: string): Promise<{ files: Target
   }
   const e = catalog.byId.get(target);
   if (!e) throw new KbError('NOT_FOUND', `no entry ${target}: a compaction target is an entry id, "kernel" or "host:KEY"`);
-  return { files: [{ id: e.id, path: e.path }], joined: false };
+  return { files: [file(e)], joined: false };
 }
 
 function bodyOf(text: string, file: string): string {
@@ -103,6 +107,8 @@ export async function compactCheck(options: CompactOptions): Promise<CompactChec
   const failed = earlier.filter((r) => r.verdict === 'DEFECTS').length + (grade.verdict === 'DEFECTS' ? 1 : 0);
   let rolledBack: RollbackResult | undefined;
   if (grade.verdict === 'DEFECTS' && failed >= MAX_ROUNDS) rolledBack = await compactRollback(options);
+  // Nothing legal is left to cut: the Stop hook asks about this target again only once it grows past this size.
+  if (grade.verdict === 'FLOOR') recordFloorSize(dir, options.target, files.reduce((n, f) => n + f.chars, 0));
   appendCompactLedger(dir, {
     at: (options.now ?? new Date()).toISOString(),
     directive: COMPACT_DIRECTIVE,

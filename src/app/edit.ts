@@ -10,11 +10,12 @@ import { readEntryText } from '../adapters/store/layout.js';
 import { filesById, findEntryFile, pathLookup } from './find.js';
 import { relinkEntryText } from './relink.js';
 import { stripLinksSection, writtenBody } from '../core/format/links.js';
-import { nowStamp, oneLineTitle, parseLinks, splitList, tagList, validateEntryText } from './fields.js';
+import { nowStamp, oneLineTitle, parseLinks, parseRules, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { forbiddenHostKeys, refuseForbidden } from './guard.js';
 import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
 import { toLf } from '../core/text/line-ends.js';
+import type { KernelOverBudget } from './memory.js';
 
 export interface EditOptions extends RepoOptions {
   id: string;
@@ -31,6 +32,10 @@ export interface EditOptions extends RepoOptions {
   aliases?: string | string[];
   body?: string;
   append?: string;
+  /** Prose rules to add, as `--rule` takes them (one with the same pattern as a rule of the entry replaces it). */
+  rules?: string[];
+  /** Patterns of the entry's rules to remove. */
+  removeRules?: string[];
   now?: Date;
 }
 
@@ -40,6 +45,8 @@ export interface EditResult {
   commit?: string;
   changed: boolean;
   diff: string;
+  /** Set when this edit of a kernel entry left the kernel over its budget (spec/memory.md, "Budgets"). */
+  kernel_over?: KernelOverBudget;
 }
 
 /** Edits one entry. */
@@ -67,6 +74,15 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     const kept = (options.tags !== undefined ? splitList(options.tags) : e.tags).filter((t) => !remove.has(t));
     const tags = tagList([...kept, ...splitList(options.addTags)]).filter((t) => !remove.has(t));
     if (tags.join('\0') !== e.tags.join('\0')) changes.tags = tags;
+    if (options.rules?.length || options.removeRules?.length) {
+      const drop = new Set(options.removeRules ?? []);
+      for (const p of drop) {
+        if (!e.rules.some((r) => r.pattern === p)) throw new KbError('NOT_FOUND', `${e.id} has no rule with the pattern ${JSON.stringify(p)} (its patterns: ${e.rules.map((r) => JSON.stringify(r.pattern)).join(', ') || 'none'})`);
+      }
+      const added = parseRules(options.rules);
+      const next = [...e.rules.filter((r) => !drop.has(r.pattern) && !added.some((a) => a.pattern === r.pattern)), ...added];
+      if (JSON.stringify(next) !== JSON.stringify(e.rules)) changes.rules = next.length ? next : undefined;
+    }
     if (options.links?.length || options.unlink?.length) {
       const unlink = new Set(options.unlink ?? []);
       for (const u of unlink) {
@@ -96,7 +112,8 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     await refuseForbidden(dir, [{ text: after, where: file.path, host: e.host }]);
     const commit = await tx.commit([{ path: file.path, content: after }], `edit ${e.id}: ${String(changes.title ?? e.title)}`);
     const diff = createTwoFilesPatch(`a/${file.path}`, `b/${file.path}`, before, after, '', '', { context: 2 });
-    return { id: e.id, path: file.path, commit, changed: true, diff };
+    const over = (changes.kernel ?? e.kernel) === true ? await (await import('./memory.js')).kernelOverBudget(dir) : undefined;
+    return { id: e.id, path: file.path, commit, changed: true, diff, ...(over ? { kernel_over: over } : {}) };
   }, { identity: options.settings });
 }
 
@@ -154,6 +171,7 @@ export async function saveEditedText(options: EditTextOptions): Promise<EditResu
     await refuseForbidden(dir, [{ text: after, where: file.path, host: e.host }]);
     const commit = await tx.commit([{ path: file.path, content: after }], `edit ${e.id}: ${e.title}`);
     const diff = createTwoFilesPatch(`a/${file.path}`, `b/${file.path}`, current, after, '', '', { context: 2 });
-    return { id: e.id, path: file.path, commit, changed: true, diff };
+    const over = e.kernel ? await (await import('./memory.js')).kernelOverBudget(dir) : undefined;
+    return { id: e.id, path: file.path, commit, changed: true, diff, ...(over ? { kernel_over: over } : {}) };
   }, { identity: options.settings });
 }

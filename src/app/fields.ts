@@ -3,7 +3,7 @@
  * pass the format (every problem listed with its rule), before anything touches the disk.
  */
 import { formatProblems, KbError } from '../core/errors.js';
-import { parseEntry, RELS, type Link } from '../core/format/entry.js';
+import { parseEntry, RELS, type Link, type Rule } from '../core/format/entry.js';
 import { normalizeTags } from '../core/format/tags.js';
 
 /** Splits "a,b, c" (or repeated values) into a clean, de-duplicated list. */
@@ -34,6 +34,22 @@ export function parseLinks(values: string[] | undefined): Link[] {
     // A rel the format does not know is a bad flag value (USAGE), as an unknown --type is; in a file, lint's INVALID_ENTRY.
     if (!(RELS as readonly string[]).includes(m[1]!)) throw new KbError('USAGE', `--link "${v}": unknown rel "${m[1]}"; one of: ${RELS.join(', ')}`);
     return { rel: m[1] as Link['rel'], to: m[2]! };
+  });
+}
+
+/**
+ * Parses `--rule` arguments into kernel prose rules (spec/entry-format.md, "rules"): `PATTERN => MESSAGE`, the
+ * pattern with the default flags (`i`), or `/PATTERN/FLAGS => MESSAGE` to give flags (`//` for none: case-sensitive).
+ * Split at the first ` => `. Whether the pattern is safe is the entry check's business (rule-invalid, exit 5).
+ */
+export function parseRules(values: string[] | undefined): Rule[] {
+  return (values ?? []).map((v) => {
+    const at = v.indexOf(' => ');
+    const left = at < 0 ? '' : v.slice(0, at).trim();
+    const message = at < 0 ? '' : v.slice(at + 4).trim();
+    if (!left || !message) throw new KbError('USAGE', `--rule "${v}" must be PATTERN => MESSAGE, e.g. --rule '\\bleverage\\b => Say "use".' (or /PATTERN/FLAGS => MESSAGE)`);
+    const slashed = /^\/(.+)\/([a-z]*)$/s.exec(left);
+    return slashed ? { pattern: slashed[1]!, message, flags: slashed[2]! } : { pattern: left, message };
   });
 }
 

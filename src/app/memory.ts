@@ -3,9 +3,13 @@
  * the biggest single entry, each with its budget from kb.json (or the default), and the lessons seen often enough
  * to be promoted to the kernel. Plain data for `status` and `promote`.
  */
-import type { Catalog } from '../adapters/index/catalog.js';
+import { loadCatalog, type Catalog } from '../adapters/index/catalog.js';
+import { readEntryText } from '../adapters/store/layout.js';
 import { memoryStats, type MemoryStats } from '../adapters/index/summary.js';
 import { readRepoSettings, type RepoSettings } from '../adapters/store/repo-settings.js';
+import { entryBudget, kernelOrder, kernelShownWhole } from '../core/budget.js';
+import { bodyOf } from '../core/format/fence.js';
+import { withoutSightings } from '../core/format/learning.js';
 
 export interface BudgetLine {
   chars: number;
@@ -41,8 +45,41 @@ export function memoryReportOf(stats: MemoryStats, settings: RepoSettings): Memo
   return {
     kernel: { ...line(stats.kernelChars, budgets.kernel_chars), entries: stats.kernelEntries },
     ...(host ? { biggest_host: { ...line(host[1], budgets.host_chars), key: host[0] } } : {}),
-    ...(stats.biggest ? { biggest_entry: { ...line(stats.biggest.bodyLength, budgets.entry_chars), id: stats.biggest.id, title: stats.biggest.title } } : {}),
+    ...(stats.biggest ? { biggest_entry: { ...line(stats.biggest.bodyLength, entryBudget(budgets, stats.biggest.type)), id: stats.biggest.id, title: stats.biggest.title } } : {}),
     promotion_candidates: candidates.sort((a, b) => b.count - a.count || (a.id < b.id ? -1 : 1)),
     promote_after: settings.promote_after,
   };
+}
+
+/** The kernel over its budget after a write: its size, the budget, and the entries the prompt shows as pointers. */
+export interface KernelOverBudget {
+  chars: number;
+  budget: number;
+  /** Kernel entries whose bodies no longer fit what the prompt hook injects: each is shown as a pointer instead. */
+  pointers: { id: string; title: string }[];
+}
+
+/**
+ * The kernel's standing when it is over its budget (kb.json "kernel_chars"), for `add` and `edit` to warn with;
+ * undefined within it, or when kb.json's budgets do not validate (a write never fails on them after its commit).
+ */
+export async function kernelOverBudget(dir: string): Promise<KernelOverBudget | undefined> {
+  const catalog = await loadCatalog(dir);
+  let report: MemoryReport;
+  try {
+    report = memoryReport(catalog);
+  } catch {
+    return undefined;
+  }
+  if (!report.kernel.over) return undefined;
+  const kernel = [...catalog.byId.values()].filter((e) => e.kernel).sort(kernelOrder);
+  const shown = kernel.map((e) => {
+    try {
+      return withoutSightings(bodyOf(readEntryText(dir, e.path))).trimEnd().length;
+    } catch {
+      return 0;
+    }
+  });
+  const whole = kernelShownWhole(shown);
+  return { chars: report.kernel.chars, budget: report.kernel.budget, pointers: kernel.filter((_, i) => !whole.has(i)).map((e) => ({ id: e.id, title: e.title })) };
 }

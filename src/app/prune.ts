@@ -6,11 +6,12 @@
  * - stale: an entry of a decaying type (its half-life from kb.json "decay", session summaries aside) whose age
  *   (`updated`, else `created`) is at least `halfLives` half-lives, that was never seen again (no recurrence),
  *   is not kernel, and that no other entry links to (a front matter link or `[[id]]` in a body);
- * - duplicate: an entry with the same type (and host) as an older one and an identical normalised body
+ * - duplicate: an entry with the same type (and host) as another and an identical normalised body
  *   (lowercased, runs of white space as one space, trimmed; an empty body never counts), or the same
- *   `pattern_key`. Of each group the keeper is the entry others link to, else the one seen most often, else the
- *   oldest (ids sort by creation); the others are listed, except one that is linked to or is kernel. A keeper is
- *   not listed as stale on the same run.
+ *   `pattern_key`. Of each group the keeper is the entry others link to, else the kernel one, else the newest
+ *   (`updated`, else `created`); the others are listed, except one that is linked to or is kernel. A keeper is
+ *   not listed as stale on the same run, and with `yes` the duplicates deleted for it are folded into its
+ *   recurrence history (app/learnings.ts, foldDuplicates) in the same commit.
  */
 import { loadCatalog, type Catalog, type EntryMeta } from '../adapters/index/catalog.js';
 import { readEntryText } from '../adapters/store/layout.js';
@@ -19,7 +20,9 @@ import { withWriteLock } from '../adapters/write/transaction.js';
 import { ageDays, halfLifeOf } from '../core/decay.js';
 import { KbError } from '../core/errors.js';
 import { bodyOf } from '../core/format/fence.js';
+import { foldDuplicates, normaliseBody } from './learnings.js';
 import { patternKeyOf, recurrenceCount } from './memory.js';
+import { idSet } from './find.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 
 /** How many half-lives old a decaying entry must be to be stale, by default. */
@@ -41,6 +44,8 @@ export interface PruneResult {
   candidates: PruneCandidate[];
   /** The entries deleted (with `yes`); empty when only listing. */
   deleted: string[];
+  /** The kept copies the deleted duplicates were folded into (with `yes`). */
+  folded?: string[];
   commit?: string;
   half_lives: number;
 }
@@ -53,11 +58,6 @@ export interface PruneOptions extends RepoOptions {
 }
 
 const BODY_LINK = /\[\[(kb-[0-9a-z]+)(?:\|[^\]]*)?\]\]/g;
-
-/** The normalised body two duplicates share. */
-export function normaliseBody(body: string): string {
-  return body.toLowerCase().replace(/\s+/g, ' ').trim();
-}
 
 /** The ids other entries link to (front matter links and `[[id]]` in bodies), with the bodies read once. */
 function inboundAndBodies(catalog: Catalog): { inbound: Set<string>; bodies: Map<string, string> } {
@@ -75,6 +75,13 @@ function inboundAndBodies(catalog: Catalog): { inbound: Set<string>; bodies: Map
     for (const m of body.matchAll(BODY_LINK)) if (m[1] !== e.id) inbound.add(m[1]!);
   }
   return { inbound, bodies };
+}
+
+/** Newest first: by `updated`, else `created`, then the later id. */
+function newerFirst(a: EntryMeta, b: EntryMeta): number {
+  const ka = a.updated ?? a.created ?? '';
+  const kb = b.updated ?? b.created ?? '';
+  return ka < kb ? 1 : ka > kb ? -1 : a.id < b.id ? 1 : -1;
 }
 
 /** The prune candidates of a catalog (pure over the catalog and the bodies). */
@@ -102,7 +109,8 @@ export function pruneCandidates(catalog: Catalog, options: { halfLives: number; 
   }
   for (const { how, members } of groups.values()) {
     if (members.length < 2) continue;
-    const keeper = [...members].sort((a, b) => Number(inbound.has(b.id)) - Number(inbound.has(a.id)) || Number(!!b.kernel) - Number(!!a.kernel) || recurrenceCount(b) - recurrenceCount(a) || (a.id < b.id ? -1 : 1))[0]!;
+    // NOTE: the newest copy, not the oldest: a lesson re-recorded today must not be deleted for a stale one.
+    const keeper = [...members].sort((a, b) => Number(inbound.has(b.id)) - Number(inbound.has(a.id)) || Number(!!b.kernel) - Number(!!a.kernel) || newerFirst(a, b))[0]!;
     for (const e of members) {
       if (e === keeper || e.kernel || inbound.has(e.id) || out.has(e.id) || out.has(keeper.id)) continue;
       out.set(e.id, cand(e, 'duplicate', `duplicate of ${keeper.id} (same type ${e.type}, ${how})`, keeper.id));
@@ -128,14 +136,25 @@ export async function prune(options: PruneOptions): Promise<PruneResult> {
   if (!(typeof halfLives === 'number' && Number.isFinite(halfLives) && halfLives > 0)) throw new KbError('USAGE', '--half-lives must be a positive number, e.g. --half-lives 4');
   const { dir } = repoForRead(options);
   const now = (options.now ?? new Date()).getTime();
-  const list = async (): Promise<PruneCandidate[]> => pruneCandidates(await loadCatalog(dir), { halfLives, now, decay: readDecaySettings(dir) });
-  if (!options.yes) return { candidates: await list(), deleted: [], half_lives: halfLives };
+  const candidatesOf = (catalog: Catalog): PruneCandidate[] => pruneCandidates(catalog, { halfLives, now, decay: readDecaySettings(dir) });
+  if (!options.yes) return { candidates: candidatesOf(await loadCatalog(dir)), deleted: [], half_lives: halfLives };
   return withWriteLock(dir, async (tx) => {
-    const candidates = await list();
+    const catalog = await loadCatalog(dir);
+    const candidates = candidatesOf(catalog);
     if (candidates.length === 0) return { candidates, deleted: [], half_lives: halfLives };
+    // Each kept copy takes the duplicates deleted for it into its recurrence history.
+    const folds = new Map<string, EntryMeta[]>();
+    for (const c of candidates) if (c.of) folds.set(c.of, [...(folds.get(c.of) ?? []), catalog.byId.get(c.id)!]);
+    const ids = idSet(dir);
+    const kept: { path: string; content: string }[] = [];
+    for (const [id, copies] of folds) {
+      const e = catalog.byId.get(id)!;
+      kept.push({ path: e.path, content: await foldDuplicates(dir, e, copies, ids, new Date(now)) });
+    }
     const stale = candidates.filter((c) => c.reason === 'stale').length;
-    const message = `prune: delete ${candidates.length} ${candidates.length === 1 ? 'entry' : 'entries'} (${stale} stale, ${candidates.length - stale} duplicate)\n\n${candidates.map((c) => `${c.id}: ${c.title} (${c.detail})`).join('\n')}`;
-    const commit = await tx.commit(candidates.map((c) => ({ path: c.path, content: null })), message);
-    return { candidates, deleted: candidates.map((c) => c.id), commit, half_lives: halfLives };
+    const folded = folds.size ? `\n\nfolded into ${[...folds.keys()].join(', ')}` : '';
+    const message = `prune: delete ${candidates.length} ${candidates.length === 1 ? 'entry' : 'entries'} (${stale} stale, ${candidates.length - stale} duplicate)\n\n${candidates.map((c) => `${c.id}: ${c.title} (${c.detail})`).join('\n')}${folded}`;
+    const commit = await tx.commit([...candidates.map((c) => ({ path: c.path, content: null })), ...kept], message);
+    return { candidates, deleted: candidates.map((c) => c.id), ...(kept.length ? { folded: [...folds.keys()] } : {}), commit, half_lives: halfLives };
   }, { identity: options.settings });
 }

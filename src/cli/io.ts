@@ -23,6 +23,8 @@ export interface Reply {
   text: () => string;
   /** The error code of EXIT_CODES naming an outcome that is not plain success (problems found, a conflict left). */
   exit?: ErrorCode;
+  /** Warnings for a person, on stderr after the output (not with --json, whose result carries them). */
+  warnings?: string[];
 }
 
 /** What a command file gets to declare its verbs and run them: built by main, the CLI's container. */

@@ -136,7 +136,10 @@ export async function main(argv: string[]): Promise<void> {
   const settings = readSettings();
   const reply = (r: Reply): void => {
     if (isJson()) out(JSON.stringify(r.json, null, 2));
-    else out(terminalSafe(r.text()), settings);
+    else {
+      out(terminalSafe(r.text()), settings);
+      for (const w of r.warnings ?? []) process.stderr.write(`git-kb: warning: ${terminalSafe(w)}\n`);
+    }
     outcome = r.exit;
   };
   const verb = verbOf(argv);

@@ -31,7 +31,7 @@ import { budgetSignature, catchUpDue, readBudgetState, readSessionState, stateIs
 import type { TranscriptFacts } from '../core/sessions/transcript.js';
 import { readRepoSettings } from '../adapters/store/repo-settings.js';
 import { KB_JSON_MAX, readRegularFile } from '../adapters/system/read-bounded.js';
-import { budgetBlockReason, budgetOverruns, type MemoryBudgets } from '../core/budget.js';
+import { budgetBlockReason, budgetOverruns, type BudgetName } from '../core/budget.js';
 import { debugLog, type HookContext, type HookInput } from './protocol.js';
 
 /** Transcripts bigger than this are summarised by a detached worker, never inside a hook's time limit. */
@@ -203,7 +203,7 @@ function recentCommit(state: SessionState | undefined, settings: Settings): bool
   return state?.committedAt !== undefined && Date.now() - state.committedAt < settings.sessionDebounceS * 1000;
 }
 
-const BUDGET_KINDS: (keyof MemoryBudgets)[] = ['kernel_chars', 'host_chars', 'entry_chars'];
+const BUDGET_KINDS: BudgetName[] = ['kernel_chars', 'host_chars', 'entry_chars'];
 /** An unchanged repo's sizes are looked at again after this long (or the cooldown, when shorter). */
 const BUDGET_CHECK_INTERVAL_MS = 10 * 60_000;
 
@@ -242,8 +242,10 @@ export async function budgetBlock(input: HookInput, ctx: HookContext): Promise<{
   const intervalMs = Math.min(BUDGET_CHECK_INTERVAL_MS, cooldownMs);
   if (state.checkedSig === sig && state.checkedAt !== undefined && state.checkedAt <= now && now - state.checkedAt < intervalMs) return void log({ outcome: 'no block', reason: 'checked, unchanged' });
   const { loadCatalog } = await import('../adapters/index/catalog.js');
+  const { readFloorSizes } = await import('../adapters/index/compact-ledger.js');
   const catalog = await loadCatalog(dir);
-  const over = budgetOverruns(catalog.byId.values(), budgets).filter((o) => due.includes(o.budget));
+  // A target graded FLOOR is not asked about again until it outgrows the size it had then.
+  const over = budgetOverruns(catalog.byId.values(), budgets, readFloorSizes(dir)).filter((o) => due.includes(o.budget));
   if (over.length === 0) {
     writeBudgetState(dir, { blocks, checkedAt: now, checkedSig: sig });
     return void log({ outcome: 'no block', reason: 'within budget' });

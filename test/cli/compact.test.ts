@@ -3,11 +3,11 @@
  * FLOOR, 1 DEFECTS, 2 cannot grade), appends a ledger row per round and puts the baseline back after the second
  * failed round; `git-kb compact rollback` restores the target byte for byte as a new commit.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { CLI, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { addEntry, commitCount, headOf, initRepo, kbd, kbj, subjects, type Added } from './support.js';
 
 let sb: Sandbox;
@@ -43,7 +43,8 @@ describe('compact check', () => {
   });
 
   it('reports defects with pointers (exit 1), and after the second failed round restores the baseline', async () => {
-    const bad = SHORT.replace('- a linkless bullet', '- an invented bullet');
+    // A bullet in the place of another that keeps neither its first word nor most of its words: lost and invented.
+    const bad = SHORT.replace(trim('- a linkless bullet'), '- rollbacks wait for approval');
     expect(bad).not.toBe(SHORT);
     await setBody(e, bad);
     const one = await kbd(sb, ['--json', 'compact', 'check', e.id, '--baseline', e.commit]);
@@ -97,6 +98,25 @@ describe('compact check', () => {
     expect(none.code).toBe(2);
     expect(none.stdout).toMatch(/^CANNOT_GRADE: /);
     expect(a.path).toMatch(/^hosts\/build-box\//);
+  });
+
+  it('never reads stdin: a check with a pipe that never ends still answers (the janitor seed\'s finding 6)', async () => {
+    const child = spawn(process.execPath, [CLI, '--data', sb.data, '--json', 'compact', 'check', e.id, '--baseline', e.commit], { env: sb.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill();
+        resolve(null);
+      }, 20_000);
+      child.on('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    child.stdin.destroy();
+    expect(code).not.toBeNull();
+    expect(JSON.parse(out).verdict).toMatch(/^(PASS|DEFECTS|FLOOR)$/);
   });
 
   it('exits 2 when it cannot grade, 3 for an unknown revision or target', async () => {

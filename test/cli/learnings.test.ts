@@ -51,12 +51,44 @@ describe('learnings', () => {
     expect(await commitCount(sb)).toBe(n);
   });
 
+  it('refuses a decision given a lesson\'s pattern key instead of folding it into the lesson (issue 29)', async () => {
+    const n = await commitCount(sb);
+    const r = await kbd(sb, ['--json', 'add', '--type', 'decision', '--title', 'We pin pnpm in CI', '--pattern-key', 'pnpm-frozen-lockfile', '--', 'Decided: pin it.']);
+    expect(r.code).toBe(4);
+    const err = jsonError(r);
+    expect(err.message).toContain(`pattern key pnpm-frozen-lockfile belongs to ${id} "pnpm install needs --frozen-lockfile in CI", a lesson_learned; a decision is not a recurrence of it`);
+    expect(err.message).toContain('without --pattern-key');
+    expect(await commitCount(sb)).toBe(n);
+    expect((await kbd(sb, ['get', id])).stdout).not.toContain('Decided: pin it.');
+  });
+
+  it('writes kernel prose rules with --rule on add and edit, and removes one with --remove-rule', async () => {
+    const r = await kbj(sb, ['add', '--kernel', '--type', 'pattern_convention', '--title', 'Plain words', '--rule', '\\bleverag(e|es|ed|ing)\\b => Say "use", not "leverage".', '--rule', '/!{2,}/ => One exclamation mark at most.', '--', 'Write plainly.']);
+    const file = (): string => fs.readFileSync(path.join(sb.data, r.path), 'utf8');
+    expect(file()).toContain("rules:\n  - pattern: \\bleverag(e|es|ed|ing)\\b\n    message: Say \"use\", not \"leverage\".\n  - pattern: \"!{2,}\"\n    message: One exclamation mark at most.\n    flags: \"\"");
+    await kbj(sb, ['edit', r.id, '--rule', '\\butilise\\b => Say "use".', '--remove-rule', '!{2,}']);
+    const after = file();
+    expect(after).toContain('utilise');
+    expect(after).not.toContain('exclamation');
+    expect(after).toContain('leverag');
+    const bad = await kbd(sb, ['--json', 'edit', r.id, '--rule', 'no arrow here']);
+    expect(bad.code).toBe(2);
+    expect(jsonError(bad).message).toContain('must be PATTERN => MESSAGE');
+    const unsafe = await kbd(sb, ['--json', 'add', '--type', 'pattern_convention', '--title', 'x', '--rule', '(a+)+ => no', '--', 'x']);
+    expect(unsafe.code).toBe(5);
+    expect(jsonError(unsafe).message).toContain('rules[0]');
+    await kbj(sb, ['edit', r.id, '--no-kernel']);
+  });
+
   it('promotes the candidate to the kernel, and the next prompt carries its body', async () => {
     const r = await kbj(sb, ['promote', id]);
     expect(r).toMatchObject({ id, changed: true, budget: 6000 });
     expect((await kbj(sb, ['status'])).memory.promotion_candidates).toEqual([]);
     const ctx = contextOf(await runPromptHook(sb, payload('how should the continuous integration job install dependencies for this project?')));
     expect(ctx).toContain('zebracorn build');
+    // The lesson, not its history: the Seen again log stays in the file, off the prompt (issue 29).
+    expect(ctx).not.toContain('Seen again');
+    expect(ctx).not.toContain('And a third time in the docs job.');
     expect((await kbj(sb, ['promote', id])).changed).toBe(false);
   });
 
@@ -76,6 +108,28 @@ describe('learnings', () => {
     expect(s.memory.kernel).toMatchObject({ budget: 600, over: false, entries: 1 });
     expect(s.memory.biggest_entry).toMatchObject({ id: big.id, budget: 400, over: true });
     expect((await kbd(sb, ['status'])).stdout).toContain(`biggest entry: ${big.id}, ${s.memory.biggest_entry.chars} of 400 characters OVER BUDGET`);
+  });
+
+  it('warns when add --kernel or edit of a kernel entry puts the kernel over its budget, naming what the prompt shows as a pointer', async () => {
+    const added = await kbd(sb, ['add', '--kernel', '--type', 'pattern_convention', '--title', 'Commit style', '--', 'word '.repeat(130)]);
+    expect(added.code, added.stderr).toBe(0);
+    const kid = added.stdout.trim();
+    expect(kid).toMatch(/^kb-[0-9a-z]+$/);
+    expect(added.stderr).toMatch(/git-kb: warning: the kernel is \d+ of its 600-character budget \(kb.json "budgets.kernel_chars"\): every kernel body is still shown whole/);
+    expect(added.stderr).toContain('git-kb compact kernel');
+    const grown = await kbd(sb, ['--json', 'edit', kid, '--body', 'word '.repeat(1250)]);
+    expect(grown.code, grown.stderr).toBe(0);
+    expect(JSON.parse(grown.stdout).kernel_over).toMatchObject({ budget: 600, pointers: [{ id: kid, title: 'Commit style' }] });
+    const text = await kbd(sb, ['edit', kid, '--append', 'one more']);
+    expect(text.stderr).toContain(`the prompt now shows ${kid} "Commit style" as a pointer instead of its body`);
+    // An ordinary entry says nothing.
+    expect((await kbd(sb, ['add', '--type', 'decision', '--title', 'Plain', '--', 'plain'])).stderr).toBe('');
+    await kbj(sb, ['edit', kid, '--no-kernel']);
+    // edit --kernel: the same warning.
+    const again = await kbd(sb, ['edit', kid, '--kernel']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`${kid} "Commit style" as a pointer`);
+    await kbj(sb, ['edit', kid, '--no-kernel']);
   });
 
   it('refuses a kb.json budget that is not a positive whole number, or a kernel budget the hook cannot inject', async () => {

@@ -43,8 +43,8 @@ beforeEach(async () => {
 afterEach(() => sb.cleanup());
 
 const EXPECTED = [
-  { id: 'kb-0000000c', reason: 'duplicate', of: 'kb-0000000b' },
-  { id: 'kb-0000000f', reason: 'duplicate', of: 'kb-0000000e' },
+  { id: 'kb-0000000b', reason: 'duplicate', of: 'kb-0000000c' },
+  { id: 'kb-0000000e', reason: 'duplicate', of: 'kb-0000000f' },
   { id: 'kb-00000001', reason: 'stale' },
   { id: 'kb-00000002', reason: 'stale' },
 ];
@@ -59,8 +59,8 @@ describe('prune', () => {
     const byId = new Map(r.candidates.map((c: { id: string }) => [c.id, c]));
     expect(byId.get('kb-00000001')).toMatchObject({ title: 'Old flaky test lesson', type: 'lesson_learned', path: 'entries/kb-00000001.md' });
     expect((byId.get('kb-00000001') as { detail: string }).detail).toMatch(/200 days ago \(6\.7 half-lives of 30 days\)/);
-    expect((byId.get('kb-0000000c') as { detail: string }).detail).toBe('duplicate of kb-0000000b (same type pattern_convention, identical body)');
-    expect((byId.get('kb-0000000f') as { detail: string }).detail).toBe('duplicate of kb-0000000e (same type lesson_learned, same pattern_key frozen-lockfile)');
+    expect((byId.get('kb-0000000b') as { detail: string }).detail).toBe('duplicate of kb-0000000c (same type pattern_convention, identical body)');
+    expect((byId.get('kb-0000000e') as { detail: string }).detail).toBe('duplicate of kb-0000000f (same type lesson_learned, same pattern_key frozen-lockfile)');
     const text = await kbd(sb, ['prune']);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain('4 candidates; nothing deleted. Delete them in one commit: git-kb prune --yes');
@@ -91,11 +91,34 @@ describe('prune', () => {
     const gone = EXPECTED.map((e) => `entries/${e.id}.md`);
     expect((await treePaths(sb)).sort()).toEqual(all.filter((p) => !gone.includes(p)));
     for (const p of gone) expect(fs.existsSync(path.join(sb.data, p))).toBe(false);
-    expect((await sgit(sb, ['show', '--name-status', '--format=', 'HEAD'])).trim().split('\n').sort()).toEqual(gone.map((p) => `D\t${p}`).sort());
+    expect((await sgit(sb, ['show', '--name-status', '--format=', 'HEAD'])).trim().split('\n').sort()).toEqual([...gone.map((p) => `D\t${p}`), 'M\tentries/kb-0000000c.md', 'M\tentries/kb-0000000f.md'].sort());
+    expect(r.folded).toEqual(['kb-0000000c', 'kb-0000000f']);
+    // The kept copies carry the deleted ones' history: counts and days, and a body that said something else.
+    const kept = fs.readFileSync(path.join(sb.data, 'entries/kb-0000000f.md'), 'utf8');
+    expect(kept).toMatch(/^recurrences: 3$/m);
+    expect(kept).toMatch(new RegExp(`^Seen again ${ago(5).slice(0, 10)}:\n\nUse --frozen-lockfile\\.$`, 'm'));
+    const same = fs.readFileSync(path.join(sb.data, 'entries/kb-0000000c.md'), 'utf8');
+    expect(same).toMatch(/^recurrences: 2$/m);
+    expect(same).not.toContain('Seen again');
     await expectCleanRepo(sb.data);
     const again = await kbd(sb, ['prune', '--yes']);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('nothing to prune');
     expect(await commitCount(sb)).toBe(n + 1);
+  });
+
+  it('keeps today\'s re-recorded lesson over a stale copy, folds the old one into its history, and lists nothing after (issue 29)', async () => {
+    put('kb-00000010', { title: 'Retry the flaky upload', type: 'lesson_learned', created: ago(400) }, 'Retry the upload once; the CDN drops the first PUT.');
+    put('kb-00000011', { title: 'Retry the flaky upload', type: 'lesson_learned', created: ago(0) }, 'Retry the upload once;  the CDN drops the first PUT.');
+    await commitAll(sb, 're-recorded');
+    const listed = await kbj(sb, ['prune']);
+    const mine = listed.candidates.filter((c: { id: string }) => ['kb-00000010', 'kb-00000011'].includes(c.id));
+    expect(mine).toMatchObject([{ id: 'kb-00000010', reason: 'duplicate', of: 'kb-00000011' }]);
+    await kbj(sb, ['prune', '--yes']);
+    expect(fs.existsSync(path.join(sb.data, 'entries/kb-00000011.md'))).toBe(true);
+    const text = fs.readFileSync(path.join(sb.data, 'entries/kb-00000011.md'), 'utf8');
+    expect(text).toMatch(/^recurrences: 2$/m);
+    expect(text).toContain(`- ${ago(400).slice(0, 10)}`);
+    expect((await kbd(sb, ['prune'])).stdout).toContain('nothing to prune');
   });
 });

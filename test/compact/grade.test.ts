@@ -132,4 +132,74 @@ describe('gradeCompaction', () => {
     const g = gradeCompaction({ baseline, current: '- real', floor: 1 });
     expect(g.verdict).toBe('PASS');
   });
+
+  it('keys a bullet on its key: prefix, so a rewrite that keeps it and cuts the rest passes (issue 29)', () => {
+    const research = gradeCompaction({ baseline: pad('- Research/theory: a long trailing narrative tail that can be trimmed freely', 3), current: '- Research/theory: trimmed', floor: 1 });
+    expect(research.defects).toEqual([]);
+    expect(research.verdict).toBe('PASS');
+    const pnpm = gradeCompaction({ baseline: pad('- pnpm: always use --frozen-lockfile, in CI and locally, or the lockfile drifts', 3), current: '- pnpm: use --frozen-lockfile in CI', floor: 1 });
+    expect(pnpm.defects).toEqual([]);
+    expect(pnpm.verdict).toBe('PASS');
+    // The key: prefix still names the bullet when it moves: a swap is a reorder, not a loss.
+    const swapped = gradeCompaction({ baseline: pad('- pnpm: use the lockfile\n- node: pin 20', 4), current: '- node: pin 20\n- pnpm: lockfile', floor: 1 });
+    expect(swapped.defects.map((d) => d.kind)).toEqual(['bullet-order']);
+  });
+
+  it('pairs a plain bullet reworded in its place when it keeps its first word or most of its words', () => {
+    const baseline = pad(['- alpha stays as it is', '- a linkless bullet with a long tail', '- the cache is rebuilt on every start', '- omega stays'].join('\n'), 3);
+    const current = ['- alpha stays as it is', '- a bullet, trimmed', '- cache rebuilt every start', '- omega stays'].join('\n');
+    const g = gradeCompaction({ baseline, current, floor: 1 });
+    expect(g.defects).toEqual([]);
+  });
+
+  it('still flags a plain bullet deleted and another invented in its place', () => {
+    const baseline = pad(['- alpha first', '- beta something long to say', '- gamma last'].join('\n'), 4);
+    const g = gradeCompaction({ baseline, current: ['- alpha first', '- delta made up here', '- gamma last'].join('\n'), floor: 1 });
+    expect(g.defects.map((d) => [d.kind, d.line])).toEqual([['bullet-lost', 2], ['bullet-invented', 2]]);
+    const reordered = gradeCompaction({ baseline: pad('- alpha one\n- beta two\n- gamma three', 4), current: '- gamma three\n- alpha one\n- beta two', floor: 1 });
+    expect(reordered.defects.map((d) => d.kind)).toEqual(['bullet-order']);
+  });
+});
+
+/**
+ * The janitor seed's review findings on its checker, each with its fixture and the verdict it must get here. Its
+ * findings 5 (the baseline restored after the last failed round) and 6 (a check never waits on stdin) are CLI
+ * behaviour: test/cli/compact.test.ts. Finding 7 (docs that say what the code does not) is references/compact.md,
+ * which now states the identity rules matchBullets applies.
+ */
+describe('the janitor seed\'s fixtures', () => {
+  it('1. a linkless bullet whose tail is trimmed inside its first 30 characters: PASS', () => {
+    const g = gradeCompaction({ baseline: pad('- a linkless bullet with a long trailing narrative tail that can be trimmed', 3), current: '- a linkless bullet, tail trimmed', floor: 1 });
+    expect(g.verdict).toBe('PASS');
+  });
+
+  it('1. its control, a colon before character 30: PASS', () => {
+    expect(gradeCompaction({ baseline: pad('- Research/theory: a long trailing narrative tail that can be trimmed freely', 3), current: '- Research/theory: trimmed', floor: 1 }).verdict).toBe('PASS');
+  });
+
+  it('1. a lead-in whose first colon is at index 34, past the 30-character cut: PASS', () => {
+    const bold = gradeCompaction({ baseline: pad('- **Voice/Mod3 build/eval/link-feed:** how the feed was built, evaluated and linked', 3), current: '- **Voice/Mod3 build/eval/link-feed:** built', floor: 1 });
+    expect(bold.verdict).toBe('PASS');
+    const plain = gradeCompaction({ baseline: pad('- Voice/Mod3 build/eval/link-feed: how the feed was built, evaluated and linked', 3), current: '- Voice/Mod3 build/eval/link-feed: built', floor: 1 });
+    expect(plain.verdict).toBe('PASS');
+  });
+
+  it('2. a fabricated bullet: DEFECTS, bullet-invented', () => {
+    const g = gradeCompaction({ baseline: pad('- [k](k.md) - tail', 6), current: '- [k](k.md) - tail\n- a fabricated bullet the lane invented out of nothing', floor: 1 });
+    expect(g.verdict).toBe('DEFECTS');
+    expect(g.defects.map((d) => d.kind)).toEqual(['bullet-invented']);
+  });
+
+  it('3. a full reorder: DEFECTS, bullet-order', () => {
+    const g = gradeCompaction({ baseline: pad('- [a](a.md) - one\n- [b](b.md) - two\n- [c](c.md) - three', 4), current: '- [c](c.md) - three\n- [a](a.md) - one\n- [b](b.md) - two', floor: 1 });
+    expect(g.verdict).toBe('DEFECTS');
+    expect(g.defects.map((d) => d.kind)).toEqual(['bullet-order']);
+  });
+
+  it('4. a 400-entry index already at its irreducible minimum: FLOOR, not a size defect', () => {
+    const index = Array.from({ length: 400 }, (_, i) => `- [note ${i}](notes/note-${i}.md)`).join('\n');
+    const g = gradeCompaction({ baseline: index, current: index });
+    expect(g.verdict).toBe('FLOOR');
+    expect(g.defects).toEqual([]);
+  });
 });

@@ -104,6 +104,49 @@ describe('Stop hook budget block', () => {
     expect(fourth.reason).not.toContain(bigId);
   });
 
+  it('never asks again about an entry graded FLOOR until it grows past that size (issue 29)', async () => {
+    const links = (n: number): string => Array.from({ length: n }, (_, i) => `- [note ${i}](https://example.com/notes/${i})`).join('\n');
+    const index = await add(['--type', 'lesson_learned', '--title', 'Index of notes', '--', links(12)]);
+    await setBudgets({ entry_chars: 300 });
+    expect(block(await stop()).reason).toContain(`Run: /git-kb compact ${index}`);
+    const head = (await git(sb.data, ['rev-parse', 'HEAD'])).trim();
+    const check = await kb(sb, ['--data', sb.data, '--json', 'compact', 'check', index, '--baseline', head]);
+    expect(check.code, check.stderr).toBe(0);
+    expect(JSON.parse(check.stdout).verdict).toBe('FLOOR');
+    // Past the cooldown: the other entry still over its budget is named, the one at FLOOR is not.
+    const again = block(await stop({}, { KB_BUDGET_COOLDOWN_MIN: '0' }));
+    expect(again.reason).toContain(`/git-kb compact ${bigId}`);
+    expect(again.reason).not.toContain(index);
+    // It grows: asked again.
+    const grown = await kb(sb, ['--data', sb.data, 'edit', index, '--body', links(14)]);
+    expect(grown.code, grown.stderr).toBe(0);
+    expect(block(await stop({}, { KB_BUDGET_COOLDOWN_MIN: '0' })).reason).toContain(`/git-kb compact ${index}`);
+  });
+
+  it('asks once for an entry over its budget; a rewrite that follows references/compact.md passes the grade and ends it (issue 29)', async () => {
+    const tail = ', and the long story of how it was found, which a compaction may cut freely';
+    const body = ['## CI', `- pnpm: always use --frozen-lockfile${tail}`, `- Research/theory: lockfiles drift when installs resolve anew${tail}`, `- a linkless bullet about caches${tail}`].join('\n');
+    const id = await add(['--type', 'lesson_learned', '--title', 'CI lessons', '--', body]);
+    await setBudgets({ entry_chars: 300 });
+    const head = (await git(sb.data, ['rev-parse', 'HEAD'])).trim();
+    expect(block(await stop()).reason).toContain(`Run: /git-kb compact ${id}`);
+    const short = ['## CI', '- pnpm: use --frozen-lockfile in CI, every job', '- Research/theory: lockfiles drift when installs resolve anew', '- a linkless bullet about caches, kept warm between jobs'].join('\n');
+    expect((await kb(sb, ['--data', sb.data, 'edit', id, '--body', short])).code).toBe(0);
+    const check = await kb(sb, ['--data', sb.data, '--json', 'compact', 'check', id, '--baseline', head]);
+    expect(check.code, check.stdout).toBe(0);
+    expect(JSON.parse(check.stdout)).toMatchObject({ verdict: 'PASS', defects: [] });
+    const after = await stop({}, { KB_BUDGET_COOLDOWN_MIN: '0' });
+    expect(after.stdout).not.toContain(id);
+  });
+
+  it('holds each entry to its type\'s budget: a long reference does not block, a lesson as long does', async () => {
+    const ref = await add(['--type', 'factual_reference', '--title', 'Runbook', '--', 'Step by step through the failover. '.repeat(90)]);
+    const lesson = await add(['--type', 'lesson_learned', '--title', 'Long lesson', '--', 'Step by step through the failover. '.repeat(90)]);
+    const r = block(await stop());
+    expect(r.reason).toContain(`/git-kb compact ${lesson}`);
+    expect(r.reason).not.toContain(ref);
+  });
+
   it('blocks over a host budget with the host target', async () => {
     const fact = await add(['--type', 'host_fact', '--host', 'db-1', '--title', 'Data directory', '--', 'PGDATA lives on the big disk. '.repeat(5)]);
     await setBudgets({ host_chars: 50 });

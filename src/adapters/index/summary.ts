@@ -42,8 +42,8 @@ export interface MemoryStats {
   kernelEntries: number;
   /** Body characters of each host's facts. */
   hostChars: [key: string, chars: number][];
-  /** The biggest entry body, session summaries aside. */
-  biggest?: { id: string; title: string; bodyLength: number };
+  /** The biggest entry body, session summaries aside (`type` for its budget; absent in a summary written before). */
+  biggest?: { id: string; title: string; type?: string; bodyLength: number };
   /** Entries with a pattern key that are not kernel, with how often their lesson was seen. */
   patterned: { id: string; title: string; count: number }[];
 }
@@ -147,7 +147,7 @@ export function memoryStats(entries: Iterable<Pick<EntryMeta, 'id' | 'title' | '
   let kernelChars = 0;
   let kernelEntries = 0;
   const hosts = new Map<string, number>();
-  let biggest: { id: string; title: string; bodyLength: number } | undefined;
+  let biggest: { id: string; title: string; type: string; bodyLength: number } | undefined;
   const patterned: MemoryStats['patterned'] = [];
   for (const e of entries) {
     if (e.kernel) {
@@ -158,7 +158,7 @@ export function memoryStats(entries: Iterable<Pick<EntryMeta, 'id' | 'title' | '
     if (e.type !== 'session_summary' && outgrows(e, biggest)) biggest = e;
     if (!e.kernel && patternKeyOf(e)) patterned.push({ id: e.id, title: e.title, count: recurrenceCount(e) });
   }
-  return { kernelChars, kernelEntries, hostChars: [...hosts], ...(biggest ? { biggest: { id: biggest.id, title: biggest.title, bodyLength: biggest.bodyLength } } : {}), patterned };
+  return { kernelChars, kernelEntries, hostChars: [...hosts], ...(biggest ? { biggest: { id: biggest.id, title: biggest.title, type: biggest.type, bodyLength: biggest.bodyLength } } : {}), patterned };
 }
 
 /** The summary file of a data repo. */
@@ -454,7 +454,7 @@ function patchedHeader(header: Header, was: Fact[], now: Fact[]): Header | undef
     if (big?.id === e.id) {
       if (d < 0) return undefined;
       big.bodyLength = eb;
-    } else if (outgrows({ id: e.id, bodyLength: eb }, big)) h.memory.biggest = { id: e.id, title: e.title, bodyLength: eb };
+    } else if (outgrows({ id: e.id, bodyLength: eb }, big)) h.memory.biggest = { id: e.id, title: e.title, type: e.type, bodyLength: eb };
   }
   return h;
 }
@@ -500,7 +500,7 @@ function addedHeader(before: Header, paths: readonly string[], added: Added[]): 
       h.memory.kernelChars += e.bodyLength;
     }
     if (e.host) h.memory.hostChars.find(([key]) => key === e.host)![1] += e.bodyLength;
-    if (e.type !== 'session_summary' && outgrows(e, h.memory.biggest)) h.memory.biggest = { id: e.id, title: e.title, bodyLength: e.bodyLength };
+    if (e.type !== 'session_summary' && outgrows(e, h.memory.biggest)) h.memory.biggest = { id: e.id, title: e.title, type: e.type, bodyLength: e.bodyLength };
   }
   for (const a of added) {
     for (const l of a.fact.entry!.links) {

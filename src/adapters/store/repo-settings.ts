@@ -1,6 +1,6 @@
 /**
  * Contract: the memory settings a data repo carries in its kb.json (spec/memory.md): `"budgets"` (kernel_chars,
- * host_chars, entry_chars), `"promote_after"` and `"decay"`, each falling back to its default (src/core/budget.ts). A value
+ * host_chars, entry_chars: one number, or one per type), `"promote_after"` and `"decay"`, each falling back to its default (src/core/budget.ts). A value
  * that is not a positive integer, or a kernel budget above what the prompt hook injects, is refused with the file
  * and field named. A missing or unreadable kb.json means the defaults.
  */
@@ -9,6 +9,7 @@ import path from 'node:path';
 import { KB_JSON_MAX, readRegularFile } from '../system/read-bounded.js';
 import { DEFAULT_BUDGETS, KERNEL_BUDGET, PROMOTE_AFTER, type MemoryBudgets } from '../../core/budget.js';
 import { KbError } from '../../core/errors.js';
+import { TYPES } from '../../core/format/schema.js';
 import { DECAY_TYPES, DEFAULT_DECAY, type DecaySettings } from '../../core/decay.js';
 
 export interface RepoSettings {
@@ -72,16 +73,37 @@ export function readDecaySettings(dir: string): DecaySettings {
   return readDecay(readRaw(dir).decay);
 }
 
+/**
+ * kb.json `"budgets.entry_chars"`: a number is the budget of every type (as before types had their own); an object
+ * `{"default"?: N, TYPE?: N}` sets the default and the types it names, the other types keeping their defaults.
+ */
+function readEntryChars(v: unknown, budgets: MemoryBudgets): void {
+  if (typeof v !== 'object' || v === null) {
+    budgets.entry_chars = positive(v, 'budgets.entry_chars');
+    budgets.entry_chars_by_type = {};
+    return;
+  }
+  if (Array.isArray(v)) throw new KbError('INVALID_ENTRY', 'kb.json: "budgets.entry_chars" must be a number or an object like {"default": 3000, "factual_reference": 12000}', { file: 'kb.json', field: 'budgets.entry_chars' });
+  const by = { ...budgets.entry_chars_by_type };
+  for (const [k, n] of Object.entries(v as Record<string, unknown>)) {
+    const field = `budgets.entry_chars.${k}`;
+    if (k === 'default') budgets.entry_chars = positive(n, field);
+    else if ((TYPES as readonly string[]).includes(k)) by[k] = positive(n, field);
+    else throw new KbError('INVALID_ENTRY', `kb.json: "${field}" names no type; "default" or one of: ${TYPES.join(', ')}`, { file: 'kb.json', field });
+  }
+  budgets.entry_chars_by_type = by;
+}
+
 export function readRepoSettings(dir: string): RepoSettings {
   const raw = readRaw(dir);
-  const budgets = { ...DEFAULT_BUDGETS };
+  const budgets: MemoryBudgets = { ...DEFAULT_BUDGETS, entry_chars_by_type: { ...DEFAULT_BUDGETS.entry_chars_by_type } };
   const b = raw.budgets;
   if (b !== undefined) {
     if (!b || typeof b !== 'object' || Array.isArray(b)) throw new KbError('INVALID_ENTRY', 'kb.json: "budgets" must be an object like {"kernel_chars": 6000}', { file: 'kb.json', field: 'budgets' });
-    for (const k of Object.keys(DEFAULT_BUDGETS) as (keyof MemoryBudgets)[]) {
-      const v = (b as Record<string, unknown>)[k];
-      if (v !== undefined) budgets[k] = positive(v, `budgets.${k}`, k === 'kernel_chars' ? KERNEL_BUDGET : undefined);
-    }
+    const o = b as Record<string, unknown>;
+    if (o.kernel_chars !== undefined) budgets.kernel_chars = positive(o.kernel_chars, 'budgets.kernel_chars', KERNEL_BUDGET);
+    if (o.host_chars !== undefined) budgets.host_chars = positive(o.host_chars, 'budgets.host_chars');
+    if (o.entry_chars !== undefined) readEntryChars(o.entry_chars, budgets);
   }
   return { budgets, promote_after: raw.promote_after === undefined ? PROMOTE_AFTER : positive(raw.promote_after, 'promote_after'), decay: readDecay(raw.decay) };
 }

@@ -5,6 +5,7 @@ import type { RepoOptions } from '../../app/repo.js';
 import { KbError } from '../../core/errors.js';
 import { TYPES } from '../../core/format/schema.js';
 import * as render from '../render/entries.js';
+import { kernelOverWarning } from '../render/memory.js';
 import { type Cli, collect, readFileArg, readStdinIfPiped, repoOptions, type Reply } from '../io.js';
 
 /** Registers the verb on the program. */
@@ -22,6 +23,7 @@ export function register(ctx: Cli): void {
     .option('--host <key>', 'host key (for host_fact)')
     .option('--aliases <list>', 'comma-separated aliases')
     .option('--pattern-key <key>', "the lesson's slug: if an entry has it, record a recurrence there instead")
+    .option('--rule <rule>', "a prose rule the gate enforces on a kernel entry: 'PATTERN => MESSAGE' or '/PATTERN/FLAGS => MESSAGE' (repeatable)", collect)
     .option('--file <path>', 'read the body from a file (- for stdin)')
     .action(async (bodyWords: string[], o: Record<string, unknown>, cmd: Command) => {
       const repo = repoOptions(ctx, cmd);
@@ -49,8 +51,9 @@ export function register(ctx: Cli): void {
         host: o.host as string | undefined,
         aliases: o.aliases as string | undefined,
         patternKey: o.patternKey as string | undefined,
+        rules: o.rule as string[] | undefined,
       });
-      ctx.reply({ json: r, text: () => render.add(r) });
+      ctx.reply({ json: r, text: () => render.add(r), warnings: kernelOverWarning(r.kernel_over) });
     });
 }
 

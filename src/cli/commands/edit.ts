@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { KbError } from '../../core/errors.js';
 import { TYPES } from '../../core/format/schema.js';
 import * as render from '../render/entries.js';
+import { kernelOverWarning } from '../render/memory.js';
 import { type Cli, collect, readFileArg, repoOptions } from '../io.js';
 
 /** Registers the verb on the program. */
@@ -21,6 +22,8 @@ export function register(ctx: Cli): void {
     .option('--applies-to <list>', 'set the activities')
     .option('--kernel', 'make it a kernel entry')
     .option('--no-kernel', 'make it an ordinary entry')
+    .option('--rule <rule>', "add a prose rule the gate enforces on a kernel entry: 'PATTERN => MESSAGE' or '/PATTERN/FLAGS => MESSAGE'; one with the same pattern is replaced (repeatable)", collect)
+    .option('--remove-rule <pattern>', 'remove the rule with this pattern (repeatable)', collect)
     .option('--aliases <list>', 'replace the aliases')
     .option('--body <text>', 'replace the body')
     .option('--append <text>', 'append a paragraph to the body')
@@ -31,7 +34,7 @@ export function register(ctx: Cli): void {
       if (bodies.length > 1) throw new KbError('USAGE', `--${bodies.join(' and --')} cannot be combined; use one`);
       if (o.type !== undefined && !(TYPES as readonly string[]).includes(o.type as string)) throw new KbError('USAGE', `unknown --type "${String(o.type)}"; one of: ${TYPES.join(', ')}`);
       const kernelSet = cmd.getOptionValueSource('kernel') === 'cli';
-      const flags = ['title', 'type', 'tags', 'addTag', 'removeTag', 'link', 'unlink', 'url', 'appliesTo', 'aliases', 'body', 'append', 'file'];
+      const flags = ['title', 'type', 'tags', 'addTag', 'removeTag', 'link', 'unlink', 'url', 'appliesTo', 'aliases', 'body', 'append', 'file', 'rule', 'removeRule'];
       if (!kernelSet && flags.every((k) => o[k] === undefined)) {
         // No change flags: the editor flow (src/cli/editor.ts), like `git commit`.
         const { entryForEditor, saveEditedText } = await import('../../app/edit.js');
@@ -44,7 +47,7 @@ export function register(ctx: Cli): void {
           what: 'edit with no change flags',
           save: (after) => saveEditedText({ ...repo, id, before: cur.text, after }),
         });
-        ctx.reply({ json: r, text: () => render.edit(r) });
+        ctx.reply({ json: r, text: () => render.edit(r), warnings: kernelOverWarning(r.kernel_over) });
         return;
       }
       const { editEntry } = await import('../../app/edit.js');
@@ -64,7 +67,9 @@ export function register(ctx: Cli): void {
         aliases: o.aliases as string | undefined,
         body: o.file !== undefined ? readFileArg(o.file as string) : (o.body as string | undefined),
         append: o.append as string | undefined,
+        rules: o.rule as string[] | undefined,
+        removeRules: o.removeRule as string[] | undefined,
       });
-      ctx.reply({ json: r, text: () => render.edit(r) });
+      ctx.reply({ json: r, text: () => render.edit(r), warnings: kernelOverWarning(r.kernel_over) });
     });
 }

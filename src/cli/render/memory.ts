@@ -2,7 +2,7 @@
  * Contract: the human lines about memory against its budgets and the promotion candidates (spec/memory.md), for
  * `status`, and the output of `promote`.
  */
-import type { MemoryReport } from '../../app/memory.js';
+import type { KernelOverBudget, MemoryReport } from '../../app/memory.js';
 import type { PromoteResult } from '../../app/promote.js';
 import type { PruneResult } from '../../app/prune.js';
 
@@ -21,6 +21,15 @@ export function budgetLines(m: MemoryReport): string[] {
   return lines;
 }
 
+/** The warning of `add` and `edit` when a kernel entry left the kernel over its budget. */
+export function kernelOverWarning(k: KernelOverBudget | undefined): string[] {
+  if (!k) return [];
+  const shown = k.pointers.length
+    ? `the prompt now shows ${k.pointers.map((p) => `${p.id} "${p.title.slice(0, 60)}"`).join(', ')} as ${k.pointers.length === 1 ? 'a pointer' : 'pointers'} instead of ${k.pointers.length === 1 ? 'its body' : 'their bodies'}`
+    : 'every kernel body is still shown whole for now (the prompt hook injects up to its own cap)';
+  return [`the kernel is ${k.chars} of its ${k.budget}-character budget (kb.json "budgets.kernel_chars"): ${shown}; compact it: git-kb compact kernel`];
+}
+
 /** `promote`: the entry is kernel now, and what the kernel weighs. */
 export function promote(r: PromoteResult): string {
   return r.changed ? `promoted ${r.id} to the kernel in ${r.commit?.slice(0, 12)} (kernel: ${r.kernel_chars} of ${r.budget} characters)` : `${r.id} is already kernel (kernel: ${r.kernel_chars} of ${r.budget} characters)`;
@@ -30,7 +39,7 @@ export function promote(r: PromoteResult): string {
 export function prune(r: PruneResult): string {
   if (r.candidates.length === 0) return `nothing to prune (stale: ${r.half_lives} half-lives old, never seen again, not linked to; duplicates: same type and identical body or pattern_key)`;
   const lines = r.candidates.map((c) => `${c.id}  ${c.reason}  ${c.title}\n    ${c.detail}`);
-  if (r.commit) lines.push(`deleted ${r.deleted.length} ${r.deleted.length === 1 ? 'entry' : 'entries'} in ${r.commit.slice(0, 12)} (git history keeps them: git-kb history, git revert)`);
+  if (r.commit) lines.push(`deleted ${r.deleted.length} ${r.deleted.length === 1 ? 'entry' : 'entries'} in ${r.commit.slice(0, 12)} (git history keeps them: git-kb history, git revert)${r.folded?.length ? `; duplicates folded into the recurrence history of ${r.folded.join(', ')}` : ''}`);
   else lines.push(`${r.candidates.length} ${r.candidates.length === 1 ? 'candidate' : 'candidates'}; nothing deleted. Delete them in one commit: git-kb prune --yes`);
   return lines.join('\n');
 }

@@ -6,6 +6,7 @@
  *
  * The directive it grades: keep every link target with its count, every bullet, every header in order, the order of
  * the bullets, and each bullet's protected clauses (its bold spans and a leading `key:` prefix); shorten tails.
+ * A bullet keeps its identity through a trim of its tail (matchBullets says exactly how).
  */
 
 import { linkTargetId } from '../format/links.js';
@@ -69,9 +70,12 @@ interface Bullet {
   line: number;
   /** The header it sits under with that header's occurrence ("" before the first header). */
   section: string;
+  /** What names it wherever it stands: `links:…`, `lead:…` (a bold lead-in), `key:…` (a `key:` prefix) or `words:`. */
   key: string;
   /** The leading words (plain bullets). */
   words: string[];
+  /** Every word, links aside (to tell a shortened form of it). */
+  allWords: string[];
   label: string;
   links: string[];
   clauses: string[];
@@ -115,13 +119,19 @@ function words(text: string): string[] {
     .filter(Boolean);
 }
 
+/** A bullet's leading `key:` prefix with its colon (`Research/theory:`, `pnpm:`), when it has one and no bold lead-in. */
+function keyPrefixOf(text: string): string | undefined {
+  if (/^(\*\*|__)/.test(text.trimStart())) return undefined;
+  const k = KEY_PREFIX.exec(text.replace(WIKI, '').replace(MDLINK, '').trimStart());
+  return k ? `${k[1]!.trim()}:` : undefined;
+}
+
 /** The protected clauses of a bullet: its bold spans and a leading `key:` prefix. */
 function clausesOf(text: string): string[] {
   const out: string[] = [];
   for (const m of text.matchAll(BOLD)) out.push((m[1] ?? m[2]!).trim());
-  const plain = text.replace(WIKI, '').replace(MDLINK, '');
-  const k = KEY_PREFIX.exec(plain.trimStart());
-  if (k && !text.trimStart().startsWith('**')) out.push(`${k[1]!.trim()}:`);
+  const k = keyPrefixOf(text);
+  if (k) out.push(k);
   return out;
 }
 
@@ -157,17 +167,21 @@ function outline(text: string): Outline {
     const found = linkTargets(body);
     const clauses = clausesOf(body);
     const lead = clauses.length && body.trimStart().match(/^(\*\*|__)/) ? clauses[0]! : undefined;
-    const lead_words = words(body);
+    const all = words(body);
+    const prefix = keyPrefixOf(body);
     const keyText = found.length
       ? `links:${found.map((l) => l.target).join('|')}`
       : lead !== undefined
         ? `lead:${lead.toLowerCase()}`
-        : 'words:';
-    const label = found.length ? found.map((l) => l.literal).join(' ') : lead ? `**${lead}**` : words(body).slice(0, KEY_WORDS).join(' ');
-    const kept = [...found.map((l) => l.literal), ...clauses, ...(found.length || lead ? [] : words(body).slice(0, KEY_WORDS))];
+        : prefix !== undefined
+          ? `key:${prefix.toLowerCase()}`
+          : 'words:';
+    const label = found.length ? found.map((l) => l.literal).join(' ') : lead ? `**${lead}**` : prefix ?? all.slice(0, KEY_WORDS).join(' ');
+    // What no legal trim removes: the links, the protected clauses, and a plain bullet's first words.
+    const kept = [...found.map((l) => l.literal), ...clauses, ...(keyText === 'words:' ? all.slice(0, KEY_WORDS) : [])];
     const bulletMin = b[1]!.length + b[2]!.length + 1 + kept.reduce((n, s) => n + s.length + 1, 0);
     minimum += bulletMin;
-    bullets.push({ line, section, key: keyText, words: lead_words.slice(0, KEY_WORDS), label, links: found.map((l) => l.target), clauses, minimum: bulletMin });
+    bullets.push({ line, section, key: keyText, words: all.slice(0, KEY_WORDS), allWords: all, label, links: found.map((l) => l.target), clauses, minimum: bulletMin });
   });
   return { headers, bullets, links, linkLines, minimum: Math.max(0, minimum - 1) };
 }
@@ -242,8 +256,9 @@ export function gradeCompaction(input: GradeInput): GradeResult {
   const hAt = bOrder.findIndex((t, i) => cOrder[i] !== t);
   if (hAt >= 0) defects.push({ kind: 'header-order', message: `headers are out of order: "${bOrder[hAt]}" must come ${hAt === 0 ? 'first' : `right after "${bOrder[hAt - 1]}"`}` });
 
-  // Bullets: matched on what survives trimming a tail (their links, a bold lead-in, or their first words) within
-  // their section, so trimming never looks like a deletion; what is left unmatched was lost or invented.
+  // Bullets: matched on what survives trimming a tail (their links, a bold lead-in, a `key:` prefix, their first
+  // words, or their place among the bullets around them) within their section, so trimming never looks like a
+  // deletion; what is left unmatched was lost or invented.
   const pairs = matchBullets(base.bullets, cur.bullets);
   const matchedBase = new Set(pairs.map(([x]) => x));
   const matchedCur = new Set(pairs.map(([, y]) => y));
@@ -251,7 +266,7 @@ export function gradeCompaction(input: GradeInput): GradeResult {
     if (!matchedBase.has(x)) defects.push({ kind: 'bullet-lost', in: 'baseline', line: x.line, message: `bullet "${x.label}" ${sectionName(x.section)} is missing: restore it as a line, its tail shortened (baseline line ${x.line})` });
   }
   for (const y of cur.bullets) {
-    if (!matchedCur.has(y)) defects.push({ kind: 'bullet-invented', in: 'current', line: y.line, message: `bullet "${y.label}" ${sectionName(y.section)} is not in the baseline: remove it (line ${y.line}), or if it rewords a baseline bullet, keep that bullet's links and first words` });
+    if (!matchedCur.has(y)) defects.push({ kind: 'bullet-invented', in: 'current', line: y.line, message: `bullet "${y.label}" ${sectionName(y.section)} is not in the baseline: remove it (line ${y.line}), or if it rewords a baseline bullet, keep that bullet's links, its bold lead-in or key: prefix, or its first word, in its place` });
   }
   const byCur = [...pairs].sort((p, q) => p[1].line - q[1].line);
   const wrong = byCur.findIndex(([x], i) => i > 0 && x.line < byCur[i - 1]![0].line);
@@ -292,18 +307,75 @@ function samePrefix(a: string[], b: string[]): boolean {
 }
 
 /**
- * Pairs baseline bullets with current ones, section by section: a bullet with links or a bold lead-in pairs with
- * the first unpaired one of the same key; a plain bullet with the first unpaired plain one whose first words agree
- * with its own (a tail trimmed down to one or two words still pairs).
+ * True when `y` reads as a shortened form of `x`: it keeps `x`'s first word, or more than half of its own words
+ * are words of `x`. Used only for a bullet at the same place among its neighbours (see matchBullets).
+ */
+function shortenedForm(x: Bullet, y: Bullet): boolean {
+  if (!y.allWords.length || !x.allWords.length) return false;
+  if (x.allWords[0] === y.allWords[0]) return true;
+  const had = new Set(x.allWords);
+  return y.allWords.filter((w) => had.has(w)).length * 2 > y.allWords.length;
+}
+
+/** True when `y` keeps what names `x` wherever it stands: the same links, bold lead-in or `key:`, or first words. */
+function sameIdentity(x: Bullet, y: Bullet): boolean {
+  if (x.key === 'words:' && y.key === 'words:') return samePrefix(x.words, y.words);
+  return x.key === y.key;
+}
+
+/**
+ * Pairs baseline bullets with current ones, section by section, in two passes:
+ *
+ * 1. by identity, wherever the bullet stands (so a reorder is paired, then reported as one): the same link
+ *    targets, the same bold lead-in, the same `key:` prefix, or for a plain bullet the same first words (a tail
+ *    trimmed down to one or two words still pairs);
+ * 2. by place: between two bullets paired in pass 1, the baseline bullets and the current ones left over are
+ *    aligned in order (the longest common subsequence), and a current bullet pairs with the baseline bullet at
+ *    that place when it is a shortened form of it (it keeps the first word, or most of its words are the old
+ *    bullet's). A bullet with no place and no identity is lost, or invented.
  */
 function matchBullets(base: Bullet[], cur: Bullet[]): [Bullet, Bullet][] {
   const pairs: [Bullet, Bullet][] = [];
   const used = new Set<Bullet>();
+  const paired = new Set<Bullet>();
   for (const y of cur) {
-    const x = base.find((b) => !used.has(b) && b.section === y.section && (b.key.startsWith('words:') && y.key.startsWith('words:') ? samePrefix(b.words, y.words) : b.key === y.key));
+    const x = base.find((b) => !used.has(b) && b.section === y.section && sameIdentity(b, y));
     if (!x) continue;
     used.add(x);
+    paired.add(y);
     pairs.push([x, y]);
   }
+  // Pass 2, per gap: the unpaired bullets of each side between consecutive pairs that keep their order.
+  const anchors: [Bullet, Bullet][] = [];
+  for (const p of [...pairs].sort((p, q) => p[1].line - q[1].line)) if (!anchors.length || anchors[anchors.length - 1]![0].line < p[0].line) anchors.push(p);
+  const bounds = [...anchors, undefined];
+  let lo: [Bullet, Bullet] | undefined;
+  for (const hi of bounds) {
+    const inGap = (b: Bullet, side: 0 | 1): boolean => (!lo || b.line > lo[side].line) && (!hi || b.line < hi[side].line);
+    const xs = base.filter((b) => !used.has(b) && inGap(b, 0));
+    const ys = cur.filter((c) => !paired.has(c) && inGap(c, 1));
+    for (const [x, y] of align(xs, ys, (x, y) => x.section === y.section && shortenedForm(x, y))) {
+      used.add(x);
+      paired.add(y);
+      pairs.push([x, y]);
+    }
+    lo = hi;
+  }
   return pairs;
+}
+
+/** The longest common subsequence of `xs` and `ys` under `same`, as pairs in order. */
+function align<T>(xs: T[], ys: T[], same: (x: T, y: T) => boolean): [T, T][] {
+  if (!xs.length || !ys.length) return [];
+  const n = xs.length;
+  const m = ys.length;
+  const len: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) len[i]![j] = same(xs[i]!, ys[j]!) ? len[i + 1]![j + 1]! + 1 : Math.max(len[i + 1]![j]!, len[i]![j + 1]!);
+  const out: [T, T][] = [];
+  for (let i = 0, j = 0; i < n && j < m; ) {
+    if (same(xs[i]!, ys[j]!) && len[i]![j] === len[i + 1]![j + 1]! + 1) out.push([xs[i++]!, ys[j++]!]);
+    else if (len[i + 1]![j]! >= len[i]![j + 1]!) i++;
+    else j++;
+  }
+  return out;
 }

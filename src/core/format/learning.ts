@@ -1,8 +1,10 @@
 /**
  * Contract: the learning fields of the entry format (spec/entry-format.md, spec/memory.md): `pattern_key`, a short
  * slug naming the lesson so a recurrence finds it; `recurrences`, how many times it was seen (absent means once);
- * `seen`, the dates it was seen on.
+ * `seen`, the dates it was seen on; and the log of sightings a recurrence appends to the body (`Seen again DATE:`
+ * blocks), which a kernel entry's prompt text leaves out.
  */
+import { findLinksSection } from './links.js';
 
 const PATTERN_KEY = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -34,4 +36,27 @@ export function checkLearningFields(d: Record<string, unknown>, problem: (rule: 
   if (d.seen !== undefined && !(Array.isArray(d.seen) && d.seen.every((s) => typeof s === 'string' && DAY.test(s)))) {
     problem('seen-invalid', '"seen" must be a list of dates (YYYY-MM-DD)', 'seen');
   }
+}
+
+/** The line that opens one logged sighting. */
+const SEEN_AGAIN = /^Seen again \d{4}-\d{2}-\d{2}[:.][ \t]*$/m;
+
+/** One logged sighting of a lesson on `day` (YYYY-MM-DD), with what was written about it then. */
+export function seenAgainBlock(day: string, context: string): string {
+  return context.trim() ? `Seen again ${day}:\n\n${context.trim()}` : `Seen again ${day}.`;
+}
+
+/**
+ * A body without its log of sightings: everything from the first `Seen again DATE:` line on, up to the generated
+ * Links section (which stays). What the prompt shows of a kernel lesson: the lesson, not its history.
+ */
+export function withoutSightings(body: string): string {
+  const m = SEEN_AGAIN.exec(body);
+  if (!m) return body;
+  const head = body.slice(0, m.index).trimEnd();
+  const section = findLinksSection(body);
+  if (!section) return head;
+  const lines = body.split('\n');
+  const links = lines.slice(section.open, section.close === undefined ? undefined : section.close + 1).join('\n');
+  return head ? `${head}\n\n${links}` : links;
 }

@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { HOOK_OUTPUT_MAX, KERNEL_BUDGET } from '../../core/budget.js';
+import { HOOK_OUTPUT_MAX, kernelShownWhole } from '../../core/budget.js';
 import { resolveDataDir } from '../../adapters/config/config.js';
 import { readLedger, writeLedger } from '../../adapters/index/ledger.js';
 import { debugEnabled, debugLog, type HookContext, type HookInput } from '../protocol.js';
@@ -67,14 +67,7 @@ export interface Assembly {
  */
 export function assembleContext(kernel: { id: string; title: string; body: string }[], pointers: Pointer[]): Assembly {
   const cap = HOOK_OUTPUT_MAX - ENVELOPE;
-  const whole = new Set<number>();
-  let used = 0;
-  kernel.forEach((k, i) => {
-    if (used + k.body.length <= KERNEL_BUDGET) {
-      whole.add(i);
-      used += k.body.length;
-    }
-  });
+  const whole = kernelShownWhole(kernel.map((k) => k.body.length));
   const sep = 2; // the blank line between blocks
   const layout = (): { blocks: string[]; kPointers: number[]; size: number } => {
     const blocks = [INTRO];

@@ -17,6 +17,8 @@ import { FIELD_B, FIELD_WEIGHTS } from '../../../core/text/relevance.js';
 import { hostsFile, loadHosts } from '../../store/hosts-file.js';
 import { entryDirs, readEntryText } from '../../store/layout.js';
 import { bodyOf } from '../../../core/format/fence.js';
+import { kernelOrder } from '../../../core/budget.js';
+import { withoutSightings } from '../../../core/format/learning.js';
 import { readableLinks } from '../../../core/format/links.js';
 import { loadCatalog } from '../catalog.js';
 import { catalogCacheFile, indexFile, keyDirs, promptStateDir, repoKey, sigOf, statSig } from '../fresh.js';
@@ -67,11 +69,6 @@ function byNewest(a: BuildEntry, b: BuildEntry): number {
   return newerFirst(newestKey(a), a.id, newestKey(b), b.id);
 }
 
-function byOldest(a: BuildEntry, b: BuildEntry): number {
-  const ka = a.created ?? a.updated ?? '';
-  const kb = b.created ?? b.updated ?? '';
-  return ka < kb ? -1 : ka > kb ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
 
 // The field weights and b live with the keyword signal's bars (core/text/relevance.ts).
 
@@ -205,10 +202,11 @@ export async function rebuildPromptIndex(dir: string): Promise<BuildResult> {
 
   const kernel: IndexKernel[] = [];
   const statOf = new Map(catalog.items.map((i) => [i.path, sigOf(i)]));
-  for (const e of [...entries].filter((x) => x.kernel).sort(byOldest)) {
+  for (const e of [...entries].filter((x) => x.kernel).sort(kernelOrder)) {
     let body: string;
     try {
-      body = bodyOf(readEntryText(dir, e.path)).trimEnd();
+      // The lesson, not its log of sightings: that history would ride on every prompt.
+      body = withoutSightings(bodyOf(readEntryText(dir, e.path))).trimEnd();
     } catch {
       continue; // unreadable now: the stat check of the next prompt notices the change
     }
