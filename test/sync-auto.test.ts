@@ -90,10 +90,7 @@ describe('auto-sync after CLI writes', () => {
     const a = machine();
     expect((await kb(a, ['--data', a.data, 'init', '--remote', `http://127.0.0.1:${port}/kb.git`])).code).toBe(0);
     setConfig(a, { auto_sync: true, auto_sync_timeout_ms: 1500 });
-    const started = Date.now();
     const r = await add(a, 'Written with the remote hanging');
-    const ms = Date.now() - started;
-    expect(ms).toBeLessThan(6000);
     expect(r.stderr).toMatch(/auto-sync failed \(NETWORK\): http:\/\/127\.0\.0\.1:\d+\/kb\.git did not answer in time.*the commit is kept locally/);
     expect((await git(a.data, ['log', '--format=%H', '-1'], a.env)).trim()).toBe(r.entry.commit);
     await expectCleanRepo(a.data);

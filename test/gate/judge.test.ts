@@ -33,10 +33,8 @@ describe('parseVerdict', () => {
     expect(parseVerdict(stdout)).toBeUndefined();
   });
 
-  it('stays fast on a megabyte of braces', () => {
-    const t0 = performance.now();
+  it('ends on a megabyte of braces (a quadratic parse would not, within the test timeout)', () => {
     expect(parseVerdict('{'.repeat(500_000) + '}'.repeat(400_000))).toBeUndefined();
-    expect(performance.now() - t0).toBeLessThan(2_000);
   });
 });
 

@@ -34,10 +34,8 @@ describe('maskNonProse', () => {
     expect(maskNonProse('text\n```\nleverage\nmore')).toBe('text\n   \n        \n    ');
   });
 
-  it('is linear on hostile input', () => {
-    const t0 = performance.now();
-    maskNonProse(`${'`'.repeat(50_000)}${'a.'.repeat(50_000)}${'http://'.repeat(10_000)}`);
-    expect(performance.now() - t0).toBeLessThan(500);
+  it('ends on hostile input (a super-linear scan would not, at this size, within the test timeout)', () => {
+    expect(maskNonProse(`${'`'.repeat(50_000)}${'a.'.repeat(50_000)}${'http://'.repeat(10_000)}`).length).toBe(220_000);
   });
 });
 
@@ -76,10 +74,8 @@ describe('checkRules', () => {
 
   it('bounds a slow but accepted pattern on a long text with no line breaks', () => {
     const text = 'word '.repeat(40_000);
-    const t0 = performance.now();
     const r = checkRules([{ source: 'a.txt', text }], [rule('[^.]*\\bvery\\b'), rule('.*zzz')]);
     expect(r.violations).toHaveLength(0);
-    expect(performance.now() - t0).toBeLessThan(3_000);
   });
 
   it('stops at its time budget and says so', () => {

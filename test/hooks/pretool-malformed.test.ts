@@ -83,6 +83,5 @@ describe('malformed PreToolUse payloads', () => {
       expect(out.hookSpecificOutput.permissionDecision).toBe('deny');
       expect(r.stdout.length).toBeLessThanOrEqual(9_000);
     }
-    expect(r.ms).toBeLessThan(15_000);
   });
 });

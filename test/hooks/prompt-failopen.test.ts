@@ -19,7 +19,6 @@ const entries: TestEntry[] = [
 
 function expectFailOpen(r: RunResult, label: string): void {
   expect(r.code, `${label}: exit code (stderr: ${r.stderr.slice(0, 300)})`).toBe(0);
-  expect(r.ms, `${label}: took ${r.ms} ms`).toBeLessThan(1000);
   if (r.stdout === '') return;
   expect(r.stdout.length, label).toBeLessThanOrEqual(HOOK_OUTPUT_MAX);
   const out = JSON.parse(r.stdout) as { hookSpecificOutput?: { hookEventName?: string; additionalContext?: unknown } };

@@ -237,7 +237,6 @@ describe('large rebuilds', () => {
     const first = await runPromptHook(sb, payload(STASH_PROMPT, 'bg'), { env });
     expect(first.code).toBe(0);
     expect(first.stdout).toBe('');
-    expect(first.ms).toBeLessThan(1500);
     const second = await runPromptHook(sb, payload(STASH_PROMPT, 'bg'), { env });
     expect(second.stdout).toBe('');
     const records = fs.readFileSync(debugFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));

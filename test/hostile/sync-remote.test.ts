@@ -214,7 +214,6 @@ describe('F21: a server that is not a git server, or refuses the password', () =
     const r = await syncBounded(sb, 20_000);
     const text = `${r.stdout}${r.stderr}`;
     expect(r.code, text).not.toBe(0);
-    expect(r.ms, text).toBeLessThan(8_000);
     expect(text).not.toMatch(/none are set/);
     expect(text).toMatch(/refused|rejected|wrong|invalid|denied|not accepted|401/i);
     expect(text).not.toContain('wrong-horse-battery');
