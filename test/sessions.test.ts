@@ -77,9 +77,10 @@ describe('summarizeSession: the all-kinds fixture, field by field', () => {
       ended: '2026-04-10T08:03:02Z',
       turns: 4,
       files_changed: 1,
+      commands: 2,
       pr_links: ['https://github.com/ines/infra/pull/7'], // from the pr-link record and the reply, once
       transcript: '/home/ines/.claude/projects/-home-ines-src-infra/5d0c2b7a.jsonl',
-      summary_version: 2,
+      summary_version: 3,
     });
   });
 

@@ -71,7 +71,7 @@ describe('parseTranscript: plain coding session', () => {
       `${root}/src/money/currencies.ts`,
       `${root}/analysis/rounding.ipynb`,
     ]);
-    expect(f.commands).toEqual([
+    expect(f.commands.map((c) => c.command)).toEqual([
       'npm test -- round',
       'git checkout -b fix/rounding && git commit -am "Round invoice totals half-even in minor units"',
       'git push -u origin fix/rounding && gh pr create --fill',
@@ -246,7 +246,7 @@ describe('parseTranscript: slash commands, bash mode and an unknown record', () 
 
   it('collects commands, tool uses and results', () => {
     expect(f.filesChanged).toEqual([]);
-    expect(f.commands).toEqual(['gh pr view 12', 'gh pr diff 12', 'gh pr comment 12 --body-file notes/review-12.md']);
+    expect(f.commands.map((c) => c.command)).toEqual(['gh pr view 12', 'gh pr diff 12', 'gh pr comment 12 --body-file notes/review-12.md']);
     expect(f.toolUses.map((u) => [u.name, u.id])).toEqual([
       ['Bash', 'toolu_03B1'],
       ['Bash', 'toolu_03B2'],
