@@ -4,7 +4,9 @@ import { formatEntry, parseEntry } from '../src/core/format/entry.js';
 import { buildJudgePrompt } from '../src/adapters/claude/judge.js';
 import { findSecrets } from '../src/core/secrets/scan.js';
 import { LIMITS, secretFileValues, sessionEntryId, sessionPath, summarizeSession, type SessionSummary } from '../src/core/sessions/summary.js';
-import { parseTranscript, type TranscriptFacts } from '../src/core/sessions/transcript.js';
+import { allTranscriptText as allText, parseTranscript, type TranscriptFacts } from '../src/core/sessions/transcript.js';
+import { isTrivialSession } from '../src/core/sessions/trivial.js';
+import { recentPointerTitle, sessionLine } from '../src/adapters/index/prompt/extras-sessions.js';
 
 const FIXTURES = new URL('./fixtures/transcripts/', import.meta.url);
 
@@ -77,9 +79,10 @@ describe('summarizeSession: the all-kinds fixture, field by field', () => {
       ended: '2026-04-10T08:03:02Z',
       turns: 4,
       files_changed: 1,
+      commands: 2,
       pr_links: ['https://github.com/ines/infra/pull/7'], // from the pr-link record and the reply, once
       transcript: '/home/ines/.claude/projects/-home-ines-src-infra/5d0c2b7a.jsonl',
-      summary_version: 2,
+      summary_version: 3,
     });
   });
 
@@ -156,6 +159,93 @@ describe('summarizeSession: the other fixtures', () => {
     expect(s.fields.turns).toBe(2);
     expect(s.title).toBe('Why does the loader ignore .env.production on the staging box?');
     expect(s.body).not.toContain('tok_live_not_a_real_token_0000');
+  });
+});
+
+describe('summarizeSession: transcripts recorded from the Claude Code CLI 2.1.328 (test/fixtures/transcripts/README.md)', () => {
+  const f = facts('cli-2.1.328-failed-writes-compact.jsonl');
+  const s = summary(f);
+  const sec = sections(s.body);
+  const fields = (name: string): Record<string, unknown> => summary(facts(name)).fields;
+
+  it('counts only the writes that succeeded: not a Write refused by print mode, one denied by the prose gate, nor a failed Edit', () => {
+    expect(f.toolUses.filter((u) => ['Write', 'Edit'].includes(u.name))).toHaveLength(4);
+    expect(f.filesChanged).toEqual([`${f.cwd}/notes.txt`]);
+    expect(s.fields.files_changed).toBe(1);
+    expect(sec['Files changed']).toBe('- notes.txt');
+    expect(s.body).not.toContain('README.md');
+    expect(s.body).not.toContain('out.txt');
+  });
+
+  it('shows git-kb writes with their text elided and the id they wrote, and other commands verbatim', () => {
+    expect(f.commands.map((c) => c.result?.error)).toEqual([false, false, false]);
+    const lines = sec.Commands!.split('\n').slice(1, -1);
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^git-kb add --type lesson_learned --title … --tags notes -- … # text elided; wrote kb-[0-9a-z]{10}$/);
+    expect(lines[0]!.slice(-13)).toBe(f.commands[0]!.result!.text.trim());
+    // `node <plugin>/bin/git-kb add ... <<'EOF'`: the heredoc is text too.
+    expect(f.commands[1]!.command).toMatch(/^node \/\S+\/bin\/git-kb add /);
+    expect(lines[1]).toMatch(/^git-kb add --type lesson_learned --title … # text elided; wrote kb-[0-9a-z]{10}$/);
+    expect(lines[2]).toBe('git-kb search "quillwort typos"');
+    expect(s.body).not.toContain('generator copies the heading');
+    expect(s.body).not.toContain('anywhere in the first paragraph');
+    // Two commands did work (the adds); the search only looked.
+    expect(s.fields.commands).toBe(2);
+  });
+
+  it("keeps the compact summary without Claude Code's <system-reminder><tools-used-before-summary> wrapper", () => {
+    expect(allText(f)).toContain('<tools-used-before-summary>Bash, Edit, Read, Write</tools-used-before-summary>');
+    expect(f.recaps).toEqual(['Primary request: fix the typo in notes.txt. Done: the first line now reads "the first line".']);
+    expect(sec.Recaps).toBe(f.recaps[0]);
+    expect(f.prompts).toEqual(['Fix the typo in notes.txt and save what we learned.', 'Anything left?']);
+  });
+
+  it('a one-prompt session that fixed something with Bash has a commands count and is not trivial; one that only looked is', () => {
+    const fix = fields('cli-2.1.328-bash-fix.jsonl');
+    expect(fix).toMatchObject({ turns: 1, commands: 1 });
+    expect(fix.files_changed).toBeUndefined();
+    expect(isTrivialSession(fix)).toBe(false);
+    const look = fields('cli-2.1.328-look-only.jsonl');
+    expect(look.turns).toBe(1);
+    expect(look.commands).toBeUndefined();
+    expect(isTrivialSession(look)).toBe(true);
+  });
+
+  it('the pointer to the Bash fix cuts its title at a word and keeps its prompt count whole', () => {
+    const fix = summary(facts('cli-2.1.328-bash-fix.jsonl'));
+    expect(fix.title).toBe('The first line of notes.txt has a typo that breaks the release notes generator and the changelog…');
+    const title = recentPointerTitle(sessionLine({ title: fix.title, data: fix.fields }));
+    expect(title).toBe('earlier session: 2026-12-04 · HEAD · The first line of notes.txt has a typo that breaks the release notes… (1 prompt)');
+    expect(title.length).toBeLessThanOrEqual(120);
+  });
+
+  it('is deterministic', () => {
+    for (const name of ['cli-2.1.328-failed-writes-compact.jsonl', 'cli-2.1.328-bash-fix.jsonl', 'cli-2.1.328-look-only.jsonl']) {
+      expect(summary(facts(name))).toEqual(summary(facts(name)));
+    }
+  });
+});
+
+describe('trivial sessions and pointer titles', () => {
+  const base = { turns: 1, started: '2026-05-01T10:00:00Z', ended: '2026-05-01T10:02:00Z' };
+
+  it('a one-prompt short session is trivial unless it changed a file, ran a command that did work or made a PR; older versions read as none', () => {
+    expect(isTrivialSession({ ...base, summary_version: 1 })).toBe(true);
+    expect(isTrivialSession({ ...base, files_changed: 1, summary_version: 2 })).toBe(false);
+    expect(isTrivialSession({ ...base, commands: 3 })).toBe(false);
+    expect(isTrivialSession({ ...base, pr_links: ['https://github.com/a/b/pull/1'] })).toBe(false);
+    expect(isTrivialSession({ ...base, turns: 2 })).toBe(false);
+    expect(isTrivialSession({ ...base, ended: '2026-05-01T10:06:00Z' })).toBe(false);
+  });
+
+  it('recentPointerTitle fits the line, cutting the title at a word and never the prompt count', () => {
+    expect(recentPointerTitle('2026-05-01 · main · Lazy thumbnails (2 prompts)')).toBe('earlier session: 2026-05-01 · main · Lazy thumbnails (2 prompts)');
+    const long = `2026-05-01 · main · ${'word '.repeat(30).trim()} (5 prompts)`;
+    const t = recentPointerTitle(long);
+    expect(t.length).toBeLessThanOrEqual(120);
+    expect(t).toMatch(/ word… \(5 prompts\)$/);
+    // A line with no count (a side file of another shape) is cut at a word.
+    expect(recentPointerTitle(`2026-05-01 · ${'word '.repeat(30)}`)).toMatch(/ word…$/);
   });
 });
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { allTranscriptText, parseTranscript, type TranscriptFacts } from '../src/core/sessions/transcript.js';
+import { allTranscriptText, cleanRecap, parseTranscript, type TranscriptFacts } from '../src/core/sessions/transcript.js';
 
 const FIXTURES = new URL('./fixtures/transcripts/', import.meta.url);
 
@@ -72,7 +72,7 @@ describe('parseTranscript: plain coding session', () => {
       `${root}/src/money/currencies.ts`,
       `${root}/analysis/rounding.ipynb`,
     ]);
-    expect(f.commands).toEqual([
+    expect(f.commands.map((c) => c.command)).toEqual([
       'npm test -- round',
       'git checkout -b fix/rounding && git commit -am "Round invoice totals half-even in minor units"',
       'git push -u origin fix/rounding && gh pr create --fill',
@@ -247,7 +247,7 @@ describe('parseTranscript: slash commands, bash mode and an unknown record', () 
 
   it('collects commands, tool uses and results', () => {
     expect(f.filesChanged).toEqual([]);
-    expect(f.commands).toEqual(['gh pr view 12', 'gh pr diff 12', 'gh pr comment 12 --body-file notes/review-12.md']);
+    expect(f.commands.map((c) => c.command)).toEqual(['gh pr view 12', 'gh pr diff 12', 'gh pr comment 12 --body-file notes/review-12.md']);
     expect(f.toolUses.map((u) => [u.name, u.id])).toEqual([
       ['Bash', 'toolu_03B1'],
       ['Bash', 'toolu_03B2'],
@@ -484,5 +484,54 @@ describe('parseTranscript: a /compact as Claude Code 2.1.328 writes it', () => {
     expect(f.recaps).toEqual(['1. Primary Request and Intent:\n   Rename loadConfig to readConfig and update callers.\n\n7. Pending Tasks:\n   - none']);
     expect(f.prompts).toEqual(['Rename the config loader and update callers.']);
     expect(f.turns).toBe(1);
+  });
+});
+
+describe('parseTranscript: what the tool results say about writes and commands', () => {
+  const base = { sessionId: 's-results', cwd: '/w/p', gitBranch: 'main', isSidechain: false };
+  let n = 0;
+  const rec = (r: Record<string, unknown>): string => JSON.stringify({ ...base, uuid: `r${++n}`, timestamp: `2026-05-01T10:00:${String(n).padStart(2, '0')}.000Z`, ...r });
+  const call = (id: string, name: string, input: unknown): string => rec({ type: 'assistant', message: { id: `m-${id}`, role: 'assistant', model: 'claude-x', content: [{ type: 'tool_use', id, name, input }] } });
+  const result = (id: string, content: string, isError?: boolean): string =>
+    rec({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content, ...(isError === undefined ? {} : { is_error: isError }) }] }, toolUseResult: isError ? `Error: ${content}` : { stdout: content } });
+  const f = parseTranscript(
+    [
+      rec({ type: 'user', message: { role: 'user', content: 'Fix it.' } }),
+      call('w1', 'Write', { file_path: '/w/p/denied.md', content: 'x' }),
+      result('w1', 'PreToolUse:Write hook error: git-kb prose gate: this Write call was held', true),
+      call('w2', 'Edit', { file_path: '/w/p/a.ts', old_string: 'x', new_string: 'y' }),
+      result('w2', '<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>', true),
+      call('w3', 'Edit', { file_path: '/w/p/a.ts', old_string: 'x', new_string: 'y' }),
+      result('w3', 'The file /w/p/a.ts has been updated successfully.'),
+      call('w4', 'Write', { file_path: '/w/p/never-answered.md', content: 'x' }),
+      call('b1', 'Bash', { command: 'npm test' }),
+      result('b1', 'Exit code 1\nFAIL', true),
+      call('b2', 'Bash', { command: 'git-kb add "a note"' }),
+      result('b2', 'kb-3m3vployhd', false),
+      call('b3', 'Bash', { command: 'sleep 100' }),
+    ].join('\n'),
+  );
+
+  it('files changed are the writes whose result came back without an error', () => {
+    expect(f.filesChanged).toEqual(['/w/p/a.ts']);
+  });
+
+  it('each command carries its result and whether it was an error', () => {
+    expect(f.commands).toEqual([
+      { command: 'npm test', result: { text: 'Exit code 1\nFAIL', error: true } },
+      { command: 'git-kb add "a note"', result: { text: 'kb-3m3vployhd', error: false } },
+      { command: 'sleep 100' },
+    ]);
+  });
+});
+
+describe("cleanRecap: Claude Code's wrapper blocks", () => {
+  it('drops <system-reminder> blocks (the tools-used list of 2.1.328 and 2.1.332) and a bare <tools-used-before-summary>', () => {
+    const opening = 'This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.';
+    expect(cleanRecap(`${opening}\n\n<system-reminder>\n<tools-used-before-summary>Bash, Edit</tools-used-before-summary>\n</system-reminder>\nSummary:\nFixed the parser.`)).toBe('Fixed the parser.');
+    expect(cleanRecap(`${opening}\n\n<tools-used-before-summary>Bash, Edit</tools-used-before-summary>\n<summary>\nFixed the parser.\n</summary>`)).toBe('Fixed the parser.');
+    expect(cleanRecap('Fixed the parser.\n\n<system-reminder>Note: a file was modified.</system-reminder>\n\nTests pass.')).toBe('Fixed the parser.\n\nTests pass.');
+    // One that is never closed runs to the end of its line.
+    expect(cleanRecap('<system-reminder>tools: Bash, Edit\nFixed the parser.')).toBe('Fixed the parser.');
   });
 });

@@ -9,6 +9,9 @@ export const HOOK_OUTPUT_MAX = 9000;
 /** The most characters of kernel bodies injected whole on one prompt; the rest become pointers. */
 export const KERNEL_BUDGET = 6000;
 
+/** The longest title a prompt-hook pointer line shows (cut at a word boundary, src/core/text/clip.ts). */
+export const POINTER_TITLE_MAX = 120;
+
 /** The sizes `status` holds memory to and `promote` keeps the kernel within (spec/memory.md, "Budgets"). */
 export interface MemoryBudgets {
   /** All kernel bodies together (at most KERNEL_BUDGET: the prompt hook injects no more). */

@@ -110,7 +110,7 @@ describe('recent-sessions signal', () => {
     expect(pointerLines(second).filter((l) => l.includes('earlier session'))).toEqual([]);
   });
 
-  it('leaves out trivial sessions: one prompt, no file changed, a few minutes (spec/sessions.md)', async () => {
+  it('leaves out trivial sessions: one prompt, no file changed (a denied Write changes none), a few minutes (spec/sessions.md)', async () => {
     const t = path.join(sb.root, 'triv-1.jsonl');
     const base = Date.UTC(2026, 4, 1, 9, 50, 0);
     const one = (extra: object[] = []) =>
@@ -125,9 +125,14 @@ describe('recent-sessions signal', () => {
     const trivial = (await kbJson(sb, ['session', 'record', '--transcript', t])).id as string;
     const kept = await summary('real-2', 40, 'Thumbnail cache');
     expect(pointerLines(await promptHook('make the gallery page load faster on slow phones', 'current-2', proj))).toEqual([`- ${kept} — earlier session: 2026-05-01 · main · Thumbnail cache (2 prompts)`]);
-    // The same one prompt, but the session wrote a file: no longer trivial.
+    // The same one prompt and a Write that was denied: still trivial.
     const write = { type: 'assistant', sessionId: 'triv-1', cwd: proj, uuid: 'triv-1-3', timestamp: new Date(base + 30_000).toISOString(), message: { id: 'm1', role: 'assistant', model: 'm', content: [{ type: 'tool_use', id: 'tu1', name: 'Write', input: { file_path: `${proj}/notes.md`, content: 'x' } }] } };
-    fs.writeFileSync(t, one([write]));
+    const result = (content: string, isError: boolean) => ({ type: 'user', sessionId: 'triv-1', cwd: proj, uuid: 'triv-1-4', timestamp: new Date(base + 31_000).toISOString(), message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu1', content, is_error: isError }] } });
+    fs.writeFileSync(t, one([write, result('PreToolUse:Write hook error: held', true)]));
+    expect((await kbJson(sb, ['session', 'record', '--transcript', t])).id).toBe(trivial);
+    expect(pointerLines(await promptHook('make the gallery page load faster on slow phones', 'current-4', proj)).map((l) => l.split(' — ')[0])).toEqual([`- ${kept}`]);
+    // The Write went through: the session changed a file and is no longer trivial.
+    fs.writeFileSync(t, one([write, result('File created successfully at: notes.md', false)]));
     expect((await kbJson(sb, ['session', 'record', '--transcript', t])).id).toBe(trivial);
     expect(pointerLines(await promptHook('make the gallery page load faster on slow phones', 'current-3', proj)).map((l) => l.split(' — ')[0])).toEqual([`- ${trivial}`, `- ${kept}`]);
   });

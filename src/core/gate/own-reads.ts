@@ -16,8 +16,12 @@ export function isOwnRead(command: string): boolean {
   const c = command.trim();
   if (c.length > 2000 || SHELL_SYNTAX.test(c)) return false;
   const m = PROGRAM.exec(c);
-  if (!m) return false;
+  return !!m && isReadVerb(c.slice(m[0].length));
+}
+
+/** True when the words after `git-kb` (`--json get kb-1`, `--data DIR search x`) name a read-only verb. */
+export function isReadVerb(args: string): boolean {
   // NOTE: global flags may come before the verb: --json, --data DIR.
-  const rest = c.slice(m[0].length).replace(/^(?:(?:--json|--data\s+(?:"[^"]*"|'[^']*'|[^\s'"]+))\s+)*/, '');
+  const rest = args.trim().replace(/^(?:(?:--json|--data\s+(?:"[^"]*"|'[^']*'|[^\s'"]+))\s+)*/, '');
   return READ_VERBS.test(rest);
 }

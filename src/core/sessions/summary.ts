@@ -12,9 +12,15 @@ import { isSecretFilePath, redactSecrets } from '../secrets/scan.js';
 import type { TranscriptFacts } from './transcript.js';
 import { fnv1a } from '../text/fnv.js';
 import { idTime } from '../format/schema.js';
+import { clipText } from '../text/clip.js';
+import { didWork, shownCommand } from './commands.js';
 
-/** Bump when the rendering changes, so catch-up knows older summaries may be re-rendered. */
-const SUMMARY_VERSION = 2;
+/**
+ * Bump when the rendering changes, so catch-up knows older summaries may be re-rendered. 3: only writes that
+ * succeeded, `commands`, git-kb writes elided in `## Commands`, recaps without Claude Code's wrapper blocks, cuts at
+ * word boundaries.
+ */
+const SUMMARY_VERSION = 3;
 
 /** Limits of what a summary keeps (spec/sessions.md, "Format"). */
 export const LIMITS = {
@@ -177,10 +183,9 @@ export function sessionScrubber(facts: TranscriptFacts): { scrub: (s: string) =>
 // ---------------------------------------------------------------------------------------------------------
 // Rendering
 
-/** Collapses white space and cuts at `max` characters (with an ellipsis). */
+/** Collapses white space and cuts at `max` characters, at a word boundary where one is near (clipText). */
 export function clip(s: string, max: number): string {
-  const t = s.replace(/\s+/g, ' ').trim();
-  return t.length <= max ? t : `${t.slice(0, max - 1).trimEnd()}…`;
+  return clipText(s, max);
 }
 
 /** A path relative to the project directory when inside it. */
@@ -265,6 +270,7 @@ export function summarizeSession(facts: TranscriptFacts, options: SummaryOptions
     ended: facts.endedAt ? stampOf(facts.endedAt) : undefined,
     turns: facts.turns ?? facts.prompts.length,
     files_changed: facts.filesChanged.length || undefined,
+    commands: facts.commands.filter(didWork).length || undefined,
     pr_links: facts.prLinks.slice(0, LIMITS.prLinks).map((u) => scrub(u)),
     transcript: options.transcriptPath ? scrub(options.transcriptPath) : undefined,
     summary_version: SUMMARY_VERSION,
@@ -315,7 +321,7 @@ export function summarizeSession(facts: TranscriptFacts, options: SummaryOptions
   }
   list('Files read', readPaths, LIMITS.files);
 
-  const commands = facts.commands.map((c) => clip(scrub(c), LIMITS.command));
+  const commands = facts.commands.map((c) => clip(scrub(shownCommand(c)), LIMITS.command));
   if (commands.length) {
     const shown = commands.slice(0, LIMITS.commands);
     if (commands.length > LIMITS.commands) shown.push(`# … and ${commands.length - LIMITS.commands} more`);

@@ -35,10 +35,14 @@ export interface TranscriptFacts {
   recaps: string[];
   /** Pull request URLs, unique, in first-seen order. */
   prLinks: string[];
-  /** Paths written by Write, Edit, MultiEdit and NotebookEdit, unique, in first-seen order. */
+  /**
+   * Paths written by Write, Edit, MultiEdit and NotebookEdit calls whose result came back without an error, unique,
+   * in the order of those results. A call refused (a permission denial, a PreToolUse hook's deny) or failed (a file
+   * not read yet, a string not found), or one with no result, wrote nothing.
+   */
   filesChanged: string[];
-  /** Bash commands, in order. */
-  commands: string[];
+  /** Bash commands, in order, each with its result when one was read. */
+  commands: CommandRun[];
   /** Every tool call, sidechains included, in order. */
   toolUses: { name: string; input: unknown; id?: string }[];
   /** Every tool result as text; `filePath` is set when the result is a Read of that file. */
@@ -91,6 +95,13 @@ export interface TurnTool {
   filePath?: string;
 }
 
+/** A Bash command and how it ended. */
+export interface CommandRun {
+  command: string;
+  /** The tool result: its text, and whether it was an error (a failed, refused or interrupted command). */
+  result?: { text: string; error: boolean };
+}
+
 type Rec = Record<string, unknown>;
 
 /** Tools whose input names a file they write. */
@@ -137,11 +148,19 @@ const RECAP_BOILERPLATE =
   /^(?:This session is being continued from (?:a previous conversation|another machine)|If you need specific details from before compaction|Continue the conversation from where (?:it|we) left (?:it )?off|Please continue the conversation from where|Pick up the last task as if the break never happened|The messages after this summary are the most recent messages|Recent messages are preserved verbatim)/;
 
 /**
- * The model's summary out of a compaction text: the `<analysis>` draft dropped, the `<summary>` tags and the
- * `Summary:` label taken off, and the harness's own paragraphs (RECAP_BOILERPLATE) removed.
+ * Blocks Claude Code puts inside a compaction text that are not the summary: `<system-reminder>` notes (2.1.328 and
+ * later put `<tools-used-before-summary>Bash, Edit, …</tools-used-before-summary>` in one, right after the opening),
+ * and the tool list on its own. An opened block that is never closed runs to the end of its line.
+ */
+const RECAP_WRAPPERS = /<(system-reminder|tools-used-before-summary)>(?:[\s\S]*?<\/\1>|[^\n]*)/g;
+
+/**
+ * The model's summary out of a compaction text: Claude Code's wrapper blocks (RECAP_WRAPPERS) and the
+ * `<analysis>` draft dropped, the `<summary>` tags and the `Summary:` label taken off, and the harness's own
+ * paragraphs (RECAP_BOILERPLATE) removed.
  */
 export function cleanRecap(text: string): string {
-  let t = text.replace(/<analysis>[\s\S]*?<\/analysis>/g, '');
+  let t = text.replace(RECAP_WRAPPERS, '').replace(/<analysis>[\s\S]*?<\/analysis>/g, '');
   const inner = /<summary>([\s\S]*?)<\/summary>/.exec(t);
   if (inner) t = inner[1]!;
   const paragraphs = t.split(/\n\s*\n/).map((p) => p.trim()).filter((p) => p !== '');
@@ -248,6 +267,9 @@ class Reader {
   private readonly seenUnknown = new Set<string>();
   private readonly seenRecaps = new Set<string>();
   private readonly toolUseById = new Map<string, { name: string; input: unknown }>();
+  /** Write calls waiting for their result (id -> path), and Bash commands by call id. */
+  private readonly pendingWrites = new Map<string, string>();
+  private readonly commandById = new Map<string, CommandRun>();
   private readonly seenResults = new Set<string>();
   private readonly textByMessage = new Map<string, { index: number; parts: Set<string>; reply?: { turn: TurnFacts; index: number } }>();
   private readonly modelMessages = new Set<string>();
@@ -439,7 +461,22 @@ class Reader {
       if (block.is_error === true) tool.error = true;
       if (filePath) tool.filePath = filePath;
     }
+    if (id) this.outcome(id, body, block.is_error === true);
     this.scanPr(body);
+  }
+
+  /** What a call's result says about it: a write that succeeded changed its file; a command ran, or failed. */
+  private outcome(id: string, text: string, error: boolean): void {
+    const written = this.pendingWrites.get(id);
+    if (written !== undefined) {
+      this.pendingWrites.delete(id);
+      if (!error && !this.seenFiles.has(written)) {
+        this.seenFiles.add(written);
+        this.facts.filesChanged.push(written);
+      }
+    }
+    const run = this.commandById.get(id);
+    if (run && !run.result) run.result = { text, error };
   }
 
   private assistant(rec: Rec, side: boolean): void {
@@ -506,14 +543,15 @@ class Reader {
     }
     if (!isRec(input)) return;
     if (WRITE_TOOLS.has(name)) {
+      // NOTE: the file counts as changed once the call's result says it was written (outcome).
       const path = str(input.file_path) ?? str(input.notebook_path);
-      if (path && !this.seenFiles.has(path)) {
-        this.seenFiles.add(path);
-        this.facts.filesChanged.push(path);
-      }
+      if (path && id) this.pendingWrites.set(id, path);
     } else if (name === 'Bash') {
       const cmd = str(input.command);
-      if (cmd) this.facts.commands.push(cmd);
+      if (!cmd) return;
+      const run: CommandRun = { command: cmd };
+      this.facts.commands.push(run);
+      if (id) this.commandById.set(id, run);
     }
   }
 
@@ -610,7 +648,7 @@ export function allTranscriptText(facts: TranscriptFacts): string {
   parts.push(...(facts.prompts ?? []), ...(facts.recaps ?? []), ...(facts.assistantTexts ?? []));
   for (const u of facts.toolUses ?? []) parts.push(`${u.name} ${json(u.input)}`);
   for (const r of facts.toolResults ?? []) parts.push(r.filePath, r.text);
-  parts.push(...(facts.commands ?? []), ...(facts.filesChanged ?? []), ...(facts.prLinks ?? []));
+  parts.push(...(facts.commands ?? []).map((c) => c.command), ...(facts.filesChanged ?? []), ...(facts.prLinks ?? []));
   parts.push(...(facts.otherTexts ?? []));
   return parts.filter((p): p is string => typeof p === 'string' && p !== '').join('\n');
 }

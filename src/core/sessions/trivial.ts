@@ -7,14 +7,15 @@
 export const TRIVIAL = { prompts: 1, minutes: 5 };
 
 /**
- * True for a summary not worth pointing to: at most one prompt, no file changed, no pull request, and under
- * TRIVIAL.minutes from start to end. Reads the summary's front matter fields (a version-1 summary, which has no
- * `files_changed`, counts as having changed none).
+ * True for a summary not worth pointing to: at most one prompt, no file changed, no command that did work, no pull
+ * request, and under TRIVIAL.minutes from start to end. Reads the summary's front matter fields (a summary older
+ * than the field, version 1 for `files_changed` and 1 or 2 for `commands`, counts as having none).
  */
 export function isTrivialSession(d: Record<string, unknown>): boolean {
   const turns = typeof d.turns === 'number' ? d.turns : Number.NaN;
   if (!(turns <= TRIVIAL.prompts)) return false;
   if (typeof d.files_changed === 'number' && d.files_changed > 0) return false;
+  if (typeof d.commands === 'number' && d.commands > 0) return false;
   if (Array.isArray(d.pr_links) && d.pr_links.length > 0) return false;
   const t = (v: unknown): number => (v instanceof Date ? v.getTime() : typeof v === 'string' ? Date.parse(v) : Number.NaN);
   const ms = t(d.ended) - t(d.started);

@@ -8,7 +8,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { POINTER_TITLE_MAX } from '../../../core/budget.js';
 import { isTrivialSession } from '../../../core/sessions/trivial.js';
+import { clipText } from '../../../core/text/clip.js';
 import { fnv1a } from '../../../core/text/fnv.js';
 import { crypto } from '../../system/builtins.js';
 import { writeFileAtomic } from '../../store/fsutil.js';
@@ -94,6 +96,22 @@ export function sessionLine(e: { title: string; data: Record<string, unknown>; c
   const turns = typeof d.turns === 'number' ? ` (${d.turns} prompt${d.turns === 1 ? '' : 's'})` : '';
   const branch = str(d.branch);
   return [when, branch, `${e.title}${turns}`].filter(Boolean).join(' · ');
+}
+
+const POINTER_PREFIX = 'earlier session: ';
+/** The prompt count sessionLine ends with. */
+const TURNS_SUFFIX = / \(\d+ prompts?\)$/;
+
+/**
+ * The pointer title of a side file's line (sessionLine), within POINTER_TITLE_MAX: when too long, the date, branch
+ * and title are cut at a word boundary and the prompt count is kept whole.
+ */
+export function recentPointerTitle(line: string): string {
+  const max = POINTER_TITLE_MAX - POINTER_PREFIX.length;
+  const t = line.replace(/\s+/g, ' ').trim();
+  const suffix = TURNS_SUFFIX.exec(t);
+  if (t.length <= max || !suffix) return `${POINTER_PREFIX}${clipText(t, max)}`;
+  return `${POINTER_PREFIX}${clipText(t.slice(0, suffix.index), max - suffix[0].length)}${suffix[0]}`;
 }
 
 type SessionEntry = { id: string; title: string; type: string; created?: string; updated?: string; data: Record<string, unknown> };

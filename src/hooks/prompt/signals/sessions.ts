@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { promptStateDir } from '../../../adapters/index/fresh.js';
-import { normDir, readSideRows, SIDE_FILE } from '../../../adapters/index/prompt/extras-sessions.js';
+import { normDir, readSideRows, recentPointerTitle, SIDE_FILE } from '../../../adapters/index/prompt/extras-sessions.js';
 import type { Pointer, PromptSignal } from '../signals.js';
 
 /** Pointers shown. */
@@ -27,7 +27,7 @@ export const recentSessionsSignal: PromptSignal = {
     const pointers: Pointer[] = rows
       .filter((r) => Array.isArray(r) && typeof r[0] === 'string' && r[2] !== self)
       .slice(0, RECENT_SHOWN)
-      .map((r) => ({ id: r[0], title: `earlier session: ${r[1]}`, signal: 'recent-session' }));
+      .map((r) => ({ id: r[0], title: recentPointerTitle(String(r[1])), signal: 'recent-session' }));
     return { pointers, ...(ctx.debug ? { debug: { cwd, found: rows.length } } : {}) };
   },
 };
