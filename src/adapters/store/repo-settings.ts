@@ -8,7 +8,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_BUDGETS, KERNEL_BUDGET, PROMOTE_AFTER, type MemoryBudgets } from '../../core/budget.js';
 import { KbError } from '../../core/errors.js';
-import { DECAY_TYPES, DEFAULT_DECAY, type DecaySettings } from '../../core/decay.js';
+import { DEFAULT_DECAY, type DecaySettings } from '../../core/decay.js';
+import { TYPES } from '../../core/format/schema.js';
+
+/** Types a kb.json `decay.by_type` may name. */
+const DECAY_TYPES: readonly string[] = TYPES;
 
 export interface RepoSettings {
   budgets: MemoryBudgets;
