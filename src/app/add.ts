@@ -2,7 +2,7 @@
  * Contract: `add` validates a new entry completely (format, links, secrets) before writing, then writes it and
  * commits it in one commit under the write lock, and returns its id, path and commit.
  */
-import { entryPath, formatEntry, newId } from '../core/format/entry.js';
+import { entryPath, formatEntry, newId, type Rule } from '../core/format/entry.js';
 import { KbError } from '../core/errors.js';
 import { filesById, idIndex, pathLookup } from './find.js';
 import { writtenBody } from '../core/format/links.js';
@@ -24,6 +24,8 @@ export interface AddOptions extends RepoOptions {
   aliases?: string | string[];
   /** The lesson's pattern key: when an entry has it already, the recurrence is recorded there instead. */
   patternKey?: string;
+  /** Deterministic prose rules of a kernel entry (spec/entry-format.md, `rules`). */
+  rules?: Rule[];
   /** Extra front matter fields (session summaries, rules...). */
   extra?: Record<string, unknown>;
   now?: Date;
@@ -55,6 +57,7 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
     applies_to: splitList(options.appliesTo),
     kernel: options.kernel === true ? true : undefined,
     pattern_key: options.patternKey,
+    rules: options.rules?.length ? options.rules : undefined,
     ...(options.extra ?? {}),
     created: stamp,
     updated: stamp,

@@ -4,7 +4,7 @@
  * No change means no commit.
  */
 import { createTwoFilesPatch } from 'diff';
-import { parseEntry, splitEntry, updateEntryText } from '../core/format/entry.js';
+import { parseEntry, splitEntry, updateEntryText, type Rule } from '../core/format/entry.js';
 import { KbError } from '../core/errors.js';
 import { readEntryText } from '../adapters/store/layout.js';
 import { filesById, findEntryFile, pathLookup } from './find.js';
@@ -29,6 +29,13 @@ export interface EditOptions extends RepoOptions {
   appliesTo?: string | string[];
   kernel?: boolean;
   aliases?: string | string[];
+  /**
+   * The lesson's pattern key (spec/memory.md, "Learnings"): a later `add` with it records a recurrence here.
+   * '' removes it; a key another entry has is refused.
+   */
+  patternKey?: string;
+  /** Replaces the prose rules of a kernel entry (spec/entry-format.md, `rules`); [] removes them. */
+  rules?: Rule[];
   body?: string;
   append?: string;
   now?: Date;
@@ -61,6 +68,15 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     if (options.kernel !== undefined) changes.kernel = options.kernel ? true : undefined;
     if (options.appliesTo !== undefined) changes.applies_to = splitList(options.appliesTo);
     if (options.aliases !== undefined) changes.aliases = splitList(options.aliases);
+    if (options.rules !== undefined) changes.rules = options.rules.length ? options.rules : undefined;
+    if (options.patternKey !== undefined && options.patternKey !== (typeof e.data.pattern_key === 'string' ? e.data.pattern_key : '')) {
+      changes.pattern_key = options.patternKey || undefined;
+      const { entryWithPatternKey } = await import('./learnings.js');
+      const other = options.patternKey ? await entryWithPatternKey(dir, options.patternKey) : undefined;
+      if (other && other.id !== e.id) {
+        throw new KbError('CONFLICT', `pattern key "${options.patternKey}" is already ${other.id}'s (${other.title}): add --pattern-key ${options.patternKey} records a recurrence there; nothing written`, { id: other.id });
+      }
+    }
     // Tags are kept in written form (src/core/format/tags.ts): an old tag with capitals is rewritten too.
     const removed = splitList(options.removeTags);
     const remove = new Set([...removed, ...removed.map((t) => t.toLowerCase().replace(/\s+/g, '-'))]);
