@@ -37,7 +37,7 @@ export interface IndexDoc {
 }
 
 /**
- * The decay an index was built with (spec/hooks.md, "Decay"): the floor, the kb.json settings it came from (as
+ * The decay an index was built with (spec/memory.md, "Decay"): the floor, the kb.json settings it came from (as
  * JSON: an update compares them, update.ts) and how many of the index file's documents decay (0: the ages
  * section is never read).
  */
@@ -544,7 +544,7 @@ export function readDoc(reader: IndexReader, doc: number): { id: string; title: 
 }
 
 /**
- * The decay multiplier of each document at `now` (spec/hooks.md, "Decay"; undefined for one that does not decay),
+ * The decay multiplier of each document at `now` (spec/memory.md, "Decay"; undefined for one that does not decay),
  * or undefined when no document decays.
  * NOTE: asked only for the few documents a prompt ranks best: each is 4 bytes of the ages section, read when
  * asked, and nothing is read when no document of the index file decays.
