@@ -1,9 +1,10 @@
 /**
- * Contract: how search and the prompt hook rank older entries lower (spec/memory.md, "Decay"). Pure: an entry's type, flags and
- * date in, a multiplier out. An entry's age is counted from `updated` (else `created`); a decaying entry's score
- * is multiplied by `floor + (1 - floor) * 0.5^(age / half_life)`, so it halves its distance to the floor every
- * half-life and is never pushed below `floor` of its score. Evergreen entries (the kernel, conventions, decisions,
- * references, host facts, and any entry marked `evergreen: true`) keep a multiplier of 1.
+ * Contract: how search and the prompt hook rank older entries lower (spec/memory.md, "Decay"). Pure: an entry's
+ * type, flags and date in, a multiplier out. An entry's age is counted from `updated` (else `created`); a decaying
+ * entry's multiplier is `floor + (1 - floor) * 0.5^(age / half_life)`, so it halves its distance to the floor every
+ * half-life and never falls below `floor`; among the candidates of one query or prompt it is taken relative to the
+ * freshest decaying candidate's (relativeDecay). Evergreen entries (the kernel, conventions, decisions,
+ * references, host facts, and any entry marked `evergreen: true`) are not compared by age.
  */
 const DAY = 86_400_000;
 
@@ -23,10 +24,11 @@ export interface DecaySettings {
 export const EVERGREEN_TYPES: ReadonlySet<string> = new Set(['pattern_convention', 'decision', 'factual_reference', 'host_fact']);
 
 /**
- * NOTE: floor 0.5 and half-life 90 days chosen on the decay query set (bench/decay.mjs --grid, floors 0.2 to 0.7,
- * half-lives 30 to 180 days; spec/memory.md, "Decay"): a 200-day lesson keeps 61% of its score, a year-old one 53%.
+ * NOTE: floor 0.5 and half-life 30 days chosen on the decay query set and the age-as-noise probe
+ * (bench/decay.mjs --grid --probe, floors 0.2 to 0.7, half-lives 30 to 180 days; spec/memory.md, "Decay"): from
+ * two months on, a lesson is worth about half of a new one on the same words.
  */
-export const DEFAULT_DECAY: DecaySettings = { enabled: true, half_life_days: 90, by_type: {}, floor: 0.5 };
+export const DEFAULT_DECAY: DecaySettings = { enabled: true, half_life_days: 30, by_type: {}, floor: 0.5 };
 
 /** The decay-relevant fields of an entry. */
 export interface DecayInput {
@@ -63,6 +65,24 @@ export function decayFactor(e: DecayInput, s: DecaySettings, now: number): numbe
   const h = halfLifeOf(e, s);
   if (h <= 0) return 1;
   return decayCurve(ageDays(e, now), h, s.floor);
+}
+
+/**
+ * Decay compares an entry with the entries it competes with, not with the calendar: among the candidates of one
+ * query or prompt, each decaying entry's multiplier is taken relative to that of the freshest decaying candidate,
+ * which keeps its whole score. So an old lesson gives way to a newer lesson or bookmark on the same words, and is
+ * never ranked below an evergreen entry for its age alone (an old lesson that alone answers keeps its place).
+ * `freshest` is the highest multiplier among the decaying candidates (1 when there is none).
+ */
+export function relativeDecay(factor: number | undefined, freshest: number): number {
+  return factor === undefined ? 1 : Math.min(1, factor / freshest);
+}
+
+/** The highest of the multipliers of the decaying candidates (undefined: evergreen), or 1 when none decays. */
+export function freshestDecay(factors: Iterable<number | undefined>): number {
+  let best = 0;
+  for (const f of factors) if (f !== undefined && f > best) best = f;
+  return best || 1;
 }
 
 /**

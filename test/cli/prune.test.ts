@@ -19,8 +19,6 @@ const put = (id: string, fields: Record<string, string | string[]>, body: string
 beforeEach(async () => {
   sb = makeSandbox();
   await initRepo(sb);
-  // The stale line under a 30-day half-life (the default is 90 days: spec/memory.md, "Decay").
-  writeFile(sb, 'kb.json', JSON.stringify({ ...JSON.parse(fs.readFileSync(path.join(sb.data, 'kb.json'), 'utf8')), decay: { half_life_days: 30 } }));
   // stale: a lesson 200 days old (4 half-lives are 120 days), a bookmark 400 days old
   put('kb-00000001', { title: 'Old flaky test lesson', type: 'lesson_learned', created: ago(300), updated: ago(200) }, 'The flaky test was a race in the fixture teardown.');
   put('kb-00000002', { title: 'Old bookmark', type: 'bookmark', url: 'https://example.com/a', created: ago(400) }, 'A page about nothing much.');
@@ -74,7 +72,7 @@ describe('prune', () => {
   it('--half-lives and kb.json half-lives move the stale line', async () => {
     const r = await kbj(sb, ['prune', '--half-lives', '8']);
     expect(r.candidates.filter((c: { reason: string }) => c.reason === 'stale').map((c: { id: string }) => c.id)).toEqual(['kb-00000002']);
-    writeFile(sb, 'kb.json', JSON.stringify({ ...JSON.parse(fs.readFileSync(path.join(sb.data, 'kb.json'), 'utf8')), decay: { half_life_days: 30, by_type: { bookmark: 0 } } }));
+    writeFile(sb, 'kb.json', JSON.stringify({ ...JSON.parse(fs.readFileSync(path.join(sb.data, 'kb.json'), 'utf8')), decay: { by_type: { bookmark: 0 } } }));
     await commitAll(sb, 'bookmarks do not decay');
     const s = await kbj(sb, ['prune']);
     expect(s.candidates.filter((c: { reason: string }) => c.reason === 'stale').map((c: { id: string }) => c.id)).toEqual(['kb-00000001']);

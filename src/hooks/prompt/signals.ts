@@ -9,6 +9,7 @@ import type { HookInput } from '../protocol.js';
 import { decayOf, lookupTerms, postingsHave, readDoc, type IndexReader } from '../../adapters/index/prompt/format.js';
 import type { PromptActivity } from '../../core/text/prompt-text.js';
 import { KEYWORD_PARAMS, keywordWeights, saturate, type KeywordParams } from '../../core/text/relevance.js';
+import { freshestDecay, relativeDecay } from '../../core/decay.js';
 
 export { KEYWORD_PARAMS, type KeywordParams };
 
@@ -176,23 +177,22 @@ export function missOf(s: KeywordScore, params: KeywordParams = KEYWORD_PARAMS):
 
 /**
  * The confidence rule over a ranking: the best entry fires when it passes the bars (missOf); then the next ones
- * that pass them too. Decay orders them (spec/memory.md, "Decay"): by evidence times decay multiplier, the first
- * of that order fires, and each other one with at least `relative` of its aged evidence, or with `relative` of
- * its evidence when it is an evergreen entry or the first is (an old lesson gives way to a newer one of its kind,
- * never to a reference), up to `max`. So decay never makes the hook fire or fall silent: an old entry that alone
- * answers is still pointed to. Returns those that fire (first first), why the best did not, and the rest of the
- * ranking (near misses).
+ * that pass them too with at least `relative` of the first's evidence, where evidence is aged (spec/memory.md,
+ * "Decay"): times the decay multiplier relative to the freshest decaying entry past the bars (core/decay.ts
+ * relativeDecay), and the order is by aged evidence, up to `max`. So an old lesson gives way to a newer one on the
+ * same words, and decay never makes the hook fire or fall silent: an old entry that alone answers is still pointed
+ * to. Returns those that fire (first first), why the best did not, and the rest of the ranking (near misses).
  */
 export function decide(ranking: KeywordRanking, params: KeywordParams = KEYWORD_PARAMS): { fired: KeywordScore[]; near: KeywordScore[]; miss?: KeywordMiss } {
   const [first] = ranking.ranked;
   const miss = first ? missOf(first, params) : 'hits';
   if (miss) return { fired: [], near: ranking.ranked, miss };
   const answer = ranking.ranked.filter((s, i) => i === 0 || !missOf(s, params));
-  const aged = (s: KeywordScore): number => s.evidence * (s.decay ?? 1);
+  const freshest = freshestDecay(answer.map((s) => s.decay));
+  const aged = (s: KeywordScore): number => s.evidence * relativeDecay(s.decay, freshest);
   answer.sort((a, b) => aged(b) - aged(a));
-  const lead = answer[0]!;
-  const both = lead.decay !== undefined;
-  const fired = answer.filter((s, i) => i === 0 || (both && s.decay !== undefined ? aged(s) >= aged(lead) * params.relative : s.evidence >= lead.evidence * params.relative)).slice(0, params.max);
+  const floor = aged(answer[0]!) * params.relative;
+  const fired = answer.filter((s) => aged(s) >= floor).slice(0, params.max);
   return { fired, near: ranking.ranked.filter((s) => !fired.includes(s)) };
 }
 
