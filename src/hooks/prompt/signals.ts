@@ -212,7 +212,7 @@ export const keywordSignal: PromptSignal = {
     const debug = ctx.debug
       ? {
           ...(miss ? { miss } : {}),
-          nearMisses: near.slice(0, 5).map((s) => ({ id: s.id, evidence: round(s.evidence), covered: round(s.covered), coverage: round(s.coverage), hits: s.terms.length, focus: round(s.focus), miss: missOf(s) ?? (!miss && s.evidence >= (fired[0]?.evidence ?? 0) * KEYWORD_PARAMS.relative ? 'max' : 'relative') })),
+          nearMisses: near.slice(0, 5).map((s) => ({ id: s.id, evidence: round(s.evidence), covered: round(s.covered), coverage: round(s.coverage), hits: s.terms.length, focus: round(s.focus), ...(s.decay !== undefined ? { decay: round(s.decay) } : {}), miss: missOf(s) ?? (!miss && s.evidence >= (fired[0]?.evidence ?? 0) * KEYWORD_PARAMS.relative ? 'max' : 'relative') })),
         }
       : undefined;
     return { pointers, debug };
