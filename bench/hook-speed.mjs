@@ -4,13 +4,17 @@
 // silences it), a skipped prompt, and the first prompt after a change (the index rebuild). Peak RSS by
 // /usr/bin/time. Writes the speed part of the "Prompt hook" section of bench/RESULTS.md.
 //
-//   node bench/hook-speed.mjs [--runs 30] [--sizes 1871,10000,50000]
+// With --lessons, every entry of the replicated corpora is a lesson_learned with an age spread over two years, so
+// every entry decays and the hook reads the decay stamps of those it ranks (spec/memory.md, "Decay"); it then
+// writes the "Prompt hook with decaying entries" section instead.
+//
+//   node bench/hook-speed.mjs [--runs 30] [--sizes 1871,10000,50000] [--lessons]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { benchEnv, HOOK, importTs, tilRepo } from './hook-lib.mjs';
-import { replicatedRepo } from './lib/corpus.mjs';
+import { copyRepo, replicatedRepo } from './lib/corpus.mjs';
 import { machine, peakRss, timeSideBySide, writeSection } from './lib/measure.mjs';
 
 const arg = (name, dflt) => {
@@ -19,6 +23,25 @@ const arg = (name, dflt) => {
 };
 const RUNS = Number(arg('--runs', '30'));
 const SIZES = arg('--sizes', '1871,10000,50000').split(',').map(Number);
+const LESSONS = process.argv.includes('--lessons');
+
+/** A copy of the replicated repo of `size` entries with every entry a lesson, `updated` spread over two years. */
+function lessonRepo(size) {
+  const src = replicatedRepo(size);
+  const dir = `${src}-lessons`;
+  if (fs.existsSync(path.join(dir, '.git'))) return dir;
+  copyRepo(src, dir);
+  const entries = path.join(dir, 'entries');
+  const day = 86_400_000;
+  fs.readdirSync(entries).forEach((f, i) => {
+    const p = path.join(entries, f);
+    const at = new Date(Date.now() - ((i * 7919) % 730) * day).toISOString().replace(/\.\d+Z$/, 'Z');
+    fs.writeFileSync(p, fs.readFileSync(p, 'utf8').replace(/^type: factual_reference$/m, 'type: lesson_learned').replace(/^updated: .*$/m, `updated: ${at}`));
+  });
+  const env = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.com' };
+  spawnSync('git', ['commit', '-qam', 'every entry a lesson'], { cwd: dir, env });
+  return dir;
+}
 
 const SILENT = 'Explain how the Krebs cycle produces ATP at a high school level, with a simple diagram in text.';
 const FIRING = 'git stash pop gave me merge conflicts and now a bunch of other files are staged, what do I need to do to finish the pop?';
@@ -42,7 +65,7 @@ const ms = async (fn) => {
 
 const rows = [];
 for (const size of SIZES) {
-  const dir = size === 1871 ? (await tilRepo()).dir : replicatedRepo(size);
+  const dir = LESSONS ? lessonRepo(size) : size === 1871 ? (await tilRepo()).dir : replicatedRepo(size);
   const env = benchEnv({ GIT_KB_DATA: dir });
   // Build costs, in process: the first build with no caches at all; after one new entry, the update from what
   // changed (refreshPromptIndex, as a writer or the background builder runs it) and a full rebuild (catalog cache
@@ -101,4 +124,4 @@ for (const { size, t, coldMs, updateMs, rebuildMs, indexBytes, rssBare, rssSilen
 const text = lines.join('\n');
 console.log(`\n${text}`);
 const loads = os.loadavg().map((v) => v.toFixed(1)).join(' ');
-writeSection(path.join(import.meta.dirname, 'RESULTS.md'), 'Prompt hook', `Written by \`node bench/hook-speed.mjs --runs ${RUNS} --sizes ${SIZES.join(',')}\` on ${new Date().toISOString().slice(0, 10)}, ${machine()}, load average at the end ${loads}.\n\n${text}\n\nWhat it points to, and how often wrongly, is in "Retrieval" (bench/retrieval.mjs) and "Prompt hook tuning" (bench/hook-tune.mjs).`);
+writeSection(path.join(import.meta.dirname, 'RESULTS.md'), LESSONS ? 'Prompt hook with decaying entries' : 'Prompt hook', `Written by \`node bench/hook-speed.mjs --runs ${RUNS} --sizes ${SIZES.join(',')}${LESSONS ? ' --lessons' : ''}\` on ${new Date().toISOString().slice(0, 10)}, ${machine()}, load average at the end ${loads}.\n\n${text}\n\nWhat it points to, and how often wrongly, is in "Retrieval" (bench/retrieval.mjs) and "Prompt hook tuning" (bench/hook-tune.mjs).`);

@@ -2,7 +2,7 @@
  * Contract: `add` validates a new entry completely (format, links, secrets) before writing, then writes it and
  * commits it in one commit under the write lock, and returns its id, path and commit.
  */
-import { entryPath, formatEntry, newId } from '../core/format/entry.js';
+import { entryPath, formatEntry, newId, type Rule } from '../core/format/entry.js';
 import { KbError } from '../core/errors.js';
 import { filesById, idIndex, pathLookup } from './find.js';
 import { writtenBody } from '../core/format/links.js';
@@ -25,8 +25,10 @@ export interface AddOptions extends RepoOptions {
   aliases?: string | string[];
   /** The lesson's pattern key: when an entry has it already, the recurrence is recorded there instead. */
   patternKey?: string;
-  /** Prose rules, as `--rule` takes them (`PATTERN => MESSAGE`; app/fields.ts, parseRules). */
-  rules?: string[];
+  /** Deterministic prose rules of a kernel entry (spec/entry-format.md, `rules`), as MCP gives them. */
+  rules?: Rule[];
+  /** More rules, as `--rule` takes them (`PATTERN => MESSAGE`; app/fields.ts, parseRules). */
+  ruleArgs?: string[];
   /** Extra front matter fields (session summaries, rules...). */
   extra?: Record<string, unknown>;
   now?: Date;
@@ -48,7 +50,7 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
   if (typeof options.title !== 'string' || !options.title.trim()) throw new KbError('INVALID_ENTRY', 'missing title: pass --title "..."');
   const now = options.now ?? new Date();
   const stamp = nowStamp(now);
-  const rules = parseRules(options.rules);
+  const rules = [...(options.rules ?? []), ...parseRules(options.ruleArgs)];
   const fieldsFor = (id: string, tags: string[]): Record<string, unknown> => ({
     id,
     title: options.title.trim(),

@@ -4,7 +4,7 @@
  * No change means no commit.
  */
 import { createTwoFilesPatch } from 'diff';
-import { parseEntry, splitEntry, updateEntryText } from '../core/format/entry.js';
+import { parseEntry, splitEntry, updateEntryText, type Rule } from '../core/format/entry.js';
 import { KbError } from '../core/errors.js';
 import { readEntryText } from '../adapters/store/layout.js';
 import { filesById, findEntryFile, pathLookup } from './find.js';
@@ -30,10 +30,17 @@ export interface EditOptions extends RepoOptions {
   appliesTo?: string | string[];
   kernel?: boolean;
   aliases?: string | string[];
+  /**
+   * The lesson's pattern key (spec/memory.md, "Learnings"): a later `add` with it records a recurrence here.
+   * '' removes it; a key another entry has is refused.
+   */
+  patternKey?: string;
+  /** Replaces the prose rules of a kernel entry (spec/entry-format.md, `rules`); [] removes them. */
+  rules?: Rule[];
   body?: string;
   append?: string;
   /** Prose rules to add, as `--rule` takes them (one with the same pattern as a rule of the entry replaces it). */
-  rules?: string[];
+  ruleArgs?: string[];
   /** Patterns of the entry's rules to remove. */
   removeRules?: string[];
   now?: Date;
@@ -68,18 +75,27 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     if (options.kernel !== undefined) changes.kernel = options.kernel ? true : undefined;
     if (options.appliesTo !== undefined) changes.applies_to = splitList(options.appliesTo);
     if (options.aliases !== undefined) changes.aliases = splitList(options.aliases);
+    if (options.rules !== undefined) changes.rules = options.rules.length ? options.rules : undefined;
+    if (options.patternKey !== undefined && options.patternKey !== (typeof e.data.pattern_key === 'string' ? e.data.pattern_key : '')) {
+      changes.pattern_key = options.patternKey || undefined;
+      const { entryWithPatternKey } = await import('./learnings.js');
+      const other = options.patternKey ? await entryWithPatternKey(dir, options.patternKey) : undefined;
+      if (other && other.id !== e.id) {
+        throw new KbError('CONFLICT', `pattern key "${options.patternKey}" is already ${other.id}'s (${other.title}): add --pattern-key ${options.patternKey} records a recurrence there; nothing written`, { id: other.id });
+      }
+    }
     // Tags are kept in written form (src/core/format/tags.ts): an old tag with capitals is rewritten too.
     const removed = splitList(options.removeTags);
     const remove = new Set([...removed, ...removed.map((t) => t.toLowerCase().replace(/\s+/g, '-'))]);
     const kept = (options.tags !== undefined ? splitList(options.tags) : e.tags).filter((t) => !remove.has(t));
     const tags = tagList([...kept, ...splitList(options.addTags)]).filter((t) => !remove.has(t));
     if (tags.join('\0') !== e.tags.join('\0')) changes.tags = tags;
-    if (options.rules?.length || options.removeRules?.length) {
+    if (options.ruleArgs?.length || options.removeRules?.length) {
       const drop = new Set(options.removeRules ?? []);
       for (const p of drop) {
         if (!e.rules.some((r) => r.pattern === p)) throw new KbError('NOT_FOUND', `${e.id} has no rule with the pattern ${JSON.stringify(p)} (its patterns: ${e.rules.map((r) => JSON.stringify(r.pattern)).join(', ') || 'none'})`);
       }
-      const added = parseRules(options.rules);
+      const added = parseRules(options.ruleArgs);
       const next = [...e.rules.filter((r) => !drop.has(r.pattern) && !added.some((a) => a.pattern === r.pattern)), ...added];
       if (JSON.stringify(next) !== JSON.stringify(e.rules)) changes.rules = next.length ? next : undefined;
     }

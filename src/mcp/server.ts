@@ -59,8 +59,16 @@ const since = z.string().describe('only entries updated on or after this date (Y
 const hit = z.object({ id: z.string(), title: z.string(), type: z.string(), path: z.string() }).passthrough();
 const turnHit = z.object({ id: z.string(), session_id: z.string(), title: z.string(), turn: z.number(), anchor: z.string(), kind: z.string() }).passthrough();
 
+const patternKey = z.string().describe("the lesson's slug, e.g. pin-node-in-ci (lower case, digits and -)");
+const rule = z.object({ pattern: z.string().describe('a regular expression'), message: z.string().describe('what the rule says, shown when the pattern matches'), flags: z.string().optional().describe('regex flags, e.g. i') });
+
+// NOTE: the annotations say what a tool can do at worst. Every write is one git commit (so nothing is beyond
+// `git revert`), but a tool that removes or overwrites what an entry said is destructive to the knowledge base.
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const;
+/** Adds, never replaces: a second call adds again. */
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
+/** Removes or overwrites; the same call again changes nothing more. */
+const DESTROY = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false } as const;
 
 /** Builds the server with every tool, the entry resources and the prompts. */
 export function createServer(options: McpOptions): McpServer {
@@ -131,7 +139,7 @@ export function createServer(options: McpOptions): McpServer {
     {
       title: 'Add an entry',
       description:
-        'Adds one entry and commits it. Search first: do not add what is already there (edit it instead). Keep it to one durable idea, titled as a statement a later reader would search for. Secrets are refused; links must name existing ids; a bookmark needs a url; a host_fact needs a host.',
+        'Adds one entry and commits it. Search first: do not add what is already there (edit it instead). Keep it to one durable idea, titled as a statement a later reader would search for. Secrets are refused; links must name existing ids; a bookmark needs a url; a host_fact needs a host. A lesson with a pattern_key that an entry already has creates nothing new: the sighting is recorded on that entry (recurred: true, count: times seen); at the repo\'s promote_after sightings it becomes a promotion candidate (status lists them).',
       inputSchema: {
         type,
         title: z.string().min(1),
@@ -143,8 +151,10 @@ export function createServer(options: McpOptions): McpServer {
         kernel: z.boolean().optional().describe('inject the whole body on every prompt (short house rules only)'),
         host: z.string().optional(),
         aliases: z.array(z.string()).optional(),
+        pattern_key: patternKey.optional(),
+        rules: z.array(rule).optional().describe('prose rules of a kernel entry: the prose gate denies text that matches a pattern'),
       },
-      outputSchema: { id: z.string(), path: z.string(), commit: z.string() },
+      outputSchema: { id: z.string(), path: z.string(), commit: z.string(), recurred: z.boolean().optional(), count: z.number().optional() },
       annotations: { title: 'Add', ...WRITE },
     },
     (a) =>
@@ -162,6 +172,8 @@ export function createServer(options: McpOptions): McpServer {
           kernel: a.kernel,
           host: a.host,
           aliases: a.aliases,
+          patternKey: a.pattern_key,
+          rules: a.rules,
         });
         return { ...r };
       }),
@@ -171,7 +183,7 @@ export function createServer(options: McpOptions): McpServer {
     'edit',
     {
       title: 'Edit an entry',
-      description: 'Changes one entry in place and commits it; returns the diff. Give only what changes: body replaces the body, append adds to it.',
+      description: 'Changes one entry in place and commits it; returns the diff. Give only what changes: body replaces the body, append adds to it. pattern_key names the lesson so that a later add with it records a recurrence here ("" removes it); rules replaces a kernel entry\'s prose rules ([] removes them).',
       inputSchema: {
         id: z.string(),
         title: z.string().optional(),
@@ -184,11 +196,14 @@ export function createServer(options: McpOptions): McpServer {
         applies_to: z.array(activity).optional(),
         kernel: z.boolean().optional(),
         aliases: z.array(z.string()).optional(),
+        pattern_key: z.string().optional().describe('the lesson\'s slug; "" removes it'),
+        rules: z.array(rule).optional(),
         body: z.string().optional(),
         append: z.string().optional(),
       },
       outputSchema: { id: z.string(), path: z.string(), commit: z.string().optional(), changed: z.boolean(), diff: z.string() },
-      annotations: { title: 'Edit', ...WRITE, idempotentHint: true },
+      // NOTE: not idempotent: `append` adds its paragraph again on every call.
+      annotations: { title: 'Edit', ...DESTROY, idempotentHint: false },
     },
     (a) =>
       run(async () => {
@@ -207,10 +222,120 @@ export function createServer(options: McpOptions): McpServer {
           appliesTo: a.applies_to,
           kernel: a.kernel,
           aliases: a.aliases,
+          patternKey: a.pattern_key,
+          rules: a.rules,
           body: a.body,
           append: a.append,
         });
         return { ...r };
+      }),
+  );
+
+  server.registerTool(
+    'promote',
+    {
+      title: 'Promote an entry to the kernel',
+      description:
+        'Makes an entry kernel (kernel: true): its whole body is then shown on every prompt. For a lesson seen again and again (status lists promotion_candidates). Refused with CONFLICT, nothing written, when the kernel would go over its budget; the message names what to compact first. Promoting a kernel entry changes nothing.',
+      inputSchema: { id: z.string() },
+      outputSchema: { id: z.string(), path: z.string(), commit: z.string().optional(), changed: z.boolean(), kernel_chars: z.number(), budget: z.number() },
+      annotations: { title: 'Promote', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    (a) =>
+      run(async () => {
+        const { promoteEntry } = await import('../app/promote.js');
+        return { ...(await promoteEntry({ ...repo, id: a.id })) };
+      }),
+  );
+
+  server.registerTool(
+    'prune',
+    {
+      title: 'Prune stale and duplicate entries',
+      description:
+        'Lists the entries prune would delete: stale ones (a decaying type, several half-lives old, never seen again, nothing links to it) and duplicates (same body and type, or one pattern key), each with its reason. A dry run unless delete: true, which deletes exactly the listed entries in one commit; of a duplicate group the newest copy is kept, and the others are folded into its recurrence history (folded). Show the list to the user before deleting.',
+      inputSchema: {
+        delete: z.boolean().optional().describe('delete the candidates (default false: only list them)'),
+        half_lives: z.number().positive().optional().describe('stale from this many half-lives (default 4)'),
+      },
+      outputSchema: { candidates: z.array(z.object({ id: z.string(), title: z.string(), type: z.string(), path: z.string(), reason: z.string(), detail: z.string() }).passthrough()), deleted: z.array(z.string()), commit: z.string().optional(), folded: z.array(z.string()).optional(), half_lives: z.number() },
+      annotations: { title: 'Prune', ...DESTROY },
+    },
+    (a) =>
+      run(async () => {
+        const { prune } = await import('../app/prune.js');
+        return { ...(await prune({ ...repo, yes: a.delete === true, halfLives: a.half_lives })) };
+      }),
+  );
+
+  server.registerTool(
+    'delete',
+    {
+      title: 'Delete entries',
+      description:
+        'Deletes entries by id in one commit. Refused with CONFLICT, nothing written, when other entries link to them (the message lists each link), unless force: true. The entry stays in git history.',
+      inputSchema: { ids: z.array(z.string()).min(1), force: z.boolean().optional().describe('delete even when links to them would dangle') },
+      outputSchema: { deleted: z.array(z.object({ id: z.string(), path: z.string() })), commit: z.string(), dangling: z.array(z.object({}).passthrough()) },
+      annotations: { title: 'Delete', ...DESTROY },
+    },
+    (a) =>
+      run(async () => {
+        const { deleteEntries } = await import('../app/delete.js');
+        return { ...(await deleteEntries({ ...repo, ids: a.ids, force: a.force })) };
+      }),
+  );
+
+  server.registerTool(
+    'tags',
+    {
+      title: 'List tags',
+      description: 'Every tag with the number of entries that carry it, most used first: reuse these rather than inventing near-duplicates.',
+      inputSchema: {},
+      outputSchema: { tags: z.array(z.object({ tag: z.string(), count: z.number() })) },
+      annotations: { title: 'Tags', ...READ },
+    },
+    () =>
+      run(async () => {
+        const { tagCounts } = await import('../app/tags.js');
+        return { tags: await tagCounts(repo) };
+      }),
+  );
+
+  server.registerTool(
+    'compact_check',
+    {
+      title: 'Grade a compaction',
+      description:
+        'Grades a shorter rewrite of an entry, the kernel or a host\'s facts (target: an entry id, "kernel" or "host:KEY") against its text at the baseline revision (the commit before the rewrite): PASS, FLOOR (nothing legal left to cut), DEFECTS (each named, with a repair) or CANNOT_GRADE. Each call is a round recorded in the repo\'s compaction ledger; after the last failed round the target is rolled back to the baseline in a new commit (rolled_back).',
+      inputSchema: {
+        target: z.string().describe('an entry id, "kernel", or host:KEY'),
+        baseline: z.string().describe('the revision holding the text before the rewrite, e.g. HEAD~1 or a commit id'),
+        target_chars: z.number().int().positive().optional().describe('the most characters allowed (default 85% of the baseline)'),
+        floor_chars: z.number().int().positive().optional().describe('the fewest characters allowed (default 40% of the baseline)'),
+      },
+      outputSchema: {
+        verdict: z.string(),
+        target: z.string(),
+        baseline_rev: z.string(),
+        baseline_chars: z.number(),
+        current_chars: z.number(),
+        target_chars: z.number(),
+        floor_chars: z.number(),
+        minimum: z.number(),
+        defects: z.array(z.object({ kind: z.string(), message: z.string() }).passthrough()),
+        reason: z.string().optional(),
+        directive: z.string(),
+        round: z.number(),
+        failed_rounds: z.number(),
+        rolled_back: z.object({}).passthrough().optional(),
+      },
+      // NOTE: not read-only: each call counts a round, and the last failed one rolls the target back (a commit).
+      annotations: { title: 'Compact check', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    },
+    (a) =>
+      run(async () => {
+        const { compactCheck } = await import('../app/compact.js');
+        return { ...(await compactCheck({ ...repo, target: a.target, baseline: a.baseline, targetChars: a.target_chars, floorChars: a.floor_chars })) };
       }),
   );
 

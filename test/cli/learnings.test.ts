@@ -80,6 +80,19 @@ describe('learnings', () => {
     await kbj(sb, ['edit', r.id, '--no-kernel']);
   });
 
+  it('edit --pattern-key names a lesson for later recurrences; a key another entry has is refused; \'\' removes it', async () => {
+    const other = (await kbj(sb, ['add', '--type', 'lesson_learned', '--title', 'Docker layer cache misses', '--', 'COPY . before npm ci busts the cache.'])).id as string;
+    const n = await commitCount(sb);
+    const taken = await kbd(sb, ['--json', 'edit', other, '--pattern-key', 'pnpm-frozen-lockfile']);
+    expect(taken.code).toBe(4);
+    expect(jsonError(taken)).toMatchObject({ code: 'CONFLICT' });
+    expect(await commitCount(sb)).toBe(n);
+    expect((await kbj(sb, ['edit', other, '--pattern-key', 'docker-layer-cache'])).diff).toContain('+pattern_key: docker-layer-cache');
+    expect(await kbj(sb, ['add', '--type', 'lesson_learned', '--title', 'cache again', '--pattern-key', 'docker-layer-cache', '--', 'Again.'])).toMatchObject({ id: other, recurred: true, count: 2 });
+    expect((await kbj(sb, ['edit', other, '--pattern-key', ''])).diff).toContain('-pattern_key: docker-layer-cache');
+    await kbj(sb, ['delete', other]);
+  });
+
   it('promotes the candidate to the kernel, and the next prompt carries its body', async () => {
     const r = await kbj(sb, ['promote', id]);
     expect(r).toMatchObject({ id, changed: true, budget: 6000 });

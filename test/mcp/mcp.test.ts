@@ -48,7 +48,7 @@ describe('git-kb mcp', () => {
   it('lists the tools named as the verbs, each with a description, a schema and annotations', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();
-    expect(names).toEqual(['add', 'edit', 'get', 'host_load', 'list', 'search', 'session_list', 'session_show', 'status']);
+    expect(names).toEqual(['add', 'compact_check', 'delete', 'edit', 'get', 'host_load', 'list', 'promote', 'prune', 'search', 'session_list', 'session_show', 'status', 'tags']);
     for (const t of tools) {
       expect(t.description!.length, t.name).toBeGreaterThan(40);
       expect(t.inputSchema.type).toBe('object');

@@ -8,7 +8,7 @@ import { FIELD_REPEAT, readBody, type SearchMeta } from './search-docs.js';
 import type { SearchStore } from './search-store.js';
 import { SEARCH_TERMS, terms } from '../../core/text/terms.js';
 import { isoAtLeast } from '../../core/format/since.js';
-import { decayFactor, type DecaySettings } from '../../core/decay.js';
+import { decayFactor, freshestDecay, halfLifeOf, relativeDecay, type DecaySettings } from '../../core/decay.js';
 
 /** The ranking knobs of search (spec/search.md, "Ranking"); one set for a repo of any size. */
 export const RANKING = {
@@ -142,8 +142,8 @@ function filtering(o: SearchOptions): boolean {
 
 /**
  * Runs every query, merges them (each query's scores normalised to its best hit, then summed, so entries that
- * several phrasings find rise), multiplies each by its decay factor (older entries of decaying types lower, never
- * below the floor), breaks ties by recency, adds 1-hop link neighbours of the strongest hits, and
+ * several phrasings find rise), multiplies each by its decay multiplier relative to the freshest decaying entry
+ * among the best `limit` (core/decay.ts: an older lesson gives way to a newer one), breaks ties by recency, adds 1-hop link neighbours of the strongest hits, and
  * attaches snippets.
  */
 export function searchStore(store: SearchStore, options: SearchOptions): SearchHit[] {
@@ -169,16 +169,19 @@ export function searchStore(store: SearchStore, options: SearchOptions): SearchH
   const now = options.now ?? Date.now();
   const decay = options.decay;
   const decaying = !!decay?.enabled && decay.floor < 1;
-  // NOTE: a decay factor lies between the floor (0 to 1, repo-settings.ts) and 1, so once the raw scores (best first) fall below the
-  // limit-th decayed score, no later entry can enter the top: only those before are read and decayed.
+  // NOTE: a relative decay multiplier is at most 1, so once the raw scores (best first) fall below the limit-th
+  // decayed score, no later entry can enter the top: only those before are read and decayed.
   const raw = [...merged].sort((a, b) => b[1] - a[1]);
+  // Decay is relative to the freshest decaying entry among the top `limit` by score (core/decay.ts relativeDecay).
+  const factorOf = (e: SearchMeta): number | undefined => (halfLifeOf(e, decay!) > 0 ? decayFactor(e, decay!, now) : undefined);
+  const freshest = decaying ? freshestDecay(raw.slice(0, limit).map(([p]) => store.meta(p)).flatMap((e) => (e ? [factorOf(e)] : []))) : 1;
   const ranked: { p: string; score: number; e: SearchMeta }[] = [];
   const best: number[] = []; // the `limit` best decayed scores so far, best first
   for (const [p, score] of raw) {
     if (best.length >= limit && score < best[limit - 1]!) break;
     const e = store.meta(p);
     if (!e) continue;
-    const s = score * (decaying ? decayFactor(e, decay!, now) : 1);
+    const s = score * (decaying ? relativeDecay(factorOf(e), freshest) : 1);
     ranked.push({ p, score: s, e });
     let at = best.length;
     while (at > 0 && best[at - 1]! < s) at--;

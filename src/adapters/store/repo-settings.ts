@@ -9,8 +9,11 @@ import path from 'node:path';
 import { KB_JSON_MAX, readRegularFile } from '../system/read-bounded.js';
 import { DEFAULT_BUDGETS, KERNEL_BUDGET, PROMOTE_AFTER, type MemoryBudgets } from '../../core/budget.js';
 import { KbError } from '../../core/errors.js';
+import { DEFAULT_DECAY, type DecaySettings } from '../../core/decay.js';
 import { TYPES } from '../../core/format/schema.js';
-import { DECAY_TYPES, DEFAULT_DECAY, type DecaySettings } from '../../core/decay.js';
+
+/** Types a kb.json `decay.by_type` may name. */
+const DECAY_TYPES: readonly string[] = TYPES;
 
 export interface RepoSettings {
   budgets: MemoryBudgets;

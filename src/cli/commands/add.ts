@@ -51,7 +51,7 @@ export function register(ctx: Cli): void {
         host: o.host as string | undefined,
         aliases: o.aliases as string | undefined,
         patternKey: o.patternKey as string | undefined,
-        rules: o.rule as string[] | undefined,
+        ruleArgs: o.rule as string[] | undefined,
       });
       ctx.reply({ json: r, text: () => render.add(r), warnings: kernelOverWarning(r.kernel_over) });
     });

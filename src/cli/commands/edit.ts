@@ -25,6 +25,7 @@ export function register(ctx: Cli): void {
     .option('--rule <rule>', "add a prose rule the gate enforces on a kernel entry: 'PATTERN => MESSAGE' or '/PATTERN/FLAGS => MESSAGE'; one with the same pattern is replaced (repeatable)", collect)
     .option('--remove-rule <pattern>', 'remove the rule with this pattern (repeatable)', collect)
     .option('--aliases <list>', 'replace the aliases')
+    .option('--pattern-key <key>', "set the lesson's slug (a later add --pattern-key records a recurrence here; '' removes it)")
     .option('--body <text>', 'replace the body')
     .option('--append <text>', 'append a paragraph to the body')
     .option('--file <path>', 'replace the body with a file (- for stdin)')
@@ -34,7 +35,7 @@ export function register(ctx: Cli): void {
       if (bodies.length > 1) throw new KbError('USAGE', `--${bodies.join(' and --')} cannot be combined; use one`);
       if (o.type !== undefined && !(TYPES as readonly string[]).includes(o.type as string)) throw new KbError('USAGE', `unknown --type "${String(o.type)}"; one of: ${TYPES.join(', ')}`);
       const kernelSet = cmd.getOptionValueSource('kernel') === 'cli';
-      const flags = ['title', 'type', 'tags', 'addTag', 'removeTag', 'link', 'unlink', 'url', 'appliesTo', 'aliases', 'body', 'append', 'file', 'rule', 'removeRule'];
+      const flags = ['title', 'type', 'tags', 'addTag', 'removeTag', 'link', 'unlink', 'url', 'appliesTo', 'aliases', 'patternKey', 'body', 'append', 'file', 'rule', 'removeRule'];
       if (!kernelSet && flags.every((k) => o[k] === undefined)) {
         // No change flags: the editor flow (src/cli/editor.ts), like `git commit`.
         const { entryForEditor, saveEditedText } = await import('../../app/edit.js');
@@ -65,9 +66,10 @@ export function register(ctx: Cli): void {
         appliesTo: o.appliesTo as string | undefined,
         kernel: kernelSet ? (o.kernel as boolean) : undefined,
         aliases: o.aliases as string | undefined,
+        patternKey: o.patternKey as string | undefined,
         body: o.file !== undefined ? readFileArg(o.file as string) : (o.body as string | undefined),
         append: o.append as string | undefined,
-        rules: o.rule as string[] | undefined,
+        ruleArgs: o.rule as string[] | undefined,
         removeRules: o.removeRule as string[] | undefined,
       });
       ctx.reply({ json: r, text: () => render.edit(r), warnings: kernelOverWarning(r.kernel_over) });

@@ -6,9 +6,10 @@
  * (adapters/index/prompt/extras-*.ts), and read here from `header.extras`.
  */
 import type { HookInput } from '../protocol.js';
-import { lookupTerms, postingsHave, readDoc, type IndexReader } from '../../adapters/index/prompt/format.js';
+import { decayOf, lookupTerms, postingsHave, readDoc, type IndexReader } from '../../adapters/index/prompt/format.js';
 import type { PromptActivity } from '../../core/text/prompt-text.js';
 import { KEYWORD_PARAMS, keywordWeights, saturate, type KeywordParams } from '../../core/text/relevance.js';
+import { freshestDecay, relativeDecay } from '../../core/decay.js';
 
 export { KEYWORD_PARAMS, type KeywordParams };
 
@@ -58,6 +59,8 @@ export interface KeywordScore {
   title: string;
   /** Summed rank weight of the keywords it matches, each saturated by its frequency in the entry (relevance.ts). */
   evidence: number;
+  /** Its decay multiplier (spec/memory.md, "Decay"): 1 when new, down to the floor with age; absent: evergreen. */
+  decay?: number;
   /** Summed cover weight of the keywords it matches. */
   covered: number;
   /** That over the summed cover weight of all the prompt's keywords. */
@@ -90,9 +93,9 @@ export interface KeywordRanking {
  * Ranks the entries sharing a keyword with the prompt by their evidence: each distinct shared keyword adds its
  * rank weight (relevance.ts keywordWeights: the square root of its normalised IDF) times its saturated weighted
  * frequency in the entry (title, aliases, tags and body, as the index holds it); and gives each its coverage of
- * the prompt.
+ * the prompt, and its decay multiplier at `now` (the curve search applies; decide uses it).
  */
-export function rankKeywords(reader: IndexReader, keywords: string[], params: KeywordParams = KEYWORD_PARAMS, top = 8): KeywordRanking {
+export function rankKeywords(reader: IndexReader, keywords: string[], params: KeywordParams = KEYWORD_PARAMS, top = 8, now = Date.now()): KeywordRanking {
   // NOTE: documents are numbered up to n; a delta's index counts fewer for the IDF (those it dropped).
   const n = reader.header.n;
   const live = reader.header.live ?? n;
@@ -141,7 +144,9 @@ export function rankKeywords(reader: IndexReader, keywords: string[], params: Ke
     best.splice(i, 0, d);
     if (best.length > top) best.pop();
   }
-  // NOTE: each document is read once here (its id, title and keyword count); the signal and the debug log use it.
+  // NOTE: each document is read once here (its id, title, keyword count and decay stamp); the signal and the
+  // debug log use it.
+  const decay = decayOf(reader, now);
   const ranked = best.map((doc) => {
     const terms = lists.flatMap(([k, p]) => (postingsHave(p, doc) ? [k] : []));
     const { id, title, size } = readDoc(reader, doc);
@@ -150,6 +155,7 @@ export function rankKeywords(reader: IndexReader, keywords: string[], params: Ke
       id,
       title,
       evidence: evidence[doc]!,
+      decay: decay?.(doc),
       covered: matched[doc]!,
       coverage: mass > 0 ? matched[doc]! / mass : 0,
       focus: terms.length / Math.sqrt(keywords.length * Math.max(terms.length, size)),
@@ -170,16 +176,23 @@ export function missOf(s: KeywordScore, params: KeywordParams = KEYWORD_PARAMS):
 }
 
 /**
- * The confidence rule over a ranking: the best entry fires when it passes the bars (missOf); then the next ones,
- * up to `max` in all, that pass them too with at least `relative` of its evidence. Returns those that fire (best
- * first), why the best did not, and the rest of the ranking (near misses).
+ * The confidence rule over a ranking: the best entry fires when it passes the bars (missOf); then the next ones
+ * that pass them too with at least `relative` of the first's evidence, where evidence is aged (spec/memory.md,
+ * "Decay"): times the decay multiplier relative to the freshest decaying entry past the bars (core/decay.ts
+ * relativeDecay), and the order is by aged evidence, up to `max`. So an old lesson gives way to a newer one on the
+ * same words, and decay never makes the hook fire or fall silent: an old entry that alone answers is still pointed
+ * to. Returns those that fire (first first), why the best did not, and the rest of the ranking (near misses).
  */
 export function decide(ranking: KeywordRanking, params: KeywordParams = KEYWORD_PARAMS): { fired: KeywordScore[]; near: KeywordScore[]; miss?: KeywordMiss } {
   const [first] = ranking.ranked;
   const miss = first ? missOf(first, params) : 'hits';
   if (miss) return { fired: [], near: ranking.ranked, miss };
-  const floor = first!.evidence * params.relative;
-  const fired = ranking.ranked.filter((s, i) => i === 0 || (s.evidence >= floor && !missOf(s, params))).slice(0, params.max);
+  const answer = ranking.ranked.filter((s, i) => i === 0 || !missOf(s, params));
+  const freshest = freshestDecay(answer.map((s) => s.decay));
+  const aged = (s: KeywordScore): number => s.evidence * relativeDecay(s.decay, freshest);
+  answer.sort((a, b) => aged(b) - aged(a));
+  const floor = aged(answer[0]!) * params.relative;
+  const fired = answer.filter((s) => aged(s) >= floor).slice(0, params.max);
   return { fired, near: ranking.ranked.filter((s) => !fired.includes(s)) };
 }
 
@@ -199,7 +212,7 @@ export const keywordSignal: PromptSignal = {
     const debug = ctx.debug
       ? {
           ...(miss ? { miss } : {}),
-          nearMisses: near.slice(0, 5).map((s) => ({ id: s.id, evidence: round(s.evidence), covered: round(s.covered), coverage: round(s.coverage), hits: s.terms.length, focus: round(s.focus), miss: missOf(s) ?? (!miss && s.evidence >= (fired[0]?.evidence ?? 0) * KEYWORD_PARAMS.relative ? 'max' : 'relative') })),
+          nearMisses: near.slice(0, 5).map((s) => ({ id: s.id, evidence: round(s.evidence), covered: round(s.covered), coverage: round(s.coverage), hits: s.terms.length, focus: round(s.focus), ...(s.decay !== undefined ? { decay: round(s.decay) } : {}), miss: missOf(s) ?? (!miss && s.evidence >= (fired[0]?.evidence ?? 0) * KEYWORD_PARAMS.relative ? 'max' : 'relative') })),
         }
       : undefined;
     return { pointers, debug };

@@ -15,6 +15,8 @@ import type { HostRegistry } from '../../../core/hosts/hosts.js';
 import { keywords, tagKeywords } from '../../../core/text/prompt-text.js';
 import { FIELD_B, FIELD_WEIGHTS } from '../../../core/text/relevance.js';
 import { hostsFile, loadHosts } from '../../store/hosts-file.js';
+import { readDecaySettings } from '../../store/repo-settings.js';
+import { DEFAULT_DECAY, decayStamp, type DecaySettings } from '../../../core/decay.js';
 import { entryDirs, readEntryText } from '../../store/layout.js';
 import { bodyOf } from '../../../core/format/fence.js';
 import { kernelOrder } from '../../../core/budget.js';
@@ -25,7 +27,7 @@ import { catalogCacheFile, indexFile, keyDirs, promptStateDir, repoKey, sigOf, s
 import { hostExtras } from './extras-hosts.js';
 import { deltaFile } from './delta.js';
 import { countsAsRecent, sessionExtras } from './extras-sessions.js';
-import { encodeIndex, FIELD_ALIAS, FIELD_TAG, FIELD_TITLE, HOT_SIZE, readerFromBuffer, type ActivityItem, type FileKind, type IndexDoc, type IndexFile, type IndexKernel, type IndexReader, type KernelRule } from './format.js';
+import { encodeIndex, FIELD_ALIAS, FIELD_TAG, FIELD_TITLE, HOT_SIZE, readerFromBuffer, type ActivityItem, type FileKind, type IndexDoc, type IndexFile, type IndexKernel, type IndexModel, type IndexReader, type KernelRule } from './format.js';
 
 /** Ledger files older than this are removed when the index is rebuilt. */
 const LEDGER_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
@@ -92,8 +94,31 @@ function fieldAverages(entries: { fields: Record<FieldName, string[]> }[]): Reco
   return Object.fromEntries(FIELD_NAMES.map((f) => [f, entries.reduce((s, x) => s + x.fields[f].length, 0) / Math.max(1, entries.length) || 1])) as Record<FieldName, number>;
 }
 
-/** One index document under the field averages `avg` (an update keeps its index's averages: update.ts). */
-export function docOf(e: { id: string; title: string }, fields: Record<FieldName, string[]>, avg: Record<string, number>): IndexDoc {
+/**
+ * The decay settings of the data repo for the index (kb.json "decay"). NOTE: a kb.json that does not validate
+ * gets the defaults here: the hook fails open, and `git-kb search` and `lint` say what is wrong with it.
+ */
+export function indexDecaySettings(dir: string): DecaySettings {
+  try {
+    return readDecaySettings(dir);
+  } catch {
+    return DEFAULT_DECAY;
+  }
+}
+
+/** What the index header keeps of the decay settings (format.ts IndexModel.decay). */
+export function indexDecay(s: DecaySettings): NonNullable<IndexModel['decay']> {
+  return { floor: s.enabled ? s.floor : 1, settings: JSON.stringify(s) };
+}
+
+/** The fields of an entry its decay stamp is made from (core/decay.ts DecayInput). */
+type Decaying = Pick<BuildEntry, 'type' | 'kernel' | 'host' | 'created' | 'updated' | 'data'>;
+
+/**
+ * One index document under the field averages `avg` (an update keeps its index's averages: update.ts), with its
+ * decay stamp under the settings `decay`.
+ */
+export function docOf(e: { id: string; title: string } & Decaying, fields: Record<FieldName, string[]>, avg: Record<string, number>, decay: DecaySettings): IndexDoc {
   const terms = new Map<string, number>();
   const weights = new Map<string, number>();
   for (const f of FIELD_NAMES) {
@@ -103,7 +128,8 @@ export function docOf(e: { id: string; title: string }, fields: Record<FieldName
       weights.set(w, (weights.get(w) ?? 0) + FIELD_WEIGHTS[f] / norm);
     }
   }
-  return { id: e.id, title: e.title, terms, weights };
+  const stamp = decayStamp({ type: e.type, kernel: e.kernel, host: e.host, created: e.created, updated: e.updated, evergreen: e.data.evergreen }, decay);
+  return { id: e.id, title: e.title, terms, weights, ...(stamp[1] > 0 ? { decay: stamp } : {}) };
 }
 
 export function readBodyOf(dir: string, p: string): string {
@@ -234,12 +260,14 @@ export async function rebuildPromptIndex(dir: string): Promise<BuildResult> {
 
   const fielded = pointable.map((e) => ({ e, fields: fieldsOf(e, readBodyOf(dir, e.path)) }));
   const avg = fieldAverages(fielded);
+  const decay = indexDecaySettings(dir);
   const buf = encodeIndex({
     key,
     generation,
     dirs,
     avg,
-    docs: fielded.map(({ e, fields }) => docOf(e, fields, avg)),
+    decay: indexDecay(decay),
+    docs: fielded.map(({ e, fields }) => docOf(e, fields, avg, decay)),
     kernel,
     activity,
     files,

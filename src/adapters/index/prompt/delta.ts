@@ -8,6 +8,7 @@
  * then its own. Safe to delete: the next prompt finds the index stale and updates it again.
  */
 import fs from 'node:fs';
+import type { DecayStamp } from '../../../core/decay.js';
 import { promptStateDir } from '../fresh.js';
 import { openIndexFile, type ActivityItem, type FileKind, type IndexExtras, type IndexHeader, type IndexReader, type OverlayDoc } from './format.js';
 
@@ -21,8 +22,8 @@ export interface DeltaFile {
   key: string;
   generation: string;
   dirs: string[];
-  /** Its documents, newest change first: [id, title, [keyword, field bits, weight][]]. */
-  docs: [string, string, [string, number, number][]][];
+  /** Its documents, newest change first: [id, title, [keyword, field bits, weight][], decay stamp (absent: none)]. */
+  docs: [string, string, [string, number, number][], DecayStamp?][];
   /** Document numbers of the index file that its changes replaced or removed. */
   drop: number[];
   /** Every file changed since the index file was built: [path, stat signature or null when gone, kind, id]. */
@@ -68,7 +69,7 @@ export function deltaFor(base: IndexReader, d: Omit<DeltaFile, 'magic' | 'base'>
 export function applyDelta(base: IndexReader, d: DeltaFile): IndexReader {
   const own = base.header.n;
   const drops = [...new Set(d.drop.filter((i) => Number.isInteger(i) && i >= 0 && i < own))].sort((a, b) => a - b);
-  const docs: OverlayDoc[] = d.docs.map(([id, title, terms]) => ({ id, title, terms: new Map(terms.map(([t, f, w]) => [t, [f, w]])) }));
+  const docs: OverlayDoc[] = d.docs.map(([id, title, terms, decay]) => ({ id, title, terms: new Map(terms.map(([t, f, w]) => [t, [f, w]])), ...(Array.isArray(decay) ? { decay } : {}) }));
   const header: IndexHeader = {
     ...base.header,
     key: d.key,

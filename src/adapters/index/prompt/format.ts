@@ -7,13 +7,14 @@
  */
 import fs from 'node:fs';
 import { fnv1a } from '../../../core/text/fnv.js';
+import { dayOf, stampFactor, type DecayStamp } from '../../../core/decay.js';
 import { linePath, needsEscape, pathLine } from '../../../core/text/path-line.js';
 import type { HostExtras } from './extras-hosts.js';
 import type { SessionExtras } from './extras-sessions.js';
 
 const MAGIC = 'GKBPIX01';
 /** Bump when the format or the terms (core/text/terms.ts) change: an index of another version reads as none. */
-export const INDEX_VERSION = 6;
+export const INDEX_VERSION = 7;
 
 /** Field bits of a posting: which part of the entry the keyword came from. */
 export const FIELD_TITLE = 1;
@@ -31,6 +32,19 @@ export interface IndexDoc {
    * weight over the field's length norm; see build.ts); 1 when absent.
    */
   weights?: Map<string, number>;
+  /** Its decay stamp (core/decay.ts); absent: it does not decay. */
+  decay?: DecayStamp;
+}
+
+/**
+ * The decay an index was built with (spec/memory.md, "Decay"): the floor, the kb.json settings it came from (as
+ * JSON: an update compares them, update.ts) and how many of the index file's documents decay (0: the ages
+ * section is never read).
+ */
+export interface IndexDecay {
+  floor: number;
+  settings: string;
+  decaying: number;
 }
 
 /**
@@ -85,6 +99,8 @@ export interface IndexModel {
   built: string;
   /** The average length of each field over the indexed entries (the BM25F norms of build.ts), for updates. */
   avg?: Record<string, number>;
+  /** The decay settings the stamps were made with (floor and settings of IndexDecay); absent: none. */
+  decay?: Omit<IndexDecay, 'decaying'>;
 }
 
 /** An entry of an activity list: id, title, and the key it is sorted by (newest first, then by id). */
@@ -109,7 +125,7 @@ export interface IndexHeader {
   dirs: string[];
   n: number;
   nBuckets: number;
-  sections: Record<'buckets' | 'postings' | 'docs' | 'docText' | 'kernel', [number, number]>;
+  sections: Record<'buckets' | 'postings' | 'docs' | 'docText' | 'kernel' | 'ages', [number, number]>;
   kernel: { id: string; title: string; path: string; sig: string; rules: KernelRule[]; off: number; len: number }[];
   activity: Record<string, ActivityItem[]>;
   hot: [string, string][];
@@ -118,6 +134,7 @@ export interface IndexHeader {
   fileCount: number;
   extras: IndexExtras;
   avg?: Record<string, number>;
+  decay: IndexDecay;
   /** Entries counted for the keyword IDF when it differs from `n` (an index with a delta: delta.ts). */
   live?: number;
   /** Set when the windows' paths are escaped (pathLine): only then are they unescaped. */
@@ -192,6 +209,16 @@ export function encodeIndex(model: IndexModel): Buffer {
   docOffsets.writeUInt32LE(dpos, model.docs.length * 4);
   const docTextBuf = Buffer.concat(docTexts);
 
+  // Ages: per document, its decay stamp as two u16 (day, half-life; 0, 0: it does not decay).
+  const ages = Buffer.alloc(model.docs.length * 4);
+  let decaying = 0;
+  model.docs.forEach((doc, i) => {
+    const [day, half] = doc.decay ?? [0, 0];
+    ages.writeUInt16LE(day, i * 4);
+    ages.writeUInt16LE(half, i * 4 + 2);
+    if (half > 0) decaying++;
+  });
+
   const kernelBodies: Buffer[] = [];
   const kernelHeader: IndexHeader['kernel'] = [];
   let kpos = 0;
@@ -210,7 +237,7 @@ export function encodeIndex(model: IndexModel): Buffer {
     windowBufs.push(Buffer.from(slice.map(([p, s, k, id]) => `${escaped ? pathLine(p) : p}\t${s}\t${k}\t${id}\n`).join(''), 'utf8'));
   }
 
-  const bodies = [bucketDir, postingsBuf, docOffsets, docTextBuf, kernelBuf, ...windowBufs];
+  const bodies = [bucketDir, postingsBuf, docOffsets, docTextBuf, kernelBuf, ages, ...windowBufs];
   const headerFor = (base: number): IndexHeader => {
     let off = base;
     const at = (len: number): [number, number] => {
@@ -224,6 +251,7 @@ export function encodeIndex(model: IndexModel): Buffer {
       docs: at(docOffsets.length),
       docText: at(docTextBuf.length),
       kernel: at(kernelBuf.length),
+      ages: at(ages.length),
     };
     const windows: [number, number, number][] = windowBufs.map((w, i) => [...at(w.length), Math.min(WINDOW_SIZE, model.files.length - i * WINDOW_SIZE)]);
     return {
@@ -242,6 +270,7 @@ export function encodeIndex(model: IndexModel): Buffer {
       fileCount: model.files.length,
       extras: model.extras,
       ...(model.avg ? { avg: model.avg } : {}),
+      decay: { ...(model.decay ?? { floor: 1, settings: '' }), decaying },
       ...(escaped ? { escaped: true as const } : {}),
     };
   };
@@ -274,6 +303,7 @@ export interface OverlayDoc {
   id: string;
   title: string;
   terms: Map<string, [fields: number, weight: number]>;
+  decay?: DecayStamp;
 }
 
 /**
@@ -511,6 +541,34 @@ export function readDoc(reader: IndexReader, doc: number): { id: string; title: 
   const last = text.lastIndexOf('\t');
   // NOTE: a size that does not parse is NaN, which fails the focus bar (signals.ts missOf): a damaged index is quiet.
   return { id: text.slice(0, tab), title: text.slice(tab + 1, last), size: Number(text.slice(last + 1)) };
+}
+
+/**
+ * The decay multiplier of each document at `now` (spec/memory.md, "Decay"; undefined for one that does not decay),
+ * or undefined when no document decays.
+ * NOTE: asked only for the few documents a prompt ranks best: each is 4 bytes of the ages section, read when
+ * asked, and nothing is read when no document of the index file decays.
+ */
+export function decayOf(reader: IndexReader, now: number): ((doc: number) => number | undefined) | undefined {
+  const h = reader.header;
+  const o = reader.overlay;
+  const d = h.decay;
+  if (!d || !(d.floor < 1)) return undefined;
+  const first = o ? h.n - o.docs.length : h.n;
+  const anyOverlay = !!o && o.docs.some((x) => x.decay && x.decay[1] > 0);
+  if (!(d.decaying > 0) && !anyOverlay) return undefined;
+  const today = dayOf(now);
+  const ages = d.decaying > 0 && h.sections.ages?.[1] === first * 4 ? h.sections.ages[0] : -1;
+  return (doc) => {
+    if (doc >= first) {
+      const s = o!.docs[doc - first]?.decay;
+      return s && s[1] > 0 ? stampFactor(s[0], s[1], d.floor, today) : undefined;
+    }
+    if (ages < 0) return undefined;
+    const b = reader.read(ages + doc * 4, 4);
+    const half = b.readUInt16LE(2);
+    return half > 0 ? stampFactor(b.readUInt16LE(0), half, d.floor, today) : undefined;
+  };
 }
 
 /** The body of a kernel entry listed in the header. */

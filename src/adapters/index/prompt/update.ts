@@ -14,7 +14,7 @@ import { buildLockFile, catalogCacheFile, hostsSig, indexFile, keyDirs, promptSt
 import { writeFileAtomic } from '../../store/fsutil.js';
 import { compareListing, entryDirs, fileStatInto, inRepoDir } from '../../store/layout.js';
 import fs from 'node:fs';
-import { docOf, fieldsOf, generationOf, kindOf, newerFirst, newestKey, readBodyOf, rebuildPromptIndex, type BuildResult } from './build.js';
+import { docOf, fieldsOf, generationOf, indexDecay, indexDecaySettings, kindOf, newerFirst, newestKey, readBodyOf, rebuildPromptIndex, type BuildResult } from './build.js';
 import { applyDelta, deltaFile, deltaFor, readDelta, type DeltaFile } from './delta.js';
 import { keptRows, readAllSideRows, RECENT_KEPT, sideRowOf, writeSide, type SideRow } from './extras-sessions.js';
 import { docTitle, HOT_SIZE, openIndexFile, readAllFiles, type ActivityItem, type FileKind, type IndexReader } from './format.js';
@@ -76,6 +76,9 @@ async function update(dir: string, base: IndexReader, started: number): Promise<
   const root = `${dir}/`;
   if (!h.avg || !h.key.split('|').includes(hostsSig(dir))) return undefined;
   if (h.kernel.some((k) => statSig(root + k.path) !== k.sig)) return undefined;
+  // Other decay settings in kb.json: every stamp may differ, a rebuild's to make.
+  const decay = indexDecaySettings(dir);
+  if (h.decay?.settings !== indexDecay(decay).settings) return undefined;
   const prev = readDelta(dir, base);
   const dirs = keyDirs(entryDirs(dir));
   const key = `${repoKey(dir, dirs)}|catalog=${statSig(catalogCacheFile(dir))}`; // before the listing: see build.ts
@@ -149,8 +152,8 @@ async function update(dir: string, base: IndexReader, started: number): Promise<
   const pointable = now.filter((x) => x.kind === 'p').map((x) => ({ path: x.path, e: x.item.entry! }));
   pointable.sort((a, b) => newerFirst(newestKey(a.e), a.e.id, newestKey(b.e), b.e.id));
   for (const { path, e } of pointable) {
-    const d = docOf(e, fieldsOf(e, readBodyOf(dir, path)), base.header.avg!);
-    docs.push([e.id, docTitle(e.title), [...d.terms].map(([t, f]) => [t, f, d.weights!.get(t)!])]);
+    const d = docOf(e, fieldsOf(e, readBodyOf(dir, path)), base.header.avg!, decay);
+    docs.push([e.id, docTitle(e.title), [...d.terms].map(([t, f]) => [t, f, d.weights!.get(t)!]), ...(d.decay ? [d.decay] : [])] as DeltaFile['docs'][number]);
   }
   const leftIds = new Set(olds.filter((f) => f[2] === 'p').map((f) => f[3]));
   for (const d of prev?.docs ?? []) if (!leftIds.has(d[0])) docs.push(d);
