@@ -67,9 +67,6 @@ function assignmentKind(key: string, cls: KeyClass, value: string): string {
   if (k.includes('secretaccesskey') || (k.includes('aws') && k.includes('secret'))) {
     if (/^[A-Za-z0-9/+=]{40}$/.test(value)) return K.awsSecret;
   }
-  if (k.includes('heroku') && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) {
-    return K.heroku;
-  }
   return CLASS_KIND[cls];
 }
 

@@ -38,26 +38,31 @@ export interface SecretFinding {
 }
 
 /**
- * Whether any provider rule can match `text`: one pass of the case-sensitive rules' union, then each
- * case-insensitive rule of its own. A superset test, so skipping the rules when it fails loses nothing.
+ * The rules that can match `text`: those with a keyword in it (case-insensitively) and those without keywords.
+ * Every match holds one of its rule's keywords (rules/rule.ts), so skipping the others loses nothing, and a text
+ * holding none (most notes) costs one lower-casing and a substring search per keyword, not a regex pass per rule.
  */
-const CASED_UNION_RE = new RegExp(TOKEN_RULES.filter((r) => !r.re.flags.includes('i')).map((r) => r.re.source).join('|'));
-const UNCASED_RES = TOKEN_RULES.filter((r) => r.re.flags.includes('i')).map((r) => new RegExp(r.re.source, 'i'));
-function mayHoldTokens(text: string): boolean {
-  return CASED_UNION_RE.test(text) || UNCASED_RES.some((re) => re.test(text));
+const UNKEYED = TOKEN_RULES.flatMap((r, i) => (r.keywords ? [] : [i]));
+const KEYWORDS = [...new Set(TOKEN_RULES.flatMap((r) => r.keywords ?? []))];
+const RULES_BY_KEYWORD = new Map(KEYWORDS.map((k) => [k, TOKEN_RULES.flatMap((r, i) => (r.keywords?.includes(k) ? [i] : []))]));
+function rulesFor(text: string): number[] {
+  const lower = text.toLowerCase();
+  const on = new Set(UNKEYED);
+  for (const k of KEYWORDS) if (lower.includes(k)) for (const i of RULES_BY_KEYWORD.get(k)!) on.add(i);
+  return [...on].sort((a, b) => a - b);
 }
 
 /** Adds the provider-format secrets of `text` to `out` (tier 1; `order` offsets the rule order). */
 function scanTokens(text: string, out: Hit[], kindSuffix = ''): void {
-  if (!mayHoldTokens(text)) return;
-  TOKEN_RULES.forEach((rule, order) => {
+  for (const order of rulesFor(text)) {
+    const rule = TOKEN_RULES[order]!;
     for (const m of text.matchAll(rule.re)) {
       const v = m[rule.value ?? 0]!;
       if (isPlaceholder(v) || (rule.check && !rule.check(v))) continue;
       const [s, e] = rule.value ? m.indices![rule.value]! : [m.index, m.index + v.length];
       out.push({ start: s, end: e, kind: rule.kind + kindSuffix, preview: mask(v), tier: 1, order });
     }
-  });
+  }
 }
 
 /** For each rule with a prefix: the token, then one space or a line break (and indentation), then more token. */
@@ -89,9 +94,6 @@ function scanSplit(text: string, out: Hit[]): void {
   });
 }
 
-/** Any provider token's start, to skip decoded text that cannot hold one. */
-const ANY_TOKEN_RE = new RegExp(TOKEN_RULES.map((r) => r.re.source).join('|'));
-
 const BASE64_RUN_RE = /(?<![A-Za-z0-9+\/_-])[A-Za-z0-9+\/_-]{24,8192}={0,2}(?![A-Za-z0-9+\/_=-])/g;
 const isBase64Char = charClass('AZaz09', '+/_-');
 /**
@@ -122,7 +124,7 @@ function scanEncoded(text: string, out: Hit[]): void {
     const run = m[0];
     if (!mayDecodeToText(run)) continue;
     const decoded = Buffer.from(run, /[-_]/.test(run) ? 'base64url' : 'base64').toString('latin1');
-    if (decoded.length < 16 || !/^[\x20-\x7e\t\r\n]+$/.test(decoded) || !ANY_TOKEN_RE.test(decoded)) continue;
+    if (decoded.length < 16 || !/^[\x20-\x7e\t\r\n]+$/.test(decoded)) continue;
     const inner: Hit[] = [];
     scanTokens(decoded, inner, ' (base64)');
     if (inner.length === 0) continue;
