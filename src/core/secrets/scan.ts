@@ -39,16 +39,35 @@ export interface SecretFinding {
 
 /**
  * The rules that can match `text`: those with a keyword in it (case-insensitively) and those without keywords.
- * Every match holds one of its rule's keywords (rules/rule.ts), so skipping the others loses nothing, and a text
- * holding none (most notes) costs one lower-casing and a substring search per keyword, not a regex pass per rule.
+ * Every match holds one of its rule's keywords (rules/rule.ts), so skipping the others loses nothing. The keywords
+ * are found in one walk of the lower-cased text: a table of their first two characters says where one may start.
  */
 const UNKEYED = TOKEN_RULES.flatMap((r, i) => (r.keywords ? [] : [i]));
-const KEYWORDS = [...new Set(TOKEN_RULES.flatMap((r) => r.keywords ?? []))];
-const RULES_BY_KEYWORD = new Map(KEYWORDS.map((k) => [k, TOKEN_RULES.flatMap((r, i) => (r.keywords?.includes(k) ? [i] : []))]));
+const KEYWORDS_AT = new Map<number, { keyword: string; rules: number[] }[]>();
+TOKEN_RULES.forEach((r, i) => {
+  for (const keyword of r.keywords ?? []) {
+    const pair = keyword.charCodeAt(0) * 128 + keyword.charCodeAt(1);
+    const list = KEYWORDS_AT.get(pair) ?? [];
+    const entry = list.find((e) => e.keyword === keyword);
+    if (entry) entry.rules.push(i);
+    else list.push({ keyword, rules: [i] });
+    KEYWORDS_AT.set(pair, list);
+  }
+});
+const PAIRS = new Uint8Array(128 * 128);
+for (const pair of KEYWORDS_AT.keys()) PAIRS[pair] = 1;
+
 function rulesFor(text: string): number[] {
   const lower = text.toLowerCase();
   const on = new Set(UNKEYED);
-  for (const k of KEYWORDS) if (lower.includes(k)) for (const i of RULES_BY_KEYWORD.get(k)!) on.add(i);
+  const n = lower.length - 1;
+  let c1 = lower.charCodeAt(0);
+  for (let i = 0; i < n; i++) {
+    const c0 = c1;
+    c1 = lower.charCodeAt(i + 1);
+    if (c0 >= 128 || c1 >= 128 || PAIRS[c0 * 128 + c1] === 0) continue;
+    for (const e of KEYWORDS_AT.get(c0 * 128 + c1)!) if (lower.startsWith(e.keyword, i)) for (const r of e.rules) on.add(r);
+  }
   return [...on].sort((a, b) => a - b);
 }
 

@@ -11,7 +11,7 @@ export const gitlabRules: TokenRule[] = [
     kind: 'GitLab token',
     prefix: 'gl(?:pat|dt|rt|rtr|ptt|soat|cbt|ft|imt|agent|oas|ffct)-',
     re: /(?<![A-Za-z0-9_-])gl(?:pat|dt|rt|rtr|ptt|soat|cbt|ft|imt|agent|oas|ffct)-[A-Za-z0-9_-]{20,250}(?:\.[A-Za-z0-9_-]{2,100}){0,2}/g,
-    keywords: ['gl'],
+    keywords: ['glpat-', 'gldt-', 'glrt-', 'glrtr-', 'glptt-', 'glsoat-', 'glcbt-', 'glft-', 'glimt-', 'glagent-', 'gloas-', 'glffct-'],
     check: mixed,
     samples: [`glpat-${fill(20)}`, `glpat-${fill(20, 'abcdefghjkmnpqrsTUVWXYZ')}`, `glpat-${fill(27)}.01.${fill(9, 'a1b2c3')}`, `glrt-${fill(20)}`],
     nearMisses: [`glpat-${fill(12)}`, 'glpat-the-token-you-were-given'],
