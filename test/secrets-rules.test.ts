@@ -47,6 +47,15 @@ describe('provider rules (src/core/secrets/rules/)', () => {
     }
   });
 
+  it.each(rules.filter(([, r]) => !r.context))('%s: samples are found as a file name in a path, and in a commit message naming it', (_name, rule) => {
+    for (const s of rule.samples) {
+      if (s.includes('/')) continue;
+      for (const text of [`entries/${s}.md`, `notes/sub/${s}.markdown`, `adopt kb-0001: A title (was entries/${s}.md)`]) {
+        expect(findSecrets(text).map((f) => f.kind), text).toEqual([rule.kind]);
+      }
+    }
+  });
+
   it.each(rules)('%s: near-misses give no finding', (_name, rule) => {
     for (const text of rule.nearMisses ?? []) expect(findSecrets(text), text).toEqual([]);
   });

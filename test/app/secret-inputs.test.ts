@@ -25,7 +25,7 @@ const FIELDS: [string, string, (s: string) => Promise<unknown>][] = [
   ['add --tags', 'the tags', (s) => addEntry({ ...base, type: 'factual_reference', title: 't', tags: `ops,${s}` })],
   ['add --aliases', 'the aliases', (s) => addEntry({ ...base, type: 'factual_reference', title: 't', aliases: [s] })],
   ['add --url', 'the url', (s) => addEntry({ ...base, type: 'bookmark', title: 't', url: s })],
-  ['add --pattern-key', 'the pattern key', (s) => addEntry({ ...base, type: 'lesson', title: 't', patternKey: s })],
+  ['add --pattern-key', 'the pattern key', (s) => addEntry({ ...base, type: 'lesson_learned', title: 't', patternKey: s })],
   ['add --host', 'the host', (s) => addEntry({ ...base, type: 'host_fact', title: 't', host: s })],
   ['edit --tags', 'the tags', (s) => editEntry({ ...base, id: 'kb-0001', tags: s })],
   ['edit --add-tag', 'the added tags', (s) => editEntry({ ...base, id: 'kb-0001', addTags: [s] })],

@@ -241,12 +241,7 @@ export function scanContext(text: string, out: Hit[]): void {
     const [s, e] = m.indices![2]!;
     out.push({ start: s, end: e, kind: K.auth, preview: mask(v), tier: 2, order: 1 });
   }
-  const hasPassword = text.includes('password');
-  const netrcs = [
-    ...(hasPassword && text.includes('login') ? text.matchAll(NETRC_RE) : []),
-    ...(hasPassword && text.includes('machine') ? text.matchAll(NETRC_MACHINE_RE) : []),
-  ];
-  for (const m of netrcs) {
+  for (const m of netrcMatches(text)) {
     const v = m[1]!;
     if (!passwordLike(v, false)) continue;
     const [s, e] = m.indices![1]!;
@@ -280,6 +275,13 @@ export function scanContext(text: string, out: Hit[]): void {
     if (!ok) continue;
     out.push({ start: vs, end: vs + v.length, kind: CLASS_KIND[cls], preview: mask(v), tier: 2, order: 4 });
   }
+}
+
+/** The .netrc lines of a text, one form then the other (each skipped without its key words). */
+function* netrcMatches(text: string): Generator<RegExpExecArray> {
+  if (!text.includes('password')) return;
+  if (text.includes('login')) yield* text.matchAll(NETRC_RE);
+  if (text.includes('machine')) yield* text.matchAll(NETRC_MACHINE_RE);
 }
 
 function basicDecodes(v: string): boolean {

@@ -134,21 +134,40 @@ function mayDecodeToText(run: string): boolean {
   return true;
 }
 
+/** How many `/` of a base64 run are tried as the end of a path before it (a bound, so the scan stays linear). */
+const PATH_SLASHES = 8;
+
 /**
  * Adds base64-wrapped provider tokens (a token in a base64 config value or a Basic header of its own): a
- * base64 run that decodes to printable text holding a provider token is reported whole, kind "(base64)".
+ * base64 run that decodes to printable text holding a provider token is reported, kind "(base64)". `/` is a base64
+ * character, so a run may be a path ending in an encoded token (`entries/QUtJ...=.md`): the part after each of its
+ * first few `/` is tried too, and the hit covers that part.
  */
 function scanEncoded(text: string, out: Hit[]): void {
   for (const m of matchesAt(text, BASE64_SCAN)) {
     const run = m[0];
-    if (!mayDecodeToText(run)) continue;
-    const decoded = Buffer.from(run, /[-_]/.test(run) ? 'base64url' : 'base64').toString('latin1');
-    if (decoded.length < 16 || !/^[\x20-\x7e\t\r\n]+$/.test(decoded)) continue;
-    const inner: Hit[] = [];
-    scanTokens(decoded, inner, ' (base64)');
-    if (inner.length === 0) continue;
-    out.push({ start: m.index, end: m.index + run.length, kind: inner[0]!.kind, preview: mask(run), tier: 1, order: TOKEN_RULES.length });
+    let from = 0;
+    for (let tries = 0; tries <= PATH_SLASHES && from !== -1; tries++) {
+      const part = run.slice(from);
+      const kind = part.length >= 24 ? encodedTokenKind(part) : undefined;
+      if (kind) {
+        out.push({ start: m.index + from, end: m.index + run.length, kind, preview: mask(part), tier: 1, order: TOKEN_RULES.length });
+        break;
+      }
+      const slash = run.indexOf('/', from);
+      from = slash === -1 ? -1 : slash + 1;
+    }
   }
+}
+
+/** The kind of the provider token a base64 text decodes to (printable text holding one), or undefined. */
+function encodedTokenKind(run: string): string | undefined {
+  if (!mayDecodeToText(run)) return undefined;
+  const decoded = Buffer.from(run, /[-_]/.test(run) ? 'base64url' : 'base64').toString('latin1');
+  if (decoded.length < 16 || !/^[\x20-\x7e\t\r\n]+$/.test(decoded)) return undefined;
+  const inner: Hit[] = [];
+  scanTokens(decoded, inner, ' (base64)');
+  return inner[0]?.kind;
 }
 
 /** Keeps non-overlapping hits: lower tiers first (key blocks, then provider formats, then context). */

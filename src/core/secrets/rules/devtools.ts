@@ -11,7 +11,7 @@ export const devtoolsRules: TokenRule[] = [
   { kind: 'Infracost API key', re: /(?<![A-Za-z0-9_-])ico-[A-Za-z0-9]{32}(?![A-Za-z0-9_])/g, keywords: ['ico-'], check: randomish, samples: [`ico-${fill(32)}`] },
   { kind: 'Prefect API key', re: /(?<![A-Za-z0-9_])pnu_[A-Za-z0-9]{36}(?![A-Za-z0-9_])/g, keywords: ['pnu_'], check: randomish, samples: [`pnu_${fill(36)}`] },
   { kind: 'ReadMe API key', re: /(?<![A-Za-z0-9_])rdme_[a-z0-9]{70}(?![A-Za-z0-9_])/g, keywords: ['rdme_'], check: randomish, samples: [`rdme_${fill(70, LOWER_DIGITS)}`] },
-  { kind: 'Typeform token', re: /(?<![A-Za-z0-9_])tfp_[A-Za-z0-9_.=-]{59}(?![A-Za-z0-9_.=-])/g, keywords: ['tfp_'], check: randomish, samples: [`tfp_${fill(59)}`] },
+  { kind: 'Typeform token', re: /(?<![A-Za-z0-9_])tfp_[A-Za-z0-9_.=-]{59}(?![A-Za-z0-9_=-])/g, keywords: ['tfp_'], check: randomish, samples: [`tfp_${fill(59)}`] },
   { kind: 'Frame.io token', re: /(?<![A-Za-z0-9_-])fio-u-[A-Za-z0-9_=-]{64}(?![A-Za-z0-9_=-])/g, keywords: ['fio-u-'], check: randomish, samples: [`fio-u-${fill(64)}`] },
   { kind: 'Scalingo token', re: /(?<![A-Za-z0-9_-])tk-us-[A-Za-z0-9_-]{48}(?![A-Za-z0-9_-])/g, keywords: ['tk-us-'], check: randomish, samples: [`tk-us-${fill(48)}`] },
   { kind: 'Shippo token', re: /(?<![A-Za-z0-9_])shippo_(?:live|test)_[a-fA-F0-9]{40}(?![A-Za-z0-9_])/g, keywords: ['shippo_'], check: randomish, samples: [`shippo_live_${fill(40, HEX)}`] },

@@ -11,7 +11,7 @@ export const googleRules: TokenRule[] = [
   {
     kind: 'Google OAuth token',
     prefix: '(?:ya29\\.|1\\/\\/)',
-    re: /(?<![A-Za-z0-9_\/:.-])(?:ya29\.[A-Za-z0-9_-]{30,2048}|1\/\/[A-Za-z0-9_-]{40,512})(?![A-Za-z0-9_-])/g,
+    re: /(?:(?<![A-Za-z0-9_.-])ya29\.[A-Za-z0-9_-]{30,2048}|(?<![A-Za-z0-9_\/:.-])1\/\/[A-Za-z0-9_-]{40,512})(?![A-Za-z0-9_-])/g,
     keywords: ['ya29.', '1//'],
     check: mixed,
     samples: [`ya29.a0${fill(150)}`, `1//0g${fill(98)}`],

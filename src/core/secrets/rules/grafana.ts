@@ -15,7 +15,7 @@ export const grafanaRules: TokenRule[] = [
   },
   {
     kind: 'Grafana token',
-    re: /(?<![A-Za-z0-9_+\/-])eyJrIjoi[A-Za-z0-9+\/]{70,400}={0,3}(?![A-Za-z0-9_+\/=])/g,
+    re: /(?<![A-Za-z0-9_+-])eyJrIjoi[A-Za-z0-9+\/]{70,400}={0,3}(?![A-Za-z0-9_+\/=])/g,
     keywords: ['eyjrijoi'],
     samples: [`eyJrIjoi${fill(72)}==`],
   },
