@@ -52,6 +52,7 @@ describe('every input field is scanned as typed', () => {
         continue;
       }
       expect(err.message).toContain(`in ${field}`);
+      expect(err.message).toContain('placeholder'); // the way through, for an example that only looks like a secret
       expect(err.message.toLowerCase()).not.toContain(secret.toLowerCase());
       expect(err.message.toLowerCase()).not.toContain(secret.slice(-12).toLowerCase());
     }
