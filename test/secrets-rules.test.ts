@@ -65,6 +65,12 @@ describe('provider rules (src/core/secrets/rules/)', () => {
       const m = [...(rule.context ? rule.context(s) : s).matchAll(rule.re)][0]!;
       if (rule.keywords) expect(rule.keywords.some((k) => m[0].toLowerCase().includes(k)), `${s} holds none of ${rule.keywords}`).toBe(true);
     }
+    // A token split in two is looked for only where its rule's keyword is: the prefix (its first part) holds one.
+    if (rule.prefix && rule.keywords) {
+      const heads = rule.samples.map((s) => new RegExp(`^(?:${rule.prefix})`, 'i').exec(s)?.[0]).filter((h) => h !== undefined);
+      expect(heads.length, `a sample starts with the prefix ${rule.prefix}`).toBeGreaterThan(0);
+      for (const head of heads) expect(rule.keywords.some((k) => head.toLowerCase().includes(k)), `the prefix ${rule.prefix} holds a keyword`).toBe(true);
+    }
     for (const k of rule.keywords ?? []) expect(k, 'a keyword is lower case, ASCII, two characters or more').toMatch(/^[\x20-\x40\x5b-\x7e]{2,}$/);
     expect(unbounded(rule.re.source)).toEqual([]);
     expect(regexRisk(rule.re.source, rule.re.flags.replace(/[gdy]/g, ''))).toBeUndefined();

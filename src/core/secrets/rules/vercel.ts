@@ -4,8 +4,8 @@ import { fill, randomish, type TokenRule } from './rule.js';
 export const vercelRules: TokenRule[] = [
   {
     kind: 'Vercel token',
-    prefix: 'vc[pciark]_',
-    re: /(?<![A-Za-z0-9_])vc[pcark]_[A-Za-z0-9]{24,80}(?![A-Za-z0-9_])/g,
+    prefix: 'vc[piark]_',
+    re: /(?<![A-Za-z0-9_])vc[piark]_[A-Za-z0-9]{24,80}(?![A-Za-z0-9_])/g,
     keywords: ['vcp_', 'vci_', 'vca_', 'vcr_', 'vck_'],
     check: randomish,
     samples: [`vcp_${fill(56)}`, `vck_${fill(56)}`],
