@@ -13,6 +13,7 @@ import { awsRules } from './aws.js';
 import { azureRules } from './azure.js';
 import { braintreeRules } from './braintree.js';
 import { cloudflareRules } from './cloudflare.js';
+import { commandLineRules } from './command-line.js';
 import { contentfulRules } from './contentful.js';
 import { databricksRules } from './databricks.js';
 import { datadogRules } from './datadog.js';
@@ -113,4 +114,5 @@ export const TOKEN_RULES: TokenRule[] = [
   ...dropboxRules,
   ...onepasswordRules,
   ...devtoolsRules,
+  ...commandLineRules,
 ];
