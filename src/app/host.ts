@@ -32,7 +32,7 @@ import { readEntryText } from '../adapters/store/layout.js';
 import { nowStamp, splitList } from './fields.js';
 import { idSet } from './find.js';
 import { repoForRead, repoForWrite, type RepoOptions } from './repo.js';
-import { refuseSecrets, withWriteLock, type PendingFile } from '../adapters/write/transaction.js';
+import { refuseSecretInputs, refuseSecrets, withWriteLock, type PendingFile } from '../adapters/write/transaction.js';
 import { toLf } from '../core/text/line-ends.js';
 
 /** hosts.yaml's text, empty when there is none (the one reader: hosts-file.ts). */
@@ -89,6 +89,7 @@ export interface RegisterResult {
 
 /** Adds a host to hosts.yaml, or merges markers and aliases into an existing one, and commits. */
 export async function registerHost(options: RegisterOptions): Promise<RegisterResult> {
+  refuseSecretInputs({ 'the host key': options.key, 'a marker': options.markers, 'an alias': options.aliases, 'the description': options.description });
   requireKey(options.key);
   const markers = splitMarkers(options.markers);
   const aliases = splitList(options.aliases);
@@ -132,6 +133,7 @@ export interface ForbidResult {
 
 /** Adds a global forbidden pattern to hosts.yaml and commits. */
 export async function forbidPattern(options: RepoOptions & { pattern: string }): Promise<ForbidResult> {
+  refuseSecretInputs({ 'the forbidden pattern': options.pattern });
   const why = markerProblem(options.pattern);
   if (why) throw new KbError('USAGE', `forbidden pattern ${why}`);
   const { dir } = await repoForWrite(options);
@@ -178,6 +180,7 @@ function factTitle(fact: string): string {
 
 /** Writes one host fact (registering the host when it is new) in one commit. */
 export async function addHostFact(options: AddFactOptions): Promise<AddFactResult> {
+  refuseSecretInputs({ 'the host key': options.key, 'the title': options.title, 'the tags': options.tags });
   const body = toLf(options.fact ?? '').trim();
   if (!body) throw new KbError('INVALID_ENTRY', 'a host fact needs text: git-kb host add KEY "the fact" (or pipe it on stdin)');
   const title = (options.title ?? factTitle(body)).trim();

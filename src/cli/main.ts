@@ -162,21 +162,38 @@ export async function main(argv: string[]): Promise<void> {
       }
       e = mapped;
     }
-    report(e);
+    await report(e);
     return;
   }
   if (outcome) process.exitCode = EXIT_CODES[outcome];
 }
 
-function report(err: unknown): void {
+/**
+ * Prints an error. Its message and data pass the secret scanner's redaction first: an error may quote what the user
+ * typed (commander's "unknown option '-----BEGIN ... PRIVATE KEY-----...'", a bad tag or marker), and no message
+ * may echo a secret (spec/secrets.md). The scanner loads only here, on the error path.
+ */
+async function report(err: unknown): Promise<void> {
+  const { redactSecrets } = await import('../core/secrets/scan.js');
   const kb = err instanceof KbError ? err : systemRefusal(err);
   const code = kb?.code ?? 'INTERNAL';
-  const message = kb ? kb.message : `internal error: ${(err as Error)?.stack ?? String(err)}`;
+  const message = redactSecrets(kb ? kb.message : `internal error: ${(err as Error)?.stack ?? String(err)}`).text;
   if (isJson()) {
-    const data = kb && Object.keys(kb.data).length ? { data: kb.data } : {};
+    const data = kb && Object.keys(kb.data).length ? { data: redactedData(kb.data, redactSecrets) } : {};
     process.stderr.write(`${JSON.stringify({ error: { code, message, ...data } })}\n`);
   } else {
     process.stderr.write(`git-kb: error: ${terminalSafe(message)}\n`);
   }
   process.exitCode = kb ? kb.exitCode : 1;
+}
+
+/** An error's data with each secret in it redacted (its JSON text redacted and read back; dropped if it breaks). */
+function redactedData(data: Record<string, unknown>, redact: (text: string) => { text: string; count: number }): unknown {
+  const r = redact(JSON.stringify(data));
+  if (r.count === 0) return data;
+  try {
+    return JSON.parse(r.text);
+  } catch {
+    return { redacted: true };
+  }
 }

@@ -29,7 +29,7 @@ import { keepSearchDelta } from '../index/search-docs.js';
 import { lockDataRepo } from '../store/lock.js';
 import { bringPaths, checkoutCommit, finishCheckout, workingOid, type PathTarget } from './checkout.js';
 
-export { refuseSecrets } from '../../core/secrets/guard.js';
+export { refuseSecretInputs, refuseSecrets } from '../../core/secrets/guard.js';
 
 /** One file to write (content: text, or bytes for an attachment) or delete (null), relative to the data repo. */
 export interface PendingFile {

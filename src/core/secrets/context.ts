@@ -67,9 +67,6 @@ function assignmentKind(key: string, cls: KeyClass, value: string): string {
   if (k.includes('secretaccesskey') || (k.includes('aws') && k.includes('secret'))) {
     if (/^[A-Za-z0-9/+=]{40}$/.test(value)) return K.awsSecret;
   }
-  if (k.includes('heroku') && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) {
-    return K.heroku;
-  }
   return CLASS_KIND[cls];
 }
 
@@ -122,7 +119,13 @@ function trimValue(v: string): string {
   }
 }
 
-const URL_RE = /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}:\/\/[^\s:\/@?#"'<>\[\]]{0,128}:([^\s\/@?#"'<>]{1,256})@/dg;
+/**
+ * `scheme://user:password@`: the password may hold `#` and `@` (`postgres://u:p#ss@h/db`, `p@ss`): it runs to the
+ * last `@` before the host's `/`, `?`, a quote or white space.
+ */
+const URL_RE = /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}:\/\/[^\s:\/@?#"'<>\[\]]{0,128}:([^\s\/?"'<>]{1,256})@/dg;
+/** A port and a fragment (`https://host:8080#a@b`), not a password. */
+const PORT_FRAGMENT_RE = /^[0-9]{1,5}#/;
 
 const AUTH_RE = new RegExp(
   String.raw`(?<![A-Za-z0-9_-])(?:proxy-)?authorization(?:\\?["'])?[ \t]{0,8}[:=][ \t]{0,8}(?:\\?["'])?[ \t]{0,4}` +
@@ -131,6 +134,8 @@ const AUTH_RE = new RegExp(
 );
 
 const NETRC_RE = /(?<![A-Za-z0-9_-])login[ \t]{1,16}[^\s]{1,256}[ \t]{1,16}password[ \t]{1,16}([^\s]{1,256})/dg;
+/** A .netrc entry over several lines: `machine HOST`, then `login`, `account` or `port` fields, then `password`. */
+const NETRC_MACHINE_RE = /(?<![A-Za-z0-9_-])machine[ \t\r\n]{1,40}[^\s]{1,256}(?:[ \t\r\n]{1,40}(?:login|account|port)[ \t\r\n]{1,40}[^\s]{1,256}){0,3}[ \t\r\n]{1,40}password[ \t\r\n]{1,40}([^\s]{1,256})/dg;
 
 const ASSIGN_RE = new RegExp(
   String.raw`(?:(?<![A-Za-z0-9_.$-])|(?<=(?<![A-Za-z0-9_.$-])--))` +
@@ -223,7 +228,7 @@ export function scanContext(text: string, out: Hit[]): void {
   const urls = mayHoldUrlCredentials(text) ? text.matchAll(URL_RE) : [];
   for (const m of urls) {
     const v = m[1]!;
-    if (v.length < 3 || isPlaceholder(v)) continue;
+    if (v.length < 3 || isPlaceholder(v) || PORT_FRAGMENT_RE.test(v)) continue;
     const [s, e] = m.indices![1]!;
     out.push({ start: s, end: e, kind: K.url, preview: mask(v), tier: 2, order: 0 });
   }
@@ -236,8 +241,7 @@ export function scanContext(text: string, out: Hit[]): void {
     const [s, e] = m.indices![2]!;
     out.push({ start: s, end: e, kind: K.auth, preview: mask(v), tier: 2, order: 1 });
   }
-  const netrcs = text.includes('login') && text.includes('password') ? text.matchAll(NETRC_RE) : [];
-  for (const m of netrcs) {
+  for (const m of netrcMatches(text)) {
     const v = m[1]!;
     if (!passwordLike(v, false)) continue;
     const [s, e] = m.indices![1]!;
@@ -271,6 +275,13 @@ export function scanContext(text: string, out: Hit[]): void {
     if (!ok) continue;
     out.push({ start: vs, end: vs + v.length, kind: CLASS_KIND[cls], preview: mask(v), tier: 2, order: 4 });
   }
+}
+
+/** The .netrc lines of a text, one form then the other (each skipped without its key words). */
+function* netrcMatches(text: string): Generator<RegExpExecArray> {
+  if (!text.includes('password')) return;
+  if (text.includes('login')) yield* text.matchAll(NETRC_RE);
+  if (text.includes('machine')) yield* text.matchAll(NETRC_MACHINE_RE);
 }
 
 function basicDecodes(v: string): boolean {

@@ -17,10 +17,37 @@ export function refuseSecrets(text: string, where: string): void {
   refuse(found.map((f) => ({ ...f, where })));
 }
 
-function refuse(found: (SecretFinding & { where: string })[]): never {
-  const list = found.map((f) => `${f.kind} at ${f.where}:${f.line}:${f.column} (${f.preview})`).join('; ');
-  throw new KbError('SECRET_DETECTED', `refused: secret-shaped content would be committed: ${list}. Remove it (store secrets in a secret manager, not the KB) and try again.`, {
-    findings: found.map((f) => ({ kind: f.kind, file: f.where, line: f.line, column: f.column })),
+/** A value given for a field: one string, a list (a repeated flag), or nothing. */
+export type InputValue = string | readonly string[] | undefined | null;
+
+/**
+ * Refuses values given for fields (flags, file names, host markers) that hold a secret, each judged as the user
+ * typed it: before any trim, split at commas, lower-casing or slugging, which can hide a secret's shape (an
+ * `AKIA...` tag lower-cased no longer looks like an AWS key id). Keys name the fields in the message ("the tags").
+ * Every write path calls this first, so no later message (a bad tag, a bad marker) can echo the value.
+ */
+export function refuseSecretInputs(inputs: Record<string, InputValue>): void {
+  const found: Found[] = [];
+  for (const [field, value] of Object.entries(inputs)) {
+    const values = value === undefined || value === null ? [] : typeof value === 'string' ? [value] : value;
+    for (const v of values) for (const f of findSecrets(v)) found.push({ ...f, field });
+  }
+  if (found.length) refuse(found);
+}
+
+/** A finding and where: a file (or another text) with line and column, or a field given as input. */
+type Found = SecretFinding & ({ where: string; field?: undefined } | { field: string; where?: undefined });
+
+/** How to get through: the way out of a refusal, for a live secret and for an example that only looks like one. */
+const WAY_THROUGH =
+  'Remove it (store secrets in a secret manager, not the KB) and try again. If it is an example, not a live secret, ' +
+  'put a placeholder in its place (`<token>`, `xxxxxxxx`) or let `import --redact` write a `[REDACTED:kind]` marker; ' +
+  "the examples providers publish in their docs pass as they are.";
+
+function refuse(found: Found[]): never {
+  const list = found.map((f) => `${f.kind} ${f.field !== undefined ? `in ${f.field}` : `at ${f.where}:${f.line}:${f.column}`} (${f.preview})`).join('; ');
+  throw new KbError('SECRET_DETECTED', `refused: secret-shaped content would be committed: ${list}. ${WAY_THROUGH}`, {
+    findings: found.map((f) => (f.field !== undefined ? { kind: f.kind, field: f.field } : { kind: f.kind, file: f.where, line: f.line, column: f.column })),
   });
 }
 
@@ -43,7 +70,7 @@ export function safeName(p: string): string {
  * scanned as they are and with `-` and `_` read as the separators a slug may have made of them.
  */
 export function refuseSecretWrite(files: { path: string; content: string | Buffer | null }[], message: string): void {
-  const found: (SecretFinding & { where: string })[] = [];
+  const found: Found[] = [];
   for (const f of files) {
     const name = safeName(f.path);
     for (const s of findSecrets(f.path)) found.push({ ...s, where: `the path ${name}` });

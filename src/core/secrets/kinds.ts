@@ -1,30 +1,11 @@
 /** Contract: the kinds of secret the scanner names, and the shape of one candidate span (internal to core/secrets). */
 
-/** The human names of secret kinds, as findings and `[REDACTED:<slug>]` markers show them. */
+/**
+ * The human names of the kinds the scanner's own code finds (findings and `[REDACTED:<slug>]` markers show them);
+ * each provider rule names its own kind (rules/).
+ */
 export const K = {
-  awsId: 'AWS access key id',
   awsSecret: 'AWS secret access key',
-  github: 'GitHub token',
-  gitlab: 'GitLab token',
-  slack: 'Slack token',
-  slackHook: 'Slack webhook URL',
-  stripe: 'Stripe secret key',
-  openai: 'OpenAI API key',
-  anthropic: 'Anthropic API key',
-  googleKey: 'Google API key',
-  googleOauth: 'Google OAuth client secret',
-  npm: 'npm token',
-  pypi: 'PyPI token',
-  twilio: 'Twilio API key',
-  sendgrid: 'SendGrid API key',
-  azure: 'Azure storage account key',
-  azureSas: 'Azure SAS signature',
-  vault: 'HashiCorp Vault token',
-  telegram: 'Telegram bot token',
-  age: 'age secret key',
-  mailgun: 'Mailgun API key',
-  heroku: 'Heroku API key',
-  jwt: 'JWT',
   pem: 'private key block',
   auth: 'authorization header',
   url: 'URL credentials',

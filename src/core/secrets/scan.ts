@@ -38,26 +38,62 @@ export interface SecretFinding {
 }
 
 /**
- * Whether any provider rule can match `text`: one pass of the case-sensitive rules' union, then each
- * case-insensitive rule of its own. A superset test, so skipping the rules when it fails loses nothing.
+ * The rules that can match `text`: those with a keyword in it (case-insensitively) and those without keywords.
+ * Every match holds one of its rule's keywords (rules/rule.ts), so skipping the others loses nothing; so does a
+ * token split in two (scanSplit), whose first part holds its rule's prefix, and the prefix a keyword
+ * (test/secrets-rules.test.ts). The keywords are found in one walk of the text: a table of their first two
+ * characters (lower-cased) says where one may start.
  */
-const CASED_UNION_RE = new RegExp(TOKEN_RULES.filter((r) => !r.re.flags.includes('i')).map((r) => r.re.source).join('|'));
-const UNCASED_RES = TOKEN_RULES.filter((r) => r.re.flags.includes('i')).map((r) => new RegExp(r.re.source, 'i'));
-function mayHoldTokens(text: string): boolean {
-  return CASED_UNION_RE.test(text) || UNCASED_RES.some((re) => re.test(text));
+const UNKEYED = TOKEN_RULES.flatMap((r, i) => (r.keywords ? [] : [i]));
+const KEYWORDS_AT = new Map<number, { keyword: string; rules: number[] }[]>();
+TOKEN_RULES.forEach((r, i) => {
+  for (const keyword of r.keywords ?? []) {
+    const pair = keyword.charCodeAt(0) * 128 + keyword.charCodeAt(1);
+    const list = KEYWORDS_AT.get(pair) ?? [];
+    const entry = list.find((e) => e.keyword === keyword);
+    if (entry) entry.rules.push(i);
+    else list.push({ keyword, rules: [i] });
+    KEYWORDS_AT.set(pair, list);
+  }
+});
+const PAIRS = new Uint8Array(128 * 128);
+for (const pair of KEYWORDS_AT.keys()) PAIRS[pair] = 1;
+
+/** ASCII lower-casing by table (128 and above: 0, which starts no keyword). */
+const LOWER = new Uint8Array(65536);
+for (let c = 1; c < 128; c++) LOWER[c] = c >= 65 && c <= 90 ? c + 32 : c;
+
+/** Whether `keyword` (lower case) is at `i` in `text`, in any case. */
+function keywordAt(text: string, i: number, keyword: string): boolean {
+  if (i + keyword.length > text.length) return false;
+  for (let j = 2; j < keyword.length; j++) if (LOWER[text.charCodeAt(i + j)] !== keyword.charCodeAt(j)) return false;
+  return true;
+}
+
+function rulesFor(text: string): number[] {
+  const on = new Set(UNKEYED);
+  const n = text.length - 1;
+  let c1 = LOWER[text.charCodeAt(0)]!;
+  for (let i = 0; i < n; i++) {
+    const c0 = c1;
+    c1 = LOWER[text.charCodeAt(i + 1)]!;
+    if (PAIRS[c0 * 128 + c1] === 0 || c0 === 0 || c1 === 0) continue;
+    for (const e of KEYWORDS_AT.get(c0 * 128 + c1)!) if (keywordAt(text, i, e.keyword)) for (const r of e.rules) on.add(r);
+  }
+  return [...on].sort((a, b) => a - b);
 }
 
 /** Adds the provider-format secrets of `text` to `out` (tier 1; `order` offsets the rule order). */
-function scanTokens(text: string, out: Hit[], kindSuffix = ''): void {
-  if (!mayHoldTokens(text)) return;
-  TOKEN_RULES.forEach((rule, order) => {
+function scanTokens(text: string, out: Hit[], rules: number[], kindSuffix = ''): void {
+  for (const order of rules) {
+    const rule = TOKEN_RULES[order]!;
     for (const m of text.matchAll(rule.re)) {
       const v = m[rule.value ?? 0]!;
       if (isPlaceholder(v) || (rule.check && !rule.check(v))) continue;
       const [s, e] = rule.value ? m.indices![rule.value]! : [m.index, m.index + v.length];
       out.push({ start: s, end: e, kind: rule.kind + kindSuffix, preview: mask(v), tier: 1, order });
     }
-  });
+  }
 }
 
 /** For each rule with a prefix: the token, then one space or a line break (and indentation), then more token. */
@@ -66,17 +102,14 @@ const SPLIT_RES = TOKEN_RULES.map((rule) =>
 );
 const ANCHORED = TOKEN_RULES.map((rule) => new RegExp(`^(?:${rule.re.source})`, rule.re.flags.replace(/[gdy]/g, '')));
 
-/** Whether any split token can start in a text: the union of SPLIT_RES's openings (a superset test). */
-const SPLIT_OPENING_RE = new RegExp(`(?<![A-Za-z0-9_.-])(?:${TOKEN_RULES.filter((r) => r.prefix).map((r) => r.prefix).join('|')})`);
-
 /**
  * Adds tokens split in two by one space or a line break: the two parts are joined and the rule tried on the
- * whole; the span covers both parts and the break.
+ * whole; the span covers both parts and the break. Only `rules` (those whose keyword the text holds) are tried.
  */
-function scanSplit(text: string, out: Hit[]): void {
-  if (!SPLIT_OPENING_RE.test(text)) return;
-  SPLIT_RES.forEach((re, order) => {
-    if (!re) return;
+function scanSplit(text: string, out: Hit[], rules: number[]): void {
+  for (const order of rules) {
+    const re = SPLIT_RES[order];
+    if (!re) continue;
     const rule = TOKEN_RULES[order]!;
     for (const m of text.matchAll(re)) {
       const head = m[1]!;
@@ -86,11 +119,8 @@ function scanSplit(text: string, out: Hit[]): void {
       const end = m.index + head.length + m[2]!.length + (joined.length - head.length);
       out.push({ start: m.index, end, kind: rule.kind, preview: mask(joined), tier: 1, order });
     }
-  });
+  }
 }
-
-/** Any provider token's start, to skip decoded text that cannot hold one. */
-const ANY_TOKEN_RE = new RegExp(TOKEN_RULES.map((r) => r.re.source).join('|'));
 
 const BASE64_RUN_RE = /(?<![A-Za-z0-9+\/_-])[A-Za-z0-9+\/_-]{24,8192}={0,2}(?![A-Za-z0-9+\/_=-])/g;
 const isBase64Char = charClass('AZaz09', '+/_-');
@@ -113,21 +143,40 @@ function mayDecodeToText(run: string): boolean {
   return true;
 }
 
+/** How many `/` of a base64 run are tried as the end of a path before it (a bound, so the scan stays linear). */
+const PATH_SLASHES = 8;
+
 /**
  * Adds base64-wrapped provider tokens (a token in a base64 config value or a Basic header of its own): a
- * base64 run that decodes to printable text holding a provider token is reported whole, kind "(base64)".
+ * base64 run that decodes to printable text holding a provider token is reported, kind "(base64)". `/` is a base64
+ * character, so a run may be a path ending in an encoded token (`entries/QUtJ...=.md`): the part after each of its
+ * first few `/` is tried too, and the hit covers that part.
  */
 function scanEncoded(text: string, out: Hit[]): void {
   for (const m of matchesAt(text, BASE64_SCAN)) {
     const run = m[0];
-    if (!mayDecodeToText(run)) continue;
-    const decoded = Buffer.from(run, /[-_]/.test(run) ? 'base64url' : 'base64').toString('latin1');
-    if (decoded.length < 16 || !/^[\x20-\x7e\t\r\n]+$/.test(decoded) || !ANY_TOKEN_RE.test(decoded)) continue;
-    const inner: Hit[] = [];
-    scanTokens(decoded, inner, ' (base64)');
-    if (inner.length === 0) continue;
-    out.push({ start: m.index, end: m.index + run.length, kind: inner[0]!.kind, preview: mask(run), tier: 1, order: TOKEN_RULES.length });
+    let from = 0;
+    for (let tries = 0; tries <= PATH_SLASHES && from !== -1; tries++) {
+      const part = run.slice(from);
+      const kind = part.length >= 24 ? encodedTokenKind(part) : undefined;
+      if (kind) {
+        out.push({ start: m.index + from, end: m.index + run.length, kind, preview: mask(part), tier: 1, order: TOKEN_RULES.length });
+        break;
+      }
+      const slash = run.indexOf('/', from);
+      from = slash === -1 ? -1 : slash + 1;
+    }
   }
+}
+
+/** The kind of the provider token a base64 text decodes to (printable text holding one), or undefined. */
+function encodedTokenKind(run: string): string | undefined {
+  if (!mayDecodeToText(run)) return undefined;
+  const decoded = Buffer.from(run, /[-_]/.test(run) ? 'base64url' : 'base64').toString('latin1');
+  if (decoded.length < 16 || !/^[\x20-\x7e\t\r\n]+$/.test(decoded)) return undefined;
+  const inner: Hit[] = [];
+  scanTokens(decoded, inner, rulesFor(decoded), ' (base64)');
+  return inner[0]?.kind;
 }
 
 /** Keeps non-overlapping hits: lower tiers first (key blocks, then provider formats, then context). */
@@ -166,8 +215,11 @@ function mergeByStart(a: Hit[], b: Hit[]): Hit[] {
 function scan(text: string): Hit[] {
   const cands: Hit[] = [];
   scanPem(text, cands);
-  scanTokens(text, cands);
-  scanSplit(text, cands);
+  // NOTE: after a regex has run on the text (scanPem's): that flattens a string built by concatenation, which
+  // rulesFor's walk by character reads several times faster.
+  const rules = rulesFor(text);
+  scanTokens(text, cands, rules);
+  scanSplit(text, cands, rules);
   scanEncoded(text, cands);
   scanContext(text, cands);
   scanEscaped(text, cands);

@@ -2,6 +2,7 @@
  * Contract: the value heuristics of the scanner: what is a placeholder rather than a secret, what looks like a
  * credential or a password, what is code rather than a literal, and how a secret is masked for display. Pure.
  */
+import { isPublishedExample } from './published.js';
 
 const STOP_WORDS = new Set(
   (
@@ -16,7 +17,7 @@ const STOP_WORDS = new Set(
   ).split(' '),
 );
 
-/** True when a value is a stand-in for a secret rather than a secret. */
+/** True when a value is a stand-in for a secret rather than a secret (a published documentation example too). */
 export function isPlaceholder(raw: string): boolean {
   const s = raw.trim();
   if (s.length === 0) return true;
@@ -30,6 +31,7 @@ export function isPlaceholder(raw: string): boolean {
   if (/^(.)\1*$/.test(s)) return true;
   if (/[xX*•]{6}/.test(s)) return true;
   if (s.includes('EXAMPLE') || s.includes('…') || s.includes('...')) return true;
+  if (isPublishedExample(s)) return true;
   if (/^[A-Z][A-Z0-9]{0,100}(?:_[A-Z0-9]{1,100}){1,20}$/.test(s)) return true; // ENV_VAR_NAME
   if (/^(?:your|my)[-_ ]?[A-Za-z_ -]{0,100}$/i.test(s)) return true;
   if (/[-_ ]here$/i.test(s)) return true;

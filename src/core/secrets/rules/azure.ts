@@ -2,13 +2,13 @@
  * Azure: storage account keys in connection strings (`AccountKey=...`) and shared access signatures (the `sig=`
  * of a SAS URL or token). Only the value is the secret.
  */
-import { K } from '../kinds.js';
 import { credentialLike } from '../values.js';
 import { fill, type TokenRule } from './rule.js';
 
 export const azureRules: TokenRule[] = [
   {
-    kind: K.azure,
+    kind: 'Azure storage account key',
+    keywords: ['accountkey='],
     re: /(?<![A-Za-z0-9])AccountKey=([A-Za-z0-9+\/]{40,200}={0,2})/dgi,
     value: 1,
     check: credentialLike,
@@ -16,7 +16,8 @@ export const azureRules: TokenRule[] = [
     context: (s) => `DefaultEndpointsProtocol=https;AccountName=notes;AccountKey=${s};EndpointSuffix=core.windows.net`,
   },
   {
-    kind: K.azureSas,
+    kind: 'Azure SAS signature',
+    keywords: ['sig='],
     re: /[?&;]sig=((?:[A-Za-z0-9+\/]|%2[BbFf]){30,300}(?:=|%3[Dd]){0,2})/dg,
     value: 1,
     check: credentialLike,

@@ -1,7 +1,6 @@
 /** Mailgun API keys: `key-` and 32 hexadecimal characters. */
-import { K } from '../kinds.js';
 import { fill, randomish, type TokenRule } from './rule.js';
 
 export const mailgunRules: TokenRule[] = [
-  { kind: K.mailgun, re: /(?<![A-Za-z0-9_-])key-[0-9a-f]{32}(?![A-Za-z0-9_])/g, check: randomish, samples: [`key-${fill(32, '0a1b2c3d4e5f6789')}`] },
+  { kind: 'Mailgun API key', keywords: ['key-'], re: /(?<![A-Za-z0-9_-])key-[0-9a-f]{32}(?![A-Za-z0-9_])/g, check: randomish, samples: [`key-${fill(32, '0a1b2c3d4e5f6789')}`] },
 ];
