@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemRefusal } from '../../src/core/errors.js';
-import { CLI, expectCleanRepo, kb, makeSandbox, run, type RunResult, type Sandbox } from '../helpers/cli.js';
+import { CLI, expectCleanRepo, HOOK, kb, makeSandbox, run, type RunResult, type Sandbox } from '../helpers/cli.js';
 
 let sb: Sandbox;
 beforeEach(() => {
@@ -153,5 +153,38 @@ describe('small bad values', () => {
     expect(rel.code).toBe(2);
     expect(rel.stderr).toMatch(/unknown rel "inspired_by"/);
     expect(JSON.parse((await ends(['list', '--json'])).stdout).entries).toEqual([]);
+  });
+});
+
+describe('more of what a hostile battery tried', () => {
+  it('import /proc passes over what it cannot read, and imports nothing', async () => {
+    await init();
+    const r = await ends(['import', '/proc', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).imported).toBe(0);
+  });
+
+  it('a 50 MB entry file: the prompt hook and the Stop hook end with exit 0, list and search serve the rest', async () => {
+    await init();
+    const ok = JSON.parse((await ends(['add', '--type', 'decision', '--title', 'Otters hold hands', '--json', 'while sleeping'])).stdout).id;
+    const big = path.join(sb.data, 'entries', 'kb-3zzzzzzzzy-huge.md');
+    fs.writeFileSync(big, `---\nid: kb-3zzzzzzzzy\ntitle: Huge otters\ntype: decision\n---\n${'otters hold hands. '.repeat(50 * 1024 * 1024 / 19)}\n`);
+    const env = { ...sb.env, GIT_KB_DATA: sb.data };
+    const prompt = await run(process.execPath, [HOOK, 'prompt'], { env, input: JSON.stringify({ session_id: 's', cwd: sb.root, prompt: 'why do otters hold hands when sleeping' }), timeoutMs: 60_000 });
+    expect(prompt.code).toBe(0);
+    const stop = await run(process.execPath, [HOOK, 'stop'], { env, input: JSON.stringify({ session_id: 's', transcript_path: '/nonexistent', stop_hook_active: false }), timeoutMs: 60_000 });
+    expect([stop.code, stop.stdout]).toEqual([0, '']);
+    expect(JSON.parse((await ends(['list', '--json'])).stdout).entries.map((e: { id: string }) => e.id)).toEqual([ok]);
+    expect(JSON.parse((await ends(['search', 'otters', '--json'])).stdout).results.map((e: { id: string }) => e.id)).toContain(ok);
+  });
+
+  it('a Stop hook with hosts.yaml a FIFO ends with exit 0 and writes nothing', async () => {
+    await init();
+    execFileSync('mkfifo', [path.join(sb.data, 'hosts.yaml')]);
+    const t = path.join(sb.root, 't.jsonl');
+    fs.writeFileSync(t, `${JSON.stringify({ type: 'user', sessionId: 's1', cwd: sb.root, uuid: 'u1', timestamp: '2026-05-01T10:00:00.000Z', message: { role: 'user', content: 'hello there' } })}\n`);
+    const stop = await run(process.execPath, [HOOK, 'stop'], { env: { ...sb.env, GIT_KB_DATA: sb.data }, input: JSON.stringify({ session_id: 's1', transcript_path: t, stop_hook_active: false, last_assistant_message: '' }), timeoutMs: 60_000 });
+    expect([stop.code, stop.stdout]).toEqual([0, '']);
+    expect(fs.existsSync(path.join(sb.data, 'sessions'))).toBe(false);
   });
 });
