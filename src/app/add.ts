@@ -4,7 +4,7 @@
  */
 import { entryPath, formatEntry, newId } from '../core/format/entry.js';
 import { KbError } from '../core/errors.js';
-import { filesById, idIndex, pathLookup } from './find.js';
+import { filesById, idIndex, pathLookup, type IdIndex } from './find.js';
 import { writtenBody } from '../core/format/links.js';
 import { nowStamp, oneLineTitle, parseLinks, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
@@ -38,12 +38,9 @@ export interface AddResult {
   count?: number;
 }
 
-/** Adds one entry. */
-export async function addEntry(options: AddOptions): Promise<AddResult> {
-  if (typeof options.title !== 'string' || !options.title.trim()) throw new KbError('INVALID_ENTRY', 'missing title: pass --title "..."');
-  const now = options.now ?? new Date();
-  const stamp = nowStamp(now);
-  const fieldsFor = (id: string, tags: string[]): Record<string, unknown> => ({
+/** The front matter of a new entry of `options`. */
+function entryFields(options: AddOptions, id: string, tags: string[], stamp: string): Record<string, unknown> {
+  return {
     id,
     title: options.title.trim(),
     type: options.type,
@@ -58,11 +55,37 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
     ...(options.extra ?? {}),
     created: stamp,
     updated: stamp,
-  });
+  };
+}
+
+/**
+ * The file of a new entry, made inside the write lock: a fresh id (one neither in `ids` nor in `minted`, which then
+ * holds it, so several entries of one commit never share one), links in written form, validated and checked for
+ * forbidden hosts. Nothing is written.
+ */
+export async function newEntryFile(dir: string, ids: Pick<IdIndex, 'has' | 'pathOf'>, options: AddOptions, now: Date, minted = new Set<string>()): Promise<{ id: string; path: string; content: string }> {
+  // Links are written in the file-name form Obsidian follows, and `links:` also as the body's Links section.
+  const body = writtenBody(options.body ?? '', parseLinks(options.links), ids.pathOf);
+  let id = newId(now);
+  while (ids.has(id) || minted.has(id)) id = newId(now);
+  minted.add(id);
+  const fields = entryFields(options, id, tagList(options.tags), nowStamp(now));
+  const text = formatEntry(fields, body);
+  const rel = entryPath(fields as { id: string; title: string; type: string; host?: string; created?: string });
+  validateEntryText(text, rel, ids.has);
+  await refuseForbidden(dir, [{ text, where: rel, host: options.host }]);
+  return { id, path: rel, content: text };
+}
+
+/** Adds one entry. */
+export async function addEntry(options: AddOptions): Promise<AddResult> {
+  if (typeof options.title !== 'string' || !options.title.trim()) throw new KbError('INVALID_ENTRY', 'missing title: pass --title "..."');
+  const now = options.now ?? new Date();
+  const stamp = nowStamp(now);
   const given = options.body ?? '';
   const links = parseLinks(options.links);
   // Validate before creating anything, with a provisional id (and links in written form, targets unknown yet).
-  const probe = fieldsFor(newId(now), splitList(options.tags));
+  const probe = entryFields(options, newId(now), splitList(options.tags), stamp);
   const probeBody = writtenBody(given, links, () => undefined);
   const probeText = formatEntry(probe, probeBody);
   const probePath = safePath(probe);
@@ -88,17 +111,9 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
     // NOTE: ids from the id map, not a listing of every entry file (15 ms at 10,000 entries).
     const ids = idIndex(dir);
     try {
-      // Links are written in the file-name form Obsidian follows, and `links:` also as the body's Links section.
-      const body = writtenBody(given, links, ids.pathOf);
-      let id = newId(now);
-      while (ids.has(id)) id = newId(now);
-      const fields = fieldsFor(id, tags);
-      const text = formatEntry(fields, body);
-      const rel = entryPath(fields as { id: string; title: string; type: string; host?: string; created?: string });
-      validateEntryText(text, rel, ids.has);
-      await refuseForbidden(dir, [{ text, where: rel, host: options.host }]);
-      const commit = await tx.commit([{ path: rel, content: text }], `add ${id}: ${options.title.trim()}`);
-      return { id, path: rel, commit, ...(options.patternKey ? { recurred: false, count: 1 } : {}) };
+      const file = await newEntryFile(dir, ids, options, now);
+      const commit = await tx.commit([{ path: file.path, content: file.content }], `add ${file.id}: ${options.title.trim()}`);
+      return { id: file.id, path: file.path, commit, ...(options.patternKey ? { recurred: false, count: 1 } : {}) };
     } finally {
       ids.close();
     }

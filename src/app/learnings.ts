@@ -28,8 +28,8 @@ export async function entryWithPatternKey(dir: string, key: string): Promise<Ent
   return [...catalog.byId.values()].filter((e) => patternKeyOf(e) === key).sort((a, b) => (a.id < b.id ? -1 : 1))[0];
 }
 
-/** Records one more sighting of `e`'s lesson, with `context` (the would-be new entry's body), in one commit. */
-export async function recordRecurrence(dir: string, tx: WriteTransaction, e: EntryMeta, context: string, ids: Set<string>, now: Date): Promise<RecurrenceResult> {
+/** The new text of `e` with one more sighting of its lesson (`context`: the would-be new entry's body), validated. */
+export async function recurrenceFile(dir: string, e: EntryMeta, context: string, ids: Set<string>, now: Date): Promise<{ path: string; content: string; count: number }> {
   const text = readEntryText(dir, e.path);
   const day = nowStamp(now).slice(0, 10);
   const count = recurrenceCount(e) + 1;
@@ -46,6 +46,12 @@ export async function recordRecurrence(dir: string, tx: WriteTransaction, e: Ent
   validateEntryText(next, e.path, (x) => ids.has(x));
   refuseSecrets(next, e.path);
   await refuseForbidden(dir, [{ text: next, where: e.path, host: e.host }]);
-  const commit = await tx.commit([{ path: e.path, content: next }], `recur ${e.id}: ${e.title} (seen ${count} times)`);
-  return { id: e.id, path: e.path, commit, recurred: true, count };
+  return { path: e.path, content: next, count };
+}
+
+/** Records one more sighting of `e`'s lesson, with `context` (the would-be new entry's body), in one commit. */
+export async function recordRecurrence(dir: string, tx: WriteTransaction, e: EntryMeta, context: string, ids: Set<string>, now: Date): Promise<RecurrenceResult> {
+  const file = await recurrenceFile(dir, e, context, ids, now);
+  const commit = await tx.commit([{ path: file.path, content: file.content }], `recur ${e.id}: ${e.title} (seen ${file.count} times)`);
+  return { id: e.id, path: e.path, commit, recurred: true, count: file.count };
 }
