@@ -10,13 +10,13 @@ import path from 'node:path';
 import { loadCatalog, type EntryMeta } from '../adapters/index/catalog.js';
 import type { Settings } from '../adapters/config/settings.js';
 import { KbError, type ErrorCode } from '../core/errors.js';
-import { describeForbidden, forbiddenMatch, forbiddenMatcher, type HostMatcher } from '../core/hosts/hosts.js';
+import { describeForbidden, forbiddenMatch, forbiddenMatcher, type ForbiddenHit, type HostMatcher } from '../core/hosts/hosts.js';
 import { loadHosts } from '../adapters/store/hosts-file.js';
 import { findSecrets } from '../core/secrets/scan.js';
 import { summarizeSession, summaryContentKey, type SessionSummary } from '../core/sessions/summary.js';
 import { readSessionState, stateIsCurrent, writeSessionState, type SessionState } from '../adapters/store/session-state.js';
 import { readEntryText, safeJoin } from '../adapters/store/layout.js';
-import { allTranscriptText, parseTranscript } from '../core/sessions/transcript.js';
+import { allTranscriptText, parseTranscript, type TranscriptFacts } from '../core/sessions/transcript.js';
 import { nowStamp } from './fields.js';
 import { filesById, findEntryFile } from './find.js';
 import { repoForRead, repoForWrite, type RepoOptions } from './repo.js';
@@ -107,10 +107,24 @@ export async function recordSession(options: RecordOptions): Promise<RecordResul
   return r;
 }
 
-async function recordOnce(options: RecordOptions): Promise<RecordResult> {
-  const file = path.resolve(options.transcript);
+/** A transcript file read (its first MAX_TRANSCRIPT_BYTES) and parsed; NOT_FOUND or USAGE when it cannot be read. */
+export function loadTranscript(transcript: string): { file: string; st: fs.Stats; facts: TranscriptFacts } {
+  const file = path.resolve(transcript);
   const st = transcriptStat(file);
-  const facts = parseTranscript(readTranscript(file, st.size));
+  return { file, st, facts: parseTranscript(readTranscript(file, st.size)) };
+}
+
+/**
+ * The forbidden host or global pattern a session touched, if any. NOTE: the whole transcript is checked, tool output
+ * and subagent text included, plus its path (a project folder can carry a host's name): a session that touched a
+ * forbidden host leaves no summary and no reflection at all.
+ */
+export function sessionForbidden(matcher: HostMatcher, file: string, sessionId: string | undefined, facts: TranscriptFacts): ForbiddenHit | undefined {
+  return forbiddenMatch(matcher, `${file}\n${sessionId ?? ''}\n${allTranscriptText(facts)}`);
+}
+
+async function recordOnce(options: RecordOptions): Promise<RecordResult> {
+  const { file, st, facts } = loadTranscript(options.transcript);
   const sessionId = options.sessionId ?? facts.sessionId;
   let dir = options.dir;
   if (!dir) dir = options.create ? (await repoForWrite(options)).dir : repoForRead(options).dir;
@@ -121,9 +135,7 @@ async function recordOnce(options: RecordOptions): Promise<RecordResult> {
   };
 
   const matcher = options.forbidden ?? forbiddenMatcher(await loadHosts(dir));
-  // NOTE: the whole transcript is checked, tool output and subagent text included, plus its path (a project
-  // folder can carry a host's name): a session that touched a forbidden host leaves no summary at all.
-  const hit = forbiddenMatch(matcher, `${file}\n${sessionId ?? ''}\n${allTranscriptText(facts)}`);
+  const hit = sessionForbidden(matcher, file, sessionId, facts);
   if (hit) {
     state('forbidden');
     return { status: 'forbidden', sessionId, reason: `the transcript mentions ${describeForbidden(hit)}; no summary is stored`, exit: 'FORBIDDEN_HOST' };
@@ -173,7 +185,7 @@ async function recordOnce(options: RecordOptions): Promise<RecordResult> {
 // Catch-up
 
 /** Where Claude Code keeps transcripts: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
-function projectsDir(settings: Pick<Settings, 'claudeConfigDir'>): string {
+export function projectsDir(settings: Pick<Settings, 'claudeConfigDir'>): string {
   return path.join(settings.claudeConfigDir, 'projects');
 }
 

@@ -10,6 +10,8 @@
  * - PreCompact: summarise now, whatever the window.
  * - SessionEnd: start a detached `git-kb session record` when the state is not current, and return at once
  *   (Claude Code gives SessionEnd about 1.5 s; nothing depends on the worker finishing).
+ * - PreCompact and SessionEnd also start a detached `git-kb reflect --auto` worker while the session's reflection
+ *   is due (spec/reflect.md): no model call ever runs inside a hook.
  * - SessionStart: at most once per KB_SESSION_CATCHUP_MIN minutes (default 10) across sessions, start a detached
  *   `git-kb session catch-up` for transcripts that were never summarised, leaving the new session alone.
  *
@@ -27,7 +29,7 @@ import { resolveDataDir } from '../adapters/config/config.js';
 import type { Settings } from '../adapters/config/settings.js';
 import { isDataRepo } from '../adapters/store/layout.js';
 import { writeLockBusy } from '../adapters/store/lock.js';
-import { budgetSignature, catchUpDue, readBudgetState, readSessionState, stateIsCurrent, writeBudgetState, writeSessionState } from '../adapters/store/session-state.js';
+import { budgetSignature, catchUpDue, readBudgetState, readReflectState, readSessionState, reflectionDue, stateIsCurrent, writeBudgetState, writeSessionState } from '../adapters/store/session-state.js';
 import { readRepoSettings } from '../adapters/store/repo-settings.js';
 import { budgetBlockReason, budgetOverruns, type MemoryBudgets } from '../core/budget.js';
 import { debugLog, type HookContext, type HookInput } from './protocol.js';
@@ -205,14 +207,35 @@ export async function handleStop(input: HookInput, ctx: HookContext): Promise<ob
   }
 }
 
-/** The PreCompact hook. */
+/**
+ * Reflection (spec/reflect.md): when it is on and still due for the session (its reflection state), start a
+ * detached `git-kb reflect --auto` worker and return: the model call never runs inside a hook's time limit. The
+ * worker itself decides whether the session did real work, and records what came of it.
+ */
+function startReflection(event: Event, input: HookInput, settings: Settings): void {
+  if (!settings.reflect) return;
+  const at = sessionAtHand(input, settings);
+  if (!at) return;
+  const { sessionId, transcript, dir } = at;
+  // Read again: the summary written just before may have found a forbidden host.
+  if (readSessionState(dir, sessionId)?.outcome === 'forbidden') return void debugLog({ event, session: sessionId, reflect: 'forbidden' }, settings);
+  if (!reflectionDue(readReflectState(dir, sessionId))) return void debugLog({ event, session: sessionId, reflect: 'done' }, settings);
+  const pid = spawnWorker(['reflect', '--session', sessionId, '--transcript', transcript, '--data', dir, '--auto', '--json'], settings.env);
+  debugLog({ event, session: sessionId, reflect: 'worker', pid }, settings);
+}
+
+/** The PreCompact hook: the summary now, then the reflection worker. */
 export async function handlePreCompact(input: HookInput, ctx: HookContext): Promise<undefined> {
-  await summarise('precompact', input, ctx);
+  try {
+    await summarise('precompact', input, ctx);
+  } finally {
+    startReflection('precompact', input, ctx.settings);
+  }
   return undefined;
 }
 
-/** The SessionEnd hook: hand the last write to a detached worker, if there is one to do. */
-export function handleSessionEnd(input: HookInput, ctx: HookContext): undefined {
+/** SessionEnd's summary part: hand the last write to a detached worker, if there is one to do. */
+function lastSummaryWrite(input: HookInput, ctx: HookContext): undefined {
   const { settings } = ctx;
   const at = sessionAtHand(input, settings);
   if (!at) return undefined;
@@ -223,6 +246,16 @@ export function handleSessionEnd(input: HookInput, ctx: HookContext): undefined 
   }
   const pid = spawnWorker(['session', 'record', '--transcript', transcript, '--session-id', sessionId, '--data', dir, '--json'], settings.env);
   debugLog({ event: 'session-end', session: sessionId, outcome: 'worker', pid }, settings);
+  return undefined;
+}
+
+/** The SessionEnd hook: the summary's last write and the reflection, each by a detached worker when due. */
+export function handleSessionEnd(input: HookInput, ctx: HookContext): undefined {
+  try {
+    lastSummaryWrite(input, ctx);
+  } finally {
+    startReflection('session-end', input, ctx.settings);
+  }
   return undefined;
 }
 

@@ -28,15 +28,18 @@ export function isRealWork(w: SessionWork): boolean {
 export interface ReflectMaterial {
   /** The redacted session text the model reads, and that quotes are checked against. */
   text: string;
-  /** The redacted outputs of help commands (`--help`, `-h`, `help`, `man`, `tldr`, `info`). */
+  /** The redacted outputs of help commands (`--help`, `help`, `man`, `tldr`, `info`). */
   helpTexts: string[];
   work: SessionWork;
   /** Secrets and secret-file values replaced. */
   redactions: number;
 }
 
-/** A shell command that prints a tool's own documentation. */
-const HELP_COMMAND = /(?:^|[\s;|&(])(?:man|tldr|info)\s+\S|(?:^|\s)(?:--help|-h|help)(?:\s|$|[;|&)])/;
+/**
+ * A shell command that prints a tool's own documentation. NOTE: `-h` is left out: it means "human-readable" to
+ * df, du, ls and sort far more often than "help".
+ */
+const HELP_COMMAND = /(?:^|[\s;|&(])(?:man|tldr|info)\s+\S|(?:^|\s)(?:--help|help)(?:\s|$|[;|&)])/;
 
 /** True when `command` asks a tool for its own usage text. */
 export function isHelpCommand(command: string): boolean {
