@@ -13,7 +13,6 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { findClaude } from '../adapters/claude/find-claude.js';
-import type { ReflectChildOptions } from '../adapters/claude/reflect.js';
 import { loadCatalog, type EntryMeta } from '../adapters/index/catalog.js';
 import { loadHosts } from '../adapters/store/hosts-file.js';
 import { readEntryText } from '../adapters/store/layout.js';
@@ -28,7 +27,6 @@ import { buildReflectPrompt, type KnownHost } from '../core/reflect/prompt.js';
 import { coverage, KNOWN_COVERAGE, loose, obviousReason, quoteFound, reflectAnswer, type Proposal } from '../core/reflect/proposals.js';
 import { findSecrets, redactSecrets } from '../core/secrets/scan.js';
 import { OWN_PROMPT_PREFIXES, transcriptScrubber } from '../core/sessions/summary.js';
-import type { ModelRun } from '../core/text/model-json.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { loadTranscript, projectsDir, refreshIndexAfterWrite, sessionForbidden } from './session.js';
 
@@ -50,8 +48,6 @@ export interface ReflectOptions extends RepoOptions {
   /** The hooks' worker: run only when the session's reflection state says it is due. */
   auto?: boolean;
   now?: Date;
-  /** Replaces the model child (tests). */
-  runChild?: (o: ReflectChildOptions) => Promise<ModelRun>;
 }
 
 /** One proposal and what became of it. Text of a proposal dropped for a secret is redacted; for a forbidden host, withheld. */
@@ -243,7 +239,7 @@ export async function reflectSession(options: ReflectOptions): Promise<ReflectRe
   const material = reflectMaterial(facts, transcriptScrubber(facts));
   if (!isRealWork(material.work)) return skip('no real work (no command run, no file changed, fewer than 3 tool calls)');
   const claude = findClaude(options.settings.reflectClaude, options.settings.path);
-  if (!claude && !options.runChild) return skip(`no ${options.settings.reflectClaude ?? 'claude'} executable for the reflection child`);
+  if (!claude) return skip(`no ${options.settings.reflectClaude ?? 'claude'} executable for the reflection child`);
 
   const catalog = [...(await loadCatalog(dir)).byId.values()];
   const named = new Set(matchHosts(hostMatcher(registry), material.text));
@@ -251,8 +247,8 @@ export async function reflectSession(options: ReflectOptions): Promise<ReflectRe
   const model = options.settings.reflectModel?.trim() || DEFAULT_REFLECT_MODEL;
   const prompt = buildReflectPrompt({ material: material.text, hosts, nonce: crypto.randomBytes(6).toString('hex') });
   record('running');
-  const run = options.runChild ?? (await import('../adapters/claude/reflect.js')).runReflectChild;
-  const answer = reflectAnswer(await run({ claude: claude ?? 'claude', model, timeoutMs: options.settings.reflectTimeoutMs, prompt, env: options.settings.env }));
+  const { runReflectChild } = await import('../adapters/claude/reflect.js');
+  const answer = reflectAnswer(await runReflectChild({ claude, model, timeoutMs: options.settings.reflectTimeoutMs, prompt, env: options.settings.env }));
   const withModel = { ...base, model, redactions: material.redactions };
   if (answer.kind === 'error') {
     record('error');
