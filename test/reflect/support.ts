@@ -1,11 +1,12 @@
 /**
  * Shared by the reflection tests: the recorded fixture of a session on build-box.lan, the hosts.yaml it is tested
- * with, and a stand-in model API script that answers the reflection child (the real `claude -p`, told by its system
- * prompt) with scripted proposals.
+ * with, the scripted proposals the stand-in answers the reflection child with (the real `claude -p`, told apart by
+ * its system prompt: isReflectRequest), and what each becomes.
  */
 import path from 'node:path';
 import { ROOT } from '../helpers/cli.js';
-import { systemText, textsOf, type ModelRequest, type Reply } from '../helpers/model-api.js';
+
+export { isReflectRequest, verdictReply as structuredReply } from '../e2e/claude-support.js';
 
 export const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'transcripts', 'reflect-build-box.jsonl');
 export const FIXTURE_SESSION = '7d0c5e1a-2b3c-4d5e-8f90-1a2b3c4d5e6f';
@@ -21,17 +22,6 @@ export const HOSTS_YAML = `hosts:
 forbidden_patterns:
   - seedbox-secret
 `;
-
-/** A request from the reflection child (its system prompt, or the opening of its stdin prompt). */
-export function isReflectRequest(req: ModelRequest): boolean {
-  return systemText(req).includes('You distil durable, non-obvious knowledge') || (textsOf(req)[0] ?? '').startsWith('You review a finished coding session');
-}
-
-/** The answer in the form the child asked for: a StructuredOutput call under --json-schema, else text. */
-export function structuredReply(req: ModelRequest, answer: unknown): Reply {
-  const structured = ((req.body?.tools ?? []) as Array<{ name: string }>).some((t) => t.name === 'StructuredOutput');
-  return structured ? { tool: 'StructuredOutput', input: answer } : JSON.stringify(answer);
-}
 
 /** A good host fact: found through root's crontab, quoted from a command output. */
 export const GOOD_FACT = {
