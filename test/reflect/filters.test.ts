@@ -30,6 +30,22 @@ describe('the material', () => {
     expect(material.helpTexts[0]).toMatch(/^Usage: rsync/);
   });
 
+  it('keeps a long session within its cap: the first prompts and the latest work and replies, with a note between', () => {
+    const big = parseTranscript(fs.readFileSync(FIXTURE, 'utf8'));
+    const many = { ...big, toolUses: [...big.toolUses], toolResults: [...big.toolResults], assistantTexts: [...big.assistantTexts] };
+    for (let i = 0; i < 60; i++) {
+      many.toolUses.push({ name: 'Bash', input: { command: `make step-${i}` }, id: `t-${i}` });
+      many.toolResults.push({ toolUseId: `t-${i}`, text: `output of step ${i} `.repeat(150) });
+    }
+    many.assistantTexts.push('The last reply says what was found.');
+    const m = reflectMaterial(many, transcriptScrubber(many));
+    expect(m.text.length).toBeLessThanOrEqual(60_000);
+    expect(m.text.startsWith('[prompt 1]\nThe nightly build on build-box.lan')).toBe(true);
+    expect(m.text).toMatch(/\[… \d+ pieces left out here\]/);
+    expect(m.text.endsWith('The last reply says what was found.')).toBe(true);
+    expect(m.text).toContain('[tool Bash] make step-59');
+  });
+
   it('calls real work a command, a file changed, or three tool calls', () => {
     expect(isRealWork({ commands: 1, filesChanged: 0, toolCalls: 1 })).toBe(true);
     expect(isRealWork({ commands: 0, filesChanged: 1, toolCalls: 1 })).toBe(true);

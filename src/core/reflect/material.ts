@@ -65,6 +65,24 @@ function inputText(name: string, input: unknown): string {
   }
 }
 
+/**
+ * The pieces joined, within MATERIAL_LIMITS.total: all of them when they fit; else the first pieces up to a third of
+ * it (the prompts: what was asked) and the last up to the rest (the latest work and replies: what was found), with
+ * a line saying how many were left out between.
+ */
+function withinTotal(pieces: string[]): string {
+  const size = (p: string): number => p.length + 2;
+  const { total } = MATERIAL_LIMITS;
+  if (pieces.reduce((n, p) => n + size(p), 0) <= total) return pieces.join('\n\n');
+  let used = 0;
+  let first = 0;
+  while (first < pieces.length && used + size(pieces[first]!) <= total / 3) used += size(pieces[first++]!);
+  // NOTE: 100 characters kept for the line that says how many pieces were left out.
+  let last = pieces.length;
+  while (last > first && used + size(pieces[last - 1]!) <= total - 100) used += size(pieces[--last]!);
+  return [...pieces.slice(0, first), `[… ${last - first} pieces left out here]`, ...pieces.slice(last)].join('\n\n');
+}
+
 /** The reflection material of a session (see the module contract). */
 export function reflectMaterial(facts: TranscriptFacts, scrubber: { scrub: (s: string) => string; count: () => number }): ReflectMaterial {
   const { scrub } = scrubber;
@@ -87,13 +105,7 @@ export function reflectMaterial(facts: TranscriptFacts, scrubber: { scrub: (s: s
     if (u.name === 'Bash' && isHelpCommand(inputText(u.name, u.input))) helpTexts.push(text);
   }
   for (const a of facts.assistantTexts) pieces.push(`[reply]\n${cut(scrub(a), MATERIAL_LIMITS.piece)}`);
-  let text = '';
-  let left = 0;
-  for (const p of pieces) {
-    if (text.length + p.length + 2 > MATERIAL_LIMITS.total) left++;
-    else text += `${p}\n\n`;
-  }
-  if (left) text += `[… ${left} more pieces left out]\n`;
+  const text = withinTotal(pieces);
   const work = { commands: facts.commands.length, filesChanged: facts.filesChanged.length, toolCalls: facts.toolUses.length };
   return { text: text.trimEnd(), helpTexts, work, redactions: scrubber.count() };
 }
