@@ -298,21 +298,27 @@ export async function reflectSession(options: ReflectOptions): Promise<ReflectRe
     if (verdict.recurOn) report.id = verdict.recurOn.id;
     keep.push({ p, report, ...(verdict.recurOn ? { recurOn: verdict.recurOn } : {}) });
   }
-  const kept = {
+  const result: ReflectResult = { ...withModel, status: options.dryRun ? 'dry-run' : 'reflected', proposals: reports, kept: keptCounts(keep), compact: [...sieve.compact] };
+  if (options.dryRun || keep.length === 0) {
+    record('reflected');
+    return result;
+  }
+  const written = await commitKept(dir, options, sessionId, keep);
+  result.kept = written.kept;
+  if (written.commit) result.commit = written.commit;
+  record('reflected', written.commit);
+  if (written.commit) await refreshIndexAfterWrite(dir);
+  return result;
+}
+
+type Kept = { p: Proposal; report: ProposalReport; recurOn?: EntryMeta };
+
+function keptCounts(keep: Kept[]): ReflectResult['kept'] {
+  return {
     host_facts: keep.filter((k) => k.p.kind === 'host_fact').length,
     lessons: keep.filter((k) => k.p.kind === 'lesson' && !k.recurOn).length,
     recurrences: keep.filter((k) => k.recurOn).length,
   };
-  const result: ReflectResult = { ...withModel, status: options.dryRun ? 'dry-run' : 'reflected', proposals: reports, kept, compact: [...sieve.compact] };
-  if (options.dryRun) return result;
-  if (keep.length === 0) {
-    record('reflected');
-    return result;
-  }
-  result.commit = await commitKept(dir, options, sessionId, keep, kept);
-  record('reflected', result.commit);
-  await refreshIndexAfterWrite(dir);
-  return result;
 }
 
 /** The commit message: `reflect <session>: N host facts, M lessons[, K recurrences]`, one line per entry after. */
@@ -323,8 +329,11 @@ function commitMessage(sessionId: string, kept: ReflectResult['kept'], lines: st
   return `reflect ${sessionId}: ${parts.join(', ')}\n\n${lines.join('\n')}\n`;
 }
 
-/** Writes the kept proposals in one commit, through the file-making steps of `host add`, `add` and recurrences. */
-async function commitKept(dir: string, options: ReflectOptions, sessionId: string, keep: { p: Proposal; report: ProposalReport; recurOn?: EntryMeta }[], kept: ReflectResult['kept']): Promise<string> {
+/**
+ * Writes the kept proposals in one commit, through the file-making steps of `host add`, `add` and recurrences. A
+ * proposal those steps refuse (an entry that would not validate) is dropped with the refusal's code, the rest land.
+ */
+async function commitKept(dir: string, options: ReflectOptions, sessionId: string, keep: Kept[]): Promise<{ commit?: string; kept: ReflectResult['kept'] }> {
   const now = options.now ?? new Date();
   const { newFactFile } = await import('./host.js');
   const { newEntryFile } = await import('./add.js');
@@ -335,26 +344,37 @@ async function commitKept(dir: string, options: ReflectOptions, sessionId: strin
     const existing = new Set(taken);
     const files: PendingFile[] = [];
     const lines: string[] = [];
-    for (const { p, report, recurOn } of keep) {
+    const landed: Kept[] = [];
+    for (const k of keep) {
+      const { p, report, recurOn } = k;
       const body = bodyOf(p, sessionId);
-      if (recurOn) {
-        const f = await recurrenceFile(dir, recurOn, body, existing, now);
-        files.push({ path: f.path, content: f.content });
-        Object.assign(report, { id: recurOn.id, path: f.path });
-        lines.push(`- recur ${recurOn.id}: ${recurOn.title} (seen ${f.count} times)`);
-      } else if (p.kind === 'host_fact') {
-        const f = await newFactFile(taken, { key: p.host!, title: p.title, body, tags: [REFLECT_TAG], now });
-        files.push({ path: f.path, content: f.content });
-        Object.assign(report, { id: f.id, path: f.path });
-        lines.push(`- host ${p.host}: add ${f.id}: ${p.title}`);
-      } else {
-        const ids = { has: (id: string) => existing.has(id), pathOf: () => undefined };
-        const f = await newEntryFile(dir, ids, { type: 'lesson_learned', title: p.title, body, tags: [REFLECT_TAG], patternKey: p.pattern_key, settings: options.settings }, now, taken);
-        files.push({ path: f.path, content: f.content });
-        Object.assign(report, { id: f.id, path: f.path });
-        lines.push(`- add ${f.id}: ${p.title}`);
+      let made: { path: string; content: string; id: string; line: string };
+      try {
+        if (recurOn) {
+          const f = await recurrenceFile(dir, recurOn, body, existing, now);
+          made = { ...f, id: recurOn.id, line: `- recur ${recurOn.id}: ${recurOn.title} (seen ${f.count} times)` };
+        } else if (p.kind === 'host_fact') {
+          const f = await newFactFile(taken, { key: p.host!, title: p.title, body, tags: [REFLECT_TAG], now });
+          made = { ...f, line: `- host ${p.host}: add ${f.id}: ${p.title}` };
+        } else {
+          const ids = { has: (id: string) => existing.has(id), pathOf: () => undefined };
+          const f = await newEntryFile(dir, ids, { type: 'lesson_learned', title: p.title, body, tags: [REFLECT_TAG], patternKey: p.pattern_key, settings: options.settings }, now, taken);
+          made = { ...f, line: `- add ${f.id}: ${p.title}` };
+        }
+      } catch (err) {
+        if (!(err instanceof KbError)) throw err;
+        // NOTE: the code only: a refusal's message may quote the entry.
+        Object.assign(report, { decision: 'dropped', reason: `refused by the write checks (${err.code})` });
+        delete report.id;
+        continue;
       }
+      files.push({ path: made.path, content: made.content });
+      Object.assign(report, { id: made.id, path: made.path });
+      lines.push(made.line);
+      landed.push(k);
     }
-    return tx.commit(files, commitMessage(sessionId, kept, lines));
+    const kept = keptCounts(landed);
+    if (files.length === 0) return { kept };
+    return { commit: await tx.commit(files, commitMessage(sessionId, kept, lines)), kept };
   }, { identity: options.settings });
 }
