@@ -22,10 +22,14 @@ export interface RecurrenceResult {
   count: number;
 }
 
-/** The entry that carries `key`, if any (the oldest, should two claim it). */
+/** The entry of `entries` that carries `key`, if any (the oldest, should two claim it). */
+export function patternKeyHolder(entries: Iterable<EntryMeta>, key: string): EntryMeta | undefined {
+  return [...entries].filter((e) => patternKeyOf(e) === key).sort((a, b) => (a.id < b.id ? -1 : 1))[0];
+}
+
+/** The entry of the repo that carries `key`, if any (the oldest, should two claim it). */
 export async function entryWithPatternKey(dir: string, key: string): Promise<EntryMeta | undefined> {
-  const catalog = await loadCatalog(dir);
-  return [...catalog.byId.values()].filter((e) => patternKeyOf(e) === key).sort((a, b) => (a.id < b.id ? -1 : 1))[0];
+  return patternKeyHolder((await loadCatalog(dir)).byId.values(), key);
 }
 
 /** The new text of `e` with one more sighting of its lesson (`context`: the would-be new entry's body), validated. */

@@ -27,6 +27,7 @@ import { buildReflectPrompt, type KnownHost } from '../core/reflect/prompt.js';
 import { coverage, KNOWN_COVERAGE, loose, obviousReason, quoteFound, reflectAnswer, type Proposal } from '../core/reflect/proposals.js';
 import { findSecrets, redactSecrets } from '../core/secrets/scan.js';
 import { OWN_PROMPT_PREFIXES, transcriptScrubber } from '../core/sessions/summary.js';
+import { patternKeyHolder, recurrenceFile } from './learnings.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { loadTranscript, projectsDir, refreshIndexAfterWrite, sessionForbidden } from './session.js';
 
@@ -191,7 +192,7 @@ class Sieve {
       this.recurring.add(e.id);
       return { keep: true, recurOn: e };
     };
-    const keyed = this.catalog.filter((e) => patternKeyOf(e) === p.pattern_key).sort((a, b) => (a.id < b.id ? -1 : 1))[0];
+    const keyed = patternKeyHolder(this.catalog, p.pattern_key!);
     if (keyed) return recurOn(keyed);
     const earlier = this.keptLessons.find((k) => coverage(p.text, k.text) >= KNOWN_COVERAGE);
     if (earlier) return { keep: false, reason: 'known: same as an earlier proposal' };
@@ -337,7 +338,6 @@ async function commitKept(dir: string, options: ReflectOptions, sessionId: strin
   const now = options.now ?? new Date();
   const { newFactFile } = await import('./host.js');
   const { newEntryFile } = await import('./add.js');
-  const { recurrenceFile } = await import('./learnings.js');
   const { idSet } = await import('./find.js');
   return withWriteLock(dir, async (tx) => {
     const taken = idSet(dir);
