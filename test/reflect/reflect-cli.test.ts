@@ -125,6 +125,22 @@ describe('git-kb reflect on a recorded transcript', () => {
     expect(reflectRequests()).toBe(calls);
   }, 120_000);
 
+  it('records a lesson another session already taught as a recurrence of its entry, in one commit naming that session', async () => {
+    const other = '3a0c5e1a-2b3c-4d5e-8f90-1a2b3c4d5e72';
+    const t = path.join(sb.root, 'other.jsonl');
+    fs.writeFileSync(t, fs.readFileSync(FIXTURE, 'utf8').replaceAll(FIXTURE_SESSION, other));
+    const r = await reflect(['--transcript', t, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.kept).toEqual({ host_facts: 0, lessons: 0, recurrences: 1 });
+    expect(out.proposals[0].reason).toMatch(/^known: kb-/);
+    expect(out.proposals[7]).toMatchObject({ decision: 'kept', reason: `recurrence of ${out.proposals[7].id}` });
+    expect((await git(sb.data, ['log', '-1', '--format=%s'], sb.env)).trim()).toBe(`reflect ${other}: 0 host facts, 0 lessons, 1 recurrence`);
+    const lesson = fs.readFileSync(path.join(sb.data, out.proposals[7].path), 'utf8');
+    expect(lesson).toContain('recurrences: 2');
+    expect(lesson).toContain(`From session ${other}`);
+  }, 60_000);
+
   it('gives a transcript that names a forbidden host no reflection and no model call', async () => {
     const forbidden = path.join(sb.root, 'forbidden.jsonl');
     const lines = fs.readFileSync(FIXTURE, 'utf8').replace('Find out why', 'Compare with vault.prod.example.com and find out why').replaceAll(FIXTURE_SESSION, '9e0c5e1a-2b3c-4d5e-8f90-1a2b3c4d5e70');
