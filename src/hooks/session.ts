@@ -32,6 +32,7 @@ import { writeLockBusy } from '../adapters/store/lock.js';
 import { budgetSignature, catchUpDue, readBudgetState, readReflectState, readSessionState, reflectionDue, stateIsCurrent, writeBudgetState, writeSessionState } from '../adapters/store/session-state.js';
 import { readRepoSettings } from '../adapters/store/repo-settings.js';
 import { budgetBlockReason, budgetOverruns, type MemoryBudgets } from '../core/budget.js';
+import { TOOL_USE_MARK } from '../core/sessions/transcript.js';
 import { debugLog, type HookContext, type HookInput } from './protocol.js';
 
 /** Transcripts bigger than this are summarised by a detached worker, never inside a hook's time limit. */
@@ -207,6 +208,37 @@ export async function handleStop(input: HookInput, ctx: HookContext): Promise<ob
   }
 }
 
+/** Transcripts up to this size are looked through for a tool call before a reflection worker starts; a bigger one may have work. */
+const WORK_SCAN_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * False only when the transcript surely holds no tool call (so the session did no real work, spec/reflect.md): its
+ * bytes are read in 1 MB chunks until the mark turns up. A working session shows one in its first kilobytes; one
+ * with none holds only prompts and replies, which are small. Any read error answers true (the worker decides).
+ */
+function mayHaveWork(file: string, size: number): boolean {
+  if (size > WORK_SCAN_MAX_BYTES) return true;
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'r');
+    const buf = Buffer.alloc(1024 * 1024);
+    const overlap = TOOL_USE_MARK.length - 1;
+    let carry = '';
+    for (let pos = 0; ; ) {
+      const n = fs.readSync(fd, buf, 0, buf.length, pos);
+      if (n <= 0) return false;
+      const text = carry + buf.toString('latin1', 0, n);
+      if (text.includes(TOOL_USE_MARK)) return true;
+      carry = text.slice(-overlap);
+      pos += n;
+    }
+  } catch {
+    return true;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
 /**
  * Reflection (spec/reflect.md): when it is on and still due for the session (its reflection state), start a
  * detached `git-kb reflect --auto` worker and return: the model call never runs inside a hook's time limit. The
@@ -216,10 +248,11 @@ function startReflection(event: Event, input: HookInput, settings: Settings): vo
   if (!settings.reflect) return;
   const at = sessionAtHand(input, settings);
   if (!at) return;
-  const { sessionId, transcript, dir } = at;
+  const { sessionId, transcript, dir, st } = at;
   // Read again: the summary written just before may have found a forbidden host.
   if (readSessionState(dir, sessionId)?.outcome === 'forbidden') return void debugLog({ event, session: sessionId, reflect: 'forbidden' }, settings);
   if (!reflectionDue(readReflectState(dir, sessionId))) return void debugLog({ event, session: sessionId, reflect: 'done' }, settings);
+  if (!mayHaveWork(transcript, st.size)) return void debugLog({ event, session: sessionId, reflect: 'no tool call' }, settings);
   const pid = spawnWorker(['reflect', '--session', sessionId, '--transcript', transcript, '--data', dir, '--auto', '--json'], settings.env);
   debugLog({ event, session: sessionId, reflect: 'worker', pid }, settings);
 }

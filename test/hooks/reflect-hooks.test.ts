@@ -85,12 +85,22 @@ describe('reflection from the hooks', () => {
     expect((await commits()).filter((s) => s.startsWith('reflect '))).toHaveLength(1);
   });
 
-  it('starts no model call with KB_REFLECT=0, nor for a transcript that names a forbidden host', async () => {
+  it('starts no model call with KB_REFLECT=0, no worker for a session without a tool call, and no model call for a transcript that names a forbidden host', async () => {
     const t = transcript();
     await runHook('precompact', t, { KB_REFLECT: '0' });
     await runHook('session-end', t, { KB_REFLECT: 'off' });
     await settled();
     expect(stubCalls(log)).toEqual([]);
+
+    // A session of prompts and replies only: the hooks start no worker at all.
+    const talk = fs.readFileSync(FIXTURE, 'utf8').split('\n').filter((l) => l && !l.includes('"tool_use"') && !l.includes('"tool_result"')).join('\n');
+    const quiet = transcript(`${talk}\n`);
+    await runHook('precompact', quiet);
+    await runHook('session-end', quiet);
+    await settled();
+    const debug = fs.readFileSync(env.KB_HOOK_DEBUG_FILE!, 'utf8');
+    expect(debug.match(/"reflect":"no tool call"/g)).toHaveLength(2);
+    expect(debug).not.toContain('"event":"reflect"');
 
     const forbidden = transcript(fs.readFileSync(FIXTURE, 'utf8').replace('Find out why', 'Compare with vault.prod.example.com, then find out why'));
     await runHook('precompact', forbidden);
