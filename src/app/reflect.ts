@@ -122,6 +122,9 @@ interface Known {
   text: string;
 }
 
+/** A proposal kept by the filters, its report, and the entry it recurs on (a lesson whose pattern key is known). */
+type Kept = { p: Proposal; report: ProposalReport; recurOn?: EntryMeta };
+
 /** The filtering of one reflection's proposals against the repo (filters 1 and the budget need the repo). */
 class Sieve {
   private readonly looseText: string;
@@ -258,7 +261,7 @@ export async function reflectSession(options: ReflectOptions): Promise<ReflectRe
 
   const sieve = new Sieve(dir, options, sessionId, registry, named, material, catalog, readRepoSettings(dir).budgets.host_chars);
   const reports: ProposalReport[] = [];
-  const keep: { p: Proposal; report: ProposalReport; recurOn?: EntryMeta }[] = [];
+  const keep: Kept[] = [];
   for (const shaped of answer.proposals) {
     if ('malformed' in shaped) {
       const r = shaped.raw;
@@ -312,7 +315,6 @@ export async function reflectSession(options: ReflectOptions): Promise<ReflectRe
   return result;
 }
 
-type Kept = { p: Proposal; report: ProposalReport; recurOn?: EntryMeta };
 
 function keptCounts(keep: Kept[]): ReflectResult['kept'] {
   return {
