@@ -4,7 +4,7 @@
  */
 import { entryPath, formatEntry, newId, type Rule } from '../core/format/entry.js';
 import { KbError } from '../core/errors.js';
-import { filesById, idIndex, pathLookup } from './find.js';
+import { filesById, idIndex, pathLookup, type IdIndex } from './find.js';
 import { writtenBody } from '../core/format/links.js';
 import { nowStamp, oneLineTitle, parseLinks, parseRules, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
@@ -45,6 +45,47 @@ export interface AddResult {
   kernel_over?: KernelOverBudget;
 }
 
+/** The front matter of a new entry of `options`. */
+function entryFields(options: AddOptions, id: string, tags: string[], stamp: string): Record<string, unknown> {
+  const rules = [...(options.rules ?? []), ...parseRules(options.ruleArgs)];
+  return {
+    id,
+    title: options.title.trim(),
+    type: options.type,
+    tags,
+    aliases: splitList(options.aliases),
+    links: parseLinks(options.links),
+    url: options.url,
+    host: options.host,
+    applies_to: splitList(options.appliesTo),
+    kernel: options.kernel === true ? true : undefined,
+    pattern_key: options.patternKey,
+    rules: rules.length ? rules : undefined,
+    ...(options.extra ?? {}),
+    created: stamp,
+    updated: stamp,
+  };
+}
+
+/**
+ * The file of a new entry, made inside the write lock: a fresh id (one neither in `ids` nor in `minted`, which then
+ * holds it, so several entries of one commit never share one), links in written form, validated and checked for
+ * forbidden hosts. Nothing is written.
+ */
+export async function newEntryFile(dir: string, ids: Pick<IdIndex, 'has' | 'pathOf'>, options: AddOptions, now: Date, minted = new Set<string>()): Promise<{ id: string; path: string; content: string }> {
+  // Links are written in the file-name form Obsidian follows, and `links:` also as the body's Links section.
+  const body = writtenBody(options.body ?? '', parseLinks(options.links), ids.pathOf);
+  let id = newId(now);
+  while (ids.has(id) || minted.has(id)) id = newId(now);
+  minted.add(id);
+  const fields = entryFields(options, id, tagList(options.tags), nowStamp(now));
+  const text = formatEntry(fields, body);
+  const rel = entryPath(fields as { id: string; title: string; type: string; host?: string; created?: string });
+  validateEntryText(text, rel, ids.has);
+  await refuseForbidden(dir, [{ text, where: rel, host: options.host }]);
+  return { id, path: rel, content: text };
+}
+
 /** Adds one entry. */
 export async function addEntry(options: AddOptions): Promise<AddResult> {
   // Every field as typed, before commas split it, tags lower-case it or a slug is made of it (spec/secrets.md).
@@ -61,28 +102,10 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
   if (typeof options.title !== 'string' || !options.title.trim()) throw new KbError('INVALID_ENTRY', 'missing title: pass --title "..."');
   const now = options.now ?? new Date();
   const stamp = nowStamp(now);
-  const rules = [...(options.rules ?? []), ...parseRules(options.ruleArgs)];
-  const fieldsFor = (id: string, tags: string[]): Record<string, unknown> => ({
-    id,
-    title: options.title.trim(),
-    type: options.type,
-    tags,
-    aliases: splitList(options.aliases),
-    links: parseLinks(options.links),
-    url: options.url,
-    host: options.host,
-    applies_to: splitList(options.appliesTo),
-    kernel: options.kernel === true ? true : undefined,
-    pattern_key: options.patternKey,
-    rules: rules.length ? rules : undefined,
-    ...(options.extra ?? {}),
-    created: stamp,
-    updated: stamp,
-  });
   const given = options.body ?? '';
   const links = parseLinks(options.links);
   // Validate before creating anything, with a provisional id (and links in written form, targets unknown yet).
-  const probe = fieldsFor(newId(now), splitList(options.tags));
+  const probe = entryFields(options, newId(now), splitList(options.tags), stamp);
   const probeBody = writtenBody(given, links, () => undefined);
   const probeText = formatEntry(probe, probeBody);
   const probePath = safePath(probe);
@@ -112,18 +135,10 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
     // NOTE: ids from the id map, not a listing of every entry file (15 ms at 10,000 entries).
     const ids = idIndex(dir);
     try {
-      // Links are written in the file-name form Obsidian follows, and `links:` also as the body's Links section.
-      const body = writtenBody(given, links, ids.pathOf);
-      let id = newId(now);
-      while (ids.has(id)) id = newId(now);
-      const fields = fieldsFor(id, tags);
-      const text = formatEntry(fields, body);
-      const rel = entryPath(fields as { id: string; title: string; type: string; host?: string; created?: string });
-      validateEntryText(text, rel, ids.has);
-      await refuseForbidden(dir, [{ text, where: rel, host: options.host }]);
-      const commit = await tx.commit([{ path: rel, content: text }], `add ${id}: ${options.title.trim()}`);
+      const file = await newEntryFile(dir, ids, options, now);
+      const commit = await tx.commit([{ path: file.path, content: file.content }], `add ${file.id}: ${options.title.trim()}`);
       const over = options.kernel === true ? await (await import('./memory.js')).kernelOverBudget(dir) : undefined;
-      return { id, path: rel, commit, ...(options.patternKey ? { recurred: false, count: 1 } : {}), ...(over ? { kernel_over: over } : {}) };
+      return { id: file.id, path: file.path, commit, ...(options.patternKey ? { recurred: false, count: 1 } : {}), ...(over ? { kernel_over: over } : {}) };
     } finally {
       ids.close();
     }

@@ -32,7 +32,7 @@ export interface DoctorOptions {
 }
 
 export interface Check {
-  /** Stable name: data-repo, head, manifest, conflicts, lint, journal, hooks, bundle, judge, prompt-index, remote, auth. */
+  /** Stable name: data-repo, head, manifest, conflicts, lint, journal, hooks, bundle, judge, reflect, prompt-index, remote, auth. */
   name: string;
   status: 'ok' | 'warn' | 'fail';
   /** What was found. */
@@ -75,6 +75,12 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorResult> {
   else {
     const claude = findClaude(settings.proseLintClaude, settings.path);
     add('judge', claude ? 'ok' : 'warn', claude ? `claude for the prose gate's judge: ${claude}` : `no ${settings.proseLintClaude ?? 'claude'} on PATH: the prose gate checks its rules but cannot ask the model judge`, 'put Claude Code\'s "claude" on PATH, or set KB_PROSE_LINT_CLAUDE to it');
+  }
+
+  if (!settings.reflect) add('reflect', 'ok', 'reflection is off (KB_REFLECT=0)');
+  else {
+    const claude = findClaude(settings.reflectClaude, settings.path);
+    add('reflect', claude ? 'ok' : 'warn', claude ? `claude for reflection's model child: ${claude}` : `no ${settings.reflectClaude ?? 'claude'} on PATH: sessions are summarised but never reflected on (spec/reflect.md)`, 'put Claude Code\'s "claude" on PATH, or set KB_REFLECT_CLAUDE to it');
   }
 
   const failed = checks.some((c) => c.status === 'fail');

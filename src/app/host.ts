@@ -178,6 +178,36 @@ function factTitle(fact: string): string {
   return `${(space > 40 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
+/** What a new host fact is made of. */
+export interface FactSpec {
+  key: string;
+  title: string;
+  body: string;
+  tags: string[];
+  now: Date;
+}
+
+function factFields(id: string, f: FactSpec): Record<string, unknown> {
+  return { id, title: f.title, type: 'host_fact', tags: f.tags, host: f.key, created: nowStamp(f.now), updated: nowStamp(f.now) };
+}
+
+/**
+ * The file of a new fact of host `f.key` (whose registration and forbidden flag the caller checked), made inside the
+ * write lock: a fresh id not in `ids` (which then holds it), validated. Nothing is written.
+ */
+export async function newFactFile(ids: Set<string>, f: FactSpec): Promise<{ id: string; path: string; content: string }> {
+  const { formatEntry, entryPath } = await import('../core/format/entry.js');
+  const { validateEntryText } = await import('./fields.js');
+  let id = newId(f.now);
+  while (ids.has(id)) id = newId(f.now);
+  ids.add(id);
+  const fields = factFields(id, f);
+  const text = formatEntry(fields, f.body);
+  const rel = entryPath(fields as { id: string; title: string; type: string; host: string });
+  validateEntryText(text, rel, (x) => ids.has(x));
+  return { id, path: rel, content: text };
+}
+
 /** Writes one host fact (registering the host when it is new) in one commit. */
 export async function addHostFact(options: AddFactOptions): Promise<AddFactResult> {
   refuseSecretInputs({ 'the host key': options.key, 'the title': options.title, 'the tags': options.tags });
@@ -186,13 +216,11 @@ export async function addHostFact(options: AddFactOptions): Promise<AddFactResul
   const title = (options.title ?? factTitle(body)).trim();
   if (!title) throw new KbError('INVALID_ENTRY', 'a host fact needs a title (--title)');
   const tags = splitList(options.tags);
-  const { formatEntry, entryPath } = await import('../core/format/entry.js');
-  const { validateEntryText } = await import('./fields.js');
+  const { formatEntry } = await import('../core/format/entry.js');
   const now = options.now ?? new Date();
-  const fieldsFor = (id: string, key: string): Record<string, unknown> => ({ id, title, type: 'host_fact', tags, host: key, created: nowStamp(now), updated: nowStamp(now) });
   // Secrets first (never echoed by a later message), then the format, before anything touches the disk.
   const probeKey = isValidHostKey(options.key.toLowerCase()) ? options.key.toLowerCase() : 'host';
-  const probe = formatEntry(fieldsFor(newId(now), probeKey), body);
+  const probe = formatEntry(factFields(newId(now), { key: probeKey, title, body, tags, now }), body);
   refuseSecrets(probe, `hosts/${probeKey}/(new fact)`);
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async (tx) => {
@@ -212,16 +240,10 @@ export async function addHostFact(options: AddFactOptions): Promise<AddFactResul
       files.push({ path: HOSTS_FILE, content: after });
       registered = true;
     }
-    const ids = idSet(dir);
-    let id = newId(now);
-    while (ids.has(id)) id = newId(now);
-    const fields = fieldsFor(id, key);
-    const text = formatEntry(fields, body);
-    const rel = entryPath(fields as { id: string; title: string; type: string; host: string });
-    validateEntryText(text, rel, (x) => ids.has(x));
-    files.push({ path: rel, content: text });
-    const commit = await tx.commit(files, `host ${key}: add ${id}: ${title}${registered ? ' (new host)' : ''}`);
-    return { id, path: rel, commit, host: key, registered };
+    const fact = await newFactFile(idSet(dir), { key, title, body, tags, now });
+    files.push({ path: fact.path, content: fact.content });
+    const commit = await tx.commit(files, `host ${key}: add ${fact.id}: ${title}${registered ? ' (new host)' : ''}`);
+    return { id: fact.id, path: fact.path, commit, host: key, registered };
   }, { identity: options.settings });
 }
 

@@ -24,10 +24,14 @@ export interface RecurrenceResult {
   count: number;
 }
 
-/** The entry that carries `key`, if any (the oldest, should two claim it). */
+/** The entry of `entries` that carries `key`, if any (the oldest, should two claim it). */
+export function patternKeyHolder(entries: Iterable<EntryMeta>, key: string): EntryMeta | undefined {
+  return [...entries].filter((e) => patternKeyOf(e) === key).sort((a, b) => (a.id < b.id ? -1 : 1))[0];
+}
+
+/** The entry of the repo that carries `key`, if any (the oldest, should two claim it). */
 export async function entryWithPatternKey(dir: string, key: string): Promise<EntryMeta | undefined> {
-  const catalog = await loadCatalog(dir);
-  return [...catalog.byId.values()].filter((e) => patternKeyOf(e) === key).sort((a, b) => (a.id < b.id ? -1 : 1))[0];
+  return patternKeyHolder((await loadCatalog(dir)).byId.values(), key);
 }
 
 /** A body as two duplicates share it: lowercased, every run of white space one space, trimmed. */
@@ -62,11 +66,17 @@ async function withSightings(dir: string, e: EntryMeta, sightings: { day: string
 
 /** Records one more sighting of `e`'s lesson, with `context` (the would-be new entry's body), in one commit. */
 export async function recordRecurrence(dir: string, tx: WriteTransaction, e: EntryMeta, context: string, ids: Set<string>, now: Date): Promise<RecurrenceResult> {
+  const file = await recurrenceFile(dir, e, context, ids, now);
+  const commit = await tx.commit([{ path: file.path, content: file.content }], `recur ${e.id}: ${e.title} (seen ${file.count} times)`);
+  return { id: e.id, path: e.path, commit, recurred: true, count: file.count };
+}
+
+/** The new text of `e` with one more sighting of its lesson (`context`: the would-be new entry's body), validated. */
+export async function recurrenceFile(dir: string, e: EntryMeta, context: string, ids: Set<string>, now: Date): Promise<{ path: string; content: string; count: number }> {
   const day = nowStamp(now).slice(0, 10);
   const count = recurrenceCount(e) + 1;
-  const next = await withSightings(dir, e, [{ day, context }], count, [...seenDays(e, day), day], ids, now);
-  const commit = await tx.commit([{ path: e.path, content: next }], `recur ${e.id}: ${e.title} (seen ${count} times)`);
-  return { id: e.id, path: e.path, commit, recurred: true, count };
+  const content = await withSightings(dir, e, [{ day, context }], count, [...seenDays(e, day), day], ids, now);
+  return { path: e.path, content, count };
 }
 
 /**

@@ -14,7 +14,7 @@ import { loadHosts } from '../adapters/store/hosts-file.js';
 import { readSessionState, writeSessionState } from '../adapters/store/session-state.js';
 import { findSessionLogs, readSessionLog, removeSessionLog, writeSessionLog } from '../adapters/index/turns.js';
 import { KbError } from '../core/errors.js';
-import { forbiddenMatch, forbiddenMatcher, type HostMatcher } from '../core/hosts/hosts.js';
+import { forbiddenMatch, forbiddenMatcher, type ForbiddenHit, type HostMatcher } from '../core/hosts/hosts.js';
 import { isOwnChildSession, sessionScrubber } from '../core/sessions/summary.js';
 import { allTranscriptText, parseTranscript, redactTranscriptLine, type TranscriptFacts } from '../core/sessions/transcript.js';
 import { sessionLog, type SessionLog } from '../core/sessions/turns.js';
@@ -45,6 +45,15 @@ export function readTranscriptBytes(file: string, size: number): Buffer {
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * The forbidden host or global pattern a session touched, if any. NOTE: the whole transcript is checked, tool output
+ * and subagent text included, plus its path (a project folder can carry a host's name): a session that touched a
+ * forbidden host leaves no summary, no turn log, no archive and no reflection at all.
+ */
+export function sessionForbidden(matcher: HostMatcher, file: string, sessionId: string | undefined, facts: TranscriptFacts): ForbiddenHit | undefined {
+  return forbiddenMatch(matcher, `${file}\n${sessionId ?? ''}\n${allTranscriptText(facts)}`);
 }
 
 /** Every line of a transcript text through the session's redaction (blank lines kept as they are). */
@@ -96,7 +105,7 @@ export async function logSession(options: LogOptions): Promise<LogResult> {
     writeSessionState(dir, { ...readSessionState(dir, sessionId), sessionId, transcript: file, loggedSize: st.size, loggedMtimeMs: st.mtimeMs, ...extra });
   };
   const matcher = options.forbidden ?? forbiddenMatcher(await loadHosts(dir));
-  if (forbiddenMatch(matcher, `${file}\n${sessionId}\n${allTranscriptText(facts)}`)) {
+  if (sessionForbidden(matcher, file, sessionId, facts)) {
     removeArchive(settings.archiveDir, sessionId);
     removeSessionLog(dir, sessionId);
     mark({ outcome: 'forbidden' });

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { loadCatalog, type EntryMeta } from '../adapters/index/catalog.js';
 import type { Settings } from '../adapters/config/settings.js';
 import { KbError, type ErrorCode } from '../core/errors.js';
-import { describeForbidden, forbiddenMatch, forbiddenMatcher, type HostMatcher } from '../core/hosts/hosts.js';
+import { describeForbidden, forbiddenMatch, forbiddenMatcher, type ForbiddenHit, type HostMatcher } from '../core/hosts/hosts.js';
 import { loadHosts } from '../adapters/store/hosts-file.js';
 import { findSecrets } from '../core/secrets/scan.js';
 import { clip, summarizeSession, summaryContentKey, type SessionSummary } from '../core/sessions/summary.js';
@@ -18,7 +18,7 @@ import { findTurn, grepLog, type GrepLine, type LoggedTurn } from '../core/sessi
 import { readSessionState, stateIsCurrent, writeSessionState, type SessionState } from '../adapters/store/session-state.js';
 import { readEntryText, safeJoin } from '../adapters/store/layout.js';
 import { allTranscriptText, parseTranscript, type TranscriptFacts } from '../core/sessions/transcript.js';
-import { logSession, readTranscriptBytes, tidyArchive, transcriptStat } from './session-log.js';
+import { logSession, readTranscriptBytes, sessionForbidden, tidyArchive, transcriptStat } from './session-log.js';
 import { foldTurnIndex } from '../adapters/index/turns.js';
 import { nowStamp } from './fields.js';
 import { filesById, findEntryFile } from './find.js';
@@ -86,6 +86,15 @@ export async function recordSession(options: RecordOptions): Promise<RecordResul
   return r;
 }
 
+/** A transcript file read (its first MAX_TRANSCRIPT_BYTES) and parsed; NOT_FOUND or USAGE when it cannot be read. */
+export function loadTranscript(transcript: string): { file: string; st: fs.Stats; facts: TranscriptFacts } {
+  const file = path.resolve(transcript);
+  const st = transcriptStat(file);
+  return { file, st, facts: parseTranscript(readTranscriptBytes(file, st.size).toString('utf8')) };
+}
+
+export { sessionForbidden };
+
 async function recordOnce(options: RecordOptions): Promise<RecordResult> {
   const file = path.resolve(options.transcript);
   if (!options.read) transcriptStat(file); // a missing transcript is an error before any data repo is made
@@ -107,9 +116,7 @@ async function recordOnce(options: RecordOptions): Promise<RecordResult> {
   };
 
   const matcher = options.forbidden ?? forbiddenMatcher(await loadHosts(dir));
-  // NOTE: the whole transcript is checked, tool output and subagent text included, plus its path (a project
-  // folder can carry a host's name): a session that touched a forbidden host leaves no summary at all.
-  const hit = forbiddenMatch(matcher, `${file}\n${sessionId ?? ''}\n${allTranscriptText(facts)}`);
+  const hit = sessionForbidden(matcher, file, sessionId, facts);
   if (hit) {
     state('forbidden');
     return { status: 'forbidden', sessionId, reason: `the transcript mentions ${describeForbidden(hit)}; no summary is stored`, exit: 'FORBIDDEN_HOST' };
@@ -159,7 +166,7 @@ async function recordOnce(options: RecordOptions): Promise<RecordResult> {
 // Catch-up
 
 /** Where Claude Code keeps transcripts: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
-function projectsDir(settings: Pick<Settings, 'claudeConfigDir'>): string {
+export function projectsDir(settings: Pick<Settings, 'claudeConfigDir'>): string {
   return path.join(settings.claudeConfigDir, 'projects');
 }
 

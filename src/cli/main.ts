@@ -30,6 +30,7 @@ import * as mcp from './commands/mcp.js';
 import * as promote from './commands/promote.js';
 import * as relink from './commands/relink.js';
 import * as pruneCmd from './commands/prune.js';
+import * as reflect from './commands/reflect.js';
 import * as search from './commands/search.js';
 import * as session from './commands/session.js';
 import * as status from './commands/status.js';
@@ -104,7 +105,7 @@ function buildProgram(settings: Settings, reply: (r: Reply) => void, only?: stri
     },
   };
   // One file per verb (src/cli/commands/); each use case module loads only when its verb runs.
-  for (const c of [init, add, edit, del, adopt, commit, get, search, list, tags, lint, importCmd, history, status, doctor, sync, install, host, session, compact, promote, pruneCmd, relink, mcp, completion]) c.register(cli);
+  for (const c of [init, add, edit, del, adopt, commit, get, search, list, tags, lint, importCmd, history, status, doctor, sync, install, host, session, compact, promote, pruneCmd, reflect, relink, mcp, completion]) c.register(cli);
   // The optional push after each CLI write (spec/sync.md, auto_sync; hooks never wait for one).
   program.hook('postAction', async (_p: Command, action: Command) => {
     if (action.name() === 'sync') return;

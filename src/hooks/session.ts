@@ -10,6 +10,8 @@
  * - PreCompact: summarise now, whatever the window.
  * - SessionEnd: start a detached `git-kb session record` when the state is not current, and return at once
  *   (Claude Code gives SessionEnd about 1.5 s; nothing depends on the worker finishing).
+ * - PreCompact and SessionEnd also start a detached `git-kb reflect --auto` worker while the session's reflection
+ *   is due (spec/reflect.md): no model call ever runs inside a hook.
  * - SessionStart: at most once per KB_SESSION_CATCHUP_MIN minutes (default 10) across sessions, start a detached
  *   `git-kb session catch-up` for transcripts that were never summarised, leaving the new session alone.
  *
@@ -27,8 +29,8 @@ import { resolveDataDir } from '../adapters/config/config.js';
 import type { Settings } from '../adapters/config/settings.js';
 import { isDataRepo } from '../adapters/store/layout.js';
 import { writeLockBusy } from '../adapters/store/lock.js';
-import { budgetSignature, catchUpDue, readBudgetState, readSessionState, stateIsCurrent, writeBudgetState, writeSessionState, type SessionState } from '../adapters/store/session-state.js';
-import type { TranscriptFacts } from '../core/sessions/transcript.js';
+import { budgetSignature, catchUpDue, readBudgetState, readReflectState, readSessionState, reflectionDue, stateIsCurrent, writeBudgetState, writeSessionState, type SessionState } from '../adapters/store/session-state.js';
+import { TOOL_USE_MARK, type TranscriptFacts } from '../core/sessions/transcript.js';
 import { readRepoSettings } from '../adapters/store/repo-settings.js';
 import { KB_JSON_MAX, readRegularFile } from '../adapters/system/read-bounded.js';
 import { budgetBlockReason, budgetOverruns, type BudgetName } from '../core/budget.js';
@@ -278,19 +280,72 @@ export async function handleStop(input: HookInput, ctx: HookContext): Promise<ob
   }
 }
 
-/** The PreCompact hook. */
+/** Transcripts up to this size are looked through for a tool call before a reflection worker starts; a bigger one may have work. */
+const WORK_SCAN_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * False only when the transcript surely holds no tool call (so the session did no real work, spec/reflect.md): its
+ * bytes are read in 1 MB chunks until the mark turns up. A working session shows one in its first kilobytes; one
+ * with none holds only prompts and replies, which are small. Any read error answers true (the worker decides).
+ */
+function mayHaveWork(file: string, size: number): boolean {
+  if (size > WORK_SCAN_MAX_BYTES) return true;
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'r');
+    const buf = Buffer.alloc(1024 * 1024);
+    const overlap = TOOL_USE_MARK.length - 1;
+    let carry = '';
+    for (let pos = 0; ; ) {
+      const n = fs.readSync(fd, buf, 0, buf.length, pos);
+      if (n <= 0) return false;
+      const text = carry + buf.toString('latin1', 0, n);
+      if (text.includes(TOOL_USE_MARK)) return true;
+      carry = text.slice(-overlap);
+      pos += n;
+    }
+  } catch {
+    return true;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/**
+ * Reflection (spec/reflect.md): when it is on and still due for the session (its reflection state), start a
+ * detached `git-kb reflect --auto` worker and return: the model call never runs inside a hook's time limit. The
+ * worker itself decides whether the session did real work, and records what came of it.
+ */
+function startReflection(event: Event, input: HookInput, settings: Settings): void {
+  if (!settings.reflect) return;
+  const at = sessionAtHand(input, settings);
+  if (!at) return;
+  const { sessionId, transcript, dir, st } = at;
+  // Read again: the summary written just before may have found a forbidden host.
+  if (readSessionState(dir, sessionId)?.outcome === 'forbidden') return void debugLog({ event, session: sessionId, reflect: 'forbidden' }, settings);
+  if (!reflectionDue(readReflectState(dir, sessionId))) return void debugLog({ event, session: sessionId, reflect: 'done' }, settings);
+  if (!mayHaveWork(transcript, st.size)) return void debugLog({ event, session: sessionId, reflect: 'no tool call' }, settings);
+  const pid = spawnWorker(['reflect', '--session', sessionId, '--transcript', transcript, '--data', dir, '--auto', '--json'], settings.env);
+  debugLog({ event, session: sessionId, reflect: 'worker', pid }, settings);
+}
+
+/** The PreCompact hook: the summary now, then the reflection worker. */
 export async function handlePreCompact(input: HookInput, ctx: HookContext): Promise<undefined> {
-  await summarise('precompact', input, ctx);
+  try {
+    await summarise('precompact', input, ctx);
+  } finally {
+    startReflection('precompact', input, ctx.settings);
+  }
   return undefined;
 }
 
 /**
- * The SessionEnd hook: hand the last write to a detached worker, if there is one to do and the session's summary
- * was not committed within the debounce window. NOTE: every turn is in the turn log already (the Stop hook), so a
- * summary left pending loses nothing: the next Stop, PreCompact or catch-up commits it, and a run of
+ * SessionEnd's summary part: hand the last write to a detached worker, if there is one to do and the session's
+ * summary was not committed within the debounce window. NOTE: every turn is in the turn log already (the Stop
+ * hook), so a summary left pending loses nothing: the next Stop, PreCompact or catch-up commits it, and a run of
  * `claude -p --resume` makes one commit per window, not one per run.
  */
-export function handleSessionEnd(input: HookInput, ctx: HookContext): undefined {
+function lastSummaryWrite(input: HookInput, ctx: HookContext): undefined {
   const { settings } = ctx;
   const at = sessionAtHand(input, settings);
   if (!at) return undefined;
@@ -305,6 +360,16 @@ export function handleSessionEnd(input: HookInput, ctx: HookContext): undefined 
   }
   const pid = spawnWorker(['session', 'record', '--transcript', transcript, '--session-id', sessionId, '--data', dir, '--json'], settings.env);
   debugLog({ event: 'session-end', session: sessionId, outcome: 'worker', pid }, settings);
+  return undefined;
+}
+
+/** The SessionEnd hook: the summary's last write and the reflection, each by a detached worker when due. */
+export function handleSessionEnd(input: HookInput, ctx: HookContext): undefined {
+  try {
+    lastSummaryWrite(input, ctx);
+  } finally {
+    startReflection('session-end', input, ctx.settings);
+  }
   return undefined;
 }
 

@@ -56,7 +56,7 @@ describe('git-kb doctor', () => {
     expect((await kb(sb, ['install'])).code).toBe(0);
     const r = await doctor(withClaude());
     expect(r.code).toBe(0);
-    for (const name of ['data-repo', 'head', 'manifest', 'conflicts', 'lint', 'journal', 'hooks', 'bundle', 'judge', 'objects']) expect(r.checks[name]!.status, name).toBe('ok');
+    for (const name of ['data-repo', 'head', 'manifest', 'conflicts', 'lint', 'journal', 'hooks', 'bundle', 'judge', 'reflect', 'objects']) expect(r.checks[name]!.status, name).toBe('ok');
     expect(r.checks.objects!.detail).toMatch(/^\d+ loose git objects, [\d.]+ MiB$/);
     expect(r.checks.remote).toMatchObject({ status: 'warn', fix: expect.stringContaining('git-kb init --remote') });
     expect(r.checks['prompt-index']!.status).toBe('warn'); // no prompt has run yet

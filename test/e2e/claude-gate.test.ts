@@ -82,7 +82,9 @@ describe('layer 2: the model judge', () => {
     const bin = path.join(sb.root, 'claude-bin');
     fs.mkdirSync(bin, { recursive: true });
     fs.symlinkSync(CLAUDE, path.join(bin, 'claude'));
-    const env = { PATH: `${bin}${path.delimiter}${sb.claudeEnv().PATH}` };
+    // NOTE: reflection off: with `claude` on PATH the session's end would start a reflection child, which would
+    // still be asking the stand-in after this suite stops it (spec/reflect.md; tested in claude-reflect.test.ts).
+    const env = { PATH: `${bin}${path.delimiter}${sb.claudeEnv().PATH}`, KB_REFLECT: '0' };
     const file = path.join(sb.project, 'NOTES.md');
     const filler = 'Our team values synergy between the storage layer and the planner in every release.';
     const judged: ModelRequest[] = [];

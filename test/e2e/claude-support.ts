@@ -72,20 +72,27 @@ export function isJudgeRequest(req: ModelRequest): boolean {
   return systemText(req).includes('You are a copy editor') || (textsOf(req)[0] ?? '').startsWith('You are a copy editor');
 }
 
+/** A request from git-kb's reflection child (its system prompt, or the opening of its stdin prompt). */
+export function isReflectRequest(req: ModelRequest): boolean {
+  return systemText(req).includes('You distil durable, non-obvious knowledge') || (textsOf(req)[0] ?? '').startsWith('You review a finished coding session');
+}
+
 /**
  * Scripts a conversation: the main requests get `steps` in order (then "Done."), judge-child requests get
- * `judge(req)` (default a pass), side calls a short text.
+ * `judge(req)` (default a pass), reflection-child requests no proposals (where `claude` is on PATH, a session's
+ * end starts one), side calls a short text.
  */
 export function converse(api: ModelApi, steps: Reply[], judge?: (req: ModelRequest) => Reply): void {
   const queue = [...steps];
   api.script((req) => {
     if (isJudgeRequest(req)) return judge ? judge(req) : verdictReply(req, { pass: true });
+    if (isReflectRequest(req)) return verdictReply(req, { proposals: [] });
     if (!req.main) return 'OK.';
     return queue.shift() ?? 'Done.';
   });
 }
 
-/** A judge verdict in the form the child asked for: a StructuredOutput call under --json-schema, else text. */
+/** A model child's answer (a judge verdict, reflection proposals) in the form it asked for: a StructuredOutput call under --json-schema, else text. */
 export function verdictReply(req: ModelRequest, verdict: unknown): Reply {
   const structured = ((req.body?.tools ?? []) as Array<{ name: string }>).some((t) => t.name === 'StructuredOutput');
   return structured ? { tool: 'StructuredOutput', input: verdict } : JSON.stringify(verdict);

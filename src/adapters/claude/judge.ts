@@ -1,20 +1,13 @@
 /**
- * Contract: running the model judge of the prose gate (spec/hooks.md, "Layer 2"): a `claude` executable in print
- * mode with every hook disabled (`--settings {"disableAllHooks":true}`), no tools, no MCP servers, no saved
- * session, its own short system prompt and a JSON Schema for the verdict (judgeArgs), KB_PROSE_LINT=0 in its
- * environment, the prompt on stdin, the OS temp dir as working directory. A `claude` too old for those flags
- * (it exits naming an unknown option) is asked again with the first four only. The child runs in its own process
- * group, which is killed at the timeout, on more than 1 MB of output, once the judge has exited, and when this
- * process exits. Never throws; the answer is read by src/core/gate/verdict.ts. Loaded only when a model call is due.
+ * Contract: the model judge of the prose gate (spec/hooks.md, "Layer 2"): its system prompt, the JSON Schema of
+ * its verdict and its prompt, run as a model child (child.ts: print mode, hooks off, no tools, no saved session,
+ * its own process group and timeout). Never throws; the answer is read by src/core/gate/verdict.ts. Loaded only
+ * when a model call is due.
  */
-import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
-import os from 'node:os';
+import { runClaudeChild } from './child.js';
 import type { ProsePiece } from '../../core/prose/pieces.js';
 import type { JudgeRule, JudgeRun } from '../../core/gate/verdict.js';
-
-/** Settings handed to the child so no hook (this gate included) runs inside it. */
-export const CHILD_SETTINGS = '{"disableAllHooks":true}';
 
 /** The judge's system prompt, in place of Claude Code's own (its tools and coding instructions). */
 export const JUDGE_SYSTEM =
@@ -33,17 +26,6 @@ export const VERDICT_SCHEMA = JSON.stringify({
   required: ['pass'],
 });
 
-/** The child's arguments; `legacy` gives only those every print-mode `claude` takes. */
-export function judgeArgs(model: string, legacy = false): string[] {
-  const base = ['-p', '--model', model, '--output-format', 'json', '--settings', CHILD_SETTINGS];
-  if (legacy) return base;
-  return [...base, '--tools', '', '--strict-mcp-config', '--no-session-persistence', '--system-prompt', JUDGE_SYSTEM, '--json-schema', VERDICT_SCHEMA];
-}
-
-/** A `claude` that refused an argument (commander's wording): it predates one of the newer flags. */
-const UNKNOWN_OPTION = /\b(?:unknown|unrecognized) option\b/i;
-
-const MAX_STDOUT = 1_000_000;
 const MAX_PROSE_FOR_JUDGE = 60_000;
 const MAX_KERNEL_FOR_JUDGE = 40_000;
 
@@ -54,8 +36,6 @@ export interface JudgeOptions {
   pieces: ProsePiece[];
   kernel: readonly JudgeRule[];
   env: NodeJS.ProcessEnv;
-  /** Only the flags every print-mode `claude` takes (see judgeArgs). */
-  legacy?: boolean;
 }
 
 /** The prompt the judge reads on stdin. */
@@ -92,93 +72,8 @@ export function buildJudgePrompt(pieces: ProsePiece[], kernel: readonly JudgeRul
   ].join('\n');
 }
 
-const running = new Set<number>();
-let exitHook = false;
-
-function killGroup(pid: number | undefined): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    /* already gone */
-  }
-}
-
-/** Runs the judge (see the module contract): its exit and output, or why it did not finish. */
-export async function runJudge(o: JudgeOptions): Promise<JudgeRun> {
-  const started = Date.now();
+/** Runs the judge: its exit and output, or why it did not finish. */
+export function runJudge(o: JudgeOptions): Promise<JudgeRun> {
   const prompt = buildJudgePrompt(o.pieces, o.kernel);
-  const run = await runOnce(o, prompt);
-  if (o.legacy || run.kind !== 'exit' || run.code === 0 || !UNKNOWN_OPTION.test(run.stderr)) return run;
-  const left = o.timeoutMs - (Date.now() - started);
-  return left < 1_000 ? run : runOnce({ ...o, legacy: true, timeoutMs: left }, prompt);
-}
-
-function runOnce(o: JudgeOptions, prompt: string): Promise<JudgeRun> {
-  return new Promise((resolve) => {
-    let settled = false;
-    let child: ReturnType<typeof spawn>;
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let outBytes = 0;
-    let errBytes = 0;
-    const finish = (outcome: JudgeRun): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      // NOTE: the whole group goes, so a grandchild the judge left behind cannot outlive the hook.
-      killGroup(child?.pid);
-      if (child?.pid) running.delete(child.pid);
-      child?.stdout?.destroy();
-      child?.stderr?.destroy();
-      child?.stdin?.destroy();
-      child?.unref();
-      resolve(outcome);
-    };
-    const timer = setTimeout(() => finish({ kind: 'error', reason: `timeout after ${o.timeoutMs} ms` }), o.timeoutMs);
-    try {
-      child = spawn(o.claude, judgeArgs(o.model, o.legacy), {
-        cwd: os.tmpdir(),
-        env: { ...o.env, KB_PROSE_LINT: '0' },
-        stdio: ['pipe', 'pipe', 'pipe'],
-        detached: true,
-      });
-    } catch (e) {
-      finish({ kind: 'error', reason: `cannot start ${o.claude}: ${(e as Error).message}` });
-      return;
-    }
-    if (child.pid) running.add(child.pid);
-    if (!exitHook) {
-      exitHook = true;
-      process.once('exit', () => {
-        for (const pid of running) killGroup(pid);
-      });
-    }
-    child.on('error', (e) => finish({ kind: 'error', reason: `cannot run ${o.claude}: ${e.message}` }));
-    child.stdout!.on('data', (c: Buffer) => {
-      outBytes += c.length;
-      if (outBytes > MAX_STDOUT) finish({ kind: 'error', reason: 'judge output over 1 MB' });
-      else out.push(c);
-    });
-    child.stderr!.on('data', (c: Buffer) => {
-      errBytes += c.length;
-      if (errBytes <= 16_384) err.push(c);
-    });
-    child.stdin!.on('error', () => undefined);
-    child.stdin!.end(prompt);
-    const decide = (code: number | null, signal: NodeJS.Signals | null): void => {
-      finish({ kind: 'exit', code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
-    };
-    let closed = false;
-    child.on('close', (code, signal) => {
-      closed = true;
-      decide(code, signal);
-    });
-    // A grandchild holding the pipes open must not keep the gate waiting once the judge itself has exited.
-    child.on('exit', (code, signal) => {
-      setTimeout(() => {
-        if (!closed) decide(code, signal);
-      }, 200).unref();
-    });
-  });
+  return runClaudeChild({ claude: o.claude, model: o.model, system: JUDGE_SYSTEM, schema: VERDICT_SCHEMA, prompt, timeoutMs: o.timeoutMs, env: o.env, what: 'judge' });
 }

@@ -46,6 +46,11 @@ export interface Settings {
   proseLintModel?: string;
   proseLintTimeoutMs: number;
   proseLintClaude?: string;
+  /** KB_REFLECT=0 turns reflection off (spec/reflect.md); KB_REFLECT_MODEL, KB_REFLECT_TIMEOUT_MS (default 120 s), KB_REFLECT_CLAUDE (the child's executable). */
+  reflect: boolean;
+  reflectModel?: string;
+  reflectTimeoutMs: number;
+  reflectClaude?: string;
   /** KB_PROMPT_BUILD_BUDGET_MS: a prompt index rebuild estimated above this runs in the background (default: see prompt/load.ts). */
   promptBuildBudgetMs?: number;
   /** KB_SESSIONS=0 turns the session hooks off. */
@@ -101,6 +106,10 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     proseLintModel: env.KB_PROSE_LINT_MODEL || undefined,
     proseLintTimeoutMs: parseNumber(env.KB_PROSE_LINT_TIMEOUT_MS, 45_000, 1),
     proseLintClaude: env.KB_PROSE_LINT_CLAUDE || undefined,
+    reflect: parseBool(env.KB_REFLECT) !== false,
+    reflectModel: env.KB_REFLECT_MODEL || undefined,
+    reflectTimeoutMs: parseNumber(env.KB_REFLECT_TIMEOUT_MS, 120_000, 1),
+    reflectClaude: env.KB_REFLECT_CLAUDE || undefined,
     ...(env.KB_PROMPT_BUILD_BUDGET_MS ? { promptBuildBudgetMs: parseNumber(env.KB_PROMPT_BUILD_BUDGET_MS, 2500, 0) } : {}),
     sessions: parseBool(env.KB_SESSIONS) !== false,
     sessionDebounceS: parseNumber(env.KB_SESSION_DEBOUNCE_S, 300),

@@ -75,6 +75,57 @@ export function stateIsCurrent(state: SessionState | undefined, st: { size: numb
 }
 
 /**
+ * Reflection's state for one session (spec/reflect.md, "State"), in a file of its own beside the session's state
+ * (`<session>.reflect.json`), so the summary writers and the reflection worker never overwrite each other's: when
+ * it last ran, on what size of transcript, what came of it (`running`, `reflected`, `forbidden`, `error`, or
+ * `skipped:<reason>`) and its commit.
+ */
+export interface ReflectState {
+  sessionId: string;
+  at: number;
+  size: number;
+  outcome: string;
+  commit?: string;
+}
+
+function reflectStateFile(dir: string, sessionId: string): string {
+  return path.join(sessionStateDir(dir), stateName(sessionId).replace(/\.json$/, '.reflect.json'));
+}
+
+/** Reads a session's reflection state; undefined when missing or unreadable. */
+export function readReflectState(dir: string, sessionId: string): ReflectState | undefined {
+  try {
+    const raw = JSON.parse(fs.readFileSync(reflectStateFile(dir, sessionId), 'utf8')) as ReflectState;
+    return raw && typeof raw === 'object' && raw.sessionId === sessionId && typeof raw.outcome === 'string' ? raw : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes a session's reflection state (best effort, as writeSessionState). */
+export function writeReflectState(dir: string, state: ReflectState): void {
+  try {
+    writeFileAtomic(reflectStateFile(dir, state.sessionId), JSON.stringify(state), { fsync: false });
+  } catch {
+    /* read-only repo: the state only saves a model call */
+  }
+}
+
+/** A reflection marked running longer ago than this died: it may be started again. */
+export const REFLECT_STALE_MS = 15 * 60_000;
+
+/**
+ * True when an automatic reflection of the session is still due: it never ran, or it was skipped (off, no
+ * `claude`, no real work yet), or a run marked `running` is stale. A run that reached the model (`reflected`,
+ * `error`) or found a forbidden host is final: at most one model call per session.
+ */
+export function reflectionDue(state: ReflectState | undefined, now = Date.now()): boolean {
+  if (!state) return true;
+  if (state.outcome.startsWith('skipped')) return true;
+  return state.outcome === 'running' && (now - state.at > REFLECT_STALE_MS || state.at > now);
+}
+
+/**
  * True when no catch-up started in the last `minutes` (and then records this one, so sessions starting together
  * start one catch-up between them).
  */

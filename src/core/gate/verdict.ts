@@ -6,6 +6,7 @@
  * `--output-format json` envelope, alone, in a fenced block or inside chatty text. Linear in the output size.
  */
 import type { ProsePiece } from '../prose/pieces.js';
+import { answerObjects, type ModelRun } from '../text/model-json.js';
 import { locate, quoteOf, type Violation } from './rules.js';
 
 /**
@@ -34,9 +35,7 @@ export interface JudgeRule {
 }
 
 /** What the judge process did: its exit and output, or why it could not run or was stopped. */
-export type JudgeRun =
-  | { kind: 'exit'; code: number | null; signal: string | null; stdout: string; stderr: string }
-  | { kind: 'error'; reason: string };
+export type JudgeRun = ModelRun;
 
 /** Pieces worth a model call: those with at least MIN_JUDGE_LETTERS letters. */
 export function judgeablePieces(pieces: ProsePiece[]): ProsePiece[] {
@@ -56,32 +55,11 @@ interface RawViolation {
 
 /** Reads a verdict from the judge's stdout; undefined when there is none to be found. */
 export function parseVerdict(stdout: string): { pass: boolean; violations: RawViolation[] } | undefined {
-  let text = stdout.trim();
-  const whole = tryJson(text);
-  if (whole && typeof whole === 'object' && !Array.isArray(whole)) {
-    const env = whole as Record<string, unknown>;
-    // The `--output-format json` envelope: the model's answer is a string in `result`.
-    if (typeof env.result === 'string' && ('type' in env || 'is_error' in env || 'subtype' in env)) {
-      if (env.is_error === true) return undefined;
-      text = env.result.trim();
-    } else return verdictOf(env);
-  }
-  const direct = tryJson(text);
-  if (direct && typeof direct === 'object' && !Array.isArray(direct)) return verdictOf(direct as Record<string, unknown>);
-  for (const candidate of jsonObjects(text)) {
+  for (const candidate of answerObjects(stdout, ['pass', 'verdict'])) {
     const v = verdictOf(candidate);
     if (v) return v;
   }
   return undefined;
-}
-
-function tryJson(text: string): unknown {
-  if (!text.startsWith('{')) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 function verdictOf(o: Record<string, unknown>): { pass: boolean; violations: RawViolation[] } | undefined {
@@ -90,45 +68,6 @@ function verdictOf(o: Record<string, unknown>): { pass: boolean; violations: Raw
   if (o.pass === true || verdict === 'pass') return { pass: true, violations };
   if (o.pass === false || verdict === 'fail') return { pass: false, violations };
   return undefined;
-}
-
-/** The end (exclusive) of the balanced `{...}` that opens at `start`, strings respected; -1 when none. */
-function balancedEnd(text: string, start: number, limit: number): number {
-  let depth = 0;
-  let inString = false;
-  const stop = Math.min(text.length, start + limit);
-  for (let j = start; j < stop; j++) {
-    const c = text[j];
-    if (inString) {
-      if (c === '\\') j++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{') depth++;
-    else if (c === '}' && --depth === 0) return j + 1;
-  }
-  return -1;
-}
-
-/**
- * The `{...}` spans of `text` that parse as JSON objects: the top-level ones in one linear pass, then (when a
- * stray brace left the pass unbalanced) up to ten spans opening with a `"pass"` or `"verdict"` key.
- */
-function* jsonObjects(text: string): Generator<Record<string, unknown>> {
-  let pos = text.indexOf('{');
-  while (pos >= 0) {
-    const end = balancedEnd(text, pos, text.length);
-    if (end < 0) break;
-    const v = tryJson(text.slice(pos, end));
-    if (v && typeof v === 'object' && !Array.isArray(v)) yield v as Record<string, unknown>;
-    pos = text.indexOf('{', end);
-  }
-  let anchors = 0;
-  for (const m of text.matchAll(/\{\s*"(?:pass|verdict)"/g)) {
-    if (++anchors > 10) break;
-    const end = balancedEnd(text, m.index, 100_000);
-    const v = end < 0 ? undefined : tryJson(text.slice(m.index, end));
-    if (v && typeof v === 'object' && !Array.isArray(v)) yield v as Record<string, unknown>;
-  }
 }
 
 function quotePattern(quote: string): RegExp | undefined {

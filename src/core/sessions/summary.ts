@@ -14,6 +14,7 @@ import { fnv1a } from '../text/fnv.js';
 import { idTime } from '../format/schema.js';
 import { clipText } from '../text/clip.js';
 import { didWork, shownCommand } from './commands.js';
+import { REFLECT_OPENING } from '../reflect/opening.js';
 
 /**
  * Bump when the rendering changes, so catch-up knows older summaries may be re-rendered. 3: only writes that
@@ -41,9 +42,10 @@ export type SkipReason = 'no-prompts' | 'no-session-id' | 'no-timestamps' | 'git
 
 /**
  * The first words of prompts that git-kb itself sends to a child `claude -p` (the prose gate's model judge,
- * src/adapters/claude/judge.ts): such a child's transcript is git-kb's own plumbing, not a session of the user's.
+ * src/adapters/claude/judge.ts; the reflection child, src/core/reflect/prompt.ts): such a child's transcript is
+ * git-kb's own plumbing, not a session of the user's.
  */
-const OWN_PROMPT_PREFIXES = ["You are a copy editor checking text against a writer's house rules"];
+export const OWN_PROMPT_PREFIXES = ["You are a copy editor checking text against a writer's house rules", REFLECT_OPENING];
 
 /** True for the transcript of a `claude -p` child that git-kb itself started (OWN_PROMPT_PREFIXES). */
 export function isOwnChildSession(facts: TranscriptFacts): boolean {
@@ -149,6 +151,14 @@ function secretReads(facts: TranscriptFacts): { paths: string[]; values: string[
     values.push(...secretFileValues(r.text));
   }
   return { paths, values: [...new Set(values)].sort((a, b) => b.length - a.length) };
+}
+
+/**
+ * The scrubber every text taken from a session goes through before it is stored or shown to a model (the summary,
+ * reflection): the values of secret files the session read, then anything secret-shaped.
+ */
+export function transcriptScrubber(facts: TranscriptFacts): { scrub: (s: string) => string; count: () => number } {
+  return makeScrubber(secretReads(facts).values);
 }
 
 /** A scrubber: replaces secret-file values and secret-shaped text, counting replacements. */

@@ -642,6 +642,12 @@ export function parseTranscript(text: string): TranscriptFacts {
   return reader.finish();
 }
 
+/**
+ * Text every transcript holds once its session made a tool call (the `tool_use` content block's type, as Claude
+ * Code writes it): a hook can tell from raw bytes, without parsing, that a session surely did no work.
+ */
+export const TOOL_USE_MARK = '"tool_use"';
+
 /** All the text of a session that a forbidden-host or secret check must see, one piece per line. */
 export function allTranscriptText(facts: TranscriptFacts): string {
   const parts: (string | undefined)[] = [facts.title, facts.cwd, facts.branch, facts.firstPrompt];
