@@ -1,0 +1,2 @@
+"use strict";
+var i=Object.defineProperty;var d=Object.getOwnPropertyDescriptor;var f=Object.getOwnPropertyNames;var g=Object.prototype.hasOwnProperty;var l=(a,e)=>{for(var s in e)i(a,s,{get:e[s],enumerable:!0})},p=(a,e,s,n)=>{if(e&&typeof e=="object"||typeof e=="function")for(let o of f(e))!g.call(a,o)&&o!==s&&i(a,o,{get:()=>e[o],enumerable:!(n=d(e,o))||n.enumerable});return a};var v=a=>p(i({},"__esModule",{value:!0}),a);var w={};l(w,{a:()=>r});module.exports=v(w);var r="You review a finished coding session for a personal knowledge base";
