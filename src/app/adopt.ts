@@ -23,6 +23,7 @@ import { idSet } from './find.js';
 import { nowStamp, oneLineTitle, tagList, validateEntryText } from './fields.js';
 import { refuseForbidden } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
+import { unknownChoice } from '../core/text/suggest.js';
 
 export interface AdoptOptions extends RepoOptions {
   /** Files to adopt: absolute, or relative to the data repo. None: every note in an entry folder whose name has no id. */
@@ -57,7 +58,7 @@ function candidates(dir: string): string[] {
 
 /** Adopts notes as entries (one commit). */
 export async function adoptNotes(options: AdoptOptions): Promise<AdoptResult> {
-  if (options.type !== undefined && !(TYPES as readonly string[]).includes(options.type)) throw new KbError('USAGE', `unknown --type "${options.type}"; one of: ${TYPES.join(', ')}`);
+  if (options.type !== undefined && !(TYPES as readonly string[]).includes(options.type)) throw unknownChoice('--type', options.type, TYPES);
   const { dir } = repoForRead(options);
   return withWriteLock(dir, async (tx) => {
     const rels = [...new Set(options.paths?.length ? options.paths.map((p) => relPath(dir, p)) : candidates(dir))];

@@ -5,6 +5,7 @@
 import { formatProblems, KbError } from '../core/errors.js';
 import { parseEntry, RELS, type Link, type Rule } from '../core/format/entry.js';
 import { normalizeTags } from '../core/format/tags.js';
+import { unknownChoice } from '../core/text/suggest.js';
 
 /** Splits "a,b, c" (or repeated values) into a clean, de-duplicated list. */
 export function splitList(values: string | string[] | undefined): string[] {
@@ -32,7 +33,7 @@ export function parseLinks(values: string[] | undefined): Link[] {
     const m = /^([a-z_]+):(\S+)$/.exec(v.trim());
     if (!m) throw new KbError('USAGE', `--link "${v}" must be rel:id, e.g. relates_to:kb-0042 (rels: ${RELS.join(', ')})`);
     // A rel the format does not know is a bad flag value (USAGE), as an unknown --type is; in a file, lint's INVALID_ENTRY.
-    if (!(RELS as readonly string[]).includes(m[1]!)) throw new KbError('USAGE', `--link "${v}": unknown rel "${m[1]}"; one of: ${RELS.join(', ')}`);
+    if (!(RELS as readonly string[]).includes(m[1]!)) throw unknownChoice('rel', m[1]!, RELS, `--link "${v}"`);
     return { rel: m[1] as Link['rel'], to: m[2]! };
   });
 }

@@ -30,6 +30,7 @@ import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
 import { withWriteLock, type PendingFile } from '../adapters/write/transaction.js';
 import { toLf } from '../core/text/line-ends.js';
+import { unknownChoice } from '../core/text/suggest.js';
 
 export interface ImportOptions extends RepoOptions {
   source: string;
@@ -243,7 +244,7 @@ function attachmentPlace(dir: string, name: string, bytes: Buffer, claimed: Set<
 export async function importNotes(options: ImportOptions): Promise<ImportResult> {
   const root = path.resolve(options.source);
   if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw new KbError('NOT_FOUND', `import: ${options.source} is not a directory`);
-  if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw new KbError('USAGE', `unknown type "${options.type}"; one of: ${TYPES.join(', ')}`);
+  if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw unknownChoice('type', options.type, TYPES);
   const walked = walk(root);
   const stamp = nowStamp(options.now);
   const { dir } = await repoForWrite(options);

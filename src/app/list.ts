@@ -8,6 +8,7 @@ import { TYPES } from '../core/format/schema.js';
 import { isoAtLeast, parseSince } from '../core/format/since.js';
 import { forbiddenHostKeys } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
+import { unknownChoice } from '../core/text/suggest.js';
 
 export interface ListOptions extends RepoOptions {
   type?: string;
@@ -22,7 +23,7 @@ export type ListItem = Omit<SummaryRow, 'host'>;
 
 /** Lists entries. */
 export async function listEntries(options: ListOptions): Promise<ListItem[]> {
-  if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw new KbError('USAGE', `unknown type "${options.type}"; one of: ${TYPES.join(', ')}`);
+  if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw unknownChoice('type', options.type, TYPES);
   const since = options.since ? parseSince(options.since) : undefined;
   const { dir } = repoForRead(options);
   const summary = await currentSummary(dir);

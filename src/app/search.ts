@@ -11,6 +11,7 @@ import { searchTurns, type TurnHit } from '../adapters/index/turns.js';
 import { forbiddenHostKeys } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { readDecaySettings } from '../adapters/store/repo-settings.js';
+import { unknownChoice } from '../core/text/suggest.js';
 
 export interface SearchCommandOptions extends RepoOptions {
   queries: string[];
@@ -44,7 +45,7 @@ const TURN_HITS = 5;
 export async function searchEntries(options: SearchCommandOptions): Promise<SearchResultSet> {
   const queries = options.queries.map((q) => q.trim()).filter(Boolean);
   if (queries.length === 0) throw new KbError('USAGE', 'search needs a query, e.g. git-kb search "rebase onto main"');
-  if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw new KbError('USAGE', `unknown type "${options.type}"; one of: ${TYPES.join(', ')}`);
+  if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw unknownChoice('type', options.type, TYPES);
   if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 1)) throw new KbError('USAGE', '--limit must be a positive integer');
   const since = options.since ? parseSince(options.since) : undefined;
   const { dir } = repoForRead(options);

@@ -188,3 +188,16 @@ describe('more of what a hostile battery tried', () => {
     expect(fs.existsSync(path.join(sb.data, 'sessions'))).toBe(false);
   });
 });
+
+describe('did you mean', () => {
+  it('a mistyped --type or rel names the likely one', async () => {
+    await init();
+    const t = await ends(['add', '--type', 'decison', '--title', 'x', 'y']);
+    expect(t.code).toBe(2);
+    expect(t.stderr).toMatch(/unknown --type "decison"; one of: .*; did you mean "decision"\?/);
+    const l = await ends(['list', '--type', 'lesson']);
+    expect(l.stderr).toMatch(/did you mean "lesson_learned"\?/);
+    const r = await ends(['add', '--type', 'decision', '--title', 'x', '--link', 'relate_to:kb-0001', 'y']);
+    expect(r.stderr).toMatch(/unknown rel "relate_to"; one of: .*; did you mean "relates_to"\?/);
+  });
+});

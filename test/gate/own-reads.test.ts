@@ -9,6 +9,7 @@ describe('isOwnRead: the Bash commands the gate allows without a permission prom
     "git-kb search 'rebase onto main'",
     'git-kb --json list --type decision',
     'git-kb --data /home/u/kb status',
+    'git-kb doctor --json',
     'git kb get kb-0042',
     'git-kb host load db1',
     'git-kb session show kb-3lvn09zbq0',

@@ -7,6 +7,7 @@ import { TYPES } from '../../core/format/schema.js';
 import * as render from '../render/entries.js';
 import { kernelOverWarning } from '../render/memory.js';
 import { type Cli, collect, readFileArg, readStdinIfPiped, repoOptions, type Reply } from '../io.js';
+import { unknownChoice } from '../../core/text/suggest.js';
 
 /** Registers the verb on the program. */
 export function register(ctx: Cli): void {
@@ -32,7 +33,7 @@ export function register(ctx: Cli): void {
         return;
       }
       if (!o.type) throw new KbError('USAGE', `missing --type (one of: ${TYPES.join(', ')})`);
-      if (!(TYPES as readonly string[]).includes(o.type as string)) throw new KbError('USAGE', `unknown --type "${String(o.type)}"; one of: ${TYPES.join(', ')}`);
+      if (!(TYPES as readonly string[]).includes(o.type as string)) throw unknownChoice('--type', String(o.type), TYPES);
       if (typeof o.title !== 'string' || !o.title.trim()) throw new KbError('USAGE', 'missing --title "..."');
       let body = bodyWords.length ? bodyWords.join(' ') : undefined;
       if (o.file) body = readFileArg(o.file as string);

@@ -5,6 +5,7 @@ import { TYPES } from '../../core/format/schema.js';
 import * as render from '../render/entries.js';
 import { kernelOverWarning } from '../render/memory.js';
 import { type Cli, collect, readFileArg, repoOptions } from '../io.js';
+import { unknownChoice } from '../../core/text/suggest.js';
 
 /** Registers the verb on the program. */
 export function register(ctx: Cli): void {
@@ -33,7 +34,7 @@ export function register(ctx: Cli): void {
       const repo = repoOptions(ctx, cmd);
       const bodies = ['body', 'append', 'file'].filter((k) => o[k] !== undefined);
       if (bodies.length > 1) throw new KbError('USAGE', `--${bodies.join(' and --')} cannot be combined; use one`);
-      if (o.type !== undefined && !(TYPES as readonly string[]).includes(o.type as string)) throw new KbError('USAGE', `unknown --type "${String(o.type)}"; one of: ${TYPES.join(', ')}`);
+      if (o.type !== undefined && !(TYPES as readonly string[]).includes(o.type as string)) throw unknownChoice('--type', String(o.type), TYPES);
       const kernelSet = cmd.getOptionValueSource('kernel') === 'cli';
       const flags = ['title', 'type', 'tags', 'addTag', 'removeTag', 'link', 'unlink', 'url', 'appliesTo', 'aliases', 'patternKey', 'body', 'append', 'file', 'rule', 'removeRule'];
       if (!kernelSet && flags.every((k) => o[k] === undefined)) {

@@ -1,13 +1,13 @@
 /**
  * Contract: which Bash commands are git-kb's own reads (spec/hooks.md, "Own reads"): `git-kb` (or a path ending
- * in `/bin/git-kb`, or `node` running one) followed by a read-only verb (get, search, list, status, history,
+ * in `/bin/git-kb`, or `node` running one) followed by a read-only verb (get, search, list, status, doctor, history,
  * lint, tags, host load/list/status/detect, session list/show) and plain arguments. Quotes are fine; anything a
  * shell could turn into a second command or a write (`;`, `&`, `|`, `<`, `>`, `$`, backticks, braces, a line
  * break) is not. The PreToolUse hook answers "allow" for these, so the `git-kb get` that the prompt hook's
  * pointers and the skill ask for runs without a permission prompt; everything else goes its usual way. Pure.
  */
 
-const READ_VERBS = /^(?:get|search|list|status|history|lint|tags|host\s+(?:load|list|status|detect)|session\s+(?:list|show))(?:\s|$)/;
+const READ_VERBS = /^(?:get|search|list|status|doctor|history|lint|tags|host\s+(?:load|list|status|detect)|session\s+(?:list|show))(?:\s|$)/;
 const PROGRAM = /^(?:(?:node\s+)?(?:"[^"]*\/bin\/git-kb"|'[^']*\/bin\/git-kb'|[^\s'"]*\/bin\/git-kb)|git-kb|git\s+kb)\s+/;
 const SHELL_SYNTAX = /[;&|<>`$(){}\n\r\\]/;
 
