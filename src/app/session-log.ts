@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { Settings } from '../adapters/config/settings.js';
 import { archiveTranscript, listArchive, pruneArchive, readArchive, removeArchive, type ArchiveOutcome } from '../adapters/store/archive.js';
 import { loadHosts } from '../adapters/store/hosts-file.js';
+import { readAt } from '../adapters/store/fsutil.js';
 import { readSessionState, writeSessionState } from '../adapters/store/session-state.js';
 import { findSessionLogs, readSessionLog, removeSessionLog, writeSessionLog } from '../adapters/index/turns.js';
 import { KbError } from '../core/errors.js';
@@ -39,9 +40,7 @@ export function readTranscriptBytes(file: string, size: number): Buffer {
   if (size <= MAX_TRANSCRIPT_BYTES) return fs.readFileSync(file);
   const fd = fs.openSync(file, 'r');
   try {
-    const buf = Buffer.alloc(MAX_TRANSCRIPT_BYTES);
-    const n = fs.readSync(fd, buf, 0, buf.length, 0);
-    return buf.subarray(0, n);
+    return readAt(fd, 0, MAX_TRANSCRIPT_BYTES);
   } finally {
     fs.closeSync(fd);
   }
@@ -163,7 +162,7 @@ async function logFromArchive(dir: string, settings: Settings, sessionId: string
  */
 export async function findLog(dir: string, settings: Settings, ref: { sessionId?: string; entryId?: string; prefix?: string }): Promise<SessionLog | undefined> {
   if (ref.sessionId) return readSessionLog(dir, ref.sessionId) ?? (await logFromArchive(dir, settings, ref.sessionId));
-  const stored = findSessionLogs(dir, (l) => (ref.entryId ? l.id === ref.entryId : l.sessionId.startsWith(ref.prefix ?? '\0')));
+  const stored = ref.entryId ? findSessionLogs(dir, (l) => l.id === ref.entryId) : findSessionLogs(dir, (l) => l.sessionId.startsWith(ref.prefix ?? '\0'), ref.prefix);
   if (stored.length > 1) throw new KbError('USAGE', `session id prefix ${ref.prefix} matches ${stored.length} sessions; give more characters`);
   if (stored[0]) return stored[0];
   if (!ref.prefix || !settings.archive) return undefined;

@@ -33,6 +33,7 @@ import { budgetSignature, catchUpDue, readBudgetState, readReflectState, readSes
 import { TOOL_USE_MARK, type TranscriptFacts } from '../core/sessions/transcript.js';
 import { readRepoSettings } from '../adapters/store/repo-settings.js';
 import { KB_JSON_MAX, readRegularFile } from '../adapters/system/read-bounded.js';
+import { readAt } from '../adapters/store/fsutil.js';
 import { budgetBlockReason, budgetOverruns, type BudgetName } from '../core/budget.js';
 import { debugLog, type HookContext, type HookInput } from './protocol.js';
 
@@ -189,9 +190,7 @@ function tailHolds(file: string, size: number, needle: string): boolean {
   try {
     const fd = fs.openSync(file, 'r');
     try {
-      const buf = Buffer.alloc(len);
-      const got = fs.readSync(fd, buf, 0, len, size - len);
-      return buf.subarray(0, got).toString('utf8').includes(needle);
+      return readAt(fd, size - len, len).toString('utf8').includes(needle);
     } finally {
       fs.closeSync(fd);
     }

@@ -76,9 +76,13 @@ function logFiles(dir: string): Map<string, { size: number; mtimeMs: number }> {
 }
 
 /** Every log, by a predicate on it (a session id prefix, an entry id): the first that matches, or all. */
-export function findSessionLogs(dir: string, match: (log: SessionLog) => boolean): SessionLog[] {
+export function findSessionLogs(dir: string, match: (log: SessionLog) => boolean, sessionPrefix?: string): SessionLog[] {
   const out: SessionLog[] = [];
+  // A log's file name starts with its session id's safe characters (sessionFileBase): a prefix of the id reads
+  // only the files it can be.
+  const lead = (sessionPrefix ?? '').replace(/[^A-Za-z0-9_-]/g, '').slice(0, 60);
   for (const name of logFiles(dir).keys()) {
+    if (!name.startsWith(lead)) continue;
     const log = readLogFile(path.join(turnsDir(dir), name));
     if (log && match(log)) out.push(log);
   }

@@ -16,7 +16,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { fnv1a } from '../../core/text/fnv.js';
 import { acquireLock } from './lock.js';
-import { writeFileAtomic } from './fsutil.js';
+import { readAt, writeFileAtomic } from './fsutil.js';
 import { sessionFileBase } from './session-state.js';
 
 const META_VERSION = 1;
@@ -75,9 +75,8 @@ export function readArchive(root: string, sessionId: string): string | undefined
   try {
     const fd = fs.openSync(files(root, sessionId).gz, 'r');
     try {
-      const buf = Buffer.alloc(meta.gzBytes);
-      const n = fs.readSync(fd, buf, 0, meta.gzBytes, 0);
-      return n === 0 ? '' : zlib.gunzipSync(buf.subarray(0, n)).toString('utf8');
+      const gz = readAt(fd, 0, meta.gzBytes);
+      return gz.length === 0 ? '' : zlib.gunzipSync(gz).toString('utf8');
     } finally {
       fs.closeSync(fd);
     }

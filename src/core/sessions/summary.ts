@@ -233,6 +233,15 @@ export function summaryContentKey(text: string): string {
     .replace(/^(Claude Code session .*?\d{4}-\d\d-\d\d \d\d:\d\d)(?:–\d\d:\d\d| – \d{4}-\d\d-\d\d \d\d:\d\d)( UTC)/m, '$1$2');
 }
 
+/**
+ * A session's title: the transcript's own title, else the first line of its first prompt (through `scrub`), cut
+ * at LIMITS.title; else `Session <8 characters of its id> in <project>`. The summary and the turn log share it.
+ */
+export function sessionTitle(facts: TranscriptFacts, sessionId: string, project: string | undefined, scrub: (s: string) => string = (s) => s): string {
+  const firstLine = (facts.firstPrompt ?? facts.prompts[0] ?? '').split('\n').find((l) => l.trim()) ?? '';
+  return clip(scrub(facts.title ?? firstLine), LIMITS.title) || `Session ${sessionId.slice(0, 8)}${project ? ` in ${project}` : ''}`;
+}
+
 /** The project's name: the last folder of its directory. */
 export function projectName(cwd: string | undefined): string | undefined {
   if (!cwd) return undefined;
@@ -262,9 +271,7 @@ export function summarizeSession(facts: TranscriptFacts, options: SummaryOptions
   const cwd = facts.cwd ? scrub(facts.cwd) : undefined;
   const project = projectName(cwd);
 
-  const firstLine = (facts.firstPrompt ?? facts.prompts[0] ?? '').split('\n').find((l) => l.trim()) ?? '';
-  let title = clip(scrub(facts.title ?? firstLine), LIMITS.title);
-  if (!title) title = `Session ${sessionId.slice(0, 8)}${project ? ` in ${project}` : ''}`;
+  const title = sessionTitle(facts, sessionId, project, scrub);
 
   const id = sessionEntryId(sessionId, started, options.salt ?? 0);
   const fields: Record<string, unknown> = {

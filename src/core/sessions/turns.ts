@@ -6,7 +6,7 @@
  */
 import { isSecretFilePath } from '../secrets/scan.js';
 import { fnv1a } from '../text/fnv.js';
-import { clip, projectName, sessionEntryId } from './summary.js';
+import { clip, projectName, sessionEntryId, sessionTitle } from './summary.js';
 import type { TranscriptFacts, TurnTool } from './transcript.js';
 
 /** Bump when the log's shape or content changes: logs of another version are read again from the archive. */
@@ -120,14 +120,13 @@ export function sessionLog(facts: TranscriptFacts, sessionId: string): SessionLo
     if (t.at) turn.at = t.at;
     turns.push(turn);
   }
-  const firstLine = (facts.firstPrompt ?? '').split('\n').find((l) => l.trim()) ?? '';
   const cwd = facts.cwd;
   const project = projectName(cwd);
   const log: SessionLog = {
     v: TURN_LOG_VERSION,
     sessionId,
     id: sessionEntryId(sessionId, started),
-    title: clip(facts.title ?? firstLine, 100) || `Session ${sessionId.slice(0, 8)}`,
+    title: sessionTitle(facts, sessionId, project),
     started,
     turns,
   };
