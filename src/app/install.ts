@@ -541,6 +541,89 @@ export function hookWiring(options: Pick<InstallOptions, 'settings' | 'home' | '
   return { settings: file, inSettings, ...(plugin ? { plugin } : {}) };
 }
 
+/** One git-kb hook command as Claude Code would run it: where it is wired, its event, its command and timeout. */
+export interface WiredHook {
+  /** `settings`: the settings file; `plugin`: the installed plugin's hooks/hooks.json. */
+  source: 'settings' | 'plugin';
+  /** The file it is wired in (the settings file, or the plugin's hooks.json). */
+  file: string;
+  event: string;
+  command: string;
+  /** Claude Code's timeout for it, in seconds (its default, 60, when the wiring names none). */
+  timeout: number;
+  /** The plugin's folder (CLAUDE_PLUGIN_ROOT), for a plugin hook. */
+  pluginRoot?: string;
+  /** Set when the command cannot even be read: the plugin's folder or its hooks.json is gone or broken. */
+  problem?: string;
+}
+
+/** The git-kb hook commands of a hooks object (`{Event: [{hooks: [{type, command, timeout}]}]}`). */
+function ourCommands(hooks: unknown, pick: (command: string) => boolean): { event: string; command: string; timeout: number }[] {
+  const out: { event: string; command: string; timeout: number }[] = [];
+  if (!hooks || typeof hooks !== 'object') return out;
+  for (const [event, groups] of Object.entries(hooks as Record<string, unknown>)) {
+    if (!Array.isArray(groups)) continue;
+    for (const g of groups as { hooks?: unknown }[]) {
+      if (!Array.isArray(g?.hooks)) continue;
+      for (const h of g.hooks as HookCommand[]) {
+        if (h?.type !== 'command' || typeof h.command !== 'string' || !pick(h.command)) continue;
+        out.push({ event, command: h.command, timeout: typeof h.timeout === 'number' && h.timeout > 0 ? h.timeout : 60 });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Every git-kb hook command Claude Code runs for this user: those of the settings file, and those of each
+ * installed and enabled git-kb plugin (its `installPath` in installed_plugins.json, and its hooks/hooks.json).
+ */
+export function wiredHooks(options: Pick<InstallOptions, 'settings' | 'home' | 'claudeConfigDir'>): WiredHook[] {
+  const file = settingsPath(options);
+  let text = '';
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    /* no settings file */
+  }
+  const out: WiredHook[] = [];
+  const parsed = readJsonText(text) as { hooks?: unknown } | undefined;
+  for (const h of ourCommands(parsed?.hooks, isOurCommand)) out.push({ source: 'settings', file, ...h });
+  const plugin = installedPlugin(claudeDir(options), text);
+  if (!plugin) return out;
+  const data = readJson(path.join(claudeDir(options), 'plugins', 'installed_plugins.json')) as { plugins?: Record<string, unknown> } | undefined;
+  const installs = ([] as unknown[]).concat(data?.plugins?.[plugin] ?? []) as { installPath?: unknown }[];
+  for (const install of installs) {
+    const root = typeof install?.installPath === 'string' ? install.installPath : undefined;
+    const hooksFile = root ? path.join(root, 'hooks', 'hooks.json') : '';
+    const broken = (problem: string): void => void out.push({ source: 'plugin', file: hooksFile || path.join(claudeDir(options), 'plugins', 'installed_plugins.json'), event: '', command: '', timeout: 60, ...(root ? { pluginRoot: root } : {}), problem });
+    if (!root) {
+      broken(`${plugin} has no installPath in installed_plugins.json`);
+      continue;
+    }
+    if (!fs.existsSync(root)) {
+      broken(`the folder of ${plugin}, ${root}, is gone`);
+      continue;
+    }
+    const hooks = readJson(hooksFile) as { hooks?: unknown } | undefined;
+    if (!hooks) {
+      broken(`${hooksFile} is missing or not JSON`);
+      continue;
+    }
+    // The plugin's own hooks.json runs git-kb-hook through ${CLAUDE_PLUGIN_ROOT}: every command of it is ours.
+    for (const h of ourCommands(hooks.hooks, () => true)) out.push({ source: 'plugin', file: hooksFile, pluginRoot: root, ...h, command: h.command.replaceAll('${CLAUDE_PLUGIN_ROOT}', root) });
+  }
+  return out;
+}
+
+function readJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text || '{}') as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Wires git-kb's hooks into the Claude Code settings file and puts `git-kb` in reach of the model's shell. */
 export function installHooks(options: InstallOptions): Promise<InstallResult> {
   return change('install', options);
