@@ -285,7 +285,7 @@ async function hookRunCheck(wiring: ReturnType<typeof hookWiring>, settings: Set
       }
       const debugFile = path.join(tmp, `debug-${n++}.jsonl`);
       const env: NodeJS.ProcessEnv = { ...settings.env };
-      for (const k of ['CLAUDE_ENV_FILE', 'CLAUDE_PLUGIN_ROOT', 'CLAUDE_PLUGIN_DATA', 'KB_DIR']) delete env[k];
+      for (const k of ['CLAUDE_ENV_FILE', 'CLAUDE_PLUGIN_ROOT', 'CLAUDE_PLUGIN_DATA']) delete env[k];
       Object.assign(env, {
         HOME: home,
         XDG_CONFIG_HOME: path.join(home, '.config'),
