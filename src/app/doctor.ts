@@ -1,7 +1,7 @@
 /**
  * Contract: `git-kb doctor` (spec/cli.md): one result per check, each with what it found and, when it is not
  * fine, the fix. Cheap and local: no network, no model call, no write (it reads the state files, the catalog and
- * the prompt index header). A check is `ok`, `warn` (works, but something is off) or `fail` (something a user
+ * the prompt index header; the hook probe runs each wired hook command once in a temporary folder it removes). A check is `ok`, `warn` (works, but something is off) or `fail` (something a user
  * relies on does not work); any `fail` makes the outcome CHECK_FAILED (exit 7, spec/errors.md).
  */
 import fs from 'node:fs';
@@ -194,7 +194,7 @@ function looseObjects(dir: string): { count: number; bytes: number } {
 }
 
 /** What the bin/ scripts start: the CLI, the hook entry and its on-demand handlers, the counting worker, the code cache. */
-const BUNDLE_ENTRIES = ['bin/git-kb', 'bin/git-kb-hook', 'bin/package.json', 'hooks/hooks.json', 'dist/package.json', 'dist/code-cache.cjs', 'dist/cli.js', 'dist/hook.cjs', 'dist/hooks/gate.js', 'dist/hooks/prompt-build.js', 'dist/hooks/session.js', 'dist/workers/count.js'];
+const BUNDLE_ENTRIES = ['bin/git-kb', 'bin/git-kb-hook', 'hooks/hooks.json', 'dist/package.json', 'dist/code-cache.cjs', 'dist/cli.js', 'dist/hook.cjs', 'dist/hooks/gate.js', 'dist/hooks/prompt-build.js', 'dist/hooks/session.js', 'dist/workers/count.js'];
 
 /**
  * The files of the install the CLI and the hooks need that are missing (paths relative to `root`): the entries,

@@ -289,6 +289,12 @@ function sameJson(a: unknown, b: unknown): boolean {
  * touched; the text is unchanged when there is nothing to do.
  */
 export function editSettings(text: string, desired: Record<string, HookGroup[]> | undefined, file = 'settings.json'): { text: string; events: string[] } {
+  // A file whose every line ends in CRLF (written on Windows) is edited as LF text and given its CRLF back, so the
+  // lines added match the file's own (and uninstall still gives back its bytes). Mixed endings are left as they are.
+  if (text.includes('\r\n') && !/(^|[^\r])\n/.test(text)) {
+    const r = editSettings(text.replaceAll('\r\n', '\n'), desired, file);
+    return { text: r.text.replaceAll('\n', '\r\n'), events: r.events };
+  }
   const source = text.trim() ? text : '{}\n';
   const root = parseWithSpans(source, file);
   if (root.kind !== 'object') throw new KbError('USAGE', `${file}: the settings file must hold a JSON object; nothing was changed`);
