@@ -241,6 +241,9 @@ function reinstallFix(root: string, settings: Settings): string {
   return `install git-kb again the way it came: "npm install -g <its git URL, tarball or folder>"`;
 }
 
+/** How long a probed hook may take before it counts as hung. */
+const PROBE_TIMEOUT_MS = 15_000;
+
 /** A payload for each event that makes its hook do nothing but start, read it and answer (no write anywhere). */
 function probePayload(event: string, dir: string): Record<string, unknown> {
   const base = { session_id: `git-kb-doctor-${process.pid}`, transcript_path: path.join(dir, 'no-transcript.jsonl'), cwd: dir, hook_event_name: event };
@@ -298,7 +301,11 @@ async function hookRunCheck(wiring: ReturnType<typeof hookWiring>, settings: Set
         GIT_KB_CODE_CACHE: '0',
         ...(h.pluginRoot ? { CLAUDE_PLUGIN_ROOT: h.pluginRoot, CLAUDE_PLUGIN_DATA: path.join(tmp, 'plugin-data') } : {}),
       });
-      const r = await runHookCommand(h.command, probePayload(h.event, tmp), { cwd: tmp, env, timeoutMs: Math.min(h.timeout, 15) * 1000 });
+      // NOTE: the command names the user's home as the shell would see it (a hand-written `node ~/...`), while the
+      // hook itself runs with the throwaway HOME; and a fixed bound rather than the hook's own timeout (SessionEnd
+      // has 2 s), so a slow start on a loaded machine is not taken for a broken hook.
+      const command = h.command.replace(/(^|[\s"'=:])~(?=\/)/g, `$1${settings.home}`).replace(/\$\{HOME\}|\$HOME\b/g, settings.home);
+      const r = await runHookCommand(command, probePayload(h.event, tmp), { cwd: tmp, env, timeoutMs: PROBE_TIMEOUT_MS });
       const why = probeFailure(r, debugFile);
       if (why) {
         failing.add(h.source);

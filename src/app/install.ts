@@ -555,17 +555,15 @@ export interface WiredHook {
   file: string;
   event: string;
   command: string;
-  /** Claude Code's timeout for it, in seconds (its default, 60, when the wiring names none). */
-  timeout: number;
   /** The plugin's folder (CLAUDE_PLUGIN_ROOT), for a plugin hook. */
   pluginRoot?: string;
   /** Set when the command cannot even be read: the plugin's folder or its hooks.json is gone or broken. */
   problem?: string;
 }
 
-/** The git-kb hook commands of a hooks object (`{Event: [{hooks: [{type, command, timeout}]}]}`). */
-function ourCommands(hooks: unknown, pick: (command: string) => boolean): { event: string; command: string; timeout: number }[] {
-  const out: { event: string; command: string; timeout: number }[] = [];
+/** The git-kb hook commands of a hooks object (`{Event: [{hooks: [{type, command}]}]}`). */
+function ourCommands(hooks: unknown, pick: (command: string) => boolean): { event: string; command: string }[] {
+  const out: { event: string; command: string }[] = [];
   if (!hooks || typeof hooks !== 'object') return out;
   for (const [event, groups] of Object.entries(hooks as Record<string, unknown>)) {
     if (!Array.isArray(groups)) continue;
@@ -573,7 +571,7 @@ function ourCommands(hooks: unknown, pick: (command: string) => boolean): { even
       if (!Array.isArray(g?.hooks)) continue;
       for (const h of g.hooks as HookCommand[]) {
         if (h?.type !== 'command' || typeof h.command !== 'string' || !pick(h.command)) continue;
-        out.push({ event, command: h.command, timeout: typeof h.timeout === 'number' && h.timeout > 0 ? h.timeout : 60 });
+        out.push({ event, command: h.command });
       }
     }
   }
@@ -602,7 +600,7 @@ export function wiredHooks(options: Pick<InstallOptions, 'settings' | 'home' | '
   for (const install of installs) {
     const root = typeof install?.installPath === 'string' ? install.installPath : undefined;
     const hooksFile = root ? path.join(root, 'hooks', 'hooks.json') : '';
-    const broken = (problem: string): void => void out.push({ source: 'plugin', file: hooksFile || path.join(claudeDir(options), 'plugins', 'installed_plugins.json'), event: '', command: '', timeout: 60, ...(root ? { pluginRoot: root } : {}), problem });
+    const broken = (problem: string): void => void out.push({ source: 'plugin', file: hooksFile || path.join(claudeDir(options), 'plugins', 'installed_plugins.json'), event: '', command: '', ...(root ? { pluginRoot: root } : {}), problem });
     if (!root) {
       broken(`${plugin} has no installPath in installed_plugins.json`);
       continue;

@@ -133,6 +133,11 @@ describe('git-kb doctor', () => {
     expect((await kb(sb, ['install'])).code).toBe(0);
     const after = await doctor(withClaude());
     expect([after.code, after.checks['hook-run']!.detail]).toEqual([0, '6 hook commands ran and exited 0']);
+
+    // A hand-written command through the user's home (~/ or $HOME) runs from that home, though the probe's HOME is a throwaway one.
+    fs.symlinkSync(ROOT, path.join(sb.home, 'gk'));
+    fs.writeFileSync(settings, JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node ~/gk/bin/git-kb-hook prompt' }] }], Stop: [{ hooks: [{ type: 'command', command: 'node "$HOME/gk/bin/git-kb-hook" stop' }] }] } }));
+    expect((await doctor(withClaude())).checks['hook-run']).toMatchObject({ status: 'ok', detail: '2 hook commands ran and exited 0' });
   }, 60_000);
 
   it('the probe leaves nothing behind: no summary, turn log, ledger or commit in the data repo, no state in HOME', async () => {
