@@ -82,8 +82,8 @@ for (const file of fs.readdirSync(tmp, { recursive: true }).map(String).filter((
   fs.writeFileSync(at, out.code);
 }
 fs.writeFileSync(`${tmp}/package.json`, '{\n  "type": "commonjs"\n}\n');
-// NOTE: the hook entry is CommonJS (dist/hook.cjs, run by bin/git-kb-hook, which bin/package.json makes
-// CommonJS too): an ES module entry loads Node's ESM loader (about 3 ms a process, measured against an empty
+// NOTE: the hook entry is CommonJS (dist/hook.cjs, run by bin/git-kb-hook, which the root package.json, naming no
+// "type", makes CommonJS too): an ES module entry loads Node's ESM loader (about 3 ms a process, measured against an empty
 // .cjs); its on-demand handlers are the CommonJS files of the split build above, reached with require.
 await build({
   ...common,

@@ -15,7 +15,7 @@ import { cleanGitEnv, startGitServer, type GitServer } from './helpers/git-serve
 let tmp: string;
 let src: string;
 let server: GitServer;
-const env = (): NodeJS.ProcessEnv => cleanGitEnv({ HOME: path.join(tmp, 'home'), npm_config_cache: path.join(tmp, 'npm-cache'), npm_config_registry: 'http://127.0.0.1:9/', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' });
+const env = (home = path.join(tmp, 'home')): NodeJS.ProcessEnv => cleanGitEnv({ HOME: home, npm_config_cache: path.join(tmp, 'npm-cache'), npm_config_registry: 'http://127.0.0.1:9/', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' });
 
 /** The working tree as a fresh one-commit git repository (what a user's clone holds). */
 function cloneOfWorkingTree(dir: string): void {
@@ -52,9 +52,11 @@ async function npmInstall(prefix: string, spec: string): Promise<void> {
   expect(r.code, r.stderr).toBe(0);
 }
 
-/** A shell environment whose PATH is the prefix's bin, node's folder and the system's; MANPATH the prefix's. */
+/** A shell environment whose PATH is the prefix's bin, node's folder and the system's; MANPATH the prefix's; a HOME of its own. */
 function userEnv(prefix: string): NodeJS.ProcessEnv {
-  return { ...env(), PATH: [path.join(prefix, 'bin'), path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter), MANPATH: path.join(prefix, 'share', 'man') };
+  const home = path.join(tmp, `home-${path.basename(prefix)}`);
+  fs.mkdirSync(home, { recursive: true });
+  return { ...env(home), PATH: [path.join(prefix, 'bin'), path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter), MANPATH: path.join(prefix, 'share', 'man') };
 }
 
 async function expectWorks(prefix: string): Promise<void> {
@@ -72,6 +74,13 @@ async function expectWorks(prefix: string): Promise<void> {
   expect([verbHelp.code, verbHelp.stdout.split('\n')[0]]).toEqual([0, 'Usage: git-kb search [options] <queries...>']);
   const hook = await run('git-kb-hook', ['prompt'], { env: { ...e, GIT_KB_DATA: data }, input: JSON.stringify({ session_id: 's', prompt: 'hello there friend' }) });
   expect(hook.code).toBe(0);
+  // Wired into settings.json, the install passes every check of doctor: its bundle, and each hook command run once.
+  const install = await run('git-kb', ['install'], { env: e });
+  expect(install.code, install.stderr).toBe(0);
+  const doctor = await run('git-kb', ['--data', data, 'doctor'], { env: e });
+  expect(doctor.stdout).toMatch(/^ok {4}bundle /m);
+  expect(doctor.stdout).toMatch(/^ok {4}hook-run +6 hook commands ran and exited 0$/m);
+  expect([doctor.code, doctor.stderr], doctor.stdout).toEqual([0, '']);
 }
 
 describe('npm install -g', () => {
@@ -90,6 +99,31 @@ describe('npm install -g', () => {
     expect(fs.existsSync(path.join(installed, 'node_modules'))).toBe(false); // no dependency was installed
     await expectWorks(prefix);
   }, 120_000);
+
+  it('from a tarball (npm pack); with that install removed, doctor (of another install) names the broken hooks and exits 7', async () => {
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', tmp], { env: env(), cwd: src, timeoutMs: 60_000 });
+    expect(packed.code, packed.stderr).toBe(0);
+    const tarball = path.join(tmp, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
+    const prefix = path.join(tmp, 'p-tar');
+    await npmInstall(prefix, tarball);
+    const installed = path.join(prefix, 'lib', 'node_modules', 'git-kb');
+    expect(fs.existsSync(path.join(installed, 'dist', 'chunks', '.npmignore'))).toBe(true); // what npm makes of .gitignore
+    await expectWorks(prefix);
+
+    // The same HOME, whose settings.json runs the tarball's hooks, checked by the git URL's install once the tarball's is gone.
+    const e = userEnv(prefix);
+    const other = path.join(tmp, 'p-other');
+    await npmInstall(other, src);
+    fs.rmSync(installed, { recursive: true, force: true });
+    const otherEnv = { ...e, PATH: [path.join(other, 'bin'), path.dirname(process.execPath), '/usr/bin', '/bin'].join(path.delimiter) };
+    const data = path.join(tmp, `data-${path.basename(prefix)}`);
+    const broken = await run('git-kb', ['--data', data, 'doctor'], { env: otherEnv });
+    expect(broken.code, broken.stdout).toBe(7);
+    expect(broken.stdout).toMatch(/^FAIL {2}hook-run +6 of 6 hook commands fail: .*Cannot find module '.*p-tar\/lib\/node_modules\/git-kb\/bin\/git-kb-hook'; fix: run "git-kb install"/m);
+    expect((await run('git-kb', ['install'], { env: otherEnv })).code).toBe(0);
+    const fixed = await run('git-kb', ['--data', data, 'doctor'], { env: otherEnv });
+    expect([fixed.code, fixed.stdout]).toEqual([0, expect.stringMatching(/^ok {4}hook-run +6 hook commands ran and exited 0$/m)]);
+  }, 240_000);
 
   it('packs only the chunks dist/chunks/.gitignore keeps, and the man page is current', async () => {
     const r = await run('npm', ['pack', '--dry-run', '--json'], { env: env(), cwd: src, timeoutMs: 60_000 });

@@ -1,10 +1,11 @@
 /**
  * Contract: `git-kb doctor` (spec/cli.md): one result per check, each with what it found and, when it is not
  * fine, the fix. Cheap and local: no network, no model call, no write (it reads the state files, the catalog and
- * the prompt index header). A check is `ok`, `warn` (works, but something is off) or `fail` (something a user
+ * the prompt index header; the hook probe runs each wired hook command once in a temporary folder it removes). A check is `ok`, `warn` (works, but something is off) or `fail` (something a user
  * relies on does not work); any `fail` makes the outcome CHECK_FAILED (exit 7, spec/errors.md).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { KB_JSON_MAX, readRegularFile } from '../adapters/system/read-bounded.js';
 import type { Settings } from '../adapters/config/settings.js';
@@ -21,7 +22,8 @@ import { writeLockBusy } from '../adapters/store/lock.js';
 import { findExecutable } from '../adapters/system/which.js';
 import type { ErrorCode } from '../core/errors.js';
 import { trackConflicts } from './conflicts.js';
-import { hookWiring, packageRoot } from './install.js';
+import type { HookRun } from '../adapters/claude/hook-run.js';
+import { hookWiring, packageRoot, wiredHooks, type WiredHook } from './install.js';
 import { remoteSettings } from './sync-settings.js';
 
 export interface DoctorOptions {
@@ -32,7 +34,7 @@ export interface DoctorOptions {
 }
 
 export interface Check {
-  /** Stable name: data-repo, head, manifest, conflicts, lint, journal, hooks, bundle, judge, reflect, prompt-index, remote, auth. */
+  /** Stable name: data-repo, head, manifest, conflicts, lint, journal, hooks, bundle, hook-run, judge, reflect, prompt-index, objects, remote, auth. */
   name: string;
   status: 'ok' | 'warn' | 'fail';
   /** What was found. */
@@ -69,7 +71,9 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorResult> {
 
   const root = options.root ?? packageRoot();
   const missing = bundleMissing(root);
-  add('bundle', missing.length ? 'fail' : 'ok', missing.length ? `${root}/dist lacks ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}` : `${path.join(root, 'dist')}`, `reinstall git-kb, or run "npm ci && npm run bundle" in ${root}`);
+  add('bundle', missing.length ? 'fail' : 'ok', missing.length ? `${root} lacks ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}` : `${path.join(root, 'dist')}`, reinstallFix(root, settings));
+
+  await hookRunCheck(wiring, settings, root, add);
 
   if (settings.proseLint !== 'on') add('judge', 'ok', `the prose gate's model judge is off (KB_PROSE_LINT=${settings.proseLint})`);
   else {
@@ -189,16 +193,183 @@ function looseObjects(dir: string): { count: number; bytes: number } {
   return { count, bytes };
 }
 
-/** The files of dist/ the CLI and the hooks need that are missing: the entries and every chunk of this build. */
+/** What the bin/ scripts start: the CLI, the hook entry and its on-demand handlers, the counting worker, the code cache. */
+const BUNDLE_ENTRIES = ['bin/git-kb', 'bin/git-kb-hook', 'hooks/hooks.json', 'dist/package.json', 'dist/code-cache.cjs', 'dist/cli.js', 'dist/hook.cjs', 'dist/hooks/gate.js', 'dist/hooks/prompt-build.js', 'dist/hooks/session.js', 'dist/workers/count.js'];
+
+/**
+ * The files of the install the CLI and the hooks need that are missing (paths relative to `root`): the entries,
+ * and every file they require, followed from file to file (the `require("./…")` calls of the built CommonJS).
+ * NOTE: what really runs, rather than a list kept beside the build: dist/chunks/.gitignore names the build's own
+ * chunks for git and `npm pack`, but npm renames a package's .gitignore files to .npmignore when it installs one.
+ */
 function bundleMissing(root: string): string[] {
-  const dist = path.join(root, 'dist');
-  const need = ['package.json', 'cli.js', 'hook.cjs', 'hooks/gate.js', 'hooks/prompt-build.js', 'hooks/session.js', 'workers/count.js'];
-  try {
-    for (const line of fs.readFileSync(path.join(dist, 'chunks', '.gitignore'), 'utf8').split('\n')) {
-      if (line.startsWith('!') && line !== '!.gitignore') need.push(`chunks/${line.slice(1)}`);
+  const missing: string[] = [];
+  const seen = new Set<string>();
+  const queue = [...BUNDLE_ENTRIES];
+  while (queue.length) {
+    const rel = queue.shift()!;
+    if (seen.has(rel)) continue;
+    seen.add(rel);
+    let text: string;
+    try {
+      text = fs.readFileSync(path.join(root, rel), 'utf8');
+    } catch {
+      missing.push(rel);
+      continue;
     }
-  } catch {
-    need.push('chunks/.gitignore');
+    if (!/\.c?js$/.test(rel)) continue;
+    for (const m of text.matchAll(/\brequire\("(\.\.?\/[^"]+)"\)/g)) {
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(rel), m[1]!));
+      if (target.startsWith('dist/') && !seen.has(target)) queue.push(target);
+    }
   }
-  return need.filter((f) => !fs.existsSync(path.join(dist, f)));
+  return missing;
+}
+
+/**
+ * The one command that gives back a whole install at `root`: a git checkout restores its committed dist/; the
+ * plugin is installed again; an npm install is installed again from where it came (which npm does not record).
+ */
+function reinstallFix(root: string, settings: Settings): string {
+  if (fs.existsSync(path.join(root, '.git'))) return `run "git -C ${root} checkout -- bin dist hooks" (the committed build)`;
+  const cache = path.join(settings.claudeConfigDir, 'plugins', 'cache') + path.sep;
+  if (root.startsWith(cache)) {
+    const [marketplace, name] = root.slice(cache.length).split(path.sep);
+    const key = `${name ?? 'git-kb'}@${marketplace ?? 'git-kb'}`;
+    return `run "claude plugin uninstall ${key} && claude plugin install ${key}"`;
+  }
+  return `install git-kb again the way it came: "npm install -g <its git URL, tarball or folder>"`;
+}
+
+/** How long a probed hook may take before it counts as hung. */
+const PROBE_TIMEOUT_MS = 15_000;
+
+/** A payload for each event that makes its hook do nothing but start, read it and answer (no write anywhere). */
+function probePayload(event: string, dir: string): Record<string, unknown> {
+  const base = { session_id: `git-kb-doctor-${process.pid}`, transcript_path: path.join(dir, 'no-transcript.jsonl'), cwd: dir, hook_event_name: event };
+  const extra: Record<string, Record<string, unknown>> = {
+    UserPromptSubmit: { prompt: 'git-kb doctor checks that this hook runs' },
+    PreToolUse: { tool_name: 'Read', tool_input: { file_path: path.join(dir, 'nothing') } },
+    SessionStart: { source: 'startup' },
+    Stop: { stop_hook_active: false },
+    PreCompact: { trigger: 'manual', custom_instructions: '' },
+    SessionEnd: { reason: 'other' },
+  };
+  return { ...base, ...(extra[event] ?? {}) };
+}
+
+/**
+ * `hook-run`: every git-kb hook command Claude Code would run (settings.json's, the plugin's) is run once, as
+ * Claude Code runs it, with a harmless payload: a throwaway HOME, session and working directory, and GIT_KB_DATA
+ * naming a folder that does not exist, so no hook reads or writes the user's data (hooks never create a data
+ * repo) and no summary, turn log or commit comes of it. A command fails when it cannot start, exits non-zero,
+ * dies, times out, prints something that is not one JSON object, or logs an error in its debug record (a hook
+ * is fail-open: a broken handler exits 0, but says so there).
+ */
+async function hookRunCheck(wiring: ReturnType<typeof hookWiring>, settings: Settings, root: string, add: Add): Promise<void> {
+  const hooks = wiredHooks({ home: settings.home, claudeConfigDir: settings.claudeConfigDir });
+  if (hooks.length === 0) return;
+  const { runHookCommand } = await import('../adapters/claude/hook-run.js');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'git-kb-doctor-'));
+  const failures: string[] = [];
+  // Failures alike (a removed install fails every event the same way) are said once, with the events they hit.
+  const grouped = new Map<string, { where: string; why: string; command: string; events: string[] }>();
+  const failing = new Set<WiredHook['source']>();
+  try {
+    const home = path.join(tmp, 'home');
+    fs.mkdirSync(home);
+    let n = 0;
+    for (const h of hooks) {
+      const where = h.source === 'plugin' ? 'the plugin' : path.basename(h.file);
+      if (h.problem) {
+        failing.add(h.source);
+        failures.push(`${where}: ${h.problem}`);
+        continue;
+      }
+      const debugFile = path.join(tmp, `debug-${n++}.jsonl`);
+      const env: NodeJS.ProcessEnv = { ...settings.env };
+      for (const k of ['CLAUDE_ENV_FILE', 'CLAUDE_PLUGIN_ROOT', 'CLAUDE_PLUGIN_DATA']) delete env[k];
+      Object.assign(env, {
+        HOME: home,
+        XDG_CONFIG_HOME: path.join(home, '.config'),
+        CLAUDE_CONFIG_DIR: path.join(home, '.claude'),
+        CLAUDE_PROJECT_DIR: tmp,
+        GIT_KB_DATA: path.join(tmp, 'no-data-repo'),
+        KB_HOOK_DEBUG: '1',
+        KB_HOOK_DEBUG_FILE: debugFile,
+        KB_REFLECT: '0',
+        GIT_KB_CODE_CACHE: '0',
+        ...(h.pluginRoot ? { CLAUDE_PLUGIN_ROOT: h.pluginRoot, CLAUDE_PLUGIN_DATA: path.join(tmp, 'plugin-data') } : {}),
+      });
+      // NOTE: the command names the user's home as the shell would see it (a hand-written `node ~/...`), while the
+      // hook itself runs with the throwaway HOME; and a fixed bound rather than the hook's own timeout (SessionEnd
+      // has 2 s), so a slow start on a loaded machine is not taken for a broken hook.
+      const command = h.command.replace(/(^|[\s"'=:])~(?=\/)/g, `$1${settings.home}`).replace(/\$\{HOME\}|\$HOME\b/g, settings.home);
+      const r = await runHookCommand(command, probePayload(h.event, tmp), { cwd: tmp, env, timeoutMs: PROBE_TIMEOUT_MS });
+      const why = probeFailure(r, debugFile);
+      if (why) {
+        failing.add(h.source);
+        const key = `${where}\0${why}`;
+        const seen = grouped.get(key);
+        if (seen) seen.events.push(h.event);
+        else grouped.set(key, { where, why, command: h.command, events: [h.event] });
+      }
+    }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  for (const g of grouped.values()) failures.push(`${g.events.join(', ')} of ${g.where} (${g.command}${g.events.length > 1 ? ', ...' : ''}): ${g.why}`);
+  const failed = hooks.filter((h) => h.problem).length + [...grouped.values()].reduce((n, g) => n + g.events.length, 0);
+  const count = hooks.filter((h) => !h.problem).length;
+  if (failures.length === 0) {
+    add('hook-run', 'ok', `${count} hook command${count === 1 ? '' : 's'} ran and exited 0`);
+    return;
+  }
+  // NOTE: settings.json's hooks are rewired to the install that runs this doctor; with the plugin installed too,
+  // they are a duplicate, and removing them is the fix.
+  const fix = failing.has('plugin')
+    ? `run "claude plugin uninstall ${wiring.plugin} && claude plugin install ${wiring.plugin}"`
+    : wiring.plugin
+      ? `run "git-kb uninstall" (the plugin ${wiring.plugin} runs the hooks)`
+      : `run "git-kb install" (it wires the hooks of ${root})`;
+  add('hook-run', 'fail', `${failed} of ${hooks.length} hook command${hooks.length === 1 ? '' : 's'} fail: ${failures.join('; ')}`, fix);
+}
+
+/** Why a probe run failed, or undefined when it ran as a hook must. */
+function probeFailure(r: HookRun, debugFile: string): string | undefined {
+  const firstLine = (s: string): string => {
+    const lines = s.split('\n').map((l) => l.trim()).filter(Boolean);
+    return (lines.find((l) => /error|not found|no such|cannot/i.test(l)) ?? lines[0] ?? '').slice(0, 200);
+  };
+  if (r.error) return `cannot start (${r.error})`;
+  if (r.timedOut) return 'did not finish in time';
+  if (r.signal) return `killed by ${r.signal}`;
+  if (r.code !== 0) return `exit ${r.code}${r.stderr.trim() ? `: ${firstLine(r.stderr)}` : ''}`;
+  const out = r.stdout.trim();
+  if (out) {
+    let ok = false;
+    try {
+      const v = JSON.parse(out) as unknown;
+      ok = typeof v === 'object' && v !== null && !Array.isArray(v);
+    } catch {
+      /* not JSON */
+    }
+    if (!ok) return `printed what is not one JSON object: ${firstLine(out)}`;
+  }
+  let log = '';
+  try {
+    log = fs.readFileSync(debugFile, 'utf8');
+  } catch {
+    /* no record: a hook that returned before logging */
+  }
+  for (const line of log.split('\n')) {
+    if (!line.trim()) continue;
+    try {
+      const rec = JSON.parse(line) as { error?: unknown };
+      if (typeof rec.error === 'string') return `ran, but failed inside: ${firstLine(rec.error)}`;
+    } catch {
+      /* a cut record */
+    }
+  }
+  return undefined;
 }

@@ -289,6 +289,12 @@ function sameJson(a: unknown, b: unknown): boolean {
  * touched; the text is unchanged when there is nothing to do.
  */
 export function editSettings(text: string, desired: Record<string, HookGroup[]> | undefined, file = 'settings.json'): { text: string; events: string[] } {
+  // A file whose every line ends in CRLF (written on Windows) is edited as LF text and given its CRLF back, so the
+  // lines added match the file's own (and uninstall still gives back its bytes). Mixed endings are left as they are.
+  if (text.includes('\r\n') && !/(^|[^\r])\n/.test(text)) {
+    const r = editSettings(text.replaceAll('\r\n', '\n'), desired, file);
+    return { text: r.text.replaceAll('\n', '\r\n'), events: r.events };
+  }
   const source = text.trim() ? text : '{}\n';
   const root = parseWithSpans(source, file);
   if (root.kind !== 'object') throw new KbError('USAGE', `${file}: the settings file must hold a JSON object; nothing was changed`);
@@ -539,6 +545,87 @@ export function hookWiring(options: Pick<InstallOptions, 'settings' | 'home' | '
   const inSettings = Object.values(parsed.hooks ?? {}).some((groups) => Array.isArray(groups) && groups.some((g) => Array.isArray(g?.hooks) && g.hooks.some((h) => isOurCommand(h?.command))));
   const plugin = installedPlugin(claudeDir(options), text);
   return { settings: file, inSettings, ...(plugin ? { plugin } : {}) };
+}
+
+/** One git-kb hook command as Claude Code would run it: where it is wired, its event, its command and timeout. */
+export interface WiredHook {
+  /** `settings`: the settings file; `plugin`: the installed plugin's hooks/hooks.json. */
+  source: 'settings' | 'plugin';
+  /** The file it is wired in (the settings file, or the plugin's hooks.json). */
+  file: string;
+  event: string;
+  command: string;
+  /** The plugin's folder (CLAUDE_PLUGIN_ROOT), for a plugin hook. */
+  pluginRoot?: string;
+  /** Set when the command cannot even be read: the plugin's folder or its hooks.json is gone or broken. */
+  problem?: string;
+}
+
+/** The git-kb hook commands of a hooks object (`{Event: [{hooks: [{type, command}]}]}`). */
+function ourCommands(hooks: unknown, pick: (command: string) => boolean): { event: string; command: string }[] {
+  const out: { event: string; command: string }[] = [];
+  if (!hooks || typeof hooks !== 'object') return out;
+  for (const [event, groups] of Object.entries(hooks as Record<string, unknown>)) {
+    if (!Array.isArray(groups)) continue;
+    for (const g of groups as { hooks?: unknown }[]) {
+      if (!Array.isArray(g?.hooks)) continue;
+      for (const h of g.hooks as HookCommand[]) {
+        if (h?.type !== 'command' || typeof h.command !== 'string' || !pick(h.command)) continue;
+        out.push({ event, command: h.command });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Every git-kb hook command Claude Code runs for this user: those of the settings file, and those of each
+ * installed and enabled git-kb plugin (its `installPath` in installed_plugins.json, and its hooks/hooks.json).
+ */
+export function wiredHooks(options: Pick<InstallOptions, 'settings' | 'home' | 'claudeConfigDir'>): WiredHook[] {
+  const file = settingsPath(options);
+  let text = '';
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    /* no settings file */
+  }
+  const out: WiredHook[] = [];
+  const parsed = readJsonText(text) as { hooks?: unknown } | undefined;
+  for (const h of ourCommands(parsed?.hooks, isOurCommand)) out.push({ source: 'settings', file, ...h });
+  const plugin = installedPlugin(claudeDir(options), text);
+  if (!plugin) return out;
+  const data = readJson(path.join(claudeDir(options), 'plugins', 'installed_plugins.json')) as { plugins?: Record<string, unknown> } | undefined;
+  const installs = ([] as unknown[]).concat(data?.plugins?.[plugin] ?? []) as { installPath?: unknown }[];
+  for (const install of installs) {
+    const root = typeof install?.installPath === 'string' ? install.installPath : undefined;
+    const hooksFile = root ? path.join(root, 'hooks', 'hooks.json') : '';
+    const broken = (problem: string): void => void out.push({ source: 'plugin', file: hooksFile || path.join(claudeDir(options), 'plugins', 'installed_plugins.json'), event: '', command: '', ...(root ? { pluginRoot: root } : {}), problem });
+    if (!root) {
+      broken(`${plugin} has no installPath in installed_plugins.json`);
+      continue;
+    }
+    if (!fs.existsSync(root)) {
+      broken(`the folder of ${plugin}, ${root}, is gone`);
+      continue;
+    }
+    const hooks = readJson(hooksFile) as { hooks?: unknown } | undefined;
+    if (!hooks) {
+      broken(`${hooksFile} is missing or not JSON`);
+      continue;
+    }
+    // The plugin's own hooks.json runs git-kb-hook through ${CLAUDE_PLUGIN_ROOT}: every command of it is ours.
+    for (const h of ourCommands(hooks.hooks, () => true)) out.push({ source: 'plugin', file: hooksFile, pluginRoot: root, ...h, command: h.command.replaceAll('${CLAUDE_PLUGIN_ROOT}', root) });
+  }
+  return out;
+}
+
+function readJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text || '{}') as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Wires git-kb's hooks into the Claude Code settings file and puts `git-kb` in reach of the model's shell. */

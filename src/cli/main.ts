@@ -154,6 +154,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
+    await sayCreated(settings);
     let e: unknown = err;
     if (err instanceof CommanderError) {
       const mapped = commanderToKbError(err);
@@ -166,7 +167,21 @@ export async function main(argv: string[]): Promise<void> {
     await report(e);
     return;
   }
+  await sayCreated(settings);
   if (outcome) process.exitCode = EXIT_CODES[outcome];
+}
+
+/**
+ * Says where the data went when a write made the data repo (the embedded default on first use, or a --data folder
+ * that was empty): one line on stderr, once, in text and --json mode alike (stdout keeps only the result).
+ */
+async function sayCreated(settings: Settings): Promise<void> {
+  const { takeCreatedRepos } = await import('../app/created.js');
+  for (const dir of takeCreatedRepos()) {
+    const home = settings.home.replace(/\/+$/, '');
+    const shown = home && dir.startsWith(`${home}/`) ? `~${dir.slice(home.length)}` : dir;
+    process.stderr.write(`git-kb: created a new knowledge base at ${terminalSafe(shown)} (a git repo; "git-kb status" shows it, "git-kb init --remote URL" syncs it)\n`);
+  }
 }
 
 /**

@@ -105,9 +105,15 @@ describe('the embedded default data repo', () => {
     expect(JSON.parse(before.stderr).error).toMatchObject({ code: 'NO_DATA_REPO' });
     expect(JSON.parse(before.stderr).error.message).toContain(home);
     expect(fs.existsSync(home)).toBe(false);
+    // The model's first read, with no data repo: one line that says how to start.
+    const search = await kb(sb, ['search', 'anything']);
+    expect([search.code, search.stdout]).toEqual([3, '']);
+    expect(search.stderr).toBe(`git-kb: error: no knowledge base yet (no data repo at ${home}); "git-kb init" starts one (the first "git-kb add" creates it too), or pass --data DIR for another\n`);
 
     const r = await kb(sb, ['add', '--type', 'decision', '--title', 'First note on a fresh machine', '--json']);
     expect(r.code, r.stderr).toBe(0);
+    // The write that made it says where the data went, once, on stderr (stdout is the JSON alone).
+    expect(r.stderr).toBe('git-kb: created a new knowledge base at ~/.git-kb/data (a git repo; "git-kb status" shows it, "git-kb init --remote URL" syncs it)\n');
     const added = JSON.parse(r.stdout);
     expect(fs.existsSync(path.join(home, added.path))).toBe(true);
     expect((await sgit(sb, ['log', '--format=%s'], home)).trim().split('\n')).toEqual([`add ${added.id}: First note on a fresh machine`, 'git-kb: create data repo']);
@@ -116,6 +122,17 @@ describe('the embedded default data repo', () => {
     expect(st).toMatchObject({ data_dir: home, source: 'default', entries: 1 });
     // No config file was needed or written.
     expect(fs.existsSync(path.join(sb.home, '.config', 'git-kb'))).toBe(false);
+    const second = await kb(sb, ['add', '--type', 'decision', '--title', 'Second note', 'the repo is there now']);
+    expect([second.code, second.stderr]).toEqual([0, '']);
+  });
+
+  it('a write that makes a --data folder a data repo says so too; init says it in its own output', async () => {
+    sb = makeSandbox();
+    const dir = path.join(sb.root, 'elsewhere');
+    const r = await kb(sb, ['--data', dir, 'add', '--type', 'decision', '--title', 'Somewhere else', 'body']);
+    expect([r.code, r.stderr]).toEqual([0, `git-kb: created a new knowledge base at ${dir} (a git repo; "git-kb status" shows it, "git-kb init --remote URL" syncs it)\n`]);
+    const init = await kb(sb, ['--data', path.join(sb.root, 'by-init'), 'init']);
+    expect([init.code, init.stderr]).toEqual([0, '']);
   });
 });
 

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { kb, makeSandbox, ROOT, run, type Sandbox } from '../helpers/cli.js';
 
 let sb: Sandbox;
 afterEach(() => sb?.cleanup());
@@ -56,7 +56,7 @@ describe('git-kb doctor', () => {
     expect((await kb(sb, ['install'])).code).toBe(0);
     const r = await doctor(withClaude());
     expect(r.code).toBe(0);
-    for (const name of ['data-repo', 'head', 'manifest', 'conflicts', 'lint', 'journal', 'hooks', 'bundle', 'judge', 'reflect', 'objects']) expect(r.checks[name]!.status, name).toBe('ok');
+    for (const name of ['data-repo', 'head', 'manifest', 'conflicts', 'lint', 'journal', 'hooks', 'bundle', 'hook-run', 'judge', 'reflect', 'objects']) expect(r.checks[name]!.status, name).toBe('ok');
     expect(r.checks.objects!.detail).toMatch(/^\d+ loose git objects, [\d.]+ MiB$/);
     expect(r.checks.remote).toMatchObject({ status: 'warn', fix: expect.stringContaining('git-kb init --remote') });
     expect(r.checks['prompt-index']!.status).toBe('warn'); // no prompt has run yet
@@ -114,4 +114,77 @@ describe('git-kb doctor', () => {
     expect(after.checks.objects!.status).toBe('ok');
     expect((await kb(sb, ['--data', sb.data, 'search', 'loose'])).stdout).toContain('Doctor counts objects'); // packs read
   });
+
+  it('runs every wired hook command: a hook whose install is gone fails (exit 7) naming it, and its fix works', async () => {
+    sb = makeSandbox('gkb-doctor-');
+    expect((await kb(sb, ['--data', sb.data, 'add', '--type', 'decision', '--title', 'Hooks that run', 'checked by running them'])).code).toBe(0);
+    expect((await kb(sb, ['install'])).code).toBe(0);
+    const settings = path.join(sb.home, '.claude', 'settings.json');
+    const gone = path.join(sb.root, 'deleted-clone');
+    fs.writeFileSync(settings, fs.readFileSync(settings, 'utf8').replaceAll(ROOT, gone));
+    const r = await doctor(withClaude());
+    expect(r.code).toBe(7);
+    expect(r.checks.hooks!.status).toBe('ok'); // wired, as before...
+    expect(r.checks['hook-run']).toMatchObject({ status: 'fail', fix: 'run "git-kb install" (it wires the hooks of ' + ROOT + ')' }); // ...but none runs
+    expect(r.checks['hook-run']!.detail).toMatch(/^6 of 6 hook commands fail: UserPromptSubmit, PreToolUse, SessionStart, Stop, PreCompact, SessionEnd of settings\.json/);
+    expect(r.checks['hook-run']!.detail).toContain(`Cannot find module '${gone}/bin/git-kb-hook'`);
+    expect(r.text).toMatch(/^FAIL {2}hook-run +6 of 6/m);
+    // the fix, as printed, then doctor is green
+    expect((await kb(sb, ['install'])).code).toBe(0);
+    const after = await doctor(withClaude());
+    expect([after.code, after.checks['hook-run']!.detail]).toEqual([0, '6 hook commands ran and exited 0']);
+
+    // A hand-written command through the user's home (~/ or $HOME) runs from that home, though the probe's HOME is a throwaway one.
+    fs.symlinkSync(ROOT, path.join(sb.home, 'gk'));
+    fs.writeFileSync(settings, JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'node ~/gk/bin/git-kb-hook prompt' }] }], Stop: [{ hooks: [{ type: 'command', command: 'node "$HOME/gk/bin/git-kb-hook" stop' }] }] } }));
+    expect((await doctor(withClaude())).checks['hook-run']).toMatchObject({ status: 'ok', detail: '2 hook commands ran and exited 0' });
+  }, 60_000);
+
+  it('the probe leaves nothing behind: no summary, turn log, ledger or commit in the data repo, no state in HOME', async () => {
+    sb = makeSandbox('gkb-doctor-');
+    expect((await kb(sb, ['--data', sb.data, 'add', '--type', 'decision', '--title', 'Nothing written', 'by the probe'])).code).toBe(0);
+    const config = path.join(sb.home, '.config', 'git-kb', 'config.json');
+    fs.mkdirSync(path.dirname(config), { recursive: true });
+    fs.writeFileSync(config, JSON.stringify({ data_dir: sb.data })); // the hooks' own resolution would find this repo
+    const list = (dir: string): string[] => (fs.existsSync(dir) ? (fs.readdirSync(dir, { recursive: true }) as string[]).sort() : []);
+    await doctor(withClaude()); // no hook wired yet: what doctor's own reads leave (the catalog cache, ...)
+    expect((await kb(sb, ['install'])).code).toBe(0);
+    const head = execFileSync('git', ['-C', sb.data, 'rev-parse', 'HEAD'], { env: sb.env, encoding: 'utf8' });
+    const state = list(path.join(sb.data, '.git', 'git-kb'));
+    const home = list(sb.home);
+    const r = await doctor(withClaude());
+    expect(r.checks['hook-run']!.status).toBe('ok');
+    expect(execFileSync('git', ['-C', sb.data, 'rev-parse', 'HEAD'], { env: sb.env, encoding: 'utf8' })).toBe(head);
+    expect(execFileSync('git', ['-C', sb.data, 'status', '--porcelain'], { env: sb.env, encoding: 'utf8' })).toBe('');
+    expect(list(path.join(sb.data, '.git', 'git-kb'))).toEqual(state);
+    expect(list(sb.home).filter((f) => !f.startsWith('.cache'))).toEqual(home.filter((f) => !f.startsWith('.cache')));
+  }, 60_000);
+
+  it('finds a hook that starts but fails inside (a missing handler file), and checks the files the bundle really requires', async () => {
+    sb = makeSandbox('gkb-doctor-');
+    // An install as npm leaves it: bin/, dist/, hooks/, with dist/chunks/.gitignore renamed to .npmignore.
+    const copy = path.join(sb.root, 'install', 'git-kb');
+    for (const d of ['bin', 'dist', 'hooks']) fs.cpSync(path.join(ROOT, d), path.join(copy, d), { recursive: true });
+    fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(copy, 'package.json'));
+    fs.renameSync(path.join(copy, 'dist', 'chunks', '.gitignore'), path.join(copy, 'dist', 'chunks', '.npmignore'));
+    const copied = (args: string[], env: NodeJS.ProcessEnv = {}) => run(process.execPath, [path.join(copy, 'bin', 'git-kb'), ...args], { env: { ...sb.env, ...env }, cwd: sb.root });
+    expect((await copied(['--data', sb.data, 'add', '--type', 'decision', '--title', 'Copied install', 'works'])).code).toBe(0);
+    expect((await copied(['install'])).code).toBe(0);
+    const ok = JSON.parse((await copied(['--data', sb.data, 'doctor', '--json'], withClaude())).stdout) as { ok: boolean; checks: Check[] };
+    expect(ok.checks.filter((c) => c.status === 'fail')).toEqual([]);
+    expect(ok.ok).toBe(true);
+
+    fs.rmSync(path.join(copy, 'dist', 'hooks', 'session.js'));
+    const chunk = fs.readdirSync(path.join(copy, 'dist', 'chunks')).find((f) => f.startsWith('search-'))!;
+    fs.rmSync(path.join(copy, 'dist', 'chunks', chunk));
+    const r = await copied(['--data', sb.data, 'doctor', '--json'], withClaude());
+    expect(r.code).toBe(7);
+    const checks = Object.fromEntries((JSON.parse(r.stdout) as { checks: Check[] }).checks.map((c) => [c.name, c]));
+    expect(checks.bundle!.status).toBe('fail');
+    expect(checks.bundle!.detail).toContain('dist/hooks/session.js');
+    expect(checks.bundle!.detail).toContain(`dist/chunks/${chunk}`);
+    expect(checks.bundle!.fix).toBe('install git-kb again the way it came: "npm install -g <its git URL, tarball or folder>"');
+    expect(checks['hook-run']!.status).toBe('fail');
+    expect(checks['hook-run']!.detail).toMatch(/^4 of 6 hook commands fail: SessionStart, Stop, PreCompact, SessionEnd of settings\.json .*: ran, but failed inside: .*session\.js/);
+  }, 60_000);
 });

@@ -91,7 +91,8 @@ describe('git-kb install / uninstall', () => {
     const cmd = ourCommands(fs.readFileSync(settings, 'utf8')).UserPromptSubmit![0]!;
     const r = await run('sh', ['-c', cmd], { env: { ...sb.env, GIT_KB_DATA: path.join(sb.root, 'none') }, input: JSON.stringify({ session_id: 's', prompt: 'how do I squash my fixup commits before opening the PR?' }) });
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(''); // no data repo: silent
+    // no data repo: the one line that says how to start (once a session; spec/hooks.md, "No data repo yet")
+    expect(JSON.parse(r.stdout).hookSpecificOutput.additionalContext).toMatch(/^git-kb: no knowledge base yet .*`git-kb init` starts one/);
   });
 
   it('creates a missing settings file, and uninstall leaves an empty object', async () => {
@@ -100,6 +101,19 @@ describe('git-kb install / uninstall', () => {
     expect(Object.keys(ourCommands(fs.readFileSync(settings, 'utf8'))).sort()).toEqual(Object.keys(HOOKS_JSON.hooks).sort());
     await cli(['uninstall']);
     expect(JSON.parse(fs.readFileSync(settings, 'utf8'))).toEqual({});
+  });
+
+  it('keeps CRLF line endings: the lines it adds end in CRLF too, and uninstall gives back the bytes', async () => {
+    const original = '{\r\n  "model": "sonnet",\r\n  "hooks": {\r\n    "Stop": [\r\n      { "hooks": [{ "type": "command", "command": "echo mine" }] }\r\n    ]\r\n  }\r\n}\r\n';
+    fs.writeFileSync(settings, original);
+    expect((await cli(['install'])).code).toBe(0);
+    const text = fs.readFileSync(settings, 'utf8');
+    expect(text.split('\r\n').length).toBeGreaterThan(20);
+    expect(text.replaceAll('\r\n', '')).not.toMatch(/[\r\n]/); // no bare LF (nor CR) anywhere
+    expect(Object.keys(ourCommands(text)).sort()).toEqual(Object.keys(HOOKS_JSON.hooks).sort());
+    expect((await cli(['install'])).stdout).toContain('unchanged'); // idempotent on CRLF too
+    await cli(['uninstall']);
+    expect(fs.readFileSync(settings, 'utf8')).toBe(original);
   });
 
   it('round-trips compact one-line settings without a hooks key', async () => {

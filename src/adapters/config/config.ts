@@ -81,9 +81,14 @@ export function resolveDataDir(options: { data?: string; settings: ConfigSetting
   return { dir: defaultDataDir(settings), source: 'default' };
 }
 
+/** git-kb's own folder in the user's home: the default data repo, the transcript archive, the hooks' small state. */
+export function gitKbHome(settings: Pick<Settings, 'home'>): string {
+  return path.join(settings.home, '.git-kb');
+}
+
 /** The embedded default data repo, created on first write. */
 export function defaultDataDir(settings: Pick<Settings, 'home'>): string {
-  return path.join(settings.home, '.git-kb', 'data');
+  return path.join(gitKbHome(settings), 'data');
 }
 
 /** The merged settings of every config file (earlier files win), for remote, token and auto-sync. */

@@ -337,7 +337,7 @@ export function isDataRepo(dir: string): boolean {
  */
 export function requireDataRepo(dir: string): void {
   if (!dataRepoExists(dir)) {
-    throw new KbError('NO_DATA_REPO', `no data repo at ${dir}; run "git-kb init" (or "git-kb add ..." to create the default one), or pass --data DIR`, { dir });
+    throw new KbError('NO_DATA_REPO', `no knowledge base yet (no data repo at ${dir}); "git-kb init" starts one (the first "git-kb add" creates it too), or pass --data DIR for another`, { dir });
   }
   if (!looksLikeDataRepo(dir)) {
     throw new KbError('NO_DATA_REPO', `${dir} is a git repository but not a git-kb data repo (it has no kb.json); run "git-kb init --data ${dir}" to make it one, or pass another --data`, { dir });
