@@ -1,2 +1,0 @@
-"use strict";
-var o=Object.defineProperty;var d=Object.getOwnPropertyDescriptor;var f=Object.getOwnPropertyNames;var s=Object.prototype.hasOwnProperty;var b=(n,t)=>{for(var e in t)o(n,e,{get:t[e],enumerable:!0})},p=(n,t,e,r)=>{if(t&&typeof t=="object"||typeof t=="function")for(let a of f(t))!s.call(n,a)&&a!==e&&o(n,a,{get:()=>t[a],enumerable:!(r=d(t,a))||r.enumerable});return n};var v=n=>p(o({},"__esModule",{value:!0}),n);var w={};b(w,{a:()=>u,b:()=>c});module.exports=v(w);var i=new Set;function u(n){i.add(n)}function c(){return[...i]}
