@@ -10,6 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, expectCleanRepo, git, hook, kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { SECRET_BATTERY } from '../fixtures/secrets.js';
+import { MCP_READ_TOOLS } from '../../src/core/gate/own-reads.js';
 
 let sb: Sandbox;
 let client: Client;
@@ -58,6 +59,8 @@ describe('git-kb mcp', () => {
     expect(search.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(search.outputSchema?.type).toBe('object');
     expect(tools.find((t) => t.name === 'add')!.annotations).toMatchObject({ readOnlyHint: false });
+    // The tools the plugin's PreToolUse hook allows without asking are exactly the read-only ones.
+    expect(tools.filter((t) => t.annotations?.readOnlyHint).map((t) => t.name).sort()).toEqual([...MCP_READ_TOOLS].sort());
     // Two identical appends append twice: edit is not idempotent.
     expect(tools.find((t) => t.name === 'edit')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
     const { resourceTemplates } = await client.listResourceTemplates();
