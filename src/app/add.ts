@@ -18,6 +18,8 @@ export interface AddOptions extends RepoOptions {
   title: string;
   /** The body; undefined when none was given at all (USAGE), blank when given empty (INVALID_ENTRY). */
   body?: string;
+  /** Where the body came from, for the message refusing a blank one (`--file notes.md`); default "the body". */
+  bodyFrom?: string;
   tags?: string | string[];
   links?: string[];
   url?: string;
@@ -121,7 +123,7 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
   // NOTE: after the format check, so an unknown type is named as such first.
   if (!given.trim() && needsBody(options.type)) {
     if (options.body === undefined) throw new KbError('USAGE', 'add needs a body: give it after the flags, with --file FILE, or on stdin (nothing came from stdin); nothing was added');
-    throw new KbError('INVALID_ENTRY', 'the body is empty: every entry but a bookmark needs one saying what it records; nothing was added');
+    throw new KbError('INVALID_ENTRY', `${options.bodyFrom ? `the body from ${options.bodyFrom}` : 'the body'} is empty: every entry but a bookmark needs one saying what it records; nothing was added`);
   }
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async (tx) => {

@@ -173,7 +173,7 @@ export function createServer(options: McpOptions): McpServer {
       inputSchema: {
         type,
         title: z.string().min(1),
-        body: z.string().describe('markdown; [[id]] links to another entry'),
+        body: z.string().describe('markdown, not blank (only a bookmark may leave it empty: its url is its content); [[id]] links to another entry'),
         tags: z.array(z.string()).optional(),
         links: z.array(link).optional(),
         url: z.string().optional(),

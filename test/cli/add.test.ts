@@ -99,7 +99,7 @@ describe('add', () => {
     for (const args of [['--', '  '], ['--file', path.join(sb.root, 'empty.md')], ['--pattern-key', 'nothing-said', '--', '']]) {
       const r = await kbd(sb, ['--json', 'add', '--type', 'lesson_learned', '--title', 'Blank', ...args]);
       expect(r.code, `${args}: ${r.stderr}`).toBe(5);
-      expect(jsonError(r)).toMatchObject({ code: 'INVALID_ENTRY', message: expect.stringMatching(/the body is empty/) });
+      expect(jsonError(r)).toMatchObject({ code: 'INVALID_ENTRY', message: expect.stringMatching(args[0] === '--file' ? /^the body from --file \S*empty\.md is empty/ : /^the body is empty/) });
     }
     await expectUnchanged(sb, before);
     // A bookmark's url is what it records: it may come without a body.

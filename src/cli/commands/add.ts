@@ -49,6 +49,7 @@ export function register(ctx: Cli): void {
         type: o.type as string,
         title: o.title as string,
         body,
+        bodyFrom: o.file ? (o.file === '-' ? '--file - (stdin)' : `--file ${o.file as string}`) : undefined,
         tags: o.tags as string | undefined,
         links: o.link as string[] | undefined,
         url: o.url as string | undefined,
