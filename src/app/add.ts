@@ -3,6 +3,7 @@
  * commits it in one commit under the write lock, and returns its id, path and commit.
  */
 import { entryPath, formatEntry, newId, type Rule } from '../core/format/entry.js';
+import { needsBody } from '../core/format/schema.js';
 import { KbError } from '../core/errors.js';
 import { filesById, idIndex, pathLookup, type IdIndex } from './find.js';
 import { writtenBody } from '../core/format/links.js';
@@ -15,7 +16,10 @@ import type { KernelOverBudget } from './memory.js';
 export interface AddOptions extends RepoOptions {
   type: string;
   title: string;
+  /** The body; undefined when none was given at all (USAGE), blank when given empty (INVALID_ENTRY). */
   body?: string;
+  /** Where the body came from, for the message refusing a blank one (`--file notes.md`); default "the body". */
+  bodyFrom?: string;
   tags?: string | string[];
   links?: string[];
   url?: string;
@@ -116,6 +120,11 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
   oneLineTitle(options.title);
   const tags = tagList(options.tags);
   validateEntryText(formatEntry({ ...probe, tags }, probeBody), probePath, () => true);
+  // NOTE: after the format check, so an unknown type is named as such first.
+  if (!given.trim() && needsBody(options.type)) {
+    if (options.body === undefined) throw new KbError('USAGE', 'add needs a body: give it after the flags, with --file FILE, or on stdin (nothing came from stdin); nothing was added');
+    throw new KbError('INVALID_ENTRY', `${options.bodyFrom ? `the body from ${options.bodyFrom}` : 'the body'} is empty: every entry but a bookmark needs one saying what it records; nothing was added`);
+  }
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async (tx) => {
     if (options.patternKey) {

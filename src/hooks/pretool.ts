@@ -4,9 +4,10 @@
  * undefined otherwise, which the hook protocol turns into no output: allow. This module answers the cheap cases
  * itself (gate off by KB_PROSE_LINT, a tool or Bash command that cannot publish prose) and loads the rest
  * (src/app/gate.ts) only for calls that may publish prose. A Bash call that is one of git-kb's own read-only
- * commands (core/gate/own-reads.ts) is allowed outright, so reading the knowledge base never asks for permission.
+ * commands (core/gate/own-reads.ts) is allowed outright, and so is a read-only tool of git-kb's own MCP server, so
+ * reading the knowledge base never asks for permission.
  */
-import { isOwnRead } from '../core/gate/own-reads.js';
+import { isOwnRead, isOwnReadTool } from '../core/gate/own-reads.js';
 import { debugLog, type HookContext, type HookInput } from './protocol.js';
 
 /**
@@ -33,6 +34,9 @@ export async function handlePreToolUse(input: HookInput, ctx: HookContext): Prom
   const command = tool === 'Bash' && input.tool_input && typeof input.tool_input === 'object' ? (input.tool_input as { command?: unknown }).command : undefined;
   if (typeof command === 'string' && isOwnRead(command)) {
     return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: 'git-kb: a read-only command of the knowledge base' } };
+  }
+  if (typeof tool === 'string' && isOwnReadTool(tool)) {
+    return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: 'git-kb: a read-only tool of the knowledge base' } };
   }
   if (settings.proseLint === 'off' || !mayPublish(tool, input.tool_input)) return undefined;
   const log = (record: Record<string, unknown>): void =>

@@ -7,10 +7,11 @@
  * Loaded only by the `mcp` verb: nothing here is on the prompt hook's path.
  */
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Transform } from 'node:stream';
 import { z } from 'zod';
 import type { Settings } from '../adapters/config/settings.js';
-import { KbError, systemRefusal } from '../core/errors.js';
+import { isKbError, KbError, systemRefusal } from '../core/errors.js';
 import { ACTIVITIES, RELS, TYPES } from '../core/format/schema.js';
 
 /** What the server needs from its container. */
@@ -34,6 +35,35 @@ function fail(err: unknown): ToolResult {
   const kb = err instanceof KbError ? err : systemRefusal(err);
   const e = kb ? { code: kb.code, message: kb.message } : { code: 'INTERNAL', message: String((err as Error)?.message ?? err) };
   return { content: [{ type: 'text', text: JSON.stringify({ error: e }) }], isError: true };
+}
+
+/**
+ * MCP's code for a resource that does not exist (spec 2025-11-25, "Resources: Error Handling"; the SDK has no name
+ * for it). NOTE: SEP-2164 moves it to -32602 in a later protocol revision; the SDK negotiates 2025-11-25 at most.
+ */
+export const RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * A failed resource read as the JSON-RPC error a client can act on, with the CLI's message and code and the URI
+ * (spec/mcp.md, "Resources and prompts"): no such entry, or no data repo at all, is not-found; a URI whose id is
+ * no entry id is invalid params; anything else keeps the CLI's message.
+ */
+function resourceError(err: unknown, uri: string): McpError {
+  const kb = err instanceof KbError ? err : systemRefusal(err);
+  if (!kb) return new McpError(ErrorCode.InternalError, String((err as Error)?.message ?? err), { uri, code: 'INTERNAL' });
+  const code = kb.code === 'NOT_FOUND' || kb.code === 'NO_DATA_REPO' ? RESOURCE_NOT_FOUND : kb.code === 'USAGE' || kb.code === 'INVALID_ENTRY' ? ErrorCode.InvalidParams : ErrorCode.InternalError;
+  return new McpError(code, kb.message, { uri, code: kb.code });
+}
+
+/**
+ * `message` with an error's text as the client is to see it. NOTE: the SDK's McpError puts `MCP error <code>: ` in
+ * its message and its protocol layer sends that message as is; the client's McpError adds the prefix again
+ * (`MCP error -32602: MCP error -32602: ...`). The wire carries the text alone, as JSON-RPC means it.
+ */
+export function plainErrorText(message: JSONRPCMessage): JSONRPCMessage {
+  if (!('error' in message) || !message.error || typeof message.error.message !== 'string') return message;
+  const text = message.error.message.replace(/^MCP error -?\d+: /, '');
+  return text === message.error.message ? message : { ...message, error: { ...message.error, message: text } };
 }
 
 /** Typed links as the CLI's `rel:id` flags. */
@@ -143,7 +173,7 @@ export function createServer(options: McpOptions): McpServer {
       inputSchema: {
         type,
         title: z.string().min(1),
-        body: z.string().describe('markdown; [[id]] links to another entry'),
+        body: z.string().describe('markdown, not blank (only a bookmark may leave it empty: its url is its content); [[id]] links to another entry'),
         tags: z.array(z.string()).optional(),
         links: z.array(link).optional(),
         url: z.string().optional(),
@@ -410,16 +440,27 @@ export function createServer(options: McpOptions): McpServer {
     new ResourceTemplate('kb://entry/{id}', {
       list: async () => {
         const { listEntries } = await import('../app/list.js');
-        const items = await listEntries({ ...repo, limit: 200 });
-        return { resources: items.map((e) => ({ uri: `kb://entry/${e.id}`, name: e.id, title: e.title, mimeType: 'text/markdown' })) };
+        try {
+          const items = await listEntries({ ...repo, limit: 200 });
+          return { resources: items.map((e) => ({ uri: `kb://entry/${e.id}`, name: e.id, title: e.title, mimeType: 'text/markdown' })) };
+        } catch (err) {
+          // NOTE: clients list resources when they connect: no data repo yet is no entries, not a broken server
+          // (the tools then say how to create one).
+          if (isKbError(err, 'NO_DATA_REPO')) return { resources: [] };
+          throw resourceError(err, 'kb://entry/');
+        }
       },
     }),
     { title: 'Knowledge base entry', description: 'One entry of the knowledge base, verbatim (front matter and markdown body).', mimeType: 'text/markdown' },
     async (uri, vars) => {
       const { getEntries } = await import('../app/get.js');
       const id = String(Array.isArray(vars.id) ? vars.id[0] : vars.id);
-      const [entry] = await getEntries({ ...repo, ids: [id] });
-      return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: entry!.text }] };
+      try {
+        const [entry] = await getEntries({ ...repo, ids: [id] });
+        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: entry!.text }] };
+      } catch (err) {
+        throw resourceError(err, uri.href);
+      }
     },
   );
 
@@ -503,6 +544,8 @@ export async function serveStdio(options: McpOptions): Promise<void> {
     process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32600, message } })}\n`);
   });
   const transport = new StdioServerTransport(stdin as unknown as typeof process.stdin);
+  const send = transport.send.bind(transport);
+  transport.send = (message) => send(plainErrorText(message));
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
   });

@@ -6,8 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
-import { expectCleanRepo, kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
-import { addEntry, headOf, initRepo, kbd, sgit, subjects, kbj } from './support.js';
+import { spawn } from 'node:child_process';
+import { CLI, expectCleanRepo, kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { addEntry, expectUnchanged, headOf, initRepo, jsonError, kbd, sgit, snapshot, subjects, kbj } from './support.js';
 
 let sb: Sandbox;
 afterEach(() => sb?.cleanup());
@@ -76,10 +77,39 @@ describe('add', () => {
     await expectCleanRepo(sb.data);
   });
 
+  it('refuses no body off a terminal (stdin /dev/null, closed or blank: USAGE, exit 2) and a blank body (INVALID_ENTRY), writing nothing', async () => {
+    sb = makeSandbox();
+    await initRepo(sb);
+    const before = await snapshot(sb);
+    // stdin is /dev/null (a character device, not a pipe), as in an agent's shell.
+    const devNull = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [CLI, '--json', 'add', '--type', 'decision', '--title', 'Nothing said'], { env: sb.env, cwd: sb.root, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.on('close', (code) => resolve({ code, stderr }));
+    });
+    expect(devNull.code, devNull.stderr).toBe(2);
+    expect(JSON.parse(devNull.stderr).error).toMatchObject({ code: 'USAGE', message: expect.stringMatching(/add needs a body: .*--file FILE, or on stdin/) });
+    for (const input of ['', ' \n\t\n']) {
+      const r = await kbd(sb, ['--json', 'add', '--type', 'lesson_learned', '--title', 'Nothing piped'], { input });
+      expect(r.code, r.stderr).toBe(2);
+      expect(jsonError(r).code).toBe('USAGE');
+    }
+    fs.writeFileSync(path.join(sb.root, 'empty.md'), '\n\n');
+    for (const args of [['--', '  '], ['--file', path.join(sb.root, 'empty.md')], ['--pattern-key', 'nothing-said', '--', '']]) {
+      const r = await kbd(sb, ['--json', 'add', '--type', 'lesson_learned', '--title', 'Blank', ...args]);
+      expect(r.code, `${args}: ${r.stderr}`).toBe(5);
+      expect(jsonError(r)).toMatchObject({ code: 'INVALID_ENTRY', message: expect.stringMatching(args[0] === '--file' ? /^the body from --file \S*empty\.md is empty/ : /^the body is empty/) });
+    }
+    await expectUnchanged(sb, before);
+    // A bookmark's url is what it records: it may come without a body.
+    expect((await kbd(sb, ['add', '--type', 'bookmark', '--title', 'Node streams', '--url', 'https://nodejs.org/api/stream.html'])).code).toBe(0);
+  });
+
   it('stores a host fact under hosts/<key>/ and a bookmark with its url', async () => {
     sb = makeSandbox();
     await initRepo(sb);
-    const h = await kbj(sb, ['add', '--type', 'host_fact', '--host', 'build-01', '--title', 'Docker lives on /data']);
+    const h = await kbj(sb, ['add', '--type', 'host_fact', '--host', 'build-01', '--title', 'Docker lives on /data', '--', 'A body.']);
     expect(h.path).toBe(`hosts/build-01/${h.id}-docker-lives-on-data.md`);
     expect(frontMatter(path.join(sb.data, h.path)).data.host).toBe('build-01');
     const b = await addEntry(sb, { type: 'bookmark', title: 'MiniSearch docs', url: 'https://lucaong.github.io/minisearch/' });
@@ -110,7 +140,7 @@ describe('the embedded default data repo', () => {
     expect([search.code, search.stdout]).toEqual([3, '']);
     expect(search.stderr).toBe(`git-kb: error: no knowledge base yet (no data repo at ${home}); "git-kb init" starts one (the first "git-kb add" creates it too), or pass --data DIR for another\n`);
 
-    const r = await kb(sb, ['add', '--type', 'decision', '--title', 'First note on a fresh machine', '--json']);
+    const r = await kb(sb, ['add', '--type', 'decision', '--title', 'First note on a fresh machine', '--json', '--', 'A body.']);
     expect(r.code, r.stderr).toBe(0);
     // The write that made it says where the data went, once, on stderr (stdout is the JSON alone).
     expect(r.stderr).toBe('git-kb: created a new knowledge base at ~/.git-kb/data (a git repo; "git-kb status" shows it, "git-kb init --remote URL" syncs it)\n');

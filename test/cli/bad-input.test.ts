@@ -56,7 +56,7 @@ describe.concurrent('refused writes', () => {
   });
 
   it('dangling link, in a flag or as [[id]] in the body', async () => {
-    await refuse(['add', '--type', 'decision', '--title', 'x', '--link', 'relates_to:kb-0999'], 'INVALID_ENTRY', /\.md:\d+: link to missing entry kb-0999/);
+    await refuse(['add', '--type', 'decision', '--title', 'x', '--link', 'relates_to:kb-0999', '--', 'A body.'], 'INVALID_ENTRY', /\.md:\d+: link to missing entry kb-0999/);
     await refuse(['add', '--type', 'decision', '--title', 'x', '--', 'See [[kb-0998]].'], 'INVALID_ENTRY', /\.md:\d+: \[\[kb-0998\]\] in the body names a missing entry/);
     await refuse(['edit', good.id, '--append', 'See [[kb-0997]].'], 'INVALID_ENTRY', new RegExp(`${good.path}:\\d+: \\[\\[kb-0997\\]\\]`));
   });

@@ -210,10 +210,11 @@ describe('add in the editor', () => {
     await expectUnchanged(sb, before);
   });
 
-  it('off a terminal nothing changes: no body is an empty body, and a missing --type or --title is a usage error', async () => {
-    const r = await kbd(sb, ['--json', 'add', '--type', 'decision', '--title', 'Piped empty'], { env: { EDITOR: 'false' } });
-    expect(r.code, r.stderr).toBe(0);
+  it('off a terminal no editor opens: no body is a usage error, as a missing --type or --title is', async () => {
     const before = await snapshot(sb);
+    const r = await kbd(sb, ['--json', 'add', '--type', 'decision', '--title', 'Piped empty'], { env: { EDITOR: 'false' } });
+    expect(r.code, r.stderr).toBe(2);
+    expect(jsonError(r)).toMatchObject({ code: 'USAGE', message: expect.stringMatching(/add needs a body/) });
     const noType = await kbd(sb, ['--json', 'add', '--title', 'x', '--', 'body']);
     expect(noType.code).toBe(2);
     expect(jsonError(noType).code).toBe('USAGE');

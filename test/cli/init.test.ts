@@ -33,7 +33,7 @@ describe('init', () => {
     expect(fs.readdirSync(sb.data).sort()).toEqual(['.git', '.gitignore', 'kb.json']);
 
     // Later commands find the repo through the config, with no --data.
-    const added = JSON.parse((await kb(sb, ['add', '--type', 'decision', '--title', 'Found by config', '--json'])).stdout);
+    const added = JSON.parse((await kb(sb, ['add', '--type', 'decision', '--title', 'Found by config', '--json', '--', 'A body.'])).stdout);
     expect(fs.existsSync(path.join(sb.data, added.path))).toBe(true);
     const st = JSON.parse((await kb(sb, ['status', '--json'])).stdout);
     expect(st).toMatchObject({ data_dir: sb.data, source: 'config', entries: 1 });
@@ -139,7 +139,7 @@ describe('init --clone over smart HTTP', () => {
     const st = await kbj(sb, ['status']);
     expect(st.remote).toBe(url);
 
-    const b = await kbj(sb, ['add', '--type', 'lesson_learned', '--title', 'Written on the clone']);
+    const b = await kbj(sb, ['add', '--type', 'lesson_learned', '--title', 'Written on the clone', '--', 'A body.']);
     expect((await sgit(sb, ['log', '-1', '--format=%H'])).trim()).toBe(b.commit);
     await expectCleanRepo(sb.data);
   });

@@ -15,7 +15,7 @@ beforeAll(async () => {
   sb = makeSandbox();
   await initRepo(sb);
   // Some entries already there, so a kill can land while trees with content are rewritten.
-  for (let i = 0; i < 3; i++) await kbj(sb, ['add', '--type', 'decision', '--title', `Existing ${i}`]);
+  for (let i = 0; i < 3; i++) await kbj(sb, ['add', '--type', 'decision', '--title', `Existing ${i}`, '--', 'A body.']);
 });
 afterAll(() => sb.cleanup());
 
@@ -49,7 +49,7 @@ describe('SIGKILL during add', () => {
     // phase of an add (start-up, validation, lock, file write, objects, ref, index) gets hit, on a fast machine
     // and on a loaded one alike.
     const started = Date.now();
-    expect((await kbd(sb, ['add', '--type', 'decision', '--title', 'Timing probe'])).code).toBe(0);
+    expect((await kbd(sb, ['add', '--type', 'decision', '--title', 'Timing probe', '--', 'A body.'])).code).toBe(0);
     const windowMs = Math.max(100, Math.round((Date.now() - started) * 1.1));
     const slice = windowMs / ROUNDS;
     const delays = Array.from({ length: ROUNDS }, (_, i) => Math.floor(i * slice + Math.random() * slice)).sort(() => Math.random() - 0.5);
@@ -70,7 +70,7 @@ describe('SIGKILL during add', () => {
       expect(lint.problems.filter((p) => p.rule === 'parse' || p.rule === 'unreadable'), label).toEqual([]);
 
       // The next add succeeds with no help, and the repo is clean afterwards.
-      const next = await kbd(sb, ['add', '--json', '--type', 'decision', '--title', `After round ${round}`]);
+      const next = await kbd(sb, ['add', '--json', '--type', 'decision', '--title', `After round ${round}`, '--', 'A body.']);
       expect(next.code, `${label}: ${next.stderr}`).toBe(0);
       const after = await commitCount(sb);
       // The killed add either never committed, committed, or was completed by the next writer.

@@ -19,7 +19,7 @@ export async function initRepo(sb: Sandbox): Promise<void> {
   await kbj(sb, ['init']);
 }
 
-/** Adds an entry through the CLI (flags as given; `body` as the positional argument). */
+/** Adds an entry through the CLI (flags as given; `body` as the positional argument, the title when not given: add needs one). */
 export async function addEntry(
   sb: Sandbox,
   o: { type?: string; title: string; body?: string; tags?: string; links?: string[]; url?: string; extra?: string[] },
@@ -29,7 +29,7 @@ export async function addEntry(
   for (const l of o.links ?? []) args.push('--link', l);
   if (o.url) args.push('--url', o.url);
   args.push(...(o.extra ?? []));
-  if (o.body !== undefined) args.push('--', o.body);
+  args.push('--', o.body ?? `About ${o.title}.`);
   return kbj<Added>(sb, args);
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isOwnRead } from '../../src/core/gate/own-reads.js';
+import { isOwnRead, isOwnReadTool, MCP_READ_TOOLS } from '../../src/core/gate/own-reads.js';
 
 describe('isOwnRead: the Bash commands the gate allows without a permission prompt', () => {
   it.each([
@@ -35,4 +35,29 @@ describe('isOwnRead: the Bash commands the gate allows without a permission prom
     'git-kb --data /tmp/x add --type decision --title t b',
     'git-kb',
   ])('does not allow %s', (c) => expect(isOwnRead(c)).toBe(false));
+});
+
+describe('isOwnReadTool: the MCP tools of git-kb the gate allows without a permission prompt', () => {
+  it('allows the read-only tools of the plugin\'s server and of a server registered as git-kb', () => {
+    for (const tool of MCP_READ_TOOLS) {
+      expect(isOwnReadTool(`mcp__plugin_git-kb_git-kb__${tool}`), tool).toBe(true);
+      expect(isOwnReadTool(`mcp__git-kb__${tool}`), tool).toBe(true);
+    }
+  });
+
+  it.each([
+    'mcp__plugin_git-kb_git-kb__add',
+    'mcp__plugin_git-kb_git-kb__edit',
+    'mcp__plugin_git-kb_git-kb__delete',
+    'mcp__plugin_git-kb_git-kb__prune',
+    'mcp__plugin_git-kb_git-kb__promote',
+    'mcp__plugin_git-kb_git-kb__compact_check',
+    'mcp__git-kb__add',
+    'mcp__other__search',
+    'mcp__plugin_other_git-kb__search',
+    'mcp__git-kbx__search',
+    'mcp__git-kb__search_all',
+    'search',
+    'Bash',
+  ])('does not allow %s', (t) => expect(isOwnReadTool(t)).toBe(false));
 });

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kb, makeSandbox, run, type Sandbox } from '../helpers/cli.js';
 import { addKernel, parseDeny, pathWith, payload, preToolUseEntry, runGate } from '../gate/support.js';
+import { MCP_READ_TOOLS } from '../../src/core/gate/own-reads.js';
 
 let sb: Sandbox;
 let kernelId: string;
@@ -64,6 +65,21 @@ describe('hooks.json wiring', () => {
       expect(re.test(name), name).toBe(true);
     }
     for (const name of ['Read', 'Grep', 'Glob', 'WebFetch', 'WebSearch', 'Task', 'LS']) expect(re.test(name), name).toBe(false);
+  });
+
+  it('matches exactly the read-only tools of git-kb\'s MCP server, which it allows; its writes ask as usual', async () => {
+    const re = new RegExp(preToolUseEntry().matcher);
+    for (const server of ['plugin_git-kb_git-kb', 'git-kb']) {
+      for (const tool of MCP_READ_TOOLS) expect(re.test(`mcp__${server}__${tool}`), tool).toBe(true);
+      for (const tool of ['add', 'edit', 'delete', 'prune', 'promote', 'compact_check']) expect(re.test(`mcp__${server}__${tool}`), tool).toBe(false);
+    }
+    const r = await gate('mcp__plugin_git-kb_git-kb__search', { query: ['redis eviction'] });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: 'git-kb: a read-only tool of the knowledge base' } });
+    // Even with the prose gate off, as for git-kb's own Bash reads.
+    expect(JSON.parse((await gate('mcp__git-kb__get', { ids: ['kb-0042'] }, { KB_PROSE_LINT: 'off' })).stdout).hookSpecificOutput.permissionDecision).toBe('allow');
+    // A write sent by a broader matcher is not allowed: no output, Claude Code asks as usual.
+    await expectAllow('mcp__plugin_git-kb_git-kb__add', { type: 'decision', title: 'x', body: 'y' });
   });
 });
 

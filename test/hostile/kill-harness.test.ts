@@ -63,7 +63,7 @@ async function baseRepo(name: string, entries = 3): Promise<string> {
   return dir;
 }
 
-const addNext = (dir: string, round: number): string[] => ['--data', dir, 'add', '--type', 'decision', '--title', `Next after round ${round}`];
+const addNext = (dir: string, round: number): string[] => ['--data', dir, 'add', '--type', 'decision', '--title', `Next after round ${round}`, '--', 'A body.'];
 
 let server: GitServer | undefined;
 afterAll(async () => {

@@ -91,7 +91,7 @@ describe('F11: a killed import', () => {
       await copyTree(template, dir);
       const { k, what } = await kills.run(dir, n);
       if (k.signal === 'SIGKILL') killed++;
-      const add = await kb(sb, ['--data', dir, 'add', '--type', 'decision', '--title', `After killed import ${n}`]);
+      const add = await kb(sb, ['--data', dir, 'add', '--type', 'decision', '--title', `After killed import ${n}`, '--', 'A body.']);
       expect(add.code, add.stderr).toBe(0);
       const imported = (await entryCount(dir)) - 1;
       const subjects = (await git(dir, ['log', '--format=%s'], sb.env)).trim();
@@ -124,7 +124,7 @@ describe('F12: a first write killed before the repo is whole', () => {
     // The window: from the moment .git appears to the end of an unkilled first write, measured here; kill points
     // are spread over its first 80%, where the repo exists but kb.json is not committed yet.
     const probe = path.join(sb.root, 'first-probe');
-    const t = await kbKilledAfter(sb, ['--data', probe, 'add', '--type', 'decision', '--title', 'First'], 60_000, { afterFile: path.join(probe, '.git') });
+    const t = await kbKilledAfter(sb, ['--data', probe, 'add', '--type', 'decision', '--title', 'First', '--', 'A body.'], 60_000, { afterFile: path.join(probe, '.git') });
     expect(t.code).toBe(0);
     fs.rmSync(probe, { recursive: true, force: true });
     const windowMs = Math.max(10, t.ms - (t.lockAtMs ?? 0));
@@ -135,11 +135,11 @@ describe('F12: a first write killed before the repo is whole', () => {
     for (let n = 0; n < rounds && failures.length < 3; n++) {
       const dir = path.join(sb.root, `first-${n}`);
       const delay = Math.round(((n + rnd()) / rounds) * windowMs * 0.8);
-      const k = await kbKilledAfter(sb, ['--data', dir, 'add', '--type', 'decision', '--title', `First write ${n}`], delay, { afterFile: path.join(dir, '.git') });
+      const k = await kbKilledAfter(sb, ['--data', dir, 'add', '--type', 'decision', '--title', `First write ${n}`, '--', 'A body.'], delay, { afterFile: path.join(dir, '.git') });
       const made = fs.existsSync(path.join(dir, '.git'));
       const whole = (await git(dir, ['ls-tree', '--name-only', 'HEAD', 'kb.json'], sb.env).catch(() => '')).trim() === 'kb.json';
       if (made && !whole) halfMade++;
-      const next = await kb(sb, ['--data', dir, 'add', '--type', 'decision', '--title', `Second write ${n}`]);
+      const next = await kb(sb, ['--data', dir, 'add', '--type', 'decision', '--title', `Second write ${n}`, '--', 'A body.']);
       const label = `round ${n} (killed ${delay} ms after .git appeared, of a ~${windowMs} ms window: ${k.signal ?? `exit ${k.code}`}; kb.json ${whole ? 'committed' : 'not committed'})`;
       if (next.code !== 0) failures.push(`${label}: the next add exited ${next.code}: ${next.stderr.trim().slice(0, 160)}`);
       else {
@@ -160,7 +160,7 @@ describe('F13: concurrent first writes', () => {
     // A few rounds: the race is between the creations, so each round is a new, missing repo.
     for (let round = 0; round < 8 && failures.length === 0; round++) {
       const dir = path.join(sb.root, `race-${round}`);
-      const results: RunResult[] = await Promise.all(Array.from({ length: 8 }, (_, i) => kb(sb, ['--data', dir, 'add', '--type', 'decision', '--title', `Racer ${round}.${i}`])));
+      const results: RunResult[] = await Promise.all(Array.from({ length: 8 }, (_, i) => kb(sb, ['--data', dir, 'add', '--type', 'decision', '--title', `Racer ${round}.${i}`, '--', 'A body.'])));
       results.forEach((r, i) => {
         if (r.code !== 0) failures.push(`round ${round} writer ${i}: exit ${r.code}: ${r.stderr.trim().slice(0, 160)}`);
       });
@@ -179,7 +179,7 @@ describe('F25: temp files of killed writes', () => {
     // under .git/objects (the cue for the kills aimed at the object writes).
     const base = path.join(sb.root, 'tmp-base');
     await copyTree(template, base);
-    for (let i = 0; i < 3; i++) expect((await kb(sb, ['--data', base, 'add', '--type', 'decision', '--title', `Existing ${i}`])).code).toBe(0);
+    for (let i = 0; i < 3; i++) expect((await kb(sb, ['--data', base, 'add', '--type', 'decision', '--title', `Existing ${i}`, '--', 'A body.'])).code).toBe(0);
     const probeDir = path.join(sb.root, 'tmp-probe');
     await copyTree(base, probeDir);
     const probe = await kbKilledAfter(sb, ['--data', probeDir, 'add', '--type', 'lesson_learned', '--title', 'Timing probe', '--', 'x '.repeat(2000)], 60_000);
@@ -195,7 +195,7 @@ describe('F25: temp files of killed writes', () => {
       const atObjects = n % 3 !== 0;
       if (atObjects) ds[n] = Math.round(rnd() * 4);
       const k = await kbKilledAfter(sb, ['--data', dir, 'add', '--type', 'lesson_learned', '--title', `Killed ${n}`, '--', `Body ${n}, long enough to matter. `.repeat(60)], ds[n]!, atObjects ? { afterChangeIn: path.join(dir, '.git', 'objects') } : {});
-      const next = await kb(sb, ['--data', dir, 'add', '--type', 'decision', '--title', `After ${n}`]);
+      const next = await kb(sb, ['--data', dir, 'add', '--type', 'decision', '--title', `After ${n}`, '--', 'A body.']);
       if (next.code !== 0) failures.push(`round ${n}: the next add exited ${next.code}`);
       const fsck = (await fsckOutput(dir, sb.env)).text;
       const left = tempFiles(path.join(dir, '.git')).concat(tempFiles(path.join(dir, 'entries')).map((f) => `entries/${f}`));

@@ -110,7 +110,7 @@ describe('F24: an entries/, hosts/ or sessions/ folder does not make a data repo
       fs.writeFileSync(path.join(c, folder, 'README.md'), `# ${folder}\n\nPart of the application, not a knowledge base.\n`);
       await git(c, ['add', '-A'], sb.env);
       await git(c, ['commit', '-q', '-m', `add ${folder}`], sb.env);
-      const add = await kb(sb, ['--data', c, 'add', '--type', 'decision', '--title', 'Should not land here']);
+      const add = await kb(sb, ['--data', c, 'add', '--type', 'decision', '--title', 'Should not land here', '--', 'A body.']);
       expect(add.code, `add: ${add.stdout}${add.stderr}`).toBe(3);
       expect(add.stderr).toMatch(/not a git-kb data repo/);
       const list = await kb(sb, ['--data', c, 'list']);

@@ -150,7 +150,7 @@ describe('F21: a server that is not a git server, or refuses the password', () =
         const url = await rawServer(c.head);
         const sb = machine();
         await ok(sb, ['init', '--remote', `${url}/kb.git`]);
-        await ok(sb, ['add', '--type', 'decision', '--title', 'Something to push']);
+        await ok(sb, ['add', '--type', 'decision', '--title', 'Something to push', '--', 'A body.']);
         const r = await syncBounded(sb, 15_000);
         return { c, r };
       }),
@@ -171,7 +171,7 @@ describe('F21: a server that is not a git server, or refuses the password', () =
     server.createBare('kb');
     const up = machine();
     await ok(up, ['init', '--clone', server.repoUrl('kb')]);
-    await ok(up, ['add', '--type', 'decision', '--title', 'On the remote already']);
+    await ok(up, ['add', '--type', 'decision', '--title', 'On the remote already', '--', 'A body.']);
     await ok(up, ['sync']);
     const cases = [
       { name: 'HTTP 500 on every request', answer: { status: 500, type: 'text/plain', body: 'Internal Server Error\n' }, all: true, want: /\b500\b/ },
@@ -186,7 +186,7 @@ describe('F21: a server that is not a git server, or refuses the password', () =
       for (const side of ['fetch', 'push'] as const) {
         const sb = machine();
         await ok(sb, ['init', '--remote', `${front}/kb.git`]);
-        await ok(sb, ['add', '--type', 'decision', '--title', `Local note for the ${side} side`]);
+        await ok(sb, ['add', '--type', 'decision', '--title', `Local note for the ${side} side`, '--', 'A body.']);
         if (side === 'push') {
           // Share the remote's history first (plain git), so only a push is left to do.
           await git(sb.data, ['fetch', '-q', server.repoUrl('kb'), 'main'], sb.env);
@@ -210,7 +210,7 @@ describe('F21: a server that is not a git server, or refuses the password', () =
     const sb = machine();
     const wrong = server.repoUrl('kb').replace('http://', 'http://dana:wrong-horse-battery@');
     await ok(sb, ['init', '--remote', wrong]);
-    await ok(sb, ['add', '--type', 'decision', '--title', 'Needs a push']);
+    await ok(sb, ['add', '--type', 'decision', '--title', 'Needs a push', '--', 'A body.']);
     const r = await syncBounded(sb, 20_000);
     const text = `${r.stdout}${r.stderr}`;
     expect(r.code, text).not.toBe(0);

@@ -10,6 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, expectCleanRepo, git, hook, kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { SECRET_BATTERY } from '../fixtures/secrets.js';
+import { MCP_READ_TOOLS } from '../../src/core/gate/own-reads.js';
 
 let sb: Sandbox;
 let client: Client;
@@ -58,6 +59,10 @@ describe('git-kb mcp', () => {
     expect(search.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     expect(search.outputSchema?.type).toBe('object');
     expect(tools.find((t) => t.name === 'add')!.annotations).toMatchObject({ readOnlyHint: false });
+    // The tools the plugin's PreToolUse hook allows without asking are exactly the read-only ones.
+    expect(tools.filter((t) => t.annotations?.readOnlyHint).map((t) => t.name).sort()).toEqual([...MCP_READ_TOOLS].sort());
+    // Two identical appends append twice: edit is not idempotent.
+    expect(tools.find((t) => t.name === 'edit')!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate)).toContain('kb://entry/{id}');
     const { prompts } = await client.listPrompts();
@@ -188,6 +193,72 @@ describe('git-kb mcp', () => {
     const grep = (await call('session_show', { id, grep: 'jpy' })).structuredContent!;
     expect(grep.lines[0]).toMatchObject({ n: 2, kind: 'prompt' });
     expect(errorOf(await call('session_show', { id, turn: 99 })).code).toBe('NOT_FOUND');
+  });
+
+  it('edit with the same append twice appends twice, as its annotation (not idempotent) says', async () => {
+    const id = (await call('add', { type: 'decision', title: 'Appended twice', body: 'First line.' })).structuredContent!.id as string;
+    for (let i = 0; i < 2; i++) expect((await call('edit', { id, append: 'Same paragraph.' })).structuredContent).toMatchObject({ changed: true });
+    const text = (await call('get', { ids: [id] })).structuredContent!.entries[0].text as string;
+    expect(text.split('Same paragraph.')).toHaveLength(3);
+  });
+
+  it('add refuses an empty or blank body (INVALID_ENTRY), except a bookmark\'s, and writes nothing', async () => {
+    const before = await commits();
+    for (const body of ['', '  \n\t\n']) {
+      const e = errorOf(await call('add', { type: 'decision', title: 'Nothing said', body }));
+      expect(e.code).toBe('INVALID_ENTRY');
+      expect(e.message).toMatch(/body is empty/);
+    }
+    expect(errorOf(await call('add', { type: 'lesson_learned', title: 'Nothing again', body: '', pattern_key: 'nothing-again' })).code).toBe('INVALID_ENTRY');
+    expect(await commits()).toBe(before);
+    const bookmark = await call('add', { type: 'bookmark', title: 'MDN on fetch', body: '', url: 'https://developer.mozilla.org/en-US/docs/Web/API/fetch' });
+    expect(bookmark.isError, JSON.stringify(bookmark)).toBeFalsy();
+    expect(await commits()).toBe(before + 1);
+  });
+
+  it('resources/read: a missing entry is not-found (-32002), a bad id or another scheme invalid params (-32602), each prefixed once', async () => {
+    const failure = async (uri: string): Promise<{ code: number; message: string; data?: any }> => {
+      try {
+        await client.readResource({ uri });
+      } catch (err) {
+        return err as { code: number; message: string; data?: any };
+      }
+      throw new Error(`${uri} was read`);
+    };
+    const missing = await failure('kb://entry/kb-0000000000');
+    expect(missing.code).toBe(-32002);
+    expect(missing.message).toMatch(/^MCP error -32002: no entry with id kb-0000000000/);
+    expect(missing.data).toEqual({ uri: 'kb://entry/kb-0000000000', code: 'NOT_FOUND' });
+    const bad = await failure('kb://entry/not-an-id');
+    expect(bad.code).toBe(-32602);
+    expect(bad.message).toMatch(/^MCP error -32602: "not-an-id" is not an entry id/);
+    const other = await failure('file:///etc/passwd');
+    expect(other.code).toBe(-32602);
+    expect(other.message).toBe('MCP error -32602: Resource file:///etc/passwd not found');
+    // The SDK's own protocol errors too (an unknown prompt).
+    const prompt = await client.getPrompt({ name: 'no-such-prompt' }).catch((err: Error) => err);
+    expect((prompt as Error).message).toBe('MCP error -32602: Prompt no-such-prompt not found');
+    // The server still serves.
+    expect((await client.listResources()).resources.length).toBeGreaterThan(0);
+  });
+
+  it('with no data repo: resources/list is empty, a read is not-found naming git-kb init, tools say the same', async () => {
+    const env = Object.fromEntries(Object.entries(sb.env).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    const none = path.join(sb.root, 'no-repo-here');
+    const bare = new Client({ name: 'git-kb-test', version: '1.0.0' });
+    await bare.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--data', none], env, stderr: 'pipe' }));
+    try {
+      expect(await bare.listResources()).toEqual({ resources: [] });
+      const e = (await bare.readResource({ uri: 'kb://entry/kb-0000000000' }).catch((err: unknown) => err)) as { code: number; message: string; data: unknown };
+      expect(e.code).toBe(-32002);
+      expect(e.message).toMatch(/^MCP error -32002: no data repo at .*git-kb init/);
+      expect(e.data).toEqual({ uri: 'kb://entry/kb-0000000000', code: 'NO_DATA_REPO' });
+      const listed = (await bare.callTool({ name: 'list', arguments: {} })) as CallResult;
+      expect(JSON.parse(listed.content[0]!.text).error.code).toBe('NO_DATA_REPO');
+      expect(fs.existsSync(none)).toBe(false);
+    } finally {
+      await bare.close();
+    }
   });
 
   it('add refuses a lone UTF-16 surrogate (it is no text) and writes nothing', async () => {

@@ -37,13 +37,19 @@ export function register(ctx: Cli): void {
       if (typeof o.title !== 'string' || !o.title.trim()) throw new KbError('USAGE', 'missing --title "..."');
       let body = bodyWords.length ? bodyWords.join(' ') : undefined;
       if (o.file) body = readFileArg(o.file as string);
-      else if (body === undefined) body = (await readStdinIfPiped()) ?? '';
+      // NOTE: nothing but white space on stdin (closed, /dev/null, an agent's shell) is no body given at all, a
+      // usage error the use case reports (spec/cli.md, `add`).
+      else if (body === undefined) {
+        const piped = await readStdinIfPiped();
+        body = piped?.trim() ? piped : undefined;
+      }
       const { addEntry } = await import('../../app/add.js');
       const r = await addEntry({
         ...repo,
         type: o.type as string,
         title: o.title as string,
         body,
+        bodyFrom: o.file ? (o.file === '-' ? '--file - (stdin)' : `--file ${o.file as string}`) : undefined,
         tags: o.tags as string | undefined,
         links: o.link as string[] | undefined,
         url: o.url as string | undefined,

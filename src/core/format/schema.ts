@@ -14,6 +14,15 @@ export const TYPES = [
 ] as const;
 export type EntryType = (typeof TYPES)[number];
 
+/**
+ * True when a new entry of `type` says something only through its body: every type but a bookmark, whose url is
+ * what it records (spec/cli.md, `add`). `add` refuses an empty or blank body for these; existing entries and
+ * imported notes are not judged by it.
+ */
+export function needsBody(type: string): boolean {
+  return type !== 'bookmark';
+}
+
 export const RELS = ['relates_to', 'part_of', 'depends_on', 'supersedes', 'mentions'] as const;
 export type Rel = (typeof RELS)[number];
 
