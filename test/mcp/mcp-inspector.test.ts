@@ -2,25 +2,26 @@
  * `git-kb mcp` driven by the MCP Inspector's CLI (`@modelcontextprotocol/inspector-cli`, the `--cli` mode of
  * `npx @modelcontextprotocol/inspector`), a client other than the SDK's: the tools' annotations, a missing entry
  * resource (not-found, the message prefixed once), a URI of another scheme (invalid params), resources/list with no
- * data repo (empty), and an `add` with a blank body (a tool error, nothing committed). The Inspector is found in
- * node_modules, or at GIT_KB_INSPECTOR_CLI (its build/index.js); without either the suite is skipped, saying so.
+ * data repo (empty), and an `add` with a blank body (a tool error, nothing committed). The Inspector is a
+ * devDependency (0.15.0, the newest that runs on Node 20); GIT_KB_INSPECTOR_CLI (its build/index.js) runs another.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, git, kb, makeSandbox, ROOT, run, type RunResult, type Sandbox } from '../helpers/cli.js';
 
-const INSPECTOR = [process.env.GIT_KB_INSPECTOR_CLI, path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'inspector-cli', 'build', 'index.js')].find((p) => p && fs.existsSync(p));
+const INSPECTOR = process.env.GIT_KB_INSPECTOR_CLI || path.join(ROOT, 'node_modules', '@modelcontextprotocol', 'inspector-cli', 'build', 'index.js');
 
 let sb: Sandbox;
 
 /** `mcp-inspector --cli node bin/git-kb mcp --data DATA --method ...ARGS`. */
 function inspect(args: string[], data = sb.data): Promise<RunResult> {
-  return run(process.execPath, [INSPECTOR!, process.execPath, CLI, 'mcp', '--data', data, '--method', ...args], { env: sb.env, cwd: sb.root, timeoutMs: 60_000 });
+  return run(process.execPath, [INSPECTOR, process.execPath, CLI, 'mcp', '--data', data, '--method', ...args], { env: sb.env, cwd: sb.root, timeoutMs: 60_000 });
 }
 
-describe.skipIf(!INSPECTOR)('git-kb mcp through the MCP Inspector CLI', () => {
+describe('git-kb mcp through the MCP Inspector CLI', () => {
   beforeAll(async () => {
+    expect(fs.existsSync(INSPECTOR), `${INSPECTOR}: run npm ci`).toBe(true);
     sb = makeSandbox('gkb-mcpinsp-');
     expect((await kb(sb, ['--data', sb.data, 'init'])).code).toBe(0);
   });
