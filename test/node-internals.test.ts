@@ -216,3 +216,22 @@ describe('the pipe binding (hooks/protocol.ts) and DEP0111 in the hooks and the 
     }
   });
 });
+
+describe("simple-get's url.parse (build-shims/simple-get-url.cjs)", () => {
+  it('gives the fields simple-get reads as url.parse does, without its DEP0169 warning on Node 24', async () => {
+    const { createRequire } = await import('node:module');
+    const shim = createRequire(import.meta.url)('../build-shims/simple-get-url.cjs') as { parse: (u: string) => Record<string, unknown> };
+    const url = await import('node:url');
+    const quiet = process.noDeprecation;
+    process.noDeprecation = true;
+    try {
+      for (const u of ['http://127.0.0.1:8123/notes.git/info/refs?service=git-upload-pack', 'https://tok%40en:x-oauth@git.example.com/me/kb.git', 'http://[::1]:9000/a%20b/c', 'HTTPS://Example.COM', '/relative/redirect?x=1']) {
+        const legacy = url.parse(u);
+        const pick = ({ hostname, port, protocol, auth, path }: Record<string, unknown>) => ({ hostname, port, protocol, auth, path });
+        expect(pick(shim.parse(u)), u).toEqual(pick(legacy as unknown as Record<string, unknown>));
+      }
+    } finally {
+      process.noDeprecation = quiet;
+    }
+  });
+});
