@@ -61,7 +61,16 @@ const lazyChildProcess = {
     );
   },
 };
-await build({ ...common, entryPoints: stable, outdir: tmp, splitting: true, chunkNames: 'chunks/[name]-[hash]', plugins: [lazyChildProcess] });
+// simple-get's url.parse, which warns on Node 24 (build-shims/simple-get-url.cjs).
+const simpleGetUrl = {
+  name: 'simple-get-url',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?url$/ }, (args) =>
+      /[\\/]node_modules[\\/]simple-get[\\/]/.test(args.importer) ? { path: path.resolve('build-shims/simple-get-url.cjs') } : undefined,
+    );
+  },
+};
+await build({ ...common, entryPoints: stable, outdir: tmp, splitting: true, chunkNames: 'chunks/[name]-[hash]', plugins: [lazyChildProcess, simpleGetUrl] });
 // The split build as CommonJS, file by file: an import between chunks becomes a require of the same file, an
 // export a getter on module.exports, import.meta.url the file's own URL. Strict mode, as the ES modules were.
 // NOTE: nothing may await at the top level of a module (esbuild refuses it here): src/cli/entry.ts does not.

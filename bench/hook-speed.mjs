@@ -8,7 +8,11 @@
 // every entry decays and the hook reads the decay stamps of those it ranks (spec/memory.md, "Decay"); it then
 // writes the "Prompt hook with decaying entries" section instead.
 //
-//   node bench/hook-speed.mjs [--runs 30] [--sizes 1871,10000,50000] [--lessons]
+// With --section TITLE it writes that section instead: run by another Node (`/path/to/node24/bin/node
+// bench/hook-speed.mjs --section "Prompt hook on Node 24"`), the hook and the bare node it is compared with both
+// run on that Node.
+//
+//   node bench/hook-speed.mjs [--runs 30] [--sizes 1871,10000,50000] [--lessons] [--section TITLE]
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,6 +28,7 @@ const arg = (name, dflt) => {
 const RUNS = Number(arg('--runs', '30'));
 const SIZES = arg('--sizes', '1871,10000,50000').split(',').map(Number);
 const LESSONS = process.argv.includes('--lessons');
+const SECTION = arg('--section', LESSONS ? 'Prompt hook with decaying entries' : 'Prompt hook');
 
 /** A copy of the replicated repo of `size` entries with every entry a lesson, `updated` spread over two years. */
 function lessonRepo(size) {
@@ -124,4 +129,4 @@ for (const { size, t, coldMs, updateMs, rebuildMs, indexBytes, rssBare, rssSilen
 const text = lines.join('\n');
 console.log(`\n${text}`);
 const loads = os.loadavg().map((v) => v.toFixed(1)).join(' ');
-writeSection(path.join(import.meta.dirname, 'RESULTS.md'), LESSONS ? 'Prompt hook with decaying entries' : 'Prompt hook', `Written by \`node bench/hook-speed.mjs --runs ${RUNS} --sizes ${SIZES.join(',')}${LESSONS ? ' --lessons' : ''}\` on ${new Date().toISOString().slice(0, 10)}, ${machine()}, load average at the end ${loads}.\n\n${text}\n\nWhat it points to, and how often wrongly, is in "Retrieval" (bench/retrieval.mjs) and "Prompt hook tuning" (bench/hook-tune.mjs).`);
+writeSection(path.join(import.meta.dirname, 'RESULTS.md'), SECTION, `Written by \`node bench/hook-speed.mjs --runs ${RUNS} --sizes ${SIZES.join(',')}${LESSONS ? ' --lessons' : ''}${SECTION === 'Prompt hook' || process.argv.indexOf('--section') === -1 ? '' : ` --section "${SECTION}"`}\` on ${new Date().toISOString().slice(0, 10)}, ${machine()}, load average at the end ${loads}.\n\n${text}\n\nWhat it points to, and how often wrongly, is in "Retrieval" (bench/retrieval.mjs) and "Prompt hook tuning" (bench/hook-tune.mjs).`);

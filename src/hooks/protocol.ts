@@ -9,6 +9,7 @@ import path from 'node:path';
 import { HOOK_OUTPUT_MAX } from '../core/budget.js';
 import type { Settings } from '../adapters/config/settings.js';
 import { writeToFd1 } from '../adapters/system/stdout.js';
+import { nodeBinding } from '../adapters/system/node-binding.js';
 
 /** The fields every Claude Code hook payload carries (all optional here: nothing is trusted). */
 export interface HookInput {
@@ -75,23 +76,20 @@ let socketHandle: unknown;
 
 /**
  * Sets O_NONBLOCK on fd 0 when it is a socket, as process.stdin would (libuv's pipe open does it), but without
- * loading net and the stream modules: the pipe binding alone, about 0.1 ms against 3.5 ms. NOTE: that binding is
- * reached through process.binding, deprecated (a warning only under --pending-deprecation, silenced here for
- * this one call); any failure (another Node, not a socket) answers false and process.stdin reads instead.
+ * loading net and the stream modules: the pipe binding alone, about 0.1 ms against 3.5 ms (reached through
+ * adapters/system/node-binding.ts). Any failure (another Node, not a socket) answers false and process.stdin reads
+ * instead; test/node-internals.test.ts proves both ways on each Node CI runs.
  */
 function nonBlockingSocket(): boolean {
-  const quiet = process.noDeprecation;
   try {
-    process.noDeprecation = true;
-    const binding = (process as unknown as { binding: (name: string) => { Pipe: new (type: number) => { open: (fd: number) => number }; constants: { SOCKET: number } } }).binding('pipe_wrap');
+    const binding = nodeBinding<{ Pipe: new (type: number) => { open: (fd: number) => number }; constants: { SOCKET: number } }>('pipe_wrap');
+    if (!binding) return false;
     const handle = new binding.Pipe(binding.constants.SOCKET);
     if (handle.open(0) !== 0) return false;
     socketHandle = handle;
     return true;
   } catch {
     return false;
-  } finally {
-    process.noDeprecation = quiet;
   }
 }
 

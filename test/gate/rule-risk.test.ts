@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { ruleRisk } from '../../src/core/format/entry.js';
 import { regexRisk } from '../../src/core/format/regex-risk.js';
 
-/** Runs a pattern over adversarial text and returns the milliseconds it took. */
-function timeOn(pattern: string, flags: string, text: string): number {
+/** Runs a pattern over adversarial text to its end and returns the number of matches. */
+function runOver(pattern: string, flags: string, text: string): number {
   const re = new RegExp(pattern, `${flags.replace(/[gy]/g, '')}g`);
-  const t0 = performance.now();
-  for (const _ of text.matchAll(re)) if (performance.now() - t0 > 2_000) break;
-  return performance.now() - t0;
+  let n = 0;
+  for (const _ of text.matchAll(re)) n++;
+  return n;
 }
 
 const SAFE: Array<[string, string?]> = [
@@ -71,12 +71,10 @@ describe('ruleRisk', () => {
     expect(ruleRisk('a'.repeat(501), 'i')).toMatch(/longer than/);
   });
 
-  it('the refused shapes really are slow, and the accepted ones fast, on long input', () => {
-    // Cubic: under a thousand characters already cost tens of milliseconds; exponential: two dozen.
-    expect(timeOn('.*a.*b.*c', 'i', 'a '.repeat(400))).toBeGreaterThan(20);
-    expect(timeOn('(a|a)+$', '', `${'a'.repeat(22)}!`)).toBeGreaterThan(20);
-    // The safe ones end on the same kind of text (a catastrophic one would not, within the test timeout).
-    for (const [p, f = 'i'] of SAFE) expect(timeOn(p, f, `${'a '.repeat(50_000)}very unique!!`), p).toBeGreaterThanOrEqual(0);
+  it('the accepted shapes end on long input', () => {
+    // A catastrophic one would not, within the test timeout. (How slow the refused shapes are is no assertion:
+    // no test asserts on wall time; the cubic '.*a.*b.*c' and the exponential '(a|a)+$' are refused above.)
+    for (const [p, f = 'i'] of SAFE) expect(runOver(p, f, `${'a '.repeat(50_000)}very unique!!`), p).toBeGreaterThanOrEqual(0);
   });
 
   it('never throws on odd but valid syntax', () => {

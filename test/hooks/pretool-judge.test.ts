@@ -168,7 +168,8 @@ describe('verdicts', () => {
     expect(ms).toBeGreaterThanOrEqual(1_500); // it waited for the judge, up to its timeout, and then went on
     const left = fs.readFileSync(pids, 'utf8').trim().split('\n').map(Number);
     expect(left).toHaveLength(2);
-    await new Promise((res) => setTimeout(res, 100));
+    // Killed by the gate; gone once the kernel has delivered the signal: waited for (at most 10 s), not slept on.
+    for (let i = 0; i < 200 && left.some(running); i++) await new Promise((res) => setTimeout(res, 50));
     for (const pid of left) expect(running(pid), `pid ${pid} still running`).toBe(false);
   });
 

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { KbError } from '../../core/errors.js';
 import { MAX_INPUT_BYTES } from '../system/read-bounded.js';
 import { idFromPath } from '../../core/format/schema.js';
+import { nodeBinding } from '../system/node-binding.js';
 
 /** The top-level folders that hold entries. */
 export const ENTRY_ROOTS = ['entries', 'hosts', 'sessions'] as const;
@@ -28,7 +29,7 @@ export function statData(st: StatData): StatData {
 
 type RawStat = (file: string) => Float64Array | undefined;
 
-/** Node's own stat binding when it answers exactly as `fs.statSync` (probed once), else null. */
+/** Node's own stat binding (adapters/system/node-binding.ts) when it answers exactly as `fs.statSync` (probed once), else null. */
 let rawStat: RawStat | null | undefined;
 
 // Where Node's stat binding puts each number (lib/internal/fs/utils.js, getStatsFromBinding).
@@ -37,7 +38,7 @@ const msOf = (a: Float64Array, s: number): number => a[s]! * 1e3 + a[s + 1]! / 1
 
 function probeRawStat(): RawStat | null {
   try {
-    const binding = (process as unknown as { binding?: (name: string) => { stat?: (...a: unknown[]) => unknown } }).binding?.('fs');
+    const binding = nodeBinding<{ stat?: (...a: unknown[]) => unknown }>('fs');
     const stat = binding?.stat;
     if (process.platform === 'win32' || typeof stat !== 'function') return null;
     const raw: RawStat = (file) => stat.call(binding, file, false, undefined, false) as Float64Array | undefined;
@@ -52,9 +53,17 @@ function probeRawStat(): RawStat | null {
 }
 
 /**
+ * True for the error of a path that cannot be there: a part of it is a file (ENOTDIR). Node 24's `fs.statSync` with
+ * `throwIfNoEntry: false` answers undefined for it and Node 20's throws; fileStat answers the same on both.
+ */
+function notThere(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | undefined)?.code === 'ENOTDIR';
+}
+
+/**
  * Writes the stat data of `file` (links followed) into `out` (mtimeMs, ctimeMs, size, ino, the order of a stat
- * table's records) and returns true when it is a regular file; false otherwise. Throws as `fs.statSync` does on
- * errors other than a missing path.
+ * table's records) and returns true when it is a regular file; false otherwise (a missing path, or one below a
+ * file). Throws as `fs.statSync` does on other errors (EACCES, ELOOP, ...).
  * NOTE: every command stats every entry file to prove its caches current, and Node 20's `fs.statSync` builds a
  * Stats object with four Dates for each: at 50,000 files that is a third of the sweep and most of its garbage.
  * Node's own binding gives the same numbers in a shared array; it is used only after a probe shows it agrees with
@@ -66,7 +75,8 @@ export function fileStatInto(file: string, out: Float64Array): boolean {
     let a: Float64Array | undefined | null = null;
     try {
       a = rawStat(file);
-    } catch {
+    } catch (err) {
+      if (notThere(err)) return false;
       // fs.statSync below reports it
     }
     if (a !== null) {
@@ -78,7 +88,13 @@ export function fileStatInto(file: string, out: Float64Array): boolean {
       return true;
     }
   }
-  const st = fs.statSync(file, { throwIfNoEntry: false });
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(file, { throwIfNoEntry: false });
+  } catch (err) {
+    if (notThere(err)) return false;
+    throw err;
+  }
   if (!st?.isFile()) return false;
   out[0] = st.mtimeMs;
   out[1] = st.ctimeMs;
