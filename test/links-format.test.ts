@@ -17,7 +17,7 @@ import {
   withLinksSection,
   writtenBody,
 } from '../src/core/format/links.js';
-import { inlineTags, linkSkeleton, rewriteVaultLinks, vaultResolver } from '../src/core/format/vault.js';
+import { inlineTags, linkSkeleton, rewriteMarkdownLinks, rewriteVaultLinks, vaultResolver } from '../src/core/format/vault.js';
 import { parseEntry } from '../src/core/format/entry.js';
 import { mergeEntryText, resolveConflictText } from '../src/core/merge/merge.js';
 
@@ -106,6 +106,33 @@ describe('vault links', () => {
       { line: 2, link: '[[Nowhere]]', reason: 'no note or attachment of that name in the vault' },
     ]);
     expect(linkSkeleton(r.text)).toBe(linkSkeleton(body));
+  });
+  it('rewrites every form Obsidian resolves: the escaped bar of a table, headings, blocks, embeds, folders, case, markdown links', () => {
+    const placed: Record<string, { target: string; note: boolean; path: string }> = {
+      'Redis notes.md': { target: 'kb-0001-redis-notes', note: true, path: 'entries/kb-0001-redis-notes.md' },
+      'databases/Postgres queue.md': { target: 'kb-0002-postgres-queue', note: true, path: 'entries/kb-0002-postgres-queue.md' },
+    };
+    const body = [
+      '| a | [[Redis notes\\|the notes]] | [[Redis notes#Setup\\|setup]] |',
+      '[[Redis notes]] [[Redis notes#Setup]] [[Redis notes#^abc]] [[Redis notes^abc]] ![[Redis notes]] [[databases/Postgres queue]] [[REDIS NOTES]]',
+      '[x](Redis%20notes.md) [y](<Redis notes.md>) [z](databases/Postgres%20queue.md#Why) [w](Redis%20notes)',
+    ].join('\n');
+    const tf = (p: string) => placed[p] ?? { why: 'not imported' };
+    const wiki = rewriteVaultLinks(body, 'x.md', resolve, tf);
+    const md = rewriteMarkdownLinks(wiki.text, 'x.md', 'entries', resolve, new Set(files), tf);
+    expect(wiki.left).toEqual([]);
+    expect(md.left).toEqual([]);
+    expect(md.text.split('\n')).toEqual([
+      '| a | [[kb-0001-redis-notes\\|the notes]] | [[kb-0001-redis-notes#Setup\\|setup]] |',
+      '[[kb-0001-redis-notes|Redis notes]] [[kb-0001-redis-notes#Setup|Redis notes]] [[kb-0001-redis-notes#^abc|Redis notes]] [[kb-0001-redis-notes^abc|Redis notes]] ![[kb-0001-redis-notes]] [[kb-0002-postgres-queue|databases/Postgres queue]] [[kb-0001-redis-notes|REDIS NOTES]]',
+      '[x](kb-0001-redis-notes.md) [y](kb-0001-redis-notes.md) [z](kb-0002-postgres-queue.md#Why) [w](kb-0001-redis-notes.md)',
+    ]);
+  });
+  it('reads [[Target\\|alias]] as Obsidian does: the target without the backslash', () => {
+    const [l] = findWikiLinks('| [[kb-0042-use-pnpm\\|pnpm]] |');
+    expect(l).toMatchObject({ target: 'kb-0042-use-pnpm', display: 'pnpm', escaped: true });
+    expect(linkedIds('| [[kb-0042\\|pnpm]] |')).toEqual(['kb-0042']);
+    expect(relinkText('| [[kb-0042\\|pnpm]] |', () => 'entries/kb-0042-use-pnpm.md').text).toBe('| [[kb-0042-use-pnpm\\|pnpm]] |');
   });
   it('collects inline tags as Obsidian reads them', () => {
     const body = '# Heading\n#Top tag and #two-words, #nested/Deep. #123 is not; a#b is not; [[x#y]] is not; `#code`;\n```\n#fenced\n```\n<!-- #hidden -->\n(#paren)';

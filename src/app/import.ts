@@ -20,7 +20,7 @@ import { findSecrets, forgetScans, redactSecrets, rememberScans } from '../core/
 import { redactFields, safeName } from '../core/secrets/guard.js';
 import { normalizeTag } from '../core/format/tags.js';
 import { linkName, stripLinksSection, writtenBody } from '../core/format/links.js';
-import { inlineTags, linkSkeleton, rewriteMarkdownLinks, rewriteVaultLinks, vaultResolver } from '../core/format/vault.js';
+import { inlineTags, linkSkeleton, rewriteFieldLinks, type LeftLink, rewriteMarkdownLinks, rewriteVaultLinks, vaultResolver } from '../core/format/vault.js';
 import { looksBinary } from '../core/secrets/guard.js';
 import { decodeUtf8 } from '../core/text/utf8.js';
 import { gitignoreUpdate } from '../adapters/store/gitignore.js';
@@ -46,8 +46,11 @@ export interface ImportOptions extends RepoOptions {
 /** The largest attachment copied (10 MiB); a bigger one is skipped and reported. */
 export const ATTACHMENT_CAP = 10 * 1024 * 1024;
 
-/** File types copied as attachments: what Obsidian shows and embeds (images, audio, video, PDF). */
-const ATTACHMENT_EXT = new Set(['png', 'jpg', 'jpeg', 'gif', 'bmp', 'svg', 'webp', 'avif', 'ico', 'tif', 'tiff', 'heic', 'pdf', 'mp3', 'wav', 'm4a', 'ogg', 'flac', '3gp', 'webm', 'mp4', 'mov', 'mkv', 'ogv']);
+/**
+ * File types copied as attachments: what Obsidian shows and embeds (images, audio, video, PDF, and its own Bases
+ * and Canvas files, which notes embed as `![[Books.base]]`; their contents are copied as they are).
+ */
+const ATTACHMENT_EXT = new Set(['base', 'canvas', 'png', 'jpg', 'jpeg', 'gif', 'bmp', 'svg', 'webp', 'avif', 'ico', 'tif', 'tiff', 'heic', 'pdf', 'mp3', 'wav', 'm4a', 'ogg', 'flac', '3gp', 'webm', 'mp4', 'mov', 'mkv', 'ogv']);
 
 export interface ImportResult {
   imported: number;
@@ -163,8 +166,12 @@ function readNote(root: string, file: string, shown: string, options: ImportOpti
     return 'tag' in n ? n.tag : t;
   });
   const type = options.type ?? (typeof data.type === 'string' && (TYPES as readonly string[]).includes(data.type) ? data.type : 'factual_reference');
+  // A vault's own `type` property that is not a git-kb type (`type: ["[[Apps]]"]`: a category, a link) is kept
+  // as `vault_type`, links and all, rather than dropped for git-kb's closed `type`.
+  const vaultType = data.type !== undefined && data.type !== null && data.type !== type && !(typeof data.type === 'string' && (TYPES as readonly string[]).includes(data.type)) && data.vault_type === undefined ? { vault_type: data.type } : {};
   const fields: Record<string, unknown> = {
     ...data,
+    ...vaultType,
     id: typeof data.id === 'string' ? data.id : undefined,
     title,
     type,
@@ -279,7 +286,7 @@ async function importLocked(options: ImportOptions, root: string, walked: Return
       const shown = safeName(o.file);
       const ext = /\.([^./]+)$/.exec(o.file)?.[1]?.toLowerCase() ?? '';
       if (!ATTACHMENT_EXT.has(ext)) {
-        const why = ext ? `unsupported file type .${ext}: only notes (.md) and attachments (images, audio, video, PDF) are imported` : 'unsupported file (no extension): only notes (.md) and attachments (images, audio, video, PDF) are imported';
+        const why = ext ? `unsupported file type .${ext}: only notes (.md) and attachments (images, audio, video, PDF, Obsidian .base and .canvas) are imported` : 'unsupported file (no extension): only notes (.md) and attachments (images, audio, video, PDF, Obsidian .base and .canvas) are imported';
         skipped.push({ file: shown, reason: why });
         placed.set(o.file, { why: 'not imported (unsupported file type)' });
         continue;
@@ -397,10 +404,17 @@ async function importLocked(options: ImportOptions, root: string, walked: Return
     const texts = keep.map((n) => {
       const wiki = rewriteVaultLinks(n.body, n.source, resolve, targetFor);
       const md = rewriteMarkdownLinks(wiki.text, n.source, path.posix.dirname(n.path), resolve, fileSet, targetFor);
-      for (const l of [...wiki.left, ...md.left].sort((a, b) => a.line - b.line)) unresolved.push({ file: n.file, line: l.line, link: l.link, reason: l.reason });
+      // Links in front matter values (Obsidian's properties) are rewritten as in the body.
+      const fieldLeft: LeftLink[] = [];
+      const own = rewriteFieldLinks(n.fields, (t) => {
+        const r = rewriteVaultLinks(t, n.source, resolve, targetFor);
+        fieldLeft.push(...r.left.map((l) => ({ ...l, line: 1 })));
+        return r.text;
+      });
+      for (const l of [...fieldLeft, ...wiki.left, ...md.left].sort((a, b) => a.line - b.line)) unresolved.push({ file: n.file, line: l.line, link: l.link, reason: l.reason });
       const links = Array.isArray(n.fields.links) ? (n.fields.links as { rel: string; to: string }[]) : [];
       const body = writtenBody(md.text, links, pathOf);
-      return body === n.body ? n.text : formatEntry(n.fields, body);
+      return body === n.body && own.changed.length === 0 ? n.text : formatEntry(own.fields, body);
     });
     const ignore = walked.vault ? gitignoreUpdate(dir) : undefined;
     const result = { skipped, attachments, unresolved, present, redacted };

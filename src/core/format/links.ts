@@ -25,6 +25,11 @@ export interface WikiLink {
   heading: string;
   /** The display text after `|`, or undefined. */
   display?: string;
+  /**
+   * The `|` was written `\|`, as inside a markdown table (where a bare `|` would end the cell): Obsidian reads it
+   * as the separator all the same, and a rewrite keeps the backslash so the table still renders.
+   */
+  escaped?: boolean;
 }
 
 const WIKILINK = /(!?)\[\[([^\[\]\n]+?)\]\]/g;
@@ -79,8 +84,12 @@ export function findWikiLinks(text: string): WikiLink[] {
     const from = m.index! + m[1]!.length + 2;
     const inner = text.slice(from, from + m[2]!.length);
     const bar = inner.indexOf('|');
-    const ref = bar === -1 ? inner : inner.slice(0, bar);
-    const hash = ref.indexOf('#');
+    // `[[Target\|alias]]` (a link in a table): the backslash escapes the bar for the table, not for the link.
+    const escaped = bar > 0 && inner[bar - 1] === '\\';
+    const ref = bar === -1 ? inner : inner.slice(0, escaped ? bar - 1 : bar);
+    // The subpath starts at the first `#` (heading, `#^block`) or `^` (a block): Obsidian allows neither in a
+    // file name, so neither is ever part of the target.
+    const hash = ref.search(/[#^]/);
     out.push({
       start: m.index!,
       end: m.index! + m[0].length,
@@ -88,6 +97,7 @@ export function findWikiLinks(text: string): WikiLink[] {
       target: (hash === -1 ? ref : ref.slice(0, hash)).trim(),
       heading: hash === -1 ? '' : ref.slice(hash).trim(),
       ...(bar === -1 ? {} : { display: inner.slice(bar + 1) }),
+      ...(escaped ? { escaped } : {}),
     });
   }
   return out;
@@ -128,9 +138,12 @@ export function entryWikiLink(filePath: string, id: string, display = id): strin
   return name === display ? `[[${name}]]` : `[[${name}|${display}]]`;
 }
 
-/** A wikilink written back with a new target, keeping its embed mark, heading and display text. */
-export function formatWikiLink(l: Pick<WikiLink, 'embed' | 'heading' | 'display'>, target: string): string {
-  return `${l.embed ? '!' : ''}[[${target}${l.heading}${l.display !== undefined ? `|${l.display}` : ''}]]`;
+/**
+ * A wikilink written back with a new target, keeping its embed mark, heading and display text (and the escaped
+ * bar of a link in a table: `[[target\|display]]`).
+ */
+export function formatWikiLink(l: Pick<WikiLink, 'embed' | 'heading' | 'display' | 'escaped'>, target: string): string {
+  return `${l.embed ? '!' : ''}[[${target}${l.heading}${l.display !== undefined ? `${l.escaped ? '\\' : ''}|${l.display}` : ''}]]`;
 }
 
 /**
