@@ -70,7 +70,7 @@ export interface ImportResult {
 }
 
 /** What a walk of DIR found: notes, other files (with their size), and what it passed over. */
-interface Walked {
+export interface Walked {
   notes: string[];
   others: { file: string; size: number }[];
   passed: { file: string; reason: string }[];
@@ -78,7 +78,8 @@ interface Walked {
   vault: boolean;
 }
 
-function walk(root: string, rel = '', into: Walked = { notes: [], others: [], passed: [], vault: false }): Walked {
+/** Every file of a folder as a vault holds it (hidden folders, node_modules and symbolic links passed over). */
+export function walk(root: string, rel = '', into: Walked = { notes: [], others: [], passed: [], vault: false }): Walked {
   let dirents: fs.Dirent[];
   try {
     dirents = fs.readdirSync(path.join(root, rel), { withFileTypes: true });
