@@ -40,7 +40,7 @@ describe('adopt keeps every link to the notes it renames', () => {
       '`[[Redis notes]]` in code is no link. [[Nowhere]] is a link to nothing.',
       '',
     ].join('\n'));
-    writeFile(sb, 'entries/Plan.md', '# The plan\n\n- [[Postgres queue]] is the queue; [[An entry]] is no file name.\n- [[kb-0001-an-entry|the entry]].\n\n## Later\n\nDone.\n');
+    writeFile(sb, 'entries/Plan.md', '# The plan\n\n- [[Postgres queue]] is the queue; [[An entry]] is no file name.\n- [[kb-0001-an-entry|the entry]], [by id](kb-0001.md).\n\n## Later\n\nDone.\n');
     writeFile(sb, 'Inbox/Idea.md', 'An idea: [the plan](../entries/Plan.md), ![d](../attachments/diagram.png), [[Redis notes]].\n');
 
     const before = vaultLinkMap(sb.data);
@@ -68,7 +68,7 @@ describe('adopt keeps every link to the notes it renames', () => {
       }
     }
     expect(lost).toEqual([]);
-    expect(resolved).toBe(21);
+    expect(resolved).toBe(21); // [[An entry]] (a title) and [by id](kb-0001.md) resolve to nothing in Obsidian
 
     // The old names are what a reader sees; the table keeps its escaped bar; the property links are rewritten.
     const pq = fs.readFileSync(path.join(sb.data, became.get('entries/Postgres queue.md')!), 'utf8');
@@ -85,8 +85,22 @@ describe('adopt keeps every link to the notes it renames', () => {
     // The entry written before: links rewritten, nothing else (its front matter byte for byte).
     const entry = fs.readFileSync(path.join(sb.data, 'entries/kb-0001-an-entry.md'), 'utf8');
     expect(entry).toBe(entryText({ id: 'kb-0001', title: 'An entry', type: 'decision' }, `Written before the notes were adopted: [[${redis}|Redis notes]], [the queue](${path.basename(became.get('entries/Postgres queue.md')!)}), [[${plan}#Later|the plan]].`));
-    // And lint has nothing to say about the links.
+
+    // What no rename can fix is lint's and relink's: a link by an entry's title, a markdown link by its bare id
+    // (problems relink repairs), and a link to nothing (a hint: Obsidian's note not yet written).
+    const planPath = became.get('entries/Plan.md')!;
     const lint = await kbd(sb, ['lint', '--json']);
-    expect(JSON.parse(lint.stdout).problems ?? []).toEqual([]);
+    expect(lint.code).toBe(5);
+    const found = JSON.parse(lint.stdout);
+    expect(found.problems.map((p: { rule: string; file: string; line: number }) => `${p.file}:${p.line} ${p.rule}`)).toEqual([`${planPath}:12 link-renamed`, `${planPath}:13 link-stale`]);
+    expect(found.hints.map((p: { rule: string; file: string; line: number }) => `${p.file}:${p.line} ${p.rule}`)).toEqual([`${became.get('entries/Postgres queue.md')!}:20 link-unresolved`]);
+    const rl = await kbj(sb, ['relink']);
+    expect(rl.changed.map((c: { path: string }) => c.path)).toEqual([planPath]);
+    expect(rl.unresolved).toEqual([{ path: became.get('entries/Postgres queue.md')!, line: 20, link: '[[Nowhere]]' }]);
+    expect(fs.readFileSync(path.join(sb.data, planPath), 'utf8')).toContain(`- [[${path.basename(became.get('entries/Postgres queue.md')!, '.md')}|Postgres queue]] is the queue; [[kb-0001-an-entry|An entry]] is no file name.\n- [[kb-0001-an-entry|the entry]], [by id](kb-0001-an-entry.md).`);
+    const again = await kbd(sb, ['lint', '--json']);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout).problems ?? []).toEqual([]);
+    await expectCleanRepo(sb.data);
   });
 });

@@ -135,5 +135,6 @@ export function adopted(r: AdoptResult): string {
 export function relinked(r: RelinkResult): string {
   const lines = r.changed.length ? [`relinked ${r.changed.length} entr${r.changed.length === 1 ? 'y' : 'ies'} (commit ${r.commit!.slice(0, 12)})`, ...r.changed.map((c) => `- ${c.id} ${c.path}`)] : ['every link is in the form Obsidian follows; nothing to do'];
   for (const u of r.unreadable) lines.push(`left alone ${u.path}: ${u.reason} (git-kb lint)`);
+  if (r.unresolved.length) lines.push(`${r.unresolved.length} link${r.unresolved.length === 1 ? '' : 's'} to no file and no entry, left as written:`, ...r.unresolved.map((u) => `${u.path}:${u.line}: ${u.link}`));
   return lines.join('\n');
 }

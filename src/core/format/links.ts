@@ -103,6 +103,105 @@ export function findWikiLinks(text: string): WikiLink[] {
   return out;
 }
 
+/** One markdown link or embed to a file, `[label](target "title")`, outside code, with where it is. */
+export interface MarkdownLink {
+  start: number;
+  end: number;
+  embed: boolean;
+  label: string;
+  /** The target as written (inside `<…>` when so written), before `#`. */
+  raw: string;
+  /** The target URL-decoded, before `#`; undefined when it does not decode. */
+  path?: string;
+  /** `#anchor` part with the `#`, or ''. */
+  anchor: string;
+  /** ` "title"` as written, or ''. */
+  title: string;
+}
+
+const MD_LINK = /(!?)\[([^\]\n]*)\]\((<[^>\n]+>|[^)\s]+)(\s+"[^"\n]*")?\)/g;
+
+/**
+ * Every markdown link or embed to a file outside code, in order: web links (`scheme:…`) and anchors alone
+ * (`#x`) are not files and are left out. Found in the masked text, read from the original (labels keep their code).
+ */
+export function findMarkdownLinks(text: string): MarkdownLink[] {
+  if (!text.includes('](')) return [];
+  const masked = maskCode(text);
+  const out: MarkdownLink[] = [];
+  for (const m of masked.matchAll(MD_LINK)) {
+    const target = m[3]!.replace(/^<|>$/g, '');
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#')) continue;
+    const hash = target.indexOf('#');
+    const raw = hash === -1 ? target : target.slice(0, hash);
+    let decoded: string | undefined;
+    try {
+      decoded = decodeURI(raw);
+    } catch {
+      decoded = undefined;
+    }
+    const labelAt = m.index! + m[1]!.length + 1;
+    const titleAt = labelAt + m[2]!.length + 2 + m[3]!.length;
+    out.push({
+      start: m.index!,
+      end: m.index! + m[0].length,
+      embed: m[1] === '!',
+      label: text.slice(labelAt, labelAt + m[2]!.length),
+      raw,
+      ...(decoded !== undefined ? { path: decoded } : {}),
+      anchor: hash === -1 ? '' : target.slice(hash),
+      title: m[4] ? text.slice(titleAt, titleAt + m[4].length) : '',
+    });
+  }
+  return out;
+}
+
+/** `a/b/../c` -> `a/c`; undefined when it climbs out of the root. */
+export function normalizePath(p: string): string | undefined {
+  const out: string[] = [];
+  for (const part of p.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (out.length === 0) return undefined;
+      out.pop();
+    } else out.push(part);
+  }
+  return out.join('/');
+}
+
+/** A path from the folder `fromDir` to `to` (both from the root), `../` as needed. */
+export function relativePath(fromDir: string, to: string): string {
+  const a = fromDir ? fromDir.split('/') : [];
+  const b = to.split('/');
+  let i = 0;
+  while (i < a.length && i < b.length - 1 && a[i] === b[i]) i++;
+  return [...a.slice(i).map(() => '..'), ...b.slice(i)].join('/');
+}
+
+/** A path as a markdown link target: each part URL-encoded (spaces as `%20`, parentheses too). */
+export function markdownTarget(p: string): string {
+  return p.split('/').map((s) => encodeURIComponent(s).replace(/\(/g, '%28').replace(/\)/g, '%29')).join('/');
+}
+
+/** The entry id a markdown link names (`kb-0042-use-pnpm.md`, `../entries/kb-0042.md`), or undefined: only `.md` targets name entries. */
+export function markdownLinkId(l: MarkdownLink): string | undefined {
+  return l.path !== undefined && /\.md$/i.test(l.path) ? linkTargetId(l.path) : undefined;
+}
+
+/** The folder of a repo path ('' at the root). */
+function folderOf(p: string): string {
+  const i = p.lastIndexOf('/');
+  return i === -1 ? '' : p.slice(0, i);
+}
+
+/** True when the markdown link in the file `from` points at `file` (relative to `from`'s folder, as Obsidian reads it). */
+export function markdownNames(l: MarkdownLink, from: string, file: string): boolean {
+  if (l.path === undefined) return false;
+  const dir = folderOf(from);
+  const p = normalizePath(dir ? `${dir}/${l.path}` : l.path);
+  return p !== undefined && p.toLowerCase() === file.toLowerCase();
+}
+
 /** The entry id a link target names, in any form git-kb reads (`kb-0042`, `kb-0042-slug`, `entries/kb-0042-slug.md`), or undefined. */
 export function linkTargetId(target: string): string | undefined {
   const base = target.replace(/\\/g, '/').split('/').pop()!.replace(/\.md$/i, '');
@@ -110,11 +209,18 @@ export function linkTargetId(target: string): string | undefined {
   return m && m[1]!.length <= 40 ? m[1] : undefined;
 }
 
-/** Ids linked from a body by wikilinks (both forms; code ignored), each once, in order. */
+/**
+ * Ids linked from a body by wikilinks (both forms) and by markdown links to entry files (`[x](kb-0042-slug.md)`),
+ * code ignored, each once: wikilinks first, in order, then markdown links.
+ */
 export function linkedIds(body: string): string[] {
   const out = new Set<string>();
   for (const l of findWikiLinks(body)) {
     const id = linkTargetId(l.target);
+    if (id) out.add(id);
+  }
+  for (const l of findMarkdownLinks(body)) {
+    const id = markdownLinkId(l);
     if (id) out.add(id);
   }
   return [...out];
@@ -146,27 +252,58 @@ export function formatWikiLink(l: Pick<WikiLink, 'embed' | 'heading' | 'display'
   return `${l.embed ? '!' : ''}[[${target}${l.heading}${l.display !== undefined ? `${l.escaped ? '\\' : ''}|${l.display}` : ''}]]`;
 }
 
+/** What relinkText may also repair, beyond the wikilinks to entries by id. */
+export interface RelinkScope {
+  /** The file whose text it is: its markdown links to entries (`[x](kb-0042.md)`) are then brought to the entry's file, relative to it. */
+  from?: string;
+  /**
+   * The entry file a wikilink target that is not an id names by an old name (a title or alias, `[[Redis notes]]`
+   * after the note became `kb-…-redis-notes.md`), or undefined: a target Obsidian resolves already, or no one entry.
+   */
+  byName?: (target: string) => string | undefined;
+}
+
 /**
  * Rewrites every wikilink to an entry (any form) that Obsidian would not resolve into the form git-kb writes:
  * the target's basename, the old text kept as display (`[[kb-0042]]` -> `[[kb-0042-use-pnpm|kb-0042]]`,
  * `[[kb-0042|the pnpm note]]` -> `[[kb-0042-use-pnpm|the pnpm note]]`). `pathOf` gives an id's file (undefined:
- * left alone, a missing entry is lint's to report). Links in code are not touched. Returns the text and the count.
+ * left alone, a missing entry is lint's to report). With `scope`, also a markdown link to an entry that does not
+ * name its file (`[x](kb-0042.md)` -> `[x](kb-0042-use-pnpm.md)`), and a wikilink that resolves to nothing but
+ * names an entry by an old name (`[[Redis notes]]` -> `[[kb-…-redis-notes|Redis notes]]`). Links in code are not
+ * touched. Returns the text and the count.
  */
-export function relinkText(text: string, pathOf: (id: string) => string | undefined): { text: string; count: number } {
-  let out = '';
-  let pos = 0;
-  let count = 0;
+export function relinkText(text: string, pathOf: (id: string) => string | undefined, scope: RelinkScope = {}): { text: string; count: number } {
+  const edits: { start: number; end: number; text: string }[] = [];
   for (const l of findWikiLinks(text)) {
     const id = linkTargetId(l.target);
-    const file = id ? pathOf(id) : undefined;
-    if (!id || !file || targetNames(l.target, file)) continue;
+    if (!id) {
+      const file = l.target && scope.byName ? scope.byName(l.target) : undefined;
+      if (file) edits.push({ start: l.start, end: l.end, text: formatWikiLink({ ...l, display: l.embed ? l.display : l.display ?? l.target }, linkName(file)) });
+      continue;
+    }
+    const file = pathOf(id);
+    if (!file || targetNames(l.target, file)) continue;
     const display = l.display ?? id;
     const name = linkName(file);
-    out += text.slice(pos, l.start) + formatWikiLink({ ...l, display: name === display && !l.heading ? undefined : display }, name);
-    pos = l.end;
-    count++;
+    edits.push({ start: l.start, end: l.end, text: formatWikiLink({ ...l, display: name === display && !l.heading ? undefined : display }, name) });
   }
-  return { text: out + text.slice(pos), count };
+  if (scope.from !== undefined) {
+    for (const l of findMarkdownLinks(text)) {
+      const id = markdownLinkId(l);
+      const file = id ? pathOf(id) : undefined;
+      if (!file || markdownNames(l, scope.from, file)) continue;
+      edits.push({ start: l.start, end: l.end, text: `${l.embed ? '!' : ''}[${l.label}](${markdownTarget(relativePath(folderOf(scope.from), file))}${l.anchor}${l.title})` });
+    }
+  }
+  if (edits.length === 0) return { text, count: 0 };
+  edits.sort((a, b) => a.start - b.start);
+  let out = '';
+  let pos = 0;
+  for (const e of edits) {
+    out += text.slice(pos, e.start) + e.text;
+    pos = e.end;
+  }
+  return { text: out + text.slice(pos), count: edits.length };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -306,8 +443,8 @@ export function linksSectionProblems(body: string, links: { rel: string; to: str
  * A body as git-kb writes it: the person's text with every entry link in the file-name form Obsidian follows
  * (relinkText), then the Links section generated from `links` (none when there are none).
  */
-export function writtenBody(body: string, links: { rel: string; to: string }[], pathOf: (id: string) => string | undefined): string {
-  const own = relinkText(stripLinksSection(toLf(body)), pathOf).text;
+export function writtenBody(body: string, links: { rel: string; to: string }[], pathOf: (id: string) => string | undefined, scope: RelinkScope = {}): string {
+  const own = relinkText(stripLinksSection(toLf(body)), pathOf, scope).text;
   return withLinksSection(own, links, pathOf);
 }
 

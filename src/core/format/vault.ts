@@ -9,21 +9,8 @@
  * (`[text](Other%20note.md)`, `![alt](assets/a.png)`) are rewritten like wikilinks. Code is never read
  * (./links.ts, maskCode).
  */
-import { findWikiLinks, formatWikiLink, maskCode, type WikiLink } from './links.js';
+import { findMarkdownLinks, findWikiLinks, formatWikiLink, markdownTarget, maskCode, normalizePath, relativePath, type WikiLink } from './links.js';
 import { normalizeTag } from './tags.js';
-
-/** `a/b/../c` -> `a/c`; undefined when it climbs out of the vault. */
-function normalizePath(p: string): string | undefined {
-  const out: string[] = [];
-  for (const part of p.split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') {
-      if (out.length === 0) return undefined;
-      out.pop();
-    } else out.push(part);
-  }
-  return out.join('/');
-}
 
 function dirOf(p: string): string {
   const i = p.lastIndexOf('/');
@@ -162,23 +149,6 @@ export function inlineTags(body: string): string[] {
   return out;
 }
 
-/** A path from the folder `fromDir` to `to` (both from the vault root), `../` as needed. */
-function relativePath(fromDir: string, to: string): string {
-  const a = fromDir ? fromDir.split('/') : [];
-  const b = to.split('/');
-  let i = 0;
-  while (i < a.length && i < b.length - 1 && a[i] === b[i]) i++;
-  return [...a.slice(i).map(() => '..'), ...b.slice(i)].join('/');
-}
-
-function decodeTarget(t: string): string | undefined {
-  try {
-    return decodeURI(t);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Rewrites a note's markdown links and embeds to vault files (`[text](Other%20note.md)`, `![alt](assets/a.png)`)
  * as `rewriteVaultLinks` does wikilinks: the target is read as Obsidian does (URL-decoded; relative to the note,
@@ -195,41 +165,29 @@ export function rewriteMarkdownLinks(
   targetFor: (vaultPath: string) => { target: string; note: boolean; path: string } | { why: string } | { keep: true },
 ): { text: string; left: LeftLink[] } {
   const left: LeftLink[] = [];
-  if (!body.includes('](')) return { text: body, left }; // no link; masking only blanks characters out
-  const masked = maskCode(body);
   let out = '';
   let pos = 0;
   const lineAt = (offset: number): number => body.slice(0, offset).split('\n').length;
-  for (const m of masked.matchAll(/(!?)\[([^\]\n]*)\]\((<[^>\n]+>|[^)\s]+)(\s+"[^"\n]*")?\)/g)) {
-    const rawTarget = m[3]!.replace(/^<|>$/g, '');
-    if (/^[a-z][a-z0-9+.-]*:/i.test(rawTarget) || rawTarget.startsWith('#')) continue;
-    const hash = rawTarget.indexOf('#');
-    const decoded = decodeTarget(hash === -1 ? rawTarget : rawTarget.slice(0, hash));
+  for (const l of findMarkdownLinks(body)) {
+    const decoded = l.path;
     if (!decoded) continue;
-    const anchor = hash === -1 ? '' : rawTarget.slice(hash);
     const dir = from.includes('/') ? from.slice(0, from.lastIndexOf('/')) : '';
     const rel = normalizePath(dir ? `${dir}/${decoded}` : decoded);
     const root = normalizePath(decoded.replace(/^\/+/, ''));
     const file = (rel !== undefined && files.has(rel) ? rel : undefined) ?? (root !== undefined && files.has(root) ? root : undefined) ?? resolve(decoded, from);
-    const raw = body.slice(m.index!, m.index! + m[0].length);
+    const raw = body.slice(l.start, l.end);
     if (!file) {
-      if (/\.[a-z0-9]+$/i.test(decoded)) left.push({ line: lineAt(m.index!), link: raw, reason: 'no note or attachment at that path in the vault' });
+      if (/\.[a-z0-9]+$/i.test(decoded)) left.push({ line: lineAt(l.start), link: raw, reason: 'no note or attachment at that path in the vault' });
       continue;
     }
     const t = targetFor(file);
     if ('keep' in t) continue;
     if ('why' in t) {
-      left.push({ line: lineAt(m.index!), link: raw, reason: t.why });
+      left.push({ line: lineAt(l.start), link: raw, reason: t.why });
       continue;
     }
-    const target = relativePath(newDir, t.path).split('/').map((s) => encodeURIComponent(s).replace(/\(/g, '%28').replace(/\)/g, '%29')).join('/');
-    // The label and title as written (the match was found in the masked text, whose code is blanked out).
-    const labelAt = m.index! + m[1]!.length + 1;
-    const label = body.slice(labelAt, labelAt + m[2]!.length);
-    const titleAt = labelAt + m[2]!.length + 2 + m[3]!.length;
-    const title = m[4] ? body.slice(titleAt, titleAt + m[4].length) : '';
-    out += `${body.slice(pos, m.index!)}${m[1]}[${label}](${target}${anchor}${title})`;
-    pos = m.index! + m[0].length;
+    out += `${body.slice(pos, l.start)}${l.embed ? '!' : ''}[${l.label}](${markdownTarget(relativePath(newDir, t.path))}${l.anchor}${l.title})`;
+    pos = l.end;
   }
   return { text: out + body.slice(pos), left };
 }
