@@ -2,6 +2,7 @@
  * Contract: `add` validates a new entry completely (format, links, secrets) before writing, then writes it and
  * commits it in one commit under the write lock, and returns its id, path and commit.
  */
+import { aliasesWith } from '../core/format/meta.js';
 import { entryPath, formatEntry, newId, type Rule } from '../core/format/entry.js';
 import { KbError } from '../core/errors.js';
 import { filesById, idIndex, pathLookup, type IdIndex } from './find.js';
@@ -53,7 +54,8 @@ function entryFields(options: AddOptions, id: string, tags: string[], stamp: str
     title: options.title.trim(),
     type: options.type,
     tags,
-    aliases: splitList(options.aliases),
+    // The title is an alias too: Obsidian's quick switcher and link suggestions then find the entry by it.
+    aliases: aliasesWith(splitList(options.aliases), [options.title]),
     links: parseLinks(options.links),
     url: options.url,
     host: options.host,

@@ -17,6 +17,7 @@ import { entryPath, formatEntry, newId, splitEntry, updateEntryText } from '../c
 import { linkName } from '../core/format/links.js';
 import { linkSkeleton, rewriteFieldLinks, rewriteMarkdownLinks, rewriteVaultLinks, vaultResolver } from '../core/format/vault.js';
 import { toLf } from '../core/text/line-ends.js';
+import { aliasesWith } from '../core/format/meta.js';
 import { idFromFileName, TYPES } from '../core/format/schema.js';
 import { readFileAt } from '../adapters/git/git.js';
 import { gitignoreUpdate } from '../adapters/store/gitignore.js';
@@ -90,7 +91,9 @@ export async function adoptNotes(options: AdoptOptions): Promise<AdoptResult> {
       while (ids.has(id)) id = newId(options.now);
       ids.add(id);
       const tags = tagList(Array.isArray(data.tags) ? data.tags.map(String) : typeof data.tags === 'string' ? data.tags : undefined);
-      const fields: Record<string, unknown> = { ...data, id, title, type, tags, created: data.created ?? stamp, updated: stamp };
+      // The title and the old file name are aliases: Obsidian finds the renamed note by the names people know.
+      const aliases = aliasesWith(data.aliases, [title, path.basename(rel).replace(/\.(md|markdown)$/i, '')]);
+      const fields: Record<string, unknown> = { ...data, id, title, type, tags, aliases, created: data.created ?? stamp, updated: stamp };
       const to = entryPath(fields as { id: string; title: string; type: string; host?: string; created?: string });
       return { from: rel, id, title, type, to, fields, body, content: '', host: typeof data.host === 'string' ? data.host : undefined };
     });

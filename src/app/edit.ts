@@ -3,6 +3,7 @@
  * key order survive), validates and secret-scans the result, bumps `updated`, commits, and returns the diff.
  * No change means no commit.
  */
+import { aliasesWith } from '../core/format/meta.js';
 import { createTwoFilesPatch } from 'diff';
 import { parseEntry, splitEntry, updateEntryText, type Rule } from '../core/format/entry.js';
 import { KbError } from '../core/errors.js';
@@ -88,6 +89,10 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     if (options.kernel !== undefined) changes.kernel = options.kernel ? true : undefined;
     if (options.appliesTo !== undefined) changes.applies_to = splitList(options.appliesTo);
     if (options.aliases !== undefined) changes.aliases = splitList(options.aliases);
+    // A new title joins the aliases when the old one is there (git-kb put it there): the old name stays findable.
+    else if (changes.title !== undefined && changes.title !== e.title && e.aliases.some((a) => a.trim().toLowerCase() === e.title.trim().toLowerCase())) {
+      changes.aliases = aliasesWith(e.aliases, [changes.title as string]);
+    }
     if (options.rules !== undefined) changes.rules = options.rules.length ? options.rules : undefined;
     if (options.patternKey !== undefined && options.patternKey !== (typeof e.data.pattern_key === 'string' ? e.data.pattern_key : '')) {
       changes.pattern_key = options.patternKey || undefined;

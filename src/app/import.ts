@@ -30,6 +30,7 @@ import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
 import { withWriteLock, type PendingFile } from '../adapters/write/transaction.js';
 import { toLf } from '../core/text/line-ends.js';
+import { aliasesWith } from '../core/format/meta.js';
 import { unknownChoice } from '../core/text/suggest.js';
 
 export interface ImportOptions extends RepoOptions {
@@ -176,6 +177,9 @@ function readNote(root: string, file: string, shown: string, options: ImportOpti
     id: typeof data.id === 'string' ? data.id : undefined,
     title,
     type,
+    // The title and the note's file name (what its links and the user called it) are aliases: Obsidian's quick
+    // switcher finds the entry by them, and relink repairs a later [[Old name]] with them.
+    aliases: aliasesWith(data.aliases, [title, path.basename(shown).replace(/\.(md|markdown)$/i, '')]),
     tags: [...new Set(tags)],
     created: createdOf(data) ?? stamp,
     updated: stamp,

@@ -39,7 +39,7 @@ describe('add', () => {
       title: 'Prefer small, focused commits',
       type: 'pattern_convention',
       tags: ['git', 'review'],
-      aliases: ['small-commits'],
+      aliases: ['small-commits', 'Prefer small, focused commits'], // the title joins the user's aliases (Obsidian's quick switcher)
       links: [{ rel: 'relates_to', to: target.id }, { rel: 'depends_on', to: target.id }],
       url: 'https://example.com/commits',
       applies_to: ['coding', 'reviewing'],

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import YAML from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectCleanRepo, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { vaultLinkMap } from '../helpers/obsidian.js';
@@ -89,14 +90,19 @@ describe('adopt keeps every link to the notes it renames', () => {
     // What no rename can fix is lint's and relink's: a link by an entry's title, a markdown link by its bare id
     // (problems relink repairs), and a link to nothing (a hint: Obsidian's note not yet written).
     const planPath = became.get('entries/Plan.md')!;
+    const lineOf = (rel: string, text: string): number => fs.readFileSync(path.join(sb.data, rel), 'utf8').split('\n').findIndex((l) => l.includes(text)) + 1;
+    // Obsidian finds the renamed notes by the names people know: the title and the old file name are aliases.
+    const aliasesOf = (text: string): unknown => YAML.parse(/^---\n([\s\S]*?)\n---\n/.exec(text)![1]!).aliases;
+    expect(aliasesOf(fs.readFileSync(path.join(sb.data, planPath), 'utf8'))).toEqual(['The plan', 'Plan']);
+    expect(aliasesOf(pq)).toEqual(['Postgres queue']);
     const lint = await kbd(sb, ['lint', '--json']);
     expect(lint.code).toBe(5);
     const found = JSON.parse(lint.stdout);
-    expect(found.problems.map((p: { rule: string; file: string; line: number }) => `${p.file}:${p.line} ${p.rule}`)).toEqual([`${planPath}:12 link-renamed`, `${planPath}:13 link-stale`]);
-    expect(found.hints.map((p: { rule: string; file: string; line: number }) => `${p.file}:${p.line} ${p.rule}`)).toEqual([`${became.get('entries/Postgres queue.md')!}:20 link-unresolved`]);
+    expect(found.problems.map((p: { rule: string; file: string; line: number }) => `${p.file}:${p.line} ${p.rule}`)).toEqual([`${planPath}:${lineOf(planPath, '[[An entry]]')} link-renamed`, `${planPath}:${lineOf(planPath, '[by id]')} link-stale`]);
+    expect(found.hints.map((p: { rule: string; file: string; line: number }) => `${p.file}:${p.line} ${p.rule}`)).toEqual([`${became.get('entries/Postgres queue.md')!}:${lineOf(became.get('entries/Postgres queue.md')!, '[[Nowhere]]')} link-unresolved`]);
     const rl = await kbj(sb, ['relink']);
     expect(rl.changed.map((c: { path: string }) => c.path)).toEqual([planPath]);
-    expect(rl.unresolved).toEqual([{ path: became.get('entries/Postgres queue.md')!, line: 20, link: '[[Nowhere]]' }]);
+    expect(rl.unresolved).toEqual([{ path: became.get('entries/Postgres queue.md')!, line: lineOf(became.get('entries/Postgres queue.md')!, '[[Nowhere]]'), link: '[[Nowhere]]' }]);
     expect(fs.readFileSync(path.join(sb.data, planPath), 'utf8')).toContain(`- [[${path.basename(became.get('entries/Postgres queue.md')!, '.md')}|Postgres queue]] is the queue; [[kb-0001-an-entry|An entry]] is no file name.\n- [[kb-0001-an-entry|the entry]], [by id](kb-0001-an-entry.md).`);
     const again = await kbd(sb, ['lint', '--json']);
     expect(again.code).toBe(0);

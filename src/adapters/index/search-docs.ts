@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import v8 from 'node:v8';
-import { entryMetaOf, type EntryMeta } from '../../core/format/meta.js';
+import { entryMetaOf, otherAliases, type EntryMeta } from '../../core/format/meta.js';
 import { currentNamesKey } from './ids.js';
 import type { SummaryRow } from './summary.js';
 import { writeFileAtomic } from '../store/fsutil.js';
@@ -62,7 +62,7 @@ export function readBody(dir: string, p: string): string {
 export function docParts(dir: string, e: EntryMeta, fileText?: string): [text: string, repeat: number][] {
   const r = FIELD_REPEAT;
   const body = fileText === undefined ? readBody(dir, e.path) : readableLinks(bodyOf(fileText));
-  const fields: [string, number][] = [[e.title, r.title], [e.aliases.join(' '), r.aliases], [e.tags.join(' '), r.tags], [e.host ?? '', r.host], [e.url ?? '', r.url]];
+  const fields: [string, number][] = [[e.title, r.title], [otherAliases(e.title, e.aliases).join(' '), r.aliases], [e.tags.join(' '), r.tags], [e.host ?? '', r.host], [e.url ?? '', r.url]];
   return [...fields.filter(([t]) => t !== ''), [body, 1]];
 }
 

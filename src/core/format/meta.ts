@@ -35,3 +35,31 @@ export function entryMetaOf(entry: Entry): EntryMeta {
   const bodyLinks = bodyLinksOf(entry.id, body, entry.links);
   return { ...meta, data: extra, bodyLength: body.length, ...(bodyLinks.length ? { bodyLinks } : {}) };
 }
+
+/**
+ * Aliases with the entry's names added (spec/entry-format.md, "aliases"): the title (and, for a note renamed by
+ * import or adopt, its old file name) go into Obsidian's `aliases`, so the quick switcher and link suggestions
+ * find the note by the name people know, not by `kb-<id>-<slug>`. The user's aliases are kept, first and as
+ * written; a name already there (in any case) is not added again. A value that is not a list of texts is
+ * returned as it is (lint reports it; nothing is lost).
+ */
+export function aliasesWith(existing: unknown, names: readonly string[]): unknown {
+  if (existing !== undefined && existing !== null && !(Array.isArray(existing) && existing.every((a) => typeof a === 'string'))) return existing;
+  const out: string[] = [...((existing as string[] | undefined | null) ?? [])];
+  const have = new Set(out.map((a) => a.trim().toLowerCase()));
+  for (const n of names.map((x) => x.trim()).filter(Boolean)) {
+    if (have.has(n.toLowerCase())) continue;
+    have.add(n.toLowerCase());
+    out.push(n);
+  }
+  return out;
+}
+
+/**
+ * The aliases that say more than the title (search and the prompt hook index these: the title, which git-kb
+ * also writes into `aliases`, is indexed once, as the title).
+ */
+export function otherAliases(title: string, aliases: readonly string[]): string[] {
+  const t = title.trim().toLowerCase();
+  return aliases.filter((a) => a.trim().toLowerCase() !== t);
+}
