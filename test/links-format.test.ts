@@ -76,6 +76,20 @@ describe('writing links', () => {
   });
 });
 
+describe('Links section items show titles', () => {
+  const pathOf = (id: string) => ({ 'kb-0042': 'entries/kb-0042-use-pnpm.md', 'kb-0007': 'entries/kb-0007-odd.md' } as Record<string, string>)[id];
+  const links = [{ rel: 'relates_to', to: 'kb-0042' }, { rel: 'supersedes', to: 'kb-0007' }];
+  it('the title when known and safe in a link, else the id; kept from the old section when no title is known', () => {
+    const titles: Record<string, string> = { 'kb-0042': 'Use pnpm', 'kb-0007': 'Odd [title] | here' };
+    const body = withLinksSection('Text.', links, pathOf, (id) => titles[id]);
+    expect(body).toContain('- relates_to: [[kb-0042-use-pnpm|Use pnpm]]\n- supersedes: [[kb-0007-odd|kb-0007]]\n');
+    expect(findLinksSection(body)!.items.map((i) => i.id)).toEqual(['kb-0042', 'kb-0007']);
+    // Rewritten with no titles at hand (a merge, a recurrence): the display texts stay.
+    expect(writtenBody(`${body}\n\nMore.`, links, pathOf)).toBe(withLinksSection('Text.\n\nMore.', links, pathOf, (id) => titles[id]));
+    expect(linksSectionProblems(body, links).problems).toEqual([]);
+  });
+});
+
 describe('vault links', () => {
   const files = ['Redis notes.md', 'databases/Postgres queue.md', 'projects/deep/Plan.md', 'a/Same.md', 'b/Same.md', 'assets/diagram.png', 'Note.v2.md'];
   const resolve = vaultResolver(files);

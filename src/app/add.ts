@@ -5,7 +5,7 @@
 import { aliasesWith } from '../core/format/meta.js';
 import { entryPath, formatEntry, newId, type Rule } from '../core/format/entry.js';
 import { KbError } from '../core/errors.js';
-import { filesById, idIndex, pathLookup, type IdIndex } from './find.js';
+import { filesById, idIndex, pathLookup, titleLookup, type IdIndex } from './find.js';
 import { writtenBody } from '../core/format/links.js';
 import { nowStamp, oneLineTitle, parseLinks, parseRules, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
@@ -76,7 +76,7 @@ function entryFields(options: AddOptions, id: string, tags: string[], stamp: str
  */
 export async function newEntryFile(dir: string, ids: Pick<IdIndex, 'has' | 'pathOf'>, options: AddOptions, now: Date, minted = new Set<string>()): Promise<{ id: string; path: string; content: string }> {
   // Links are written in the file-name form Obsidian follows, and `links:` also as the body's Links section.
-  const body = writtenBody(options.body ?? '', parseLinks(options.links), ids.pathOf);
+  const body = writtenBody(options.body ?? '', parseLinks(options.links), ids.pathOf, { titleOf: titleLookup(dir, ids.pathOf) });
   let id = newId(now);
   while (ids.has(id) || minted.has(id)) id = newId(now);
   minted.add(id);

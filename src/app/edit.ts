@@ -8,7 +8,7 @@ import { createTwoFilesPatch } from 'diff';
 import { parseEntry, splitEntry, updateEntryText, type Rule } from '../core/format/entry.js';
 import { KbError } from '../core/errors.js';
 import { readEntryText } from '../adapters/store/layout.js';
-import { filesById, findEntryFile, pathLookup } from './find.js';
+import { filesById, findEntryFile, pathLookup, titleLookup } from './find.js';
 import { relinkEntryText } from './relink.js';
 import { stripLinksSection, writtenBody } from '../core/format/links.js';
 import { nowStamp, oneLineTitle, parseLinks, parseRules, splitList, tagList, validateEntryText } from './fields.js';
@@ -137,7 +137,7 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     }
     changes.updated = nowStamp(options.now);
     // Every write brings the body's entry links to the file-name form and the Links section in step with `links:`.
-    const newBody = writtenBody(body ?? raw.body, (changes.links as typeof e.links | undefined) ?? e.links, pathLookup(ids));
+    const newBody = writtenBody(body ?? raw.body, (changes.links as typeof e.links | undefined) ?? e.links, pathLookup(ids), { titleOf: titleLookup(dir, pathLookup(ids)) });
     const after = updateEntryText(before, file.path, changes, newBody);
     // NOTE: secrets first, so a secret is refused as one and never echoed by a format message.
     refuseSecrets(after, file.path);

@@ -24,7 +24,7 @@ import { inlineTags, linkSkeleton, rewriteFieldLinks, type LeftLink, rewriteMark
 import { looksBinary } from '../core/secrets/guard.js';
 import { decodeUtf8 } from '../core/text/utf8.js';
 import { gitignoreUpdate } from '../adapters/store/gitignore.js';
-import { filesById, pathLookup } from './find.js';
+import { filesById, pathLookup, titleLookup } from './find.js';
 import { nowStamp } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
@@ -405,6 +405,8 @@ async function importLocked(options: ImportOptions, root: string, walked: Return
     const newPaths = new Map(keep.map((n) => [n.id, n.path]));
     const known = pathLookup(existing);
     const pathOf = (id: string): string | undefined => newPaths.get(id) ?? known(id);
+    const newTitles = new Map(keep.map((n) => [n.id, n.fields.title as string]));
+    const knownTitle = titleLookup(dir, known);
     const unresolved: ImportResult['unresolved'] = [];
     const texts = keep.map((n) => {
       const wiki = rewriteVaultLinks(n.body, n.source, resolve, targetFor);
@@ -418,7 +420,7 @@ async function importLocked(options: ImportOptions, root: string, walked: Return
       });
       for (const l of [...fieldLeft, ...wiki.left, ...md.left].sort((a, b) => a.line - b.line)) unresolved.push({ file: n.file, line: l.line, link: l.link, reason: l.reason });
       const links = Array.isArray(n.fields.links) ? (n.fields.links as { rel: string; to: string }[]) : [];
-      const body = writtenBody(md.text, links, pathOf);
+      const body = writtenBody(md.text, links, pathOf, { titleOf: (id) => newTitles.get(id) ?? knownTitle(id) });
       return body === n.body && own.changed.length === 0 ? n.text : formatEntry(own.fields, body);
     });
     const ignore = walked.vault ? gitignoreUpdate(dir) : undefined;

@@ -29,13 +29,13 @@ export interface RelinkResult {
 }
 
 /** The entry text with its body in written form (undefined: unchanged). Throws when it does not parse. */
-export function relinkEntryText(text: string, file: string, pathOf: (id: string) => string | undefined, names?: LinkNames): string | undefined {
+export function relinkEntryText(text: string, file: string, pathOf: (id: string) => string | undefined, names?: LinkNames, titleOf?: (id: string) => string | undefined): string | undefined {
   const src = toLf(text).replace(/^\uFEFF/, '');
   const raw = splitEntry(src, file);
   const links = Array.isArray(raw.data.links)
     ? (raw.data.links as { rel?: unknown; to?: unknown }[]).filter((l) => l && typeof l.rel === 'string' && typeof l.to === 'string' && isValidId(l.to)).map((l) => ({ rel: l.rel as string, to: l.to as string }))
     : [];
-  const scope = names ? { from: file, byName: (target: string) => names.unresolved(target, file, false) || undefined } : {};
+  const scope = names ? { from: file, byName: (target: string) => names.unresolved(target, file, false) || undefined, titleOf } : { titleOf };
   const body = writtenBody(raw.body, links, pathOf, scope).trimEnd();
   if (body === raw.body.trimEnd()) return undefined;
   // The front matter is kept byte for byte; only the body is replaced.
@@ -85,7 +85,7 @@ export async function relinkRepo(options: RepoOptions): Promise<RelinkResult> {
             unreadable.push({ path: f.path, reason: 'holds an unresolved sync conflict (git-kb resolve)' });
             continue;
           }
-          next = relinkEntryText(text, f.path, pathOf, names);
+          next = relinkEntryText(text, f.path, pathOf, names, (x) => catalog.byId.get(x)?.title);
           unresolved.push(...unresolvedLinks(next ?? text, f.path, names));
         } catch (err) {
           unreadable.push({ path: f.path, reason: String((err as Error).message ?? err).replace(/^[^:]+:\d+: /, '') });

@@ -51,7 +51,7 @@ describe('links git-kb writes', () => {
     const tName = path.basename(t.path, '.md');
     expect(text).toContain(`See [[${tName}|${t.id}]], [[${tName}|the pnpm decision]], [[${tName}#Head|${t.id}]] and ![[${tName}|${t.id}]].`);
     expect(text).toContain(`\`[[${t.id}]]\``); // code is not a link: left as typed
-    expect(text).toContain(`${SECTION_OPEN}\n## Links\n\n- relates_to: [[${tName}|${t.id}]]\n<!-- git-kb links end -->\n`);
+    expect(text).toContain(`${SECTION_OPEN}\n## Links\n\n- relates_to: [[${tName}|Use pnpm for workspaces]]\n<!-- git-kb links end -->\n`); // the title is what Obsidian shows
     expect(text.trimEnd().endsWith('<!-- git-kb links end -->')).toBe(true);
 
     // edit: add a link, append text with a v1-form link, remove a link, rename the target by title.
@@ -60,7 +60,7 @@ describe('links git-kb writes', () => {
     let after = read(sb, s.path);
     const uName = path.basename(u.path, '.md');
     expect(after).toContain(`Also [[${uName}|${u.id}]].\n\n${SECTION_OPEN}`); // appended above the section, never inside it
-    expect(after).toContain(`- relates_to: [[${tName}|${t.id}]]\n- depends_on: [[${uName}|${u.id}]]\n`);
+    expect(after).toContain(`- relates_to: [[${tName}|Use pnpm for workspaces]]\n- depends_on: [[${uName}|Lockfiles drift]]\n`);
     expect((await kbd(sb, ['edit', s.id, '--unlink', t.id])).code).toBe(0);
     after = read(sb, s.path);
     expect(after).not.toContain(`- relates_to:`);
@@ -156,7 +156,7 @@ describe('v1 links and relink', () => {
     expect(await commitCount(sb)).toBe(n + 1);
     const relinked = read(sb, 'entries/kb-0001-rebase-before-merge.md');
     expect(relinked).toBe(one.replace('See [[kb-0002]] and [[kb-0002|the bisect note]].', 'See [[kb-0002-bisect|kb-0002]] and [[kb-0002-bisect|the bisect note]].'));
-    expect(read(sb, 'entries/kb-0002-bisect.md')).toBe(`${two}\n${SECTION_OPEN}\n## Links\n\n- relates_to: [[kb-0001-rebase-before-merge|kb-0001]]\n<!-- git-kb links end -->\n`);
+    expect(read(sb, 'entries/kb-0002-bisect.md')).toBe(`${two}\n${SECTION_OPEN}\n## Links\n\n- relates_to: [[kb-0001-rebase-before-merge|Rebase before merge]]\n<!-- git-kb links end -->\n`);
     expect(JSON.parse(read(sb, 'kb.json'))).toEqual({ next_id: 3 }); // the manifest is v1's still
     expectAllResolve(sb);
     expect(await kbj(sb, ['lint'])).toEqual({ ok: true, files: 2, problems: [] });
@@ -208,7 +208,7 @@ describe('v1 links and relink', () => {
     expect(again).toMatchObject({ id: first.id, recurred: true });
     const text = read(sb, first.path);
     expect(text.match(/<!-- git-kb links:/g)).toHaveLength(1);
-    expect(text.trimEnd().endsWith(`- relates_to: [[${path.basename(t.path, '.md')}|${t.id}]]\n<!-- git-kb links end -->`)).toBe(true);
+    expect(text.trimEnd().endsWith(`- relates_to: [[${path.basename(t.path, '.md')}|Target]]\n<!-- git-kb links end -->`)).toBe(true);
     expect(text).toContain(`Again, see [[${path.basename(t.path, '.md')}|${t.id}]].`);
     expect(await kbj(sb, ['lint'])).toEqual({ ok: true, files: 2, problems: [] });
     expectAllResolve(sb);
@@ -250,8 +250,9 @@ describe('a sync merge', () => {
     for (const sb of [a, b]) {
       const text = read(sb, x.path);
       expect(text).toContain('Edited on B.');
-      // B merged: its links first (ours), then A's; one section, written from the merged links.
-      expect(text).toContain(`- depends_on: [[${path.basename(z.path, '.md')}|${z.id}]]\n- relates_to: [[${path.basename(y.path, '.md')}|${y.id}]]\n<!-- git-kb links end -->`);
+      // B merged: its links first (ours), then A's; one section, written from the merged links, with the titles
+      // the two sections showed.
+      expect(text).toContain(`- depends_on: [[${path.basename(z.path, '.md')}|Spoke two]]\n- relates_to: [[${path.basename(y.path, '.md')}|Spoke one]]\n<!-- git-kb links end -->`);
       expect(text.match(/<!-- git-kb links:/g)).toHaveLength(1);
       expectAllResolve(sb);
       expect(await kbj(sb, ['lint'])).toEqual({ ok: true, files: 3, problems: [] });

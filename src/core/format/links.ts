@@ -261,6 +261,8 @@ export interface RelinkScope {
    * after the note became `kb-…-redis-notes.md`), or undefined: a target Obsidian resolves already, or no one entry.
    */
   byName?: (target: string) => string | undefined;
+  /** An entry's title, shown by the generated Links section's items (unknown: the display they had, else the id). */
+  titleOf?: (id: string) => string | undefined;
 }
 
 /**
@@ -322,6 +324,8 @@ export interface SectionItem {
   rel: string;
   id?: string;
   target: string;
+  /** The display text after `|` (the linked entry's title as last written), or undefined. */
+  display?: string;
   /** 0-based line in the body. */
   line: number;
 }
@@ -366,7 +370,7 @@ export function findLinksSection(body: string): LinksSection | undefined {
       continue;
     }
     const id = linkTargetId(link.target);
-    items.push({ rel: m[1]!, target: link.target, line: i, ...(id ? { id } : {}) });
+    items.push({ rel: m[1]!, target: link.target, line: i, ...(id ? { id } : {}), ...(link.display !== undefined ? { display: link.display } : {}) });
     last = i;
   }
   let end: number;
@@ -391,22 +395,52 @@ export function stripLinksSection(body: string): string {
   return s ? s.rest : body;
 }
 
-/** The Links section for `links` (empty string for none); `pathOf` names each target's file (undefined: `[[id]]`). */
-export function renderLinksSection(links: { rel: string; to: string }[], pathOf: (id: string) => string | undefined): string {
+/**
+ * What a Links section item shows for an entry: its title, so people see names in Obsidian's reading view, graph
+ * hover and backlinks; the id when the title is unknown or would break the link (`[`, `]`, `|`, a line break).
+ */
+function itemDisplay(id: string, title: string | undefined): string {
+  const t = title?.trim();
+  return t && !/[[\]|\n\r]/.test(t) ? t : id;
+}
+
+/** The display texts of a section's items that are not the bare id (titles as last written), by id. */
+function sectionDisplays(section: LinksSection | undefined): Map<string, string> {
+  const shown = new Map<string, string>();
+  for (const i of section?.items ?? []) if (i.id && i.display !== undefined && i.display !== i.id) shown.set(i.id, i.display);
+  return shown;
+}
+
+/**
+ * The Links section for `links` (empty string for none); `pathOf` names each target's file (undefined: `[[id]]`),
+ * `titleOf` its title, shown as the display text (`[[kb-0042-use-pnpm|Use pnpm]]`; unknown: the id).
+ */
+export function renderLinksSection(links: { rel: string; to: string }[], pathOf: (id: string) => string | undefined, titleOf?: (id: string) => string | undefined): string {
   if (links.length === 0) return '';
   const items = links.map((l) => {
     const file = pathOf(l.to);
-    return `- ${l.rel}: ${file ? entryWikiLink(file, l.to) : `[[${l.to}]]`}`;
+    return `- ${l.rel}: ${file ? entryWikiLink(file, l.to, itemDisplay(l.to, titleOf?.(l.to))) : `[[${l.to}]]`}`;
   });
   return [LINKS_OPEN, LINKS_HEADING, '', ...items, LINKS_CLOSE].join('\n');
 }
 
-/** A body with its Links section rewritten from `links` (removed when there are none), at the end. */
-export function withLinksSection(body: string, links: { rel: string; to: string }[], pathOf: (id: string) => string | undefined): string {
-  const rest = stripLinksSection(toLf(body)).trimEnd();
-  const section = renderLinksSection(links, pathOf);
+/**
+ * A body with its Links section rewritten from `links` (removed when there are none), at the end. A target whose
+ * title `titleOf` does not know keeps the display text its item had in the old section (a merge, a recurrence).
+ */
+export function withLinksSection(body: string, links: { rel: string; to: string }[], pathOf: (id: string) => string | undefined, titleOf?: (id: string) => string | undefined): string {
+  const old = findLinksSection(toLf(body));
+  const shown = sectionDisplays(old);
+  const rest = (old ? old.rest : toLf(body)).trimEnd();
+  const section = renderLinksSection(links, pathOf, (id) => titleOf?.(id) ?? shown.get(id));
   if (!section) return rest;
   return rest ? `${rest}\n\n${section}` : section;
+}
+
+/** The display text each linked id's section item shows (its title as last written), from a body's section. */
+export function sectionTitles(body: string): (id: string) => string | undefined {
+  const shown = sectionDisplays(findLinksSection(toLf(body)));
+  return (id) => shown.get(id);
 }
 
 /** The file each linked id's section item names, from a body's section (for a merge that must rewrite it). */
@@ -444,8 +478,12 @@ export function linksSectionProblems(body: string, links: { rel: string; to: str
  * (relinkText), then the Links section generated from `links` (none when there are none).
  */
 export function writtenBody(body: string, links: { rel: string; to: string }[], pathOf: (id: string) => string | undefined, scope: RelinkScope = {}): string {
-  const own = relinkText(stripLinksSection(toLf(body)), pathOf, scope).text;
-  return withLinksSection(own, links, pathOf);
+  const lf = toLf(body);
+  const old = findLinksSection(lf);
+  const own = relinkText(old ? old.rest : lf, pathOf, scope).text;
+  // Where no title is known, an item keeps the display text it had in the old section.
+  const shown = sectionDisplays(old);
+  return withLinksSection(own, links, pathOf, (id) => scope.titleOf?.(id) ?? shown.get(id));
 }
 
 /**
