@@ -100,12 +100,14 @@ describe('adopt keeps every link to the notes it renames', () => {
     const found = JSON.parse(lint.stdout);
     expect(found.problems.map((p: { rule: string; file: string; line: number }) => `${p.file}:${p.line} ${p.rule}`)).toEqual([`${planPath}:${lineOf(planPath, '[[An entry]]')} link-renamed`, `${planPath}:${lineOf(planPath, '[by id]')} link-stale`]);
     expect(found.hints.map((p: { rule: string; file: string; line: number }) => `${p.file}:${p.line} ${p.rule}`)).toEqual([`${became.get('entries/Postgres queue.md')!}:${lineOf(became.get('entries/Postgres queue.md')!, '[[Nowhere]]')} link-unresolved`]);
+    expect((await kbd(sb, ['lint'])).stdout).toContain('2 problems');
     const rl = await kbj(sb, ['relink']);
     expect(rl.changed.map((c: { path: string }) => c.path)).toEqual([planPath]);
     expect(rl.unresolved).toEqual([{ path: became.get('entries/Postgres queue.md')!, line: lineOf(became.get('entries/Postgres queue.md')!, '[[Nowhere]]'), link: '[[Nowhere]]' }]);
     expect(fs.readFileSync(path.join(sb.data, planPath), 'utf8')).toContain(`- [[${path.basename(became.get('entries/Postgres queue.md')!, '.md')}|Postgres queue]] is the queue; [[kb-0001-an-entry|An entry]] is no file name.\n- [[kb-0001-an-entry|the entry]], [by id](kb-0001-an-entry.md).`);
     const again = await kbd(sb, ['lint', '--json']);
     expect(again.code).toBe(0);
+    expect((await kbd(sb, ['lint'])).stdout).toContain('1 hint: links to notes not written yet');
     expect(JSON.parse(again.stdout).problems ?? []).toEqual([]);
     await expectCleanRepo(sb.data);
   });
