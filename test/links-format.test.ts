@@ -17,7 +17,7 @@ import {
   withLinksSection,
   writtenBody,
 } from '../src/core/format/links.js';
-import { inlineTags, linkSkeleton, rewriteVaultLinks, vaultResolver } from '../src/core/format/vault.js';
+import { inlineTags, linkSkeleton, rewriteMarkdownLinks, rewriteVaultLinks, vaultResolver } from '../src/core/format/vault.js';
 import { parseEntry } from '../src/core/format/entry.js';
 import { mergeEntryText, resolveConflictText } from '../src/core/merge/merge.js';
 
@@ -76,6 +76,20 @@ describe('writing links', () => {
   });
 });
 
+describe('Links section items show titles', () => {
+  const pathOf = (id: string) => ({ 'kb-0042': 'entries/kb-0042-use-pnpm.md', 'kb-0007': 'entries/kb-0007-odd.md' } as Record<string, string>)[id];
+  const links = [{ rel: 'relates_to', to: 'kb-0042' }, { rel: 'supersedes', to: 'kb-0007' }];
+  it('the title when known and safe in a link, else the id; kept from the old section when no title is known', () => {
+    const titles: Record<string, string> = { 'kb-0042': 'Use pnpm', 'kb-0007': 'Odd [title] | here' };
+    const body = withLinksSection('Text.', links, pathOf, (id) => titles[id]);
+    expect(body).toContain('- relates_to: [[kb-0042-use-pnpm|Use pnpm]]\n- supersedes: [[kb-0007-odd|kb-0007]]\n');
+    expect(findLinksSection(body)!.items.map((i) => i.id)).toEqual(['kb-0042', 'kb-0007']);
+    // Rewritten with no titles at hand (a merge, a recurrence): the display texts stay.
+    expect(writtenBody(`${body}\n\nMore.`, links, pathOf)).toBe(withLinksSection('Text.\n\nMore.', links, pathOf, (id) => titles[id]));
+    expect(linksSectionProblems(body, links).problems).toEqual([]);
+  });
+});
+
 describe('vault links', () => {
   const files = ['Redis notes.md', 'databases/Postgres queue.md', 'projects/deep/Plan.md', 'a/Same.md', 'b/Same.md', 'assets/diagram.png', 'Note.v2.md'];
   const resolve = vaultResolver(files);
@@ -106,6 +120,33 @@ describe('vault links', () => {
       { line: 2, link: '[[Nowhere]]', reason: 'no note or attachment of that name in the vault' },
     ]);
     expect(linkSkeleton(r.text)).toBe(linkSkeleton(body));
+  });
+  it('rewrites every form Obsidian resolves: the escaped bar of a table, headings, blocks, embeds, folders, case, markdown links', () => {
+    const placed: Record<string, { target: string; note: boolean; path: string }> = {
+      'Redis notes.md': { target: 'kb-0001-redis-notes', note: true, path: 'entries/kb-0001-redis-notes.md' },
+      'databases/Postgres queue.md': { target: 'kb-0002-postgres-queue', note: true, path: 'entries/kb-0002-postgres-queue.md' },
+    };
+    const body = [
+      '| a | [[Redis notes\\|the notes]] | [[Redis notes#Setup\\|setup]] |',
+      '[[Redis notes]] [[Redis notes#Setup]] [[Redis notes#^abc]] [[Redis notes^abc]] ![[Redis notes]] [[databases/Postgres queue]] [[REDIS NOTES]]',
+      '[x](Redis%20notes.md) [y](<Redis notes.md>) [z](databases/Postgres%20queue.md#Why) [w](Redis%20notes)',
+    ].join('\n');
+    const tf = (p: string) => placed[p] ?? { why: 'not imported' };
+    const wiki = rewriteVaultLinks(body, 'x.md', resolve, tf);
+    const md = rewriteMarkdownLinks(wiki.text, 'x.md', 'entries', resolve, new Set(files), tf);
+    expect(wiki.left).toEqual([]);
+    expect(md.left).toEqual([]);
+    expect(md.text.split('\n')).toEqual([
+      '| a | [[kb-0001-redis-notes\\|the notes]] | [[kb-0001-redis-notes#Setup\\|setup]] |',
+      '[[kb-0001-redis-notes|Redis notes]] [[kb-0001-redis-notes#Setup|Redis notes]] [[kb-0001-redis-notes#^abc|Redis notes]] [[kb-0001-redis-notes^abc|Redis notes]] ![[kb-0001-redis-notes]] [[kb-0002-postgres-queue|databases/Postgres queue]] [[kb-0001-redis-notes|REDIS NOTES]]',
+      '[x](kb-0001-redis-notes.md) [y](kb-0001-redis-notes.md) [z](kb-0002-postgres-queue.md#Why) [w](kb-0001-redis-notes.md)',
+    ]);
+  });
+  it('reads [[Target\\|alias]] as Obsidian does: the target without the backslash', () => {
+    const [l] = findWikiLinks('| [[kb-0042-use-pnpm\\|pnpm]] |');
+    expect(l).toMatchObject({ target: 'kb-0042-use-pnpm', display: 'pnpm', escaped: true });
+    expect(linkedIds('| [[kb-0042\\|pnpm]] |')).toEqual(['kb-0042']);
+    expect(relinkText('| [[kb-0042\\|pnpm]] |', () => 'entries/kb-0042-use-pnpm.md').text).toBe('| [[kb-0042-use-pnpm\\|pnpm]] |');
   });
   it('collects inline tags as Obsidian reads them', () => {
     const body = '# Heading\n#Top tag and #two-words, #nested/Deep. #123 is not; a#b is not; [[x#y]] is not; `#code`;\n```\n#fenced\n```\n<!-- #hidden -->\n(#paren)';

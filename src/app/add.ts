@@ -2,10 +2,11 @@
  * Contract: `add` validates a new entry completely (format, links, secrets) before writing, then writes it and
  * commits it in one commit under the write lock, and returns its id, path and commit.
  */
+import { aliasesWith } from '../core/format/meta.js';
 import { entryPath, formatEntry, newId, type Rule } from '../core/format/entry.js';
 import { needsBody } from '../core/format/schema.js';
 import { KbError } from '../core/errors.js';
-import { filesById, idIndex, pathLookup, type IdIndex } from './find.js';
+import { filesById, idIndex, pathLookup, titleLookup, type IdIndex } from './find.js';
 import { writtenBody } from '../core/format/links.js';
 import { nowStamp, oneLineTitle, parseLinks, parseRules, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
@@ -57,7 +58,8 @@ function entryFields(options: AddOptions, id: string, tags: string[], stamp: str
     title: options.title.trim(),
     type: options.type,
     tags,
-    aliases: splitList(options.aliases),
+    // The title is an alias too: Obsidian's quick switcher and link suggestions then find the entry by it.
+    aliases: aliasesWith(splitList(options.aliases), [options.title]),
     links: parseLinks(options.links),
     url: options.url,
     host: options.host,
@@ -78,7 +80,7 @@ function entryFields(options: AddOptions, id: string, tags: string[], stamp: str
  */
 export async function newEntryFile(dir: string, ids: Pick<IdIndex, 'has' | 'pathOf'>, options: AddOptions, now: Date, minted = new Set<string>()): Promise<{ id: string; path: string; content: string }> {
   // Links are written in the file-name form Obsidian follows, and `links:` also as the body's Links section.
-  const body = writtenBody(options.body ?? '', parseLinks(options.links), ids.pathOf);
+  const body = writtenBody(options.body ?? '', parseLinks(options.links), ids.pathOf, { titleOf: titleLookup(dir, ids.pathOf) });
   let id = newId(now);
   while (ids.has(id) || minted.has(id)) id = newId(now);
   minted.add(id);

@@ -13,13 +13,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { KbError } from '../core/errors.js';
-import { entryPath, formatEntry, newId, splitEntry } from '../core/format/entry.js';
+import { entryPath, formatEntry, newId, splitEntry, updateEntryText } from '../core/format/entry.js';
+import { linkName } from '../core/format/links.js';
+import { linkSkeleton, rewriteFieldLinks, rewriteMarkdownLinks, rewriteVaultLinks, vaultResolver } from '../core/format/vault.js';
+import { toLf } from '../core/text/line-ends.js';
+import { aliasesWith } from '../core/format/meta.js';
 import { idFromFileName, TYPES } from '../core/format/schema.js';
 import { readFileAt } from '../adapters/git/git.js';
 import { gitignoreUpdate } from '../adapters/store/gitignore.js';
 import { entryFolderNames, readEntryText, safeJoin } from '../adapters/store/layout.js';
 import { refuseSecretInputs, refuseSecrets, withWriteLock, type PendingFile } from '../adapters/write/transaction.js';
-import { idSet } from './find.js';
+import { filesById, idSet } from './find.js';
+import { walk } from './import.js';
 import { nowStamp, oneLineTitle, tagList, validateEntryText } from './fields.js';
 import { refuseForbidden } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
@@ -86,13 +91,17 @@ export async function adoptNotes(options: AdoptOptions): Promise<AdoptResult> {
       while (ids.has(id)) id = newId(options.now);
       ids.add(id);
       const tags = tagList(Array.isArray(data.tags) ? data.tags.map(String) : typeof data.tags === 'string' ? data.tags : undefined);
-      const fields: Record<string, unknown> = { ...data, id, title, type, tags, created: data.created ?? stamp, updated: stamp };
-      const content = formatEntry(fields, body);
+      // The title and the old file name are aliases: Obsidian finds the renamed note by the names people know.
+      const aliases = aliasesWith(data.aliases, [title, path.basename(rel).replace(/\.(md|markdown)$/i, '')]);
+      const fields: Record<string, unknown> = { ...data, id, title, type, tags, aliases, created: data.created ?? stamp, updated: stamp };
       const to = entryPath(fields as { id: string; title: string; type: string; host?: string; created?: string });
-      return { from: rel, id, title, type, to, content, host: typeof data.host === 'string' ? data.host : undefined };
+      return { from: rel, id, title, type, to, fields, body, content: '', host: typeof data.host === 'string' ? data.host : undefined };
     });
     // A note left by a kill after its commit (see the contract) is adopted already: its leftover file goes, no new entry.
     const already = await adoptedBefore(dir, notes);
+    // Links: every link of the adopted notes and of the entries to a renamed note names its new file (./links.ts).
+    const relinked = relinkRenamed(dir, notes.map((n) => ({ ...n, to: already.get(n.from)?.path ?? n.to })));
+    for (const n of notes) n.content = relinked.adopted.get(n.from) ?? formatEntry(n.fields, n.body);
     const fresh = notes.filter((n) => !already.has(n.from));
     const done = (commit?: string): AdoptResult => {
       for (const from of already.keys()) fs.rmSync(safeJoin(dir, from), { force: true });
@@ -104,6 +113,10 @@ export async function adoptNotes(options: AdoptOptions): Promise<AdoptResult> {
     for (const n of fresh) validateEntryText(n.content, n.to, (x) => ids.has(x));
     await refuseForbidden(dir, fresh.map((n) => ({ text: n.content, where: n.to, host: n.host })));
     const files: PendingFile[] = fresh.map((n) => ({ path: n.to, content: n.content }));
+    for (const [p, content] of relinked.entries) {
+      refuseSecrets(content, p);
+      files.push({ path: p, content });
+    }
     const untracked: string[] = [];
     for (const n of fresh) {
       if (await readFileAt(dir, 'HEAD', n.from).catch(() => undefined)) files.push({ path: n.from, content: null });
@@ -120,10 +133,66 @@ export async function adoptNotes(options: AdoptOptions): Promise<AdoptResult> {
 }
 
 /**
+ * The notes' renames as Obsidian would have made them: every wikilink, embed and markdown link (body and front
+ * matter properties) that resolved to a note being adopted, in the adopted notes themselves and in every entry,
+ * now names the note's new file (`[[Redis notes]]` -> `[[kb-…-redis-notes|Redis notes]]`, the old name kept as
+ * what a reader sees); a moved note's relative markdown links to files that stay are rewritten from its new folder.
+ * Links are resolved before the renames, by Obsidian's rules, against every file of the data repo. Returns the
+ * adopted notes' texts and the entries changed (path -> text); links to anything else are left as written.
+ */
+function relinkRenamed(dir: string, notes: { from: string; to: string; fields: Record<string, unknown>; body: string }[]): { adopted: Map<string, string>; entries: Map<string, string> } {
+  const adopted = new Map<string, string>();
+  const entries = new Map<string, string>();
+  const walked = walk(dir);
+  const vaultFiles = [...walked.notes, ...walked.others.map((o) => o.file)];
+  const resolve = vaultResolver(vaultFiles);
+  const fileSet = new Set(vaultFiles);
+  const moved = new Map(notes.map((n) => [n.from, n.to]));
+  const rewrite = (body: string, from: string, to: string): string => {
+    const tf = (file: string): { target: string; note: boolean; path: string } | { keep: true } => {
+      const m = moved.get(file);
+      return m ? { target: linkName(m), note: true, path: m } : { keep: true };
+    };
+    const wiki = rewriteVaultLinks(body, from, resolve, tf).text;
+    const stays = path.posix.dirname(from) === path.posix.dirname(to);
+    return rewriteMarkdownLinks(wiki, from, path.posix.dirname(to), resolve, fileSet, (file) => {
+      const t = tf(file);
+      return 'keep' in t && !stays ? { target: file, note: file.endsWith('.md'), path: file } : t;
+    }).text;
+  };
+  for (const n of notes) {
+    const own = rewriteFieldLinks(n.fields, (t) => rewrite(t, n.from, n.to));
+    adopted.set(n.from, formatEntry(own.fields, rewrite(n.body, n.from, n.to)));
+  }
+  if (moved.size === 0) return { adopted, entries };
+  for (const files of filesById(dir).values()) {
+    for (const f of files) {
+      let text: string;
+      let raw;
+      try {
+        text = toLf(readEntryText(dir, f.path));
+        raw = splitEntry(text, f.path);
+      } catch {
+        continue; // an entry that does not parse is lint's to report
+      }
+      if (!text.includes('[[') && !text.includes('](')) continue;
+      const body = rewrite(raw.body, f.path, f.path);
+      const own = rewriteFieldLinks(raw.data, (t) => rewrite(t, f.path, f.path));
+      if (body === raw.body && own.changed.length === 0) continue;
+      const next = own.changed.length
+        ? updateEntryText(text, f.path, Object.fromEntries(own.changed.map((k) => [k, own.fields[k]])), body)
+        : `${text.slice(0, text.length - raw.body.length)}${body}`;
+      entries.set(f.path, next);
+    }
+  }
+  return { adopted, entries };
+}
+
+/**
  * The untracked notes among `notes` that an earlier adopt committed already (killed before it removed them): an
  * entry with the same title whose body is the note's, word for word. Only entries of that title are read.
  */
-async function adoptedBefore(dir: string, notes: { from: string; title: string; content: string }[]): Promise<Map<string, { id: string; path: string }>> {
+async function adoptedBefore(dir: string, notes: { from: string; title: string; body: string }[]): Promise<Map<string, { id: string; path: string }>> {
   const out = new Map<string, { id: string; path: string }>();
   const { loadCatalog } = await import('../adapters/index/catalog.js');
   const catalog = await loadCatalog(dir);
@@ -132,7 +201,8 @@ async function adoptedBefore(dir: string, notes: { from: string; title: string; 
   for (const n of notes) {
     const same = byTitle.get(n.title);
     if (!same || (await readFileAt(dir, 'HEAD', n.from).catch(() => undefined))) continue;
-    const body = splitEntry(n.content, n.from).body.trim();
+    // Links compare by what a reader sees: the entry holds them rewritten to the renamed files (relinkRenamed).
+    const body = linkSkeleton(n.body).trim();
     for (const e of same) {
       let text: string;
       try {
@@ -140,7 +210,7 @@ async function adoptedBefore(dir: string, notes: { from: string; title: string; 
       } catch {
         continue;
       }
-      if (splitEntry(text, e.path).body.trim() === body) {
+      if (linkSkeleton(splitEntry(text, e.path).body).trim() === body) {
         out.set(n.from, e);
         break;
       }

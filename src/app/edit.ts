@@ -3,11 +3,12 @@
  * key order survive), validates and secret-scans the result, bumps `updated`, commits, and returns the diff.
  * No change means no commit.
  */
+import { aliasesWith } from '../core/format/meta.js';
 import { createTwoFilesPatch } from 'diff';
 import { parseEntry, splitEntry, updateEntryText, type Rule } from '../core/format/entry.js';
 import { KbError } from '../core/errors.js';
 import { readEntryText } from '../adapters/store/layout.js';
-import { filesById, findEntryFile, pathLookup } from './find.js';
+import { filesById, findEntryFile, pathLookup, titleLookup } from './find.js';
 import { relinkEntryText } from './relink.js';
 import { stripLinksSection, writtenBody } from '../core/format/links.js';
 import { nowStamp, oneLineTitle, parseLinks, parseRules, splitList, tagList, validateEntryText } from './fields.js';
@@ -88,6 +89,10 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     if (options.kernel !== undefined) changes.kernel = options.kernel ? true : undefined;
     if (options.appliesTo !== undefined) changes.applies_to = splitList(options.appliesTo);
     if (options.aliases !== undefined) changes.aliases = splitList(options.aliases);
+    // A new title joins the aliases when the old one is there (git-kb put it there): the old name stays findable.
+    else if (changes.title !== undefined && changes.title !== e.title && e.aliases.some((a) => a.trim().toLowerCase() === e.title.trim().toLowerCase())) {
+      changes.aliases = aliasesWith(e.aliases, [changes.title as string]);
+    }
     if (options.rules !== undefined) changes.rules = options.rules.length ? options.rules : undefined;
     if (options.patternKey !== undefined && options.patternKey !== (typeof e.data.pattern_key === 'string' ? e.data.pattern_key : '')) {
       changes.pattern_key = options.patternKey || undefined;
@@ -132,7 +137,7 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     }
     changes.updated = nowStamp(options.now);
     // Every write brings the body's entry links to the file-name form and the Links section in step with `links:`.
-    const newBody = writtenBody(body ?? raw.body, (changes.links as typeof e.links | undefined) ?? e.links, pathLookup(ids));
+    const newBody = writtenBody(body ?? raw.body, (changes.links as typeof e.links | undefined) ?? e.links, pathLookup(ids), { titleOf: titleLookup(dir, pathLookup(ids)) });
     const after = updateEntryText(before, file.path, changes, newBody);
     // NOTE: secrets first, so a secret is refused as one and never echoed by a format message.
     refuseSecrets(after, file.path);

@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import { KbError } from '../core/errors.js';
 import { idFromFileName, idFromPath, isValidId } from '../core/format/schema.js';
 import { closeIdMap, currentNamesKey, openIdMap, pathsInMap, writeIdMap } from '../adapters/index/ids.js';
-import { entryFolderNames, isEntryFilePath, listEntryFiles, statData, type EntryFile } from '../adapters/store/layout.js';
+import { entryFolderNames, isEntryFilePath, listEntryFiles, readEntryText, statData, type EntryFile } from '../adapters/store/layout.js';
+import { splitEntry } from '../core/format/entry.js';
 
 /** Every entry file by the id its name claims. */
 export function filesById(dir: string): Map<string, EntryFile[]> {
@@ -129,4 +130,25 @@ export function idIndex(dir: string): IdIndex {
 
 export function pathLookup(index: Map<string, EntryFile[]>): (id: string) => string | undefined {
   return (id) => index.get(id)?.[0]?.path;
+}
+
+/**
+ * The title of the entry with an id, read from its file (for the few targets of one entry's links: the display
+ * text of its Links section items); undefined when the file is unknown or does not parse.
+ */
+export function titleLookup(dir: string, pathOf: (id: string) => string | undefined): (id: string) => string | undefined {
+  const seen = new Map<string, string | undefined>();
+  return (id) => {
+    if (seen.has(id)) return seen.get(id);
+    let title: string | undefined;
+    const p = pathOf(id);
+    try {
+      const t = p ? splitEntry(readEntryText(dir, p), p).data.title : undefined;
+      title = typeof t === 'string' ? t : undefined;
+    } catch {
+      title = undefined;
+    }
+    seen.set(id, title);
+    return title;
+  };
 }

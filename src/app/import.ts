@@ -20,16 +20,17 @@ import { findSecrets, forgetScans, redactSecrets, rememberScans } from '../core/
 import { redactFields, safeName } from '../core/secrets/guard.js';
 import { normalizeTag } from '../core/format/tags.js';
 import { linkName, stripLinksSection, writtenBody } from '../core/format/links.js';
-import { inlineTags, linkSkeleton, rewriteMarkdownLinks, rewriteVaultLinks, vaultResolver } from '../core/format/vault.js';
+import { inlineTags, linkSkeleton, rewriteFieldLinks, type LeftLink, rewriteMarkdownLinks, rewriteVaultLinks, vaultResolver } from '../core/format/vault.js';
 import { looksBinary } from '../core/secrets/guard.js';
 import { decodeUtf8 } from '../core/text/utf8.js';
 import { gitignoreUpdate } from '../adapters/store/gitignore.js';
-import { filesById, pathLookup } from './find.js';
+import { filesById, pathLookup, titleLookup } from './find.js';
 import { nowStamp } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
 import { withWriteLock, type PendingFile } from '../adapters/write/transaction.js';
 import { toLf } from '../core/text/line-ends.js';
+import { aliasesWith } from '../core/format/meta.js';
 import { unknownChoice } from '../core/text/suggest.js';
 
 export interface ImportOptions extends RepoOptions {
@@ -46,8 +47,11 @@ export interface ImportOptions extends RepoOptions {
 /** The largest attachment copied (10 MiB); a bigger one is skipped and reported. */
 export const ATTACHMENT_CAP = 10 * 1024 * 1024;
 
-/** File types copied as attachments: what Obsidian shows and embeds (images, audio, video, PDF). */
-const ATTACHMENT_EXT = new Set(['png', 'jpg', 'jpeg', 'gif', 'bmp', 'svg', 'webp', 'avif', 'ico', 'tif', 'tiff', 'heic', 'pdf', 'mp3', 'wav', 'm4a', 'ogg', 'flac', '3gp', 'webm', 'mp4', 'mov', 'mkv', 'ogv']);
+/**
+ * File types copied as attachments: what Obsidian shows and embeds (images, audio, video, PDF, and its own Bases
+ * and Canvas files, which notes embed as `![[Books.base]]`; their contents are copied as they are).
+ */
+const ATTACHMENT_EXT = new Set(['base', 'canvas', 'png', 'jpg', 'jpeg', 'gif', 'bmp', 'svg', 'webp', 'avif', 'ico', 'tif', 'tiff', 'heic', 'pdf', 'mp3', 'wav', 'm4a', 'ogg', 'flac', '3gp', 'webm', 'mp4', 'mov', 'mkv', 'ogv']);
 
 export interface ImportResult {
   imported: number;
@@ -67,7 +71,7 @@ export interface ImportResult {
 }
 
 /** What a walk of DIR found: notes, other files (with their size), and what it passed over. */
-interface Walked {
+export interface Walked {
   notes: string[];
   others: { file: string; size: number }[];
   passed: { file: string; reason: string }[];
@@ -75,7 +79,8 @@ interface Walked {
   vault: boolean;
 }
 
-function walk(root: string, rel = '', into: Walked = { notes: [], others: [], passed: [], vault: false }): Walked {
+/** Every file of a folder as a vault holds it (hidden folders, node_modules and symbolic links passed over). */
+export function walk(root: string, rel = '', into: Walked = { notes: [], others: [], passed: [], vault: false }): Walked {
   let dirents: fs.Dirent[];
   try {
     dirents = fs.readdirSync(path.join(root, rel), { withFileTypes: true });
@@ -163,11 +168,18 @@ function readNote(root: string, file: string, shown: string, options: ImportOpti
     return 'tag' in n ? n.tag : t;
   });
   const type = options.type ?? (typeof data.type === 'string' && (TYPES as readonly string[]).includes(data.type) ? data.type : 'factual_reference');
+  // A vault's own `type` property that is not a git-kb type (`type: ["[[Apps]]"]`: a category, a link) is kept
+  // as `vault_type`, links and all, rather than dropped for git-kb's closed `type`.
+  const vaultType = data.type !== undefined && data.type !== null && data.type !== type && !(typeof data.type === 'string' && (TYPES as readonly string[]).includes(data.type)) && data.vault_type === undefined ? { vault_type: data.type } : {};
   const fields: Record<string, unknown> = {
     ...data,
+    ...vaultType,
     id: typeof data.id === 'string' ? data.id : undefined,
     title,
     type,
+    // The title and the note's file name (what its links and the user called it) are aliases: Obsidian's quick
+    // switcher finds the entry by them, and relink repairs a later [[Old name]] with them.
+    aliases: aliasesWith(data.aliases, [title, path.basename(shown).replace(/\.(md|markdown)$/i, '')]),
     tags: [...new Set(tags)],
     created: createdOf(data) ?? stamp,
     updated: stamp,
@@ -279,7 +291,7 @@ async function importLocked(options: ImportOptions, root: string, walked: Return
       const shown = safeName(o.file);
       const ext = /\.([^./]+)$/.exec(o.file)?.[1]?.toLowerCase() ?? '';
       if (!ATTACHMENT_EXT.has(ext)) {
-        const why = ext ? `unsupported file type .${ext}: only notes (.md) and attachments (images, audio, video, PDF) are imported` : 'unsupported file (no extension): only notes (.md) and attachments (images, audio, video, PDF) are imported';
+        const why = ext ? `unsupported file type .${ext}: only notes (.md) and attachments (images, audio, video, PDF, Obsidian .base and .canvas) are imported` : 'unsupported file (no extension): only notes (.md) and attachments (images, audio, video, PDF, Obsidian .base and .canvas) are imported';
         skipped.push({ file: shown, reason: why });
         placed.set(o.file, { why: 'not imported (unsupported file type)' });
         continue;
@@ -393,14 +405,23 @@ async function importLocked(options: ImportOptions, root: string, walked: Return
     const newPaths = new Map(keep.map((n) => [n.id, n.path]));
     const known = pathLookup(existing);
     const pathOf = (id: string): string | undefined => newPaths.get(id) ?? known(id);
+    const newTitles = new Map(keep.map((n) => [n.id, n.fields.title as string]));
+    const knownTitle = titleLookup(dir, known);
     const unresolved: ImportResult['unresolved'] = [];
     const texts = keep.map((n) => {
       const wiki = rewriteVaultLinks(n.body, n.source, resolve, targetFor);
       const md = rewriteMarkdownLinks(wiki.text, n.source, path.posix.dirname(n.path), resolve, fileSet, targetFor);
-      for (const l of [...wiki.left, ...md.left].sort((a, b) => a.line - b.line)) unresolved.push({ file: n.file, line: l.line, link: l.link, reason: l.reason });
+      // Links in front matter values (Obsidian's properties) are rewritten as in the body.
+      const fieldLeft: LeftLink[] = [];
+      const own = rewriteFieldLinks(n.fields, (t) => {
+        const r = rewriteVaultLinks(t, n.source, resolve, targetFor);
+        fieldLeft.push(...r.left.map((l) => ({ ...l, line: 1 })));
+        return r.text;
+      });
+      for (const l of [...fieldLeft, ...wiki.left, ...md.left].sort((a, b) => a.line - b.line)) unresolved.push({ file: n.file, line: l.line, link: l.link, reason: l.reason });
       const links = Array.isArray(n.fields.links) ? (n.fields.links as { rel: string; to: string }[]) : [];
-      const body = writtenBody(md.text, links, pathOf);
-      return body === n.body ? n.text : formatEntry(n.fields, body);
+      const body = writtenBody(md.text, links, pathOf, { titleOf: (id) => newTitles.get(id) ?? knownTitle(id) });
+      return body === n.body && own.changed.length === 0 ? n.text : formatEntry(own.fields, body);
     });
     const ignore = walked.vault ? gitignoreUpdate(dir) : undefined;
     const result = { skipped, attachments, unresolved, present, redacted };

@@ -11,7 +11,7 @@ import { readEntryText } from '../adapters/store/layout.js';
 import { refuseSecrets, type WriteTransaction } from '../adapters/write/transaction.js';
 import { splitEntry, updateEntryText } from '../core/format/entry.js';
 import { seenAgainBlock } from '../core/format/learning.js';
-import { findLinksSection, sectionTargets, stripLinksSection, withLinksSection } from '../core/format/links.js';
+import { findLinksSection, sectionTargets, sectionTitles, stripLinksSection, withLinksSection } from '../core/format/links.js';
 import { nowStamp, validateEntryText } from './fields.js';
 import { refuseForbidden } from './guard.js';
 import { patternKeyOf, recurrenceCount } from './memory.js';
@@ -55,7 +55,7 @@ async function withSightings(dir: string, e: EntryMeta, sightings: { day: string
   let body = [stripLinksSection(old).trimEnd(), ...sightings.map((s) => seenAgainBlock(s.day, s.context))].join('\n\n');
   if (findLinksSection(old)) {
     const known = sectionTargets(old);
-    body = withLinksSection(body, e.links, (id) => known.get(id));
+    body = withLinksSection(body, e.links, (id) => known.get(id), sectionTitles(old));
   }
   const next = updateEntryText(text, e.path, { recurrences: count, seen, updated: nowStamp(now) }, body);
   validateEntryText(next, e.path, (x) => ids.has(x));

@@ -17,6 +17,17 @@ import { putStat, recordedStat, unchanged, type FileStat, type StatColumns } fro
 import { idFromPath } from '../core/format/schema.js';
 import { linkedIds } from '../core/format/links.js';
 import { repoForRead, type RepoOptions } from './repo.js';
+import { linkNames, type LinkNames } from './link-names.js';
+
+/** Findings about a link whose target may come back or be renamed: their files are read again on every run. */
+const LINK_RECHECK = new Set(['link-dangling', 'link-stale', 'link-renamed', 'link-unresolved']);
+
+/** The repo's link names (./link-names.ts) from the catalog's titles and aliases. */
+async function entryNames(dir: string): Promise<LinkNames> {
+  const { loadCatalog } = await import('../adapters/index/catalog.js');
+  const catalog = await loadCatalog(dir);
+  return linkNames(dir, [...catalog.byId.values()].map((e) => ({ path: e.path, title: e.title, aliases: e.aliases })));
+}
 import { readHostsText } from '../adapters/store/hosts-file.js';
 
 export interface LintResult {
@@ -48,7 +59,7 @@ function secretProblems(c: Checkers, text: string, file: string): Problem[] {
  * One entry file's own problems (format, links against `ids` and their paths, conflict blocks, secrets), its
  * hints, and the ids it links to (front matter and body).
  */
-function checkFile(c: Checkers, dir: string, rel: string, ids: Map<string, string[]>): { problems: Problem[]; hints: Problem[]; links: string[] } {
+function checkFile(c: Checkers, dir: string, rel: string, ids: Map<string, string[]>, names?: LinkNames): { problems: Problem[]; hints: Problem[]; links: string[] } {
   let text: string;
   try {
     text = readEntryText(dir, rel);
@@ -60,7 +71,7 @@ function checkFile(c: Checkers, dir: string, rel: string, ids: Map<string, strin
     const l = ids.get(id);
     return l && l.length === 1 ? l[0] : undefined;
   };
-  const parsed = c.parseEntry(text, rel, { idExists: (id) => ids.has(id), pathOf });
+  const parsed = c.parseEntry(text, rel, { idExists: (id) => ids.has(id), pathOf, ...(names ? { unresolvedTarget: names.unresolved } : {}) });
   const links = parsed.entry ? [...parsed.entry.links.map((l) => l.to), ...linkedIds(parsed.entry.body)] : [];
   return { problems: [...parsed.problems, ...c.conflictProblems(text, rel), ...secretProblems(c, text, rel)], hints: parsed.hints, links };
 }
@@ -177,11 +188,13 @@ async function lintWith(dir: string, state: LintState | undefined, namesKey: str
     }
     const moved = (id: string): boolean => !sameNames && before.get(id) !== ids.get(id)?.join('|');
     for (const [id, from] of state.links) if (!ids.has(id) || moved(id)) for (const f of from) toCheck.add(f);
-    for (const [rel, found] of state.problems) if (found.some((p) => p.rule === 'link-dangling' || p.rule === 'link-stale')) toCheck.add(rel);
+    for (const [rel, found] of state.problems) if (found.some((p) => LINK_RECHECK.has(p.rule))) toCheck.add(rel);
   }
   const hostsYaml = path.join(dir, 'hosts.yaml');
   const hasHosts = fs.existsSync(hostsYaml);
   const checkers = toCheck.size > 0 || hasHosts ? await loadCheckers() : undefined;
+  // Links that are not ids are judged against every file of the repo and the entries' titles and aliases.
+  const names = toCheck.size > 0 ? await entryNames(dir) : undefined;
   const problems: Problem[] = [];
   const hints: Problem[] = [];
   // A file's findings as recorded: its problems and its hints (marked), which never fail lint.
@@ -203,7 +216,7 @@ async function lintWith(dir: string, state: LintState | undefined, namesKey: str
     }
     const st = fs.statSync(base + rel, { throwIfNoEntry: false }); // before the read: a later change is re-read
     if (st) statOf.set(rel, { path: rel, ...statData(st) });
-    const r = checkFile(checkers!, dir, rel, ids);
+    const r = checkFile(checkers!, dir, rel, ids, names);
     problems.push(...r.problems);
     hints.push(...r.hints);
     if (r.problems.length || r.hints.length) own.set(rel, [...r.problems, ...r.hints.map((h) => ({ ...h, hint: true as const }))]);

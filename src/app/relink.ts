@@ -8,7 +8,8 @@
  */
 import { splitEntry } from '../core/format/entry.js';
 import { isValidId } from '../core/format/schema.js';
-import { writtenBody } from '../core/format/links.js';
+import { findMarkdownLinks, findWikiLinks, linkTargetId, markdownLinkId, writtenBody } from '../core/format/links.js';
+import { linkNames, type LinkNames } from './link-names.js';
 import { readEntryText } from '../adapters/store/layout.js';
 import { refuseSecrets, withWriteLock, type PendingFile } from '../adapters/write/transaction.js';
 import { filesById, pathLookup } from './find.js';
@@ -20,23 +21,42 @@ import { toLf } from '../core/text/line-ends.js';
 export interface RelinkResult {
   /** The entries rewritten, with their paths. */
   changed: { id: string; path: string }[];
+  /** Links left as they are because they resolve to no file and name no entry by an old name (lint: link-unresolved). */
+  unresolved: { path: string; line: number; link: string }[];
   /** Files left alone because they do not parse (lint says why). */
   unreadable: { path: string; reason: string }[];
   commit?: string;
 }
 
 /** The entry text with its body in written form (undefined: unchanged). Throws when it does not parse. */
-export function relinkEntryText(text: string, file: string, pathOf: (id: string) => string | undefined): string | undefined {
+export function relinkEntryText(text: string, file: string, pathOf: (id: string) => string | undefined, names?: LinkNames, titleOf?: (id: string) => string | undefined): string | undefined {
   const src = toLf(text).replace(/^\uFEFF/, '');
   const raw = splitEntry(src, file);
   const links = Array.isArray(raw.data.links)
     ? (raw.data.links as { rel?: unknown; to?: unknown }[]).filter((l) => l && typeof l.rel === 'string' && typeof l.to === 'string' && isValidId(l.to)).map((l) => ({ rel: l.rel as string, to: l.to as string }))
     : [];
-  const body = writtenBody(raw.body, links, pathOf).trimEnd();
+  const scope = names ? { from: file, byName: (target: string) => names.unresolved(target, file, false) || undefined, titleOf } : { titleOf };
+  const body = writtenBody(raw.body, links, pathOf, scope).trimEnd();
   if (body === raw.body.trimEnd()) return undefined;
   // The front matter is kept byte for byte; only the body is replaced.
   const head = src.slice(0, src.length - raw.body.length).replace(/\n*$/, '\n');
   return `${head}${body ? `\n${body}\n` : ''}`;
+}
+
+/** The links of an entry's text that resolve to no file and name no entry (what relink cannot repair), with their lines. */
+function unresolvedLinks(text: string, file: string, names: LinkNames): RelinkResult['unresolved'] {
+  const src = toLf(text);
+  const raw = splitEntry(src, file);
+  const at = src.length - raw.body.length;
+  const lineAt = (offset: number): number => src.slice(0, at + offset).split('\n').length;
+  const out: RelinkResult['unresolved'] = [];
+  for (const l of findWikiLinks(raw.body)) {
+    if (l.target && !linkTargetId(l.target) && names.unresolved(l.target, file, false) === '') out.push({ path: file, line: lineAt(l.start), link: raw.body.slice(l.start, l.end) });
+  }
+  for (const l of findMarkdownLinks(raw.body)) {
+    if (l.path && !markdownLinkId(l) && names.unresolved(l.path, file, true) === '') out.push({ path: file, line: lineAt(l.start), link: raw.body.slice(l.start, l.end) });
+  }
+  return out.sort((a, b) => a.line - b.line);
 }
 
 /** Rewrites the links of every entry that needs it, in one commit. */
@@ -46,7 +66,11 @@ export async function relinkRepo(options: RepoOptions): Promise<RelinkResult> {
     const index = filesById(dir);
     const pathOf = pathLookup(index);
     const changed: RelinkResult['changed'] = [];
+    const unresolved: RelinkResult['unresolved'] = [];
     const unreadable: RelinkResult['unreadable'] = [];
+    const { loadCatalog } = await import('../adapters/index/catalog.js');
+    const catalog = await loadCatalog(dir);
+    const names = linkNames(dir, [...catalog.byId.values()].map((e) => ({ path: e.path, title: e.title, aliases: e.aliases })));
     const pending: PendingFile[] = [];
     const hidden = await forbiddenHostKeys(dir);
     for (const [id, files] of [...index].sort(([a], [b]) => (a < b ? -1 : 1))) {
@@ -61,7 +85,8 @@ export async function relinkRepo(options: RepoOptions): Promise<RelinkResult> {
             unreadable.push({ path: f.path, reason: 'holds an unresolved sync conflict (git-kb resolve)' });
             continue;
           }
-          next = relinkEntryText(text, f.path, pathOf);
+          next = relinkEntryText(text, f.path, pathOf, names, (x) => catalog.byId.get(x)?.title);
+          unresolved.push(...unresolvedLinks(next ?? text, f.path, names));
         } catch (err) {
           unreadable.push({ path: f.path, reason: String((err as Error).message ?? err).replace(/^[^:]+:\d+: /, '') });
           continue;
@@ -72,8 +97,8 @@ export async function relinkRepo(options: RepoOptions): Promise<RelinkResult> {
         changed.push({ id, path: f.path });
       }
     }
-    if (pending.length === 0) return { changed, unreadable };
+    if (pending.length === 0) return { changed, unresolved, unreadable };
     const commit = await tx.commit(pending, `relink ${pending.length} entr${pending.length === 1 ? 'y' : 'ies'}: links in the form Obsidian follows`);
-    return { changed, unreadable, commit };
+    return { changed, unresolved, unreadable, commit };
   }, { identity: options.settings });
 }

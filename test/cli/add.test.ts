@@ -40,7 +40,7 @@ describe('add', () => {
       title: 'Prefer small, focused commits',
       type: 'pattern_convention',
       tags: ['git', 'review'],
-      aliases: ['small-commits'],
+      aliases: ['small-commits', 'Prefer small, focused commits'], // the title joins the user's aliases (Obsidian's quick switcher)
       links: [{ rel: 'relates_to', to: target.id }, { rel: 'depends_on', to: target.id }],
       url: 'https://example.com/commits',
       applies_to: ['coding', 'reviewing'],
@@ -48,9 +48,10 @@ describe('add', () => {
     });
     expect(data.created).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(data.updated).toBe(data.created);
-    // The typed links are also shown where Obsidian sees them: a generated Links section at the end of the body.
+    // The typed links are also shown where Obsidian sees them: a generated Links section at the end of the body,
+    // each item showing the linked entry's title.
     const name = path.basename(target.path, '.md');
-    expect(body).toBe(`\nOne idea per commit. Easier review.\n\n<!-- git-kb links: generated from the "links" field above; change that field (or git-kb edit --link/--unlink), not these lines -->\n## Links\n\n- relates_to: [[${name}|${target.id}]]\n- depends_on: [[${name}|${target.id}]]\n<!-- git-kb links end -->\n`);
+    expect(body).toBe(`\nOne idea per commit. Easier review.\n\n<!-- git-kb links: generated from the "links" field above; change that field (or git-kb edit --link/--unlink), not these lines -->\n## Links\n\n- relates_to: [[${name}|Target of links]]\n- depends_on: [[${name}|Target of links]]\n<!-- git-kb links end -->\n`);
     expect((await subjects(sb))[0]).toBe(`add ${r.id}: Prefer small, focused commits`);
     expect((await sgit(sb, ['show', '--name-status', '--format=', 'HEAD'])).trim()).toBe(`A\t${r.path}`);
     await expectCleanRepo(sb.data);

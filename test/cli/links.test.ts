@@ -51,7 +51,7 @@ describe('links git-kb writes', () => {
     const tName = path.basename(t.path, '.md');
     expect(text).toContain(`See [[${tName}|${t.id}]], [[${tName}|the pnpm decision]], [[${tName}#Head|${t.id}]] and ![[${tName}|${t.id}]].`);
     expect(text).toContain(`\`[[${t.id}]]\``); // code is not a link: left as typed
-    expect(text).toContain(`${SECTION_OPEN}\n## Links\n\n- relates_to: [[${tName}|${t.id}]]\n<!-- git-kb links end -->\n`);
+    expect(text).toContain(`${SECTION_OPEN}\n## Links\n\n- relates_to: [[${tName}|Use pnpm for workspaces]]\n<!-- git-kb links end -->\n`); // the title is what Obsidian shows
     expect(text.trimEnd().endsWith('<!-- git-kb links end -->')).toBe(true);
 
     // edit: add a link, append text with a v1-form link, remove a link, rename the target by title.
@@ -60,7 +60,7 @@ describe('links git-kb writes', () => {
     let after = read(sb, s.path);
     const uName = path.basename(u.path, '.md');
     expect(after).toContain(`Also [[${uName}|${u.id}]].\n\n${SECTION_OPEN}`); // appended above the section, never inside it
-    expect(after).toContain(`- relates_to: [[${tName}|${t.id}]]\n- depends_on: [[${uName}|${u.id}]]\n`);
+    expect(after).toContain(`- relates_to: [[${tName}|Use pnpm for workspaces]]\n- depends_on: [[${uName}|Lockfiles drift]]\n`);
     expect((await kbd(sb, ['edit', s.id, '--unlink', t.id])).code).toBe(0);
     after = read(sb, s.path);
     expect(after).not.toContain(`- relates_to:`);
@@ -76,14 +76,44 @@ describe('links git-kb writes', () => {
     expect(expectAllResolve(sb)).toBeGreaterThanOrEqual(7);
     const lint = await kbj(sb, ['lint']);
     expect(lint).toEqual({ ok: true, files: 3, problems: [] });
-    // Front matter, body links and the section name u; get --links lists the typed link once.
+    // Front matter, body links and the section name u; get --links lists the typed link once (not again for the
+    // body's [[u]] or the section), then what the body alone links to (t), then who links here (u's body).
     const got = (await kbj(sb, ['get', s.id, '--links'])).entries[0].links;
-    expect(got).toEqual([{ id: u.id, title: 'Lockfiles drift', rel: 'depends_on', direction: 'out' }]);
+    expect(got).toEqual([
+      { id: u.id, title: 'Lockfiles drift', rel: 'depends_on', direction: 'out' },
+      { id: t.id, title: 'Use pnpm everywhere', rel: 'body', direction: 'out' },
+      { id: u.id, title: 'Lockfiles drift', rel: 'body', direction: 'in' },
+    ]);
     // Search does not find an entry by the words of the file names its links carry (only as a linked neighbour).
     const found = await kbj(sb, ['search', 'lockfiles']);
     expect(found.results[0].id).toBe(u.id);
     for (const hit of found.results) if (hit.id === s.id) expect(hit.via).toBeDefined();
     await expectCleanRepo(sb.data);
+  });
+});
+
+describe('body links are graph edges', () => {
+  it('get --links and search follow [[…]] and [x](….md) in bodies one hop, both ways, as README says', async () => {
+    const sb = sandbox();
+    await initRepo(sb);
+    const a = await addEntry(sb, { type: 'decision', title: 'Zanzibar authorization model', body: 'Relation tuples.' });
+    const b = await addEntry(sb, { title: 'Permission checks', body: `We follow [[${a.id}]] for every check.` });
+    const c = await addEntry(sb, { title: 'Audit trail', body: `Each check is logged; see [the checks](${path.basename(b.path)}).` });
+    const ofA = (await kbj(sb, ['get', a.id, '--links'])).entries[0].links;
+    expect(ofA).toEqual([{ id: b.id, title: 'Permission checks', rel: 'body', direction: 'in' }]);
+    const ofB = (await kbj(sb, ['get', b.id, '--links'])).entries[0].links;
+    expect(ofB).toEqual([
+      { id: a.id, title: 'Zanzibar authorization model', rel: 'body', direction: 'out' },
+      { id: c.id, title: 'Audit trail', rel: 'body', direction: 'in' },
+    ]);
+    // Search finds a by its words, and b through b's body link to it (marked via).
+    const found = await kbj(sb, ['search', 'zanzibar']);
+    expect(found.results[0].id).toBe(a.id);
+    expect(found.results.find((h: { id: string }) => h.id === b.id)?.via).toEqual({ from: a.id, rel: 'body' });
+    // A hand edit that removes the link removes the edge (read from the file, like every other field).
+    writeFile(sb, b.path, read(sb, b.path).replace(`[[${path.basename(a.path, '.md')}|${a.id}]]`, 'the model'));
+    expect((await kbj(sb, ['get', a.id, '--links'])).entries[0].links).toEqual([]);
+    expect((await kbj(sb, ['search', 'zanzibar'])).results.map((h: { id: string }) => h.id)).toEqual([a.id]);
   });
 });
 
@@ -113,7 +143,11 @@ describe('v1 links and relink', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^hint: entries\/kb-0001-rebase-before-merge\.md:8: \[\[kb-0002\]\] is found by git-kb but not by Obsidian/m);
     expect(text.stdout.trim().split('\n').slice(-2)).toEqual(['3 hints: "git-kb relink" fixes them', 'ok: 2 files, no problems']);
-    expect((await kbj(sb, ['get', 'kb-0001', '--links'])).entries[0].links).toEqual([{ id: 'kb-0002', title: 'Bisect', rel: 'relates_to', direction: 'in' }]);
+    // The v1 body links are edges too (README: followed one hop), besides kb-0002's typed link here.
+    expect((await kbj(sb, ['get', 'kb-0001', '--links'])).entries[0].links).toEqual([
+      { id: 'kb-0002', title: 'Bisect', rel: 'body', direction: 'out' },
+      { id: 'kb-0002', title: 'Bisect', rel: 'relates_to', direction: 'in' },
+    ]);
     await expectUnchanged(sb, before); // reading changed nothing
 
     const n = await commitCount(sb);
@@ -122,13 +156,17 @@ describe('v1 links and relink', () => {
     expect(await commitCount(sb)).toBe(n + 1);
     const relinked = read(sb, 'entries/kb-0001-rebase-before-merge.md');
     expect(relinked).toBe(one.replace('See [[kb-0002]] and [[kb-0002|the bisect note]].', 'See [[kb-0002-bisect|kb-0002]] and [[kb-0002-bisect|the bisect note]].'));
-    expect(read(sb, 'entries/kb-0002-bisect.md')).toBe(`${two}\n${SECTION_OPEN}\n## Links\n\n- relates_to: [[kb-0001-rebase-before-merge|kb-0001]]\n<!-- git-kb links end -->\n`);
+    expect(read(sb, 'entries/kb-0002-bisect.md')).toBe(`${two}\n${SECTION_OPEN}\n## Links\n\n- relates_to: [[kb-0001-rebase-before-merge|Rebase before merge]]\n<!-- git-kb links end -->\n`);
     expect(JSON.parse(read(sb, 'kb.json'))).toEqual({ next_id: 3 }); // the manifest is v1's still
     expectAllResolve(sb);
     expect(await kbj(sb, ['lint'])).toEqual({ ok: true, files: 2, problems: [] });
     expect((await kbj(sb, ['relink'])).changed).toEqual([]);
     expect(await commitCount(sb)).toBe(n + 1);
-    expect((await kbj(sb, ['get', 'kb-0002', '--links'])).entries[0].links).toEqual([{ id: 'kb-0001', title: 'Rebase before merge', rel: 'relates_to', direction: 'out' }]);
+    // kb-0002's typed link once (its Links section is a copy), and kb-0001's body link to it.
+    expect((await kbj(sb, ['get', 'kb-0002', '--links'])).entries[0].links).toEqual([
+      { id: 'kb-0001', title: 'Rebase before merge', rel: 'relates_to', direction: 'out' },
+      { id: 'kb-0001', title: 'Rebase before merge', rel: 'body', direction: 'in' },
+    ]);
     await expectCleanRepo(sb.data);
   });
 
@@ -170,7 +208,7 @@ describe('v1 links and relink', () => {
     expect(again).toMatchObject({ id: first.id, recurred: true });
     const text = read(sb, first.path);
     expect(text.match(/<!-- git-kb links:/g)).toHaveLength(1);
-    expect(text.trimEnd().endsWith(`- relates_to: [[${path.basename(t.path, '.md')}|${t.id}]]\n<!-- git-kb links end -->`)).toBe(true);
+    expect(text.trimEnd().endsWith(`- relates_to: [[${path.basename(t.path, '.md')}|Target]]\n<!-- git-kb links end -->`)).toBe(true);
     expect(text).toContain(`Again, see [[${path.basename(t.path, '.md')}|${t.id}]].`);
     expect(await kbj(sb, ['lint'])).toEqual({ ok: true, files: 2, problems: [] });
     expectAllResolve(sb);
@@ -212,8 +250,9 @@ describe('a sync merge', () => {
     for (const sb of [a, b]) {
       const text = read(sb, x.path);
       expect(text).toContain('Edited on B.');
-      // B merged: its links first (ours), then A's; one section, written from the merged links.
-      expect(text).toContain(`- depends_on: [[${path.basename(z.path, '.md')}|${z.id}]]\n- relates_to: [[${path.basename(y.path, '.md')}|${y.id}]]\n<!-- git-kb links end -->`);
+      // B merged: its links first (ours), then A's; one section, written from the merged links, with the titles
+      // the two sections showed.
+      expect(text).toContain(`- depends_on: [[${path.basename(z.path, '.md')}|Spoke two]]\n- relates_to: [[${path.basename(y.path, '.md')}|Spoke one]]\n<!-- git-kb links end -->`);
       expect(text.match(/<!-- git-kb links:/g)).toHaveLength(1);
       expectAllResolve(sb);
       expect(await kbj(sb, ['lint'])).toEqual({ ok: true, files: 3, problems: [] });

@@ -3,8 +3,9 @@
  * judge git-kb's links by Obsidian's rules, not by git-kb's own reading of them
  * (https://help.obsidian.md/links, .../aliases, .../embed-files):
  *
- * - `[[target]]`, `[[target|display]]`, `[[target#heading]]`, `![[target]]`: the display text after `|` and the
- *   heading or block after `#` are not part of the target;
+ * - `[[target]]`, `[[target|display]]`, `[[target\|display]]` (in a table), `[[target#heading]]`, `[[target#^block]]`,
+ *   `![[target]]`: the display text after `|` and the heading or block after `#` or `^` are not part of the target;
+ * - a property (front matter) value may hold a wikilink too: `categories: ["[[Books]]"]`;
  * - a target names a file by its vault path from the root (`folder/Name`), or by its basename alone (`Name`),
  *   case-insensitively; `.md` may be left off for notes, other files need their extension;
  * - `aliases:` in front matter are NOT link targets (Obsidian only offers them when you type a link and then
@@ -69,7 +70,9 @@ export function linksOf(text: string, file: string): VaultLink[] {
   const out: VaultLink[] = [];
   stripCode(text.replace(/\r\n?/g, '\n')).split('\n').forEach((line, i) => {
     for (const m of line.matchAll(/(!?)\[\[([^\]]+)\]\]/g)) {
-      const target = m[2]!.split('|')[0]!.split('#')[0]!.trim();
+      // `\|` in a table is the display separator too; `#` (heading, `#^block`) and `^` (block) start a subpath
+      // (Obsidian allows none of `| # ^` in a file name).
+      const target = m[2]!.split('|')[0]!.replace(/\\$/, '').split(/[#^]/)[0]!.trim();
       out.push({ file, line: i + 1, raw: m[0], target, embed: m[1] === '!' });
     }
     for (const m of line.replace(/\[\[[^\]]*\]\]/g, '').matchAll(/(!?)\[[^\]]*\]\((<[^>]+>|[^)\s]+)(?:\s+"[^"]*")?\)/g)) {
@@ -111,4 +114,51 @@ export function unresolvedLinks(root: string): { links: VaultLink[]; unresolved:
     }
   }
   return { links, unresolved };
+}
+
+/**
+ * The file Obsidian opens for a link (its `getFirstLinkpathDest`), where `resolveTarget` is strict: a path from the
+ * vault root, else (a markdown link, or a wikilink starting `./` or `../`) from the note's folder, else every file
+ * whose path ends with the target; of several, the one in the linking note's folder, else the shortest path.
+ * Undefined when no file fits.
+ */
+export function obsidianDest(l: VaultLink, files: string[]): string | undefined {
+  const lower = new Map(files.map((f) => [f.toLowerCase(), f]));
+  // A markdown link's target was made relative to the note by linksOf; the target as written is in `raw`.
+  let t = l.target.toLowerCase();
+  if (l.markdown) {
+    const hit = lower.get(t) ?? lower.get(`${t}.md`);
+    if (hit) return hit;
+    const written = /\]\((<[^>]+>|[^)\s]+)/.exec(l.raw)![1]!.replace(/^<|>$/g, '');
+    t = decodeURI(written.split('#')[0]!).toLowerCase();
+  }
+  if (!t) return l.file;
+  t = t.replace(/^\/+/, '');
+  const wanted = /\.[a-z0-9]+$/i.test(t) ? [t, `${t}.md`] : [`${t}.md`];
+  if (/^\.\.?\//.test(t)) {
+    const dir = path.posix.dirname(l.file);
+    for (const w of wanted) {
+      const hit = lower.get(path.posix.normalize(dir === '.' ? w : `${dir}/${w}`).toLowerCase());
+      if (hit) return hit;
+    }
+    return undefined;
+  }
+  for (const w of wanted) if (lower.has(w)) return lower.get(w);
+  const fits = files.filter((f) => wanted.some((w) => f.toLowerCase().endsWith(`/${w}`)));
+  if (fits.length === 0) return undefined;
+  const here = path.posix.dirname(l.file).toLowerCase();
+  return fits.sort((a, b) => Number(path.posix.dirname(a).toLowerCase() !== here) - Number(path.posix.dirname(b).toLowerCase() !== here) || a.length - b.length || (a < b ? -1 : 1))[0];
+}
+
+/** Every link of a vault's markdown files with the file Obsidian opens for it (undefined: none), file by file. */
+export function vaultLinkMap(root: string): Map<string, { link: VaultLink; dest?: string }[]> {
+  const files = vaultFiles(root);
+  const out = new Map<string, { link: VaultLink; dest?: string }[]>();
+  for (const f of files.filter((x) => x.endsWith('.md'))) {
+    out.set(f, linksOf(fs.readFileSync(path.join(root, f), 'utf8'), f).map((link) => {
+      const dest = obsidianDest(link, files);
+      return dest ? { link, dest } : { link };
+    }));
+  }
+  return out;
 }

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import v8 from 'node:v8';
-import { entryMetaOf, type EntryMeta } from '../../core/format/meta.js';
+import { entryMetaOf, otherAliases, type EntryMeta } from '../../core/format/meta.js';
 import { currentNamesKey } from './ids.js';
 import type { SummaryRow } from './summary.js';
 import { writeFileAtomic } from '../store/fsutil.js';
@@ -16,7 +16,7 @@ import { bodyOf } from '../../core/format/fence.js';
 import { readableLinks } from '../../core/format/links.js';
 
 /** Bump when the stored shape, the indexed text or the term processing (core/text/terms.ts) changes. */
-export const SEARCH_INDEX_VERSION = 7;
+export const SEARCH_INDEX_VERSION = 8;
 /**
  * The MiniSearch this code is built with (checked against node_modules by test/search-cache.test.ts). It is part
  * of the key of the stored index, because that holds MiniSearch's private fields.
@@ -62,7 +62,7 @@ export function readBody(dir: string, p: string): string {
 export function docParts(dir: string, e: EntryMeta, fileText?: string): [text: string, repeat: number][] {
   const r = FIELD_REPEAT;
   const body = fileText === undefined ? readBody(dir, e.path) : readableLinks(bodyOf(fileText));
-  const fields: [string, number][] = [[e.title, r.title], [e.aliases.join(' '), r.aliases], [e.tags.join(' '), r.tags], [e.host ?? '', r.host], [e.url ?? '', r.url]];
+  const fields: [string, number][] = [[e.title, r.title], [otherAliases(e.title, e.aliases).join(' '), r.aliases], [e.tags.join(' '), r.tags], [e.host ?? '', r.host], [e.url ?? '', r.url]];
   return [...fields.filter(([t]) => t !== ''), [body, 1]];
 }
 
@@ -83,9 +83,12 @@ export interface SearchMeta extends SummaryRow {
 
 export type Row = [string, string, string, string[], string | null, string | null, string | null, 0 | 1, unknown, [string, string][]];
 
-/** An entry's row: one JSON array (see Row). */
+/** The `rel` a body link (`[[…]]` in the text, not a typed link) has among a row's links and in search's `via`. */
+export const BODY_REL = 'body';
+
+/** An entry's row: one JSON array (see Row); its links are the typed ones, then the body's (rel BODY_REL). */
 export function rowOf(e: EntryMeta): string {
-  const row: Row = [e.id, e.title, e.type, e.tags, e.created ?? null, e.updated ?? null, e.host ?? null, e.kernel ? 1 : 0, e.data.evergreen ?? null, e.links.map((l) => [l.rel, l.to])];
+  const row: Row = [e.id, e.title, e.type, e.tags, e.created ?? null, e.updated ?? null, e.host ?? null, e.kernel ? 1 : 0, e.data.evergreen ?? null, [...e.links.map((l): [string, string] => [l.rel, l.to]), ...(e.bodyLinks ?? []).map((to): [string, string] => [BODY_REL, to])]];
   return JSON.stringify(row);
 }
 

@@ -4,7 +4,7 @@
  */
 import type { SearchResult } from 'minisearch';
 import type { Catalog, EntryMeta } from './catalog.js';
-import { FIELD_REPEAT, readBody, type SearchMeta } from './search-docs.js';
+import { BODY_REL, FIELD_REPEAT, readBody, type SearchMeta } from './search-docs.js';
 import type { SearchStore } from './search-store.js';
 import { SEARCH_TERMS, terms } from '../../core/text/terms.js';
 import { isoAtLeast } from '../../core/format/since.js';
@@ -213,10 +213,16 @@ function round(n: number): number {
   return Math.round(n * 1000) / 1000;
 }
 
-/** What neighbours are found among: an entry's id, path and links. */
+/** What neighbours are found among: an entry's id, its typed links, and the entries its body links to. */
 interface Linked {
   id: string;
   links: { rel: string; to: string }[];
+  bodyLinks?: string[];
+}
+
+/** An entry's edges: typed links, then body links (rel BODY_REL). Search rows carry both in `links` already. */
+function edgesOf(e: Linked): { rel: string; to: string }[] {
+  return e.bodyLinks?.length ? [...e.links, ...e.bodyLinks.map((to) => ({ rel: BODY_REL, to }))] : e.links;
 }
 
 /** One neighbour of an entry across a link, in either direction (`rel` is as stored, `direction` says which). */
@@ -231,18 +237,19 @@ function neighboursOf<E extends Linked>(self: E | undefined, byId: (id: string) 
   const out: Neighbour<E>[] = [];
   if (!self) return out;
   const id = self.id;
-  for (const l of self.links) {
+  // Body links leave out the ids typed links name (core/format/meta.ts), so no neighbour is counted twice.
+  for (const l of edgesOf(self)) {
     const target = byId(l.to);
     if (target) out.push({ entry: target, rel: l.rel, direction: 'out' });
   }
   for (const e of linkers) {
     if (e.id === id) continue;
-    for (const l of e.links) if (l.to === id) out.push({ entry: e, rel: l.rel, direction: 'in' });
+    for (const l of edgesOf(e)) if (l.to === id) out.push({ entry: e, rel: l.rel, direction: 'in' });
   }
   return out;
 }
 
-/** The 1-hop neighbours of an entry in a catalog (front matter links; `[[id]]` in the body is not tracked here). */
+/** The 1-hop neighbours of an entry in a catalog: typed links and body links (rel `body`), both directions. */
 export function linkNeighbours(catalog: Catalog, id: string): Neighbour[] {
   return neighboursOf(catalog.byId.get(id), (i) => catalog.byId.get(i), catalog.byId.values());
 }

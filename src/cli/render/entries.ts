@@ -72,7 +72,11 @@ export function list(items: ListItem[], more = 0): string {
 
 /** `lint`: every problem with file, line and rule, then hints (which do not fail lint), then the count line last. */
 export function lint(r: LintResult): string {
-  const hints = r.hints.length ? [...r.hints.map((h) => `hint: ${formatProblems([h])}`), `${r.hints.length} hint${r.hints.length === 1 ? '' : 's'}: "git-kb relink" fixes them`] : [];
+  // A link to no file (link-unresolved) is Obsidian's "note not yet written": nothing for relink to fix.
+  const fixable = r.hints.filter((h) => h.rule !== 'link-unresolved').length;
+  const hintCount = `${r.hints.length} hint${r.hints.length === 1 ? '' : 's'}`;
+  const hintLine = fixable === r.hints.length ? `${hintCount}: "git-kb relink" fixes them` : fixable ? `${hintCount}: "git-kb relink" fixes ${fixable}; the rest are links to notes not written yet` : `${hintCount}: links to notes not written yet`;
+  const hints = r.hints.length ? [...r.hints.map((h) => `hint: ${formatProblems([h])}`), hintLine] : [];
   if (r.problems.length === 0) return [...hints, `ok: ${r.files} files, no problems`].join('\n');
   return [formatProblems(r.problems), ...hints, `${r.problems.length} problem${r.problems.length === 1 ? '' : 's'} in ${r.files} files`].join('\n');
 }
@@ -135,5 +139,6 @@ export function adopted(r: AdoptResult): string {
 export function relinked(r: RelinkResult): string {
   const lines = r.changed.length ? [`relinked ${r.changed.length} entr${r.changed.length === 1 ? 'y' : 'ies'} (commit ${r.commit!.slice(0, 12)})`, ...r.changed.map((c) => `- ${c.id} ${c.path}`)] : ['every link is in the form Obsidian follows; nothing to do'];
   for (const u of r.unreadable) lines.push(`left alone ${u.path}: ${u.reason} (git-kb lint)`);
+  if (r.unresolved.length) lines.push(`${r.unresolved.length} link${r.unresolved.length === 1 ? '' : 's'} to no file and no entry, left as written:`, ...r.unresolved.map((u) => `${u.path}:${u.line}: ${u.link}`));
   return lines.join('\n');
 }

@@ -12,7 +12,7 @@ import { checkLearningFields } from './learning.js';
 import { regexRisk } from './regex-risk.js';
 import { secretFreeSlugSource } from '../secrets/guard.js';
 import { tagProblem } from './tags.js';
-import { findLinksSection, findWikiLinks, linkedIds, linkName, linkTargetId, linksSectionProblems, targetNames } from './links.js';
+import { findLinksSection, findMarkdownLinks, findWikiLinks, linkedIds, linkName, linkTargetId, linksSectionProblems, markdownLinkId, markdownNames, targetNames } from './links.js';
 
 export interface Link {
   rel: Rel;
@@ -94,8 +94,8 @@ export function entryPath(e: { id: string; title: string; type: string; host?: s
 
 /**
  * Ids linked from a body by wikilinks, in both forms git-kb reads: `[[kb-0042]]` (v1) and the file-name form it
- * writes, `[[kb-0042-slug|…]]` (a heading after `#` and a display text after `|` are ignored; code is not read).
- * See ./links.ts.
+ * writes, `[[kb-0042-slug|…]]` (a heading after `#` and a display text after `|` are ignored; code is not read),
+ * and by markdown links to entry files. See ./links.ts.
  */
 export function wikiLinks(body: string): string[] {
   return linkedIds(body);
@@ -252,6 +252,11 @@ export interface CheckOptions {
   idExists?: (id: string) => boolean;
   /** The path of the entry with an id (lint): links are then also checked against Obsidian's resolution. */
   pathOf?: (id: string) => string | undefined;
+  /**
+   * For a link target that is not an id (lint): undefined when it resolves to a file of the repo, else the entry
+   * an old name of it names (a title or alias: `link-renamed`, relink repairs it), or '' (`link-unresolved`).
+   */
+  unresolvedTarget?: (target: string, from: string, markdown: boolean) => string | undefined;
 }
 
 /**
@@ -377,10 +382,36 @@ function checkBodyLinks(raw: RawEntry, file: string, links: Link[], options: Che
   const section = findLinksSection(raw.body);
   const sectionLines = new Set(section?.items.map((i) => i.line) ?? []);
   const at = (p: Omit<Problem, 'file' | 'id'>): Problem => ({ ...p, file, ...(id ? { id } : {}) });
+  const firstProblem = problems.length;
+  const firstHint = hints.length;
+  const unresolved = (shown: string, target: string, line: number, markdown: boolean): void => {
+    const r = options.unresolvedTarget?.(target, file, markdown);
+    if (r === undefined) return;
+    if (r) problems.push(at({ rule: 'link-renamed', message: `${shown} resolves to no file, but names ${linkName(r)} by an old name (its title or an alias), so Obsidian cannot follow it; "git-kb relink" rewrites it`, line }));
+    else hints.push(at({ rule: 'link-unresolved', message: `${shown} resolves to no file in the data repo (Obsidian shows it as a note not yet written)`, line }));
+  };
+  for (const m of findMarkdownLinks(raw.body)) {
+    const line = lineAt(m.start);
+    const shown = raw.body.slice(m.start, m.end);
+    const target = markdownLinkId(m);
+    if (!target) {
+      if (m.path) unresolved(shown, m.path, line, true);
+      continue;
+    }
+    if (options.idExists && !options.idExists(target)) {
+      problems.push(at({ rule: 'link-dangling', message: `${shown} in the body names a missing entry`, line }));
+      continue;
+    }
+    const path = options.pathOf?.(target);
+    if (path && !markdownNames(m, file, path)) problems.push(at({ rule: 'link-stale', message: `${shown} does not name the file of ${target} (${path}), so Obsidian cannot follow it; "git-kb relink" rewrites it`, line }));
+  }
   for (const l of findWikiLinks(raw.body)) {
     const target = linkTargetId(l.target);
-    if (!target) continue;
     const line = lineAt(l.start);
+    if (!target) {
+      if (l.target) unresolved(raw.body.slice(l.start, l.end), l.target, line, false);
+      continue;
+    }
     const inSection = sectionLines.has(line - raw.bodyLine);
     if (options.idExists && !options.idExists(target)) {
       // A section item to a missing id is the `links` field's dangling link, reported there once.
@@ -395,6 +426,10 @@ function checkBodyLinks(raw: RawEntry, file: string, links: Link[], options: Che
       problems.push(at({ rule: 'link-stale', message: `[[${l.target}]] names ${target} by a file name it no longer has (${path}), so Obsidian cannot follow it; "git-kb relink" rewrites it`, line }));
     }
   }
+  // Markdown links and wikilinks in the order of their lines.
+  const byLine = (a: Problem, b: Problem): number => (a.line ?? 0) - (b.line ?? 0);
+  problems.splice(firstProblem, problems.length - firstProblem, ...problems.slice(firstProblem).sort(byLine));
+  hints.splice(firstHint, hints.length - firstHint, ...hints.slice(firstHint).sort(byLine));
   const s = linksSectionProblems(raw.body, links);
   for (const p of s.problems) problems.push(at({ rule: 'links-section', message: `${p.message}; "git-kb relink" rewrites it`, line: raw.bodyLine + p.line }));
   if (s.missing && options.pathOf) {

@@ -25,6 +25,11 @@ export interface WikiLink {
   heading: string;
   /** The display text after `|`, or undefined. */
   display?: string;
+  /**
+   * The `|` was written `\|`, as inside a markdown table (where a bare `|` would end the cell): Obsidian reads it
+   * as the separator all the same, and a rewrite keeps the backslash so the table still renders.
+   */
+  escaped?: boolean;
 }
 
 const WIKILINK = /(!?)\[\[([^\[\]\n]+?)\]\]/g;
@@ -79,8 +84,12 @@ export function findWikiLinks(text: string): WikiLink[] {
     const from = m.index! + m[1]!.length + 2;
     const inner = text.slice(from, from + m[2]!.length);
     const bar = inner.indexOf('|');
-    const ref = bar === -1 ? inner : inner.slice(0, bar);
-    const hash = ref.indexOf('#');
+    // `[[Target\|alias]]` (a link in a table): the backslash escapes the bar for the table, not for the link.
+    const escaped = bar > 0 && inner[bar - 1] === '\\';
+    const ref = bar === -1 ? inner : inner.slice(0, escaped ? bar - 1 : bar);
+    // The subpath starts at the first `#` (heading, `#^block`) or `^` (a block): Obsidian allows neither in a
+    // file name, so neither is ever part of the target.
+    const hash = ref.search(/[#^]/);
     out.push({
       start: m.index!,
       end: m.index! + m[0].length,
@@ -88,9 +97,109 @@ export function findWikiLinks(text: string): WikiLink[] {
       target: (hash === -1 ? ref : ref.slice(0, hash)).trim(),
       heading: hash === -1 ? '' : ref.slice(hash).trim(),
       ...(bar === -1 ? {} : { display: inner.slice(bar + 1) }),
+      ...(escaped ? { escaped } : {}),
     });
   }
   return out;
+}
+
+/** One markdown link or embed to a file, `[label](target "title")`, outside code, with where it is. */
+export interface MarkdownLink {
+  start: number;
+  end: number;
+  embed: boolean;
+  label: string;
+  /** The target as written (inside `<…>` when so written), before `#`. */
+  raw: string;
+  /** The target URL-decoded, before `#`; undefined when it does not decode. */
+  path?: string;
+  /** `#anchor` part with the `#`, or ''. */
+  anchor: string;
+  /** ` "title"` as written, or ''. */
+  title: string;
+}
+
+const MD_LINK = /(!?)\[([^\]\n]*)\]\((<[^>\n]+>|[^)\s]+)(\s+"[^"\n]*")?\)/g;
+
+/**
+ * Every markdown link or embed to a file outside code, in order: web links (`scheme:…`) and anchors alone
+ * (`#x`) are not files and are left out. Found in the masked text, read from the original (labels keep their code).
+ */
+export function findMarkdownLinks(text: string): MarkdownLink[] {
+  if (!text.includes('](')) return [];
+  const masked = maskCode(text);
+  const out: MarkdownLink[] = [];
+  for (const m of masked.matchAll(MD_LINK)) {
+    const target = m[3]!.replace(/^<|>$/g, '');
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('#')) continue;
+    const hash = target.indexOf('#');
+    const raw = hash === -1 ? target : target.slice(0, hash);
+    let decoded: string | undefined;
+    try {
+      decoded = decodeURI(raw);
+    } catch {
+      decoded = undefined;
+    }
+    const labelAt = m.index! + m[1]!.length + 1;
+    const titleAt = labelAt + m[2]!.length + 2 + m[3]!.length;
+    out.push({
+      start: m.index!,
+      end: m.index! + m[0].length,
+      embed: m[1] === '!',
+      label: text.slice(labelAt, labelAt + m[2]!.length),
+      raw,
+      ...(decoded !== undefined ? { path: decoded } : {}),
+      anchor: hash === -1 ? '' : target.slice(hash),
+      title: m[4] ? text.slice(titleAt, titleAt + m[4].length) : '',
+    });
+  }
+  return out;
+}
+
+/** `a/b/../c` -> `a/c`; undefined when it climbs out of the root. */
+export function normalizePath(p: string): string | undefined {
+  const out: string[] = [];
+  for (const part of p.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (out.length === 0) return undefined;
+      out.pop();
+    } else out.push(part);
+  }
+  return out.join('/');
+}
+
+/** A path from the folder `fromDir` to `to` (both from the root), `../` as needed. */
+export function relativePath(fromDir: string, to: string): string {
+  const a = fromDir ? fromDir.split('/') : [];
+  const b = to.split('/');
+  let i = 0;
+  while (i < a.length && i < b.length - 1 && a[i] === b[i]) i++;
+  return [...a.slice(i).map(() => '..'), ...b.slice(i)].join('/');
+}
+
+/** A path as a markdown link target: each part URL-encoded (spaces as `%20`, parentheses too). */
+export function markdownTarget(p: string): string {
+  return p.split('/').map((s) => encodeURIComponent(s).replace(/\(/g, '%28').replace(/\)/g, '%29')).join('/');
+}
+
+/** The entry id a markdown link names (`kb-0042-use-pnpm.md`, `../entries/kb-0042.md`), or undefined: only `.md` targets name entries. */
+export function markdownLinkId(l: MarkdownLink): string | undefined {
+  return l.path !== undefined && /\.md$/i.test(l.path) ? linkTargetId(l.path) : undefined;
+}
+
+/** The folder of a repo path ('' at the root). */
+function folderOf(p: string): string {
+  const i = p.lastIndexOf('/');
+  return i === -1 ? '' : p.slice(0, i);
+}
+
+/** True when the markdown link in the file `from` points at `file` (relative to `from`'s folder, as Obsidian reads it). */
+export function markdownNames(l: MarkdownLink, from: string, file: string): boolean {
+  if (l.path === undefined) return false;
+  const dir = folderOf(from);
+  const p = normalizePath(dir ? `${dir}/${l.path}` : l.path);
+  return p !== undefined && p.toLowerCase() === file.toLowerCase();
 }
 
 /** The entry id a link target names, in any form git-kb reads (`kb-0042`, `kb-0042-slug`, `entries/kb-0042-slug.md`), or undefined. */
@@ -100,11 +209,18 @@ export function linkTargetId(target: string): string | undefined {
   return m && m[1]!.length <= 40 ? m[1] : undefined;
 }
 
-/** Ids linked from a body by wikilinks (both forms; code ignored), each once, in order. */
+/**
+ * Ids linked from a body by wikilinks (both forms) and by markdown links to entry files (`[x](kb-0042-slug.md)`),
+ * code ignored, each once: wikilinks first, in order, then markdown links.
+ */
 export function linkedIds(body: string): string[] {
   const out = new Set<string>();
   for (const l of findWikiLinks(body)) {
     const id = linkTargetId(l.target);
+    if (id) out.add(id);
+  }
+  for (const l of findMarkdownLinks(body)) {
+    const id = markdownLinkId(l);
     if (id) out.add(id);
   }
   return [...out];
@@ -128,32 +244,68 @@ export function entryWikiLink(filePath: string, id: string, display = id): strin
   return name === display ? `[[${name}]]` : `[[${name}|${display}]]`;
 }
 
-/** A wikilink written back with a new target, keeping its embed mark, heading and display text. */
-export function formatWikiLink(l: Pick<WikiLink, 'embed' | 'heading' | 'display'>, target: string): string {
-  return `${l.embed ? '!' : ''}[[${target}${l.heading}${l.display !== undefined ? `|${l.display}` : ''}]]`;
+/**
+ * A wikilink written back with a new target, keeping its embed mark, heading and display text (and the escaped
+ * bar of a link in a table: `[[target\|display]]`).
+ */
+export function formatWikiLink(l: Pick<WikiLink, 'embed' | 'heading' | 'display' | 'escaped'>, target: string): string {
+  return `${l.embed ? '!' : ''}[[${target}${l.heading}${l.display !== undefined ? `${l.escaped ? '\\' : ''}|${l.display}` : ''}]]`;
+}
+
+/** What relinkText may also repair, beyond the wikilinks to entries by id. */
+export interface RelinkScope {
+  /** The file whose text it is: its markdown links to entries (`[x](kb-0042.md)`) are then brought to the entry's file, relative to it. */
+  from?: string;
+  /**
+   * The entry file a wikilink target that is not an id names by an old name (a title or alias, `[[Redis notes]]`
+   * after the note became `kb-…-redis-notes.md`), or undefined: a target Obsidian resolves already, or no one entry.
+   */
+  byName?: (target: string) => string | undefined;
+  /** An entry's title, shown by the generated Links section's items (unknown: the display they had, else the id). */
+  titleOf?: (id: string) => string | undefined;
 }
 
 /**
  * Rewrites every wikilink to an entry (any form) that Obsidian would not resolve into the form git-kb writes:
  * the target's basename, the old text kept as display (`[[kb-0042]]` -> `[[kb-0042-use-pnpm|kb-0042]]`,
  * `[[kb-0042|the pnpm note]]` -> `[[kb-0042-use-pnpm|the pnpm note]]`). `pathOf` gives an id's file (undefined:
- * left alone, a missing entry is lint's to report). Links in code are not touched. Returns the text and the count.
+ * left alone, a missing entry is lint's to report). With `scope`, also a markdown link to an entry that does not
+ * name its file (`[x](kb-0042.md)` -> `[x](kb-0042-use-pnpm.md)`), and a wikilink that resolves to nothing but
+ * names an entry by an old name (`[[Redis notes]]` -> `[[kb-…-redis-notes|Redis notes]]`). Links in code are not
+ * touched. Returns the text and the count.
  */
-export function relinkText(text: string, pathOf: (id: string) => string | undefined): { text: string; count: number } {
-  let out = '';
-  let pos = 0;
-  let count = 0;
+export function relinkText(text: string, pathOf: (id: string) => string | undefined, scope: RelinkScope = {}): { text: string; count: number } {
+  const edits: { start: number; end: number; text: string }[] = [];
   for (const l of findWikiLinks(text)) {
     const id = linkTargetId(l.target);
-    const file = id ? pathOf(id) : undefined;
-    if (!id || !file || targetNames(l.target, file)) continue;
+    if (!id) {
+      const file = l.target && scope.byName ? scope.byName(l.target) : undefined;
+      if (file) edits.push({ start: l.start, end: l.end, text: formatWikiLink({ ...l, display: l.embed ? l.display : l.display ?? l.target }, linkName(file)) });
+      continue;
+    }
+    const file = pathOf(id);
+    if (!file || targetNames(l.target, file)) continue;
     const display = l.display ?? id;
     const name = linkName(file);
-    out += text.slice(pos, l.start) + formatWikiLink({ ...l, display: name === display && !l.heading ? undefined : display }, name);
-    pos = l.end;
-    count++;
+    edits.push({ start: l.start, end: l.end, text: formatWikiLink({ ...l, display: name === display && !l.heading ? undefined : display }, name) });
   }
-  return { text: out + text.slice(pos), count };
+  if (scope.from !== undefined) {
+    for (const l of findMarkdownLinks(text)) {
+      const id = markdownLinkId(l);
+      const file = id ? pathOf(id) : undefined;
+      if (!file || markdownNames(l, scope.from, file)) continue;
+      edits.push({ start: l.start, end: l.end, text: `${l.embed ? '!' : ''}[${l.label}](${markdownTarget(relativePath(folderOf(scope.from), file))}${l.anchor}${l.title})` });
+    }
+  }
+  if (edits.length === 0) return { text, count: 0 };
+  edits.sort((a, b) => a.start - b.start);
+  let out = '';
+  let pos = 0;
+  for (const e of edits) {
+    out += text.slice(pos, e.start) + e.text;
+    pos = e.end;
+  }
+  return { text: out + text.slice(pos), count: edits.length };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -172,6 +324,8 @@ export interface SectionItem {
   rel: string;
   id?: string;
   target: string;
+  /** The display text after `|` (the linked entry's title as last written), or undefined. */
+  display?: string;
   /** 0-based line in the body. */
   line: number;
 }
@@ -216,7 +370,7 @@ export function findLinksSection(body: string): LinksSection | undefined {
       continue;
     }
     const id = linkTargetId(link.target);
-    items.push({ rel: m[1]!, target: link.target, line: i, ...(id ? { id } : {}) });
+    items.push({ rel: m[1]!, target: link.target, line: i, ...(id ? { id } : {}), ...(link.display !== undefined ? { display: link.display } : {}) });
     last = i;
   }
   let end: number;
@@ -241,22 +395,52 @@ export function stripLinksSection(body: string): string {
   return s ? s.rest : body;
 }
 
-/** The Links section for `links` (empty string for none); `pathOf` names each target's file (undefined: `[[id]]`). */
-export function renderLinksSection(links: { rel: string; to: string }[], pathOf: (id: string) => string | undefined): string {
+/**
+ * What a Links section item shows for an entry: its title, so people see names in Obsidian's reading view, graph
+ * hover and backlinks; the id when the title is unknown or would break the link (`[`, `]`, `|`, a line break).
+ */
+function itemDisplay(id: string, title: string | undefined): string {
+  const t = title?.trim();
+  return t && !/[[\]|\n\r]/.test(t) ? t : id;
+}
+
+/** The display texts of a section's items that are not the bare id (titles as last written), by id. */
+function sectionDisplays(section: LinksSection | undefined): Map<string, string> {
+  const shown = new Map<string, string>();
+  for (const i of section?.items ?? []) if (i.id && i.display !== undefined && i.display !== i.id) shown.set(i.id, i.display);
+  return shown;
+}
+
+/**
+ * The Links section for `links` (empty string for none); `pathOf` names each target's file (undefined: `[[id]]`),
+ * `titleOf` its title, shown as the display text (`[[kb-0042-use-pnpm|Use pnpm]]`; unknown: the id).
+ */
+export function renderLinksSection(links: { rel: string; to: string }[], pathOf: (id: string) => string | undefined, titleOf?: (id: string) => string | undefined): string {
   if (links.length === 0) return '';
   const items = links.map((l) => {
     const file = pathOf(l.to);
-    return `- ${l.rel}: ${file ? entryWikiLink(file, l.to) : `[[${l.to}]]`}`;
+    return `- ${l.rel}: ${file ? entryWikiLink(file, l.to, itemDisplay(l.to, titleOf?.(l.to))) : `[[${l.to}]]`}`;
   });
   return [LINKS_OPEN, LINKS_HEADING, '', ...items, LINKS_CLOSE].join('\n');
 }
 
-/** A body with its Links section rewritten from `links` (removed when there are none), at the end. */
-export function withLinksSection(body: string, links: { rel: string; to: string }[], pathOf: (id: string) => string | undefined): string {
-  const rest = stripLinksSection(toLf(body)).trimEnd();
-  const section = renderLinksSection(links, pathOf);
+/**
+ * A body with its Links section rewritten from `links` (removed when there are none), at the end. A target whose
+ * title `titleOf` does not know keeps the display text its item had in the old section (a merge, a recurrence).
+ */
+export function withLinksSection(body: string, links: { rel: string; to: string }[], pathOf: (id: string) => string | undefined, titleOf?: (id: string) => string | undefined): string {
+  const old = findLinksSection(toLf(body));
+  const shown = sectionDisplays(old);
+  const rest = (old ? old.rest : toLf(body)).trimEnd();
+  const section = renderLinksSection(links, pathOf, (id) => titleOf?.(id) ?? shown.get(id));
   if (!section) return rest;
   return rest ? `${rest}\n\n${section}` : section;
+}
+
+/** The display text each linked id's section item shows (its title as last written), from a body's section. */
+export function sectionTitles(body: string): (id: string) => string | undefined {
+  const shown = sectionDisplays(findLinksSection(toLf(body)));
+  return (id) => shown.get(id);
 }
 
 /** The file each linked id's section item names, from a body's section (for a merge that must rewrite it). */
@@ -293,9 +477,13 @@ export function linksSectionProblems(body: string, links: { rel: string; to: str
  * A body as git-kb writes it: the person's text with every entry link in the file-name form Obsidian follows
  * (relinkText), then the Links section generated from `links` (none when there are none).
  */
-export function writtenBody(body: string, links: { rel: string; to: string }[], pathOf: (id: string) => string | undefined): string {
-  const own = relinkText(stripLinksSection(toLf(body)), pathOf).text;
-  return withLinksSection(own, links, pathOf);
+export function writtenBody(body: string, links: { rel: string; to: string }[], pathOf: (id: string) => string | undefined, scope: RelinkScope = {}): string {
+  const lf = toLf(body);
+  const old = findLinksSection(lf);
+  const own = relinkText(old ? old.rest : lf, pathOf, scope).text;
+  // Where no title is known, an item keeps the display text it had in the old section.
+  const shown = sectionDisplays(old);
+  return withLinksSection(own, links, pathOf, (id) => scope.titleOf?.(id) ?? shown.get(id));
 }
 
 /**

@@ -2,27 +2,15 @@
  * Contract: reading an Obsidian vault's notes for `import` (spec/cli.md, "import"), as pure functions of paths
  * and text: which vault file a wikilink names (Obsidian's rules: a path from the vault root, a partial path that
  * ends a file's path, or a bare name matched against basenames, case-insensitive, `.md` optional for notes; a
- * name two files share goes to the one nearest the linking note), rewriting a note's links to the files the
- * import writes, the inline `#tags` of a body, and a note's text with its link targets left out (to recognise a
+ * name two files share goes to the one in the linking note's folder, else the shortest path), rewriting a note's
+ * links to the files the import (or adopt) writes, in the body and in front matter values (Obsidian's properties
+ * link too), the inline `#tags` of a body, and a note's text with its link targets left out (to recognise a
  * note imported before, whatever its links were rewritten to). Markdown links to vault files
  * (`[text](Other%20note.md)`, `![alt](assets/a.png)`) are rewritten like wikilinks. Code is never read
  * (./links.ts, maskCode).
  */
-import { findWikiLinks, formatWikiLink, maskCode, type WikiLink } from './links.js';
+import { findMarkdownLinks, findWikiLinks, formatWikiLink, markdownTarget, maskCode, normalizePath, relativePath, type WikiLink } from './links.js';
 import { normalizeTag } from './tags.js';
-
-/** `a/b/../c` -> `a/c`; undefined when it climbs out of the vault. */
-function normalizePath(p: string): string | undefined {
-  const out: string[] = [];
-  for (const part of p.split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') {
-      if (out.length === 0) return undefined;
-      out.pop();
-    } else out.push(part);
-  }
-  return out.join('/');
-}
 
 function dirOf(p: string): string {
   const i = p.lastIndexOf('/');
@@ -31,15 +19,6 @@ function dirOf(p: string): string {
 
 function baseOf(p: string): string {
   return p.slice(p.lastIndexOf('/') + 1);
-}
-
-/** How many folders apart two folders are (for choosing between files of one name). */
-function distance(a: string, b: string): number {
-  const x = a ? a.split('/') : [];
-  const y = b ? b.split('/') : [];
-  let i = 0;
-  while (i < x.length && i < y.length && x[i] === y[i]) i++;
-  return x.length - i + (y.length - i);
 }
 
 /** Resolves wikilink targets against the files of a vault (paths relative to its root, `/` separators). */
@@ -54,7 +33,12 @@ export function vaultResolver(files: string[]): (target: string, from: string) =
     if (list) list.push(f);
     else byBase.set(b, [f]);
   }
-  const nearest = (list: string[], from: string): string => [...list].sort((a, b) => distance(dirOf(a), dirOf(from)) - distance(dirOf(b), dirOf(from)) || a.length - b.length || (a < b ? -1 : 1))[0]!;
+  // Obsidian's choice between files a link fits alike: the one in the linking note's folder, else the shortest path.
+  const nearest = (list: string[], from: string): string => {
+    const here = dirOf(from).toLowerCase();
+    const rank = (f: string): number => (dirOf(f).toLowerCase() === here ? 0 : 1);
+    return [...list].sort((a, b) => rank(a) - rank(b) || a.length - b.length || (a < b ? -1 : 1))[0]!;
+  };
   return (target, from) => {
     const t = target.replace(/\\/g, '/').trim().toLowerCase();
     if (!t) return undefined;
@@ -93,14 +77,15 @@ export interface LeftLink {
  * `targetFor` says the import wrote for that file (an entry's file name, an attachment's path), keeping the
  * embed mark, the `#heading` and the display text; a link to a note gets its old text as display when it had
  * none (`[[Redis notes]]` -> `[[kb-…-redis-notes|Redis notes]]`). `targetFor` returns a reason instead when the
- * file was not imported. Links to nothing in the vault (Obsidian's links to notes not written yet) are kept and
+ * file was not imported, or `{keep: true}` to leave the link exactly as written (adopt: a file that stays where it
+ * is). Links to nothing in the vault (Obsidian's links to notes not written yet) are kept and
  * listed, like those whose file was skipped.
  */
 export function rewriteVaultLinks(
   body: string,
   from: string,
   resolve: (target: string, from: string) => string | undefined,
-  targetFor: (vaultPath: string) => { target: string; note: boolean } | { why: string },
+  targetFor: (vaultPath: string) => { target: string; note: boolean } | { why: string } | { keep: true },
 ): { text: string; left: LeftLink[] } {
   const left: LeftLink[] = [];
   let out = '';
@@ -115,6 +100,7 @@ export function rewriteVaultLinks(
       continue;
     }
     const t = targetFor(file);
+    if ('keep' in t) continue;
     if ('why' in t) {
       left.push({ line: lineAt(l.start), link: raw, reason: t.why });
       continue;
@@ -163,23 +149,6 @@ export function inlineTags(body: string): string[] {
   return out;
 }
 
-/** A path from the folder `fromDir` to `to` (both from the vault root), `../` as needed. */
-function relativePath(fromDir: string, to: string): string {
-  const a = fromDir ? fromDir.split('/') : [];
-  const b = to.split('/');
-  let i = 0;
-  while (i < a.length && i < b.length - 1 && a[i] === b[i]) i++;
-  return [...a.slice(i).map(() => '..'), ...b.slice(i)].join('/');
-}
-
-function decodeTarget(t: string): string | undefined {
-  try {
-    return decodeURI(t);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Rewrites a note's markdown links and embeds to vault files (`[text](Other%20note.md)`, `![alt](assets/a.png)`)
  * as `rewriteVaultLinks` does wikilinks: the target is read as Obsidian does (URL-decoded; relative to the note,
@@ -193,43 +162,62 @@ export function rewriteMarkdownLinks(
   newDir: string,
   resolve: (target: string, from: string) => string | undefined,
   files: Set<string>,
-  targetFor: (vaultPath: string) => { target: string; note: boolean; path: string } | { why: string },
+  targetFor: (vaultPath: string) => { target: string; note: boolean; path: string } | { why: string } | { keep: true },
 ): { text: string; left: LeftLink[] } {
   const left: LeftLink[] = [];
-  if (!body.includes('](')) return { text: body, left }; // no link; masking only blanks characters out
-  const masked = maskCode(body);
   let out = '';
   let pos = 0;
   const lineAt = (offset: number): number => body.slice(0, offset).split('\n').length;
-  for (const m of masked.matchAll(/(!?)\[([^\]\n]*)\]\((<[^>\n]+>|[^)\s]+)(\s+"[^"\n]*")?\)/g)) {
-    const rawTarget = m[3]!.replace(/^<|>$/g, '');
-    if (/^[a-z][a-z0-9+.-]*:/i.test(rawTarget) || rawTarget.startsWith('#')) continue;
-    const hash = rawTarget.indexOf('#');
-    const decoded = decodeTarget(hash === -1 ? rawTarget : rawTarget.slice(0, hash));
+  for (const l of findMarkdownLinks(body)) {
+    const decoded = l.path;
     if (!decoded) continue;
-    const anchor = hash === -1 ? '' : rawTarget.slice(hash);
     const dir = from.includes('/') ? from.slice(0, from.lastIndexOf('/')) : '';
     const rel = normalizePath(dir ? `${dir}/${decoded}` : decoded);
     const root = normalizePath(decoded.replace(/^\/+/, ''));
     const file = (rel !== undefined && files.has(rel) ? rel : undefined) ?? (root !== undefined && files.has(root) ? root : undefined) ?? resolve(decoded, from);
-    const raw = body.slice(m.index!, m.index! + m[0].length);
+    const raw = body.slice(l.start, l.end);
     if (!file) {
-      if (/\.[a-z0-9]+$/i.test(decoded)) left.push({ line: lineAt(m.index!), link: raw, reason: 'no note or attachment at that path in the vault' });
+      if (/\.[a-z0-9]+$/i.test(decoded)) left.push({ line: lineAt(l.start), link: raw, reason: 'no note or attachment at that path in the vault' });
       continue;
     }
     const t = targetFor(file);
+    if ('keep' in t) continue;
     if ('why' in t) {
-      left.push({ line: lineAt(m.index!), link: raw, reason: t.why });
+      left.push({ line: lineAt(l.start), link: raw, reason: t.why });
       continue;
     }
-    const target = relativePath(newDir, t.path).split('/').map((s) => encodeURIComponent(s).replace(/\(/g, '%28').replace(/\)/g, '%29')).join('/');
-    // The label and title as written (the match was found in the masked text, whose code is blanked out).
-    const labelAt = m.index! + m[1]!.length + 1;
-    const label = body.slice(labelAt, labelAt + m[2]!.length);
-    const titleAt = labelAt + m[2]!.length + 2 + m[3]!.length;
-    const title = m[4] ? body.slice(titleAt, titleAt + m[4].length) : '';
-    out += `${body.slice(pos, m.index!)}${m[1]}[${label}](${target}${anchor}${title})`;
-    pos = m.index! + m[0].length;
+    out += `${body.slice(pos, l.start)}${l.embed ? '!' : ''}[${l.label}](${markdownTarget(relativePath(newDir, t.path))}${l.anchor}${l.title})`;
+    pos = l.end;
   }
   return { text: out + body.slice(pos), left };
+}
+
+/** Front matter fields that are never link text (what git-kb itself reads them as). */
+const NOT_LINK_FIELDS = new Set(['id', 'title', 'type', 'tags', 'created', 'updated', 'links', 'url', 'host', 'rules']);
+
+/**
+ * Front matter values with their wikilinks rewritten by `rewrite`: Obsidian's properties link too (a text, or a
+ * list of texts, `categories: ["[[Books]]"]`), so a note's links there must survive a rename like those of its
+ * body. Only top-level texts and lists of texts are read (what Obsidian's properties hold); the fields git-kb
+ * reads as its own (id, title, type, tags, dates, links, url, host, rules) are not link text. Returns the fields
+ * (a new object only when something changed) and the names of the fields changed.
+ */
+export function rewriteFieldLinks(fields: Record<string, unknown>, rewrite: (text: string) => string): { fields: Record<string, unknown>; changed: string[] } {
+  const changed: string[] = [];
+  let out = fields;
+  for (const [k, v] of Object.entries(fields)) {
+    if (NOT_LINK_FIELDS.has(k)) continue;
+    let next: unknown = v;
+    if (typeof v === 'string' && v.includes('[[')) next = rewrite(v);
+    else if (Array.isArray(v) && v.some((x) => typeof x === 'string' && x.includes('[['))) {
+      const list = v.map((x) => (typeof x === 'string' && x.includes('[[') ? rewrite(x) : x));
+      if (list.some((x, i) => x !== v[i])) next = list;
+    }
+    if (next !== v) {
+      if (out === fields) out = { ...fields };
+      out[k] = next;
+      changed.push(k);
+    }
+  }
+  return { fields: out, changed };
 }

@@ -8,7 +8,7 @@
 import { diffArrays } from 'diff';
 import YAML from 'yaml';
 import { idFromPath, splitEntry, updateEntryText, type Problem } from '../format/entry.js';
-import { findLinksSection, sectionTargets, stripLinksSection, withLinksSection } from '../format/links.js';
+import { findLinksSection, sectionTargets, sectionTitles, stripLinksSection, withLinksSection } from '../format/links.js';
 import { CONFLICT_CLOSE, CONFLICT_OPEN, findConflicts } from './marks.js';
 
 /** What a person needs on the opening line: which side is which and how to settle it. */
@@ -303,7 +303,9 @@ function tryMergeEntry(base: string, ours: string, theirs: string, file: string,
     let body = lines.join('\n');
     if (sectioned) {
       const known = new Map([...sectionTargets(b.body), ...sectionTargets(t.body), ...sectionTargets(o.body)]);
-      body = withLinksSection(body, linksOf(merged.links), (id) => pathOf?.(id) ?? known.get(id));
+      // Items keep the titles the sections showed (ours first).
+      const titles = [sectionTitles(o.body), sectionTitles(t.body), sectionTitles(b.body)];
+      body = withLinksSection(body, linksOf(merged.links), (id) => pathOf?.(id) ?? known.get(id), (id) => titles.map((f) => f(id)).find((x) => x !== undefined));
     }
     const changes: Record<string, unknown> = {};
     for (const k of new Set([...Object.keys(o.data), ...Object.keys(merged)])) {
@@ -379,7 +381,8 @@ export function resolveConflictText(text: string, keep: Keep, file: string, upda
     // Both bodies' Links sections become one, written from the links kept.
     if (sectioned) {
       const known = new Map([...sectionTargets(t.body), ...sectionTargets(o.body)]);
-      body = withLinksSection(body, linksOf(changes.links ?? o.data.links), (id) => known.get(id));
+      const titles = [sectionTitles(o.body), sectionTitles(t.body)];
+      body = withLinksSection(body, linksOf(changes.links ?? o.data.links), (id) => known.get(id), (id) => titles.map((f) => f(id)).find((x) => x !== undefined));
     }
     result = updateEntryText(result, file, changes, body);
   }

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { HostRegistry } from '../../../core/hosts/hosts.js';
 import { keywords, tagKeywords } from '../../../core/text/prompt-text.js';
+import { otherAliases } from '../../../core/format/meta.js';
 import { FIELD_B, FIELD_WEIGHTS } from '../../../core/text/relevance.js';
 import { hostsFile, loadHosts } from '../../store/hosts-file.js';
 import { readDecaySettings } from '../../store/repo-settings.js';
@@ -78,7 +79,7 @@ type FieldName = keyof typeof FIELD_WEIGHTS;
 
 /** An entry's keywords per field, with repeats (term frequencies). */
 export function fieldsOf(e: Pick<BuildEntry, 'title' | 'aliases' | 'tags'>, body: string): Record<FieldName, string[]> {
-  return { title: keywords(e.title), alias: e.aliases.flatMap((a) => keywords(a)), tag: e.tags.flatMap((t) => tagKeywords(t)), body: keywords(body) };
+  return { title: keywords(e.title), alias: otherAliases(e.title, e.aliases).flatMap((a) => keywords(a)), tag: e.tags.flatMap((t) => tagKeywords(t)), body: keywords(body) };
 }
 
 const FIELD_BIT: Record<FieldName, number> = { title: FIELD_TITLE, alias: FIELD_ALIAS, tag: FIELD_TAG, body: 0 };
