@@ -251,7 +251,7 @@ describe('git-kb mcp', () => {
       expect(await bare.listResources()).toEqual({ resources: [] });
       const e = (await bare.readResource({ uri: 'kb://entry/kb-0000000000' }).catch((err: unknown) => err)) as { code: number; message: string; data: unknown };
       expect(e.code).toBe(-32002);
-      expect(e.message).toMatch(/^MCP error -32002: no data repo at .*git-kb init/);
+      expect(e.message).toMatch(/^MCP error -32002: no knowledge base yet \(no data repo at .*git-kb init/);
       expect(e.data).toEqual({ uri: 'kb://entry/kb-0000000000', code: 'NO_DATA_REPO' });
       const listed = (await bare.callTool({ name: 'list', arguments: {} })) as CallResult;
       expect(JSON.parse(listed.content[0]!.text).error.code).toBe('NO_DATA_REPO');
