@@ -25,13 +25,15 @@ function cacheFiles(): Map<string, number> {
   return out;
 }
 const commands: string[][] = [['--version'], ['status'], ['search', 'rebase', 'interactive'], ['get', 'kb-doesnotexist']];
+let session = 0;
+/** Each command's output; the prompt hook in a new session each time (a session shows a pointer once). */
 async function outputs(env: NodeJS.ProcessEnv = {}): Promise<unknown[]> {
   const out: unknown[] = [];
   for (const args of commands) {
     const r = await kb(sb, ['--data', sb.data, ...args], { env });
     out.push({ code: r.code, stdout: r.stdout, stderr: r.stderr });
   }
-  const h = await hook(sb, 'prompt', { prompt: 'how do I rebase interactive with autosquash', cwd: sb.root, session_id: 'cc-1' }, { env });
+  const h = await hook(sb, 'prompt', { prompt: 'how do I rebase interactive with autosquash', cwd: sb.root, session_id: `cc-${++session}` }, { env: { GIT_KB_DATA: sb.data, ...env } });
   out.push({ code: h.code, stdout: h.stdout, stderr: h.stderr });
   return out;
 }
