@@ -36,7 +36,8 @@ import * as session from './commands/session.js';
 import * as status from './commands/status.js';
 import * as sync from './commands/sync.js';
 import * as tags from './commands/tags.js';
-import { declare, isJson, type Cli, type Reply } from './io.js';
+import { declare, isJson, noColorFlag, type Cli, type Reply } from './io.js';
+import { colourOn, finish, paint } from './render/colour.js';
 import { writeOut, writeStdout } from './pager.js';
 import { terminalSafe } from './render/safe.js';
 
@@ -75,6 +76,7 @@ function buildProgram(settings: Settings, reply: (r: Reply) => void, only?: stri
     .version('2.0.0')
     .option('--json', 'machine-readable output on stdout')
     .option('--data <dir>', 'the data repo')
+    .option('--no-color', 'no colour (also NO_COLOR=1; colour is off when output is not a terminal)')
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({ writeOut: (s) => writeStdout(s), writeErr: () => undefined, outputError: () => undefined });
@@ -138,8 +140,9 @@ export async function main(argv: string[]): Promise<void> {
   const reply = (r: Reply): void => {
     if (isJson()) out(JSON.stringify(r.json, null, 2));
     else {
-      out(terminalSafe(r.text()), settings);
-      for (const w of r.warnings ?? []) process.stderr.write(`git-kb: warning: ${terminalSafe(w)}\n`);
+      // Colour marks survive terminalSafe (they are not control characters) and become colours only here.
+      out(finish(terminalSafe(r.text()), colourOn(1, noColorFlag, settings.color)), settings);
+      for (const w of r.warnings ?? []) process.stderr.write(finish(`git-kb: ${paint('yellow', 'warning:')} ${terminalSafe(w)}\n`, colourOn(2, noColorFlag, settings.color)));
     }
     outcome = r.exit;
   };
@@ -163,7 +166,7 @@ export async function main(argv: string[]): Promise<void> {
       }
       e = mapped;
     }
-    await report(e);
+    await report(e, settings);
     return;
   }
   if (outcome) process.exitCode = EXIT_CODES[outcome];
@@ -174,7 +177,7 @@ export async function main(argv: string[]): Promise<void> {
  * typed (commander's "unknown option '-----BEGIN ... PRIVATE KEY-----...'", a bad tag or marker), and no message
  * may echo a secret (spec/secrets.md). The scanner loads only here, on the error path.
  */
-async function report(err: unknown): Promise<void> {
+async function report(err: unknown, settings: Settings): Promise<void> {
   const { redactSecrets } = await import('../core/secrets/scan.js');
   const kb = err instanceof KbError ? err : systemRefusal(err);
   const code = kb?.code ?? 'INTERNAL';
@@ -183,7 +186,7 @@ async function report(err: unknown): Promise<void> {
     const data = kb && Object.keys(kb.data).length ? { data: redactedData(kb.data, redactSecrets) } : {};
     process.stderr.write(`${JSON.stringify({ error: { code, message, ...data } })}\n`);
   } else {
-    process.stderr.write(`git-kb: error: ${terminalSafe(message)}\n`);
+    process.stderr.write(finish(`git-kb: ${paint('red', 'error:')} ${terminalSafe(message)}\n`, colourOn(2, noColorFlag, settings.color)));
   }
   process.exitCode = kb ? kb.exitCode : 1;
 }
