@@ -38,6 +38,7 @@ import * as sync from './commands/sync.js';
 import * as tags from './commands/tags.js';
 import { declare, isJson, noColorFlag, type Cli, type Reply } from './io.js';
 import { colourOn, finish, paint } from './render/colour.js';
+import { addExamples, examplesText } from './examples.js';
 import { writeOut, writeStdout } from './pager.js';
 import { terminalSafe } from './render/safe.js';
 
@@ -108,6 +109,7 @@ function buildProgram(settings: Settings, reply: (r: Reply) => void, only?: stri
   };
   // One file per verb (src/cli/commands/); each use case module loads only when its verb runs.
   for (const c of [init, add, edit, del, adopt, commit, get, search, list, tags, lint, importCmd, history, status, doctor, sync, install, host, session, compact, promote, pruneCmd, reflect, relink, mcp, completion]) c.register(cli);
+  addExamples(program);
   // The optional push after each CLI write (spec/sync.md, auto_sync; hooks never wait for one).
   program.hook('postAction', async (_p: Command, action: Command) => {
     if (action.name() === 'sync') return;
@@ -152,7 +154,7 @@ export async function main(argv: string[]): Promise<void> {
   const { program } = built;
   try {
     if (argv.length === 0) {
-      out(terminalSafe(program.helpInformation()));
+      out(terminalSafe(`${program.helpInformation()}${examplesText('') ?? ''}`));
       return;
     }
     await program.parseAsync(argv, { from: 'user' });
