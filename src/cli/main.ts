@@ -14,6 +14,7 @@ import * as add from './commands/add.js';
 import * as adopt from './commands/adopt.js';
 import * as commit from './commands/commit.js';
 import * as compact from './commands/compact.js';
+import * as complete from './commands/complete.js';
 import * as completion from './commands/completion.js';
 import * as del from './commands/delete.js';
 import * as doctor from './commands/doctor.js';
@@ -92,7 +93,7 @@ function buildProgram(settings: Settings, reply: (r: Reply) => void, only?: stri
     program,
     settings,
     reply,
-    verb: (name, description) => (wanted(name) ? declare(program.command(name).description(description)) : ABSENT),
+    verb: (name, description) => (wanted(name) ? declare(program.command(name, { hidden: name.startsWith('__') }).description(description)) : ABSENT),
     group: (name, description) => {
       if (!wanted(name)) return () => ABSENT;
       const parent = declare(program.command(name).description(description), false);
@@ -108,7 +109,7 @@ function buildProgram(settings: Settings, reply: (r: Reply) => void, only?: stri
     },
   };
   // One file per verb (src/cli/commands/); each use case module loads only when its verb runs.
-  for (const c of [init, add, edit, del, adopt, commit, get, search, list, tags, lint, importCmd, history, status, doctor, sync, install, host, session, compact, promote, pruneCmd, reflect, relink, mcp, completion]) c.register(cli);
+  for (const c of [init, add, edit, del, adopt, commit, get, search, list, tags, lint, importCmd, history, status, doctor, sync, install, host, session, compact, promote, pruneCmd, reflect, relink, mcp, completion, complete]) c.register(cli);
   addExamples(program);
   // The optional push after each CLI write (spec/sync.md, auto_sync; hooks never wait for one).
   program.hook('postAction', async (_p: Command, action: Command) => {
