@@ -6,7 +6,7 @@ import { entryPath, formatEntry, newId, type Rule } from '../core/format/entry.j
 import { KbError } from '../core/errors.js';
 import { filesById, idIndex, pathLookup, type IdIndex } from './find.js';
 import { writtenBody } from '../core/format/links.js';
-import { nowStamp, oneLineTitle, parseLinks, parseRules, splitList, tagList, validateEntryText } from './fields.js';
+import { activityList, nowStamp, oneLineTitle, parseLinks, parseRules, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
 import { refuseSecretInputs, refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
@@ -57,7 +57,7 @@ function entryFields(options: AddOptions, id: string, tags: string[], stamp: str
     links: parseLinks(options.links),
     url: options.url,
     host: options.host,
-    applies_to: splitList(options.appliesTo),
+    applies_to: activityList(options.appliesTo),
     kernel: options.kernel === true ? true : undefined,
     pattern_key: options.patternKey,
     rules: rules.length ? rules : undefined,
