@@ -2,6 +2,7 @@
  * Contract: `add` validates a new entry completely (format, links, secrets) before writing, then writes it and
  * commits it in one commit under the write lock, and returns its id, path and commit.
  */
+import { isV1Repo } from '../adapters/store/layout.js';
 import { entryPath, formatEntry, newId, type Rule } from '../core/format/entry.js';
 import { KbError } from '../core/errors.js';
 import { filesById, idIndex, pathLookup, type IdIndex } from './find.js';
@@ -75,8 +76,9 @@ function entryFields(options: AddOptions, id: string, tags: string[], stamp: str
 export async function newEntryFile(dir: string, ids: Pick<IdIndex, 'has' | 'pathOf'>, options: AddOptions, now: Date, minted = new Set<string>()): Promise<{ id: string; path: string; content: string }> {
   // Links are written in the file-name form Obsidian follows, and `links:` also as the body's Links section.
   const body = writtenBody(options.body ?? '', parseLinks(options.links), ids.pathOf);
-  let id = newId(now);
-  while (ids.has(id) || minted.has(id)) id = newId(now);
+  const v1 = isV1Repo(dir);
+  let id = newId(now, Math.random, v1);
+  while (ids.has(id) || minted.has(id)) id = newId(now, Math.random, v1);
   minted.add(id);
   const fields = entryFields(options, id, tagList(options.tags), nowStamp(now));
   const text = formatEntry(fields, body);
