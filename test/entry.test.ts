@@ -43,6 +43,12 @@ describe('ids', () => {
     const many = new Set(Array.from({ length: 2000 }, () => newId()));
     expect(many.size).toBeGreaterThan(1990);
     for (const id of ['kb-0001', 'kb-3lvn4j5c8r', 'kb-a']) expect(isValidId(id), id).toBe(true);
+    // In a v1 repo: decimal digits only (v1's scripts read `kb-` and digits), still sorting by time.
+    const d1 = newId(new Date('2025-01-01T00:00:00Z'), () => 0, true);
+    const d2 = newId(new Date('2025-01-01T00:00:01Z'), () => 0.999, true);
+    expect(d1).toBe(`kb-${String(Date.UTC(2025, 0, 1) / 1000 - Date.UTC(2020, 0, 1) / 1000).padStart(10, '0')}000000`);
+    expect(d2).toMatch(/^kb-\d{10}999999$/);
+    expect(d1 < d2 && isValidId(d1)).toBe(true);
     for (const id of ['kb-', 'KB-0001', 'kb-00_1', 'kb-0001/../x', '../kb-1', 'kb-1 ', 42, undefined, `kb-${'a'.repeat(40)}`]) expect(isValidId(id), String(id)).toBe(false);
   });
 

@@ -3,12 +3,13 @@
  * commits it in one commit under the write lock, and returns its id, path and commit.
  */
 import { aliasesWith } from '../core/format/meta.js';
+import { isV1Repo } from '../adapters/store/layout.js';
 import { entryPath, formatEntry, newId, type Rule } from '../core/format/entry.js';
 import { needsBody } from '../core/format/schema.js';
 import { KbError } from '../core/errors.js';
 import { filesById, idIndex, pathLookup, titleLookup, type IdIndex } from './find.js';
 import { writtenBody } from '../core/format/links.js';
-import { nowStamp, oneLineTitle, parseLinks, parseRules, splitList, tagList, validateEntryText } from './fields.js';
+import { activityList, nowStamp, oneLineTitle, parseLinks, parseRules, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
 import { refuseSecretInputs, refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
@@ -63,7 +64,7 @@ function entryFields(options: AddOptions, id: string, tags: string[], stamp: str
     links: parseLinks(options.links),
     url: options.url,
     host: options.host,
-    applies_to: splitList(options.appliesTo),
+    applies_to: activityList(options.appliesTo),
     kernel: options.kernel === true ? true : undefined,
     pattern_key: options.patternKey,
     rules: rules.length ? rules : undefined,
@@ -81,8 +82,9 @@ function entryFields(options: AddOptions, id: string, tags: string[], stamp: str
 export async function newEntryFile(dir: string, ids: Pick<IdIndex, 'has' | 'pathOf'>, options: AddOptions, now: Date, minted = new Set<string>()): Promise<{ id: string; path: string; content: string }> {
   // Links are written in the file-name form Obsidian follows, and `links:` also as the body's Links section.
   const body = writtenBody(options.body ?? '', parseLinks(options.links), ids.pathOf, { titleOf: titleLookup(dir, ids.pathOf) });
-  let id = newId(now);
-  while (ids.has(id) || minted.has(id)) id = newId(now);
+  const v1 = isV1Repo(dir);
+  let id = newId(now, Math.random, v1);
+  while (ids.has(id) || minted.has(id)) id = newId(now, Math.random, v1);
   minted.add(id);
   const fields = entryFields(options, id, tagList(options.tags), nowStamp(now));
   const text = formatEntry(fields, body);

@@ -21,7 +21,7 @@ import { aliasesWith } from '../core/format/meta.js';
 import { idFromFileName, TYPES } from '../core/format/schema.js';
 import { readFileAt } from '../adapters/git/git.js';
 import { gitignoreUpdate } from '../adapters/store/gitignore.js';
-import { entryFolderNames, readEntryText, safeJoin } from '../adapters/store/layout.js';
+import { entryFolderNames, isV1Repo, readEntryText, safeJoin } from '../adapters/store/layout.js';
 import { refuseSecretInputs, refuseSecrets, withWriteLock, type PendingFile } from '../adapters/write/transaction.js';
 import { filesById, idSet } from './find.js';
 import { walk } from './import.js';
@@ -69,6 +69,7 @@ export async function adoptNotes(options: AdoptOptions): Promise<AdoptResult> {
     const rels = [...new Set(options.paths?.length ? options.paths.map((p) => relPath(dir, p)) : candidates(dir))];
     if (rels.length === 0) return { adopted: [] };
     const ids = idSet(dir);
+    const v1 = isV1Repo(dir);
     const stamp = nowStamp(options.now);
     const notes = rels.map((rel) => {
       // The file name and the note as they are, before a title, tags (lower-cased) or a slug are made of them.
@@ -87,8 +88,8 @@ export async function adoptNotes(options: AdoptOptions): Promise<AdoptResult> {
       const title = oneLineTitle(typeof data.title === 'string' && data.title.trim() ? data.title : heading?.trim() || path.basename(rel).replace(/\.(md|markdown)$/i, ''));
       const own = typeof data.type === 'string' && (TYPES as readonly string[]).includes(data.type) ? data.type : undefined;
       const type = options.type ?? own ?? 'factual_reference';
-      let id = newId(options.now);
-      while (ids.has(id)) id = newId(options.now);
+      let id = newId(options.now, Math.random, v1);
+      while (ids.has(id)) id = newId(options.now, Math.random, v1);
       ids.add(id);
       const tags = tagList(Array.isArray(data.tags) ? data.tags.map(String) : typeof data.tags === 'string' ? data.tags : undefined);
       // The title and the old file name are aliases: Obsidian finds the renamed note by the names people know.

@@ -7,6 +7,7 @@
  * does not ask for it again until it grows. `rollback` restores every file of the target, byte for
  * byte, to the baseline revision as one new commit through the write transaction.
  */
+import { closest } from '../core/text/suggest.js';
 import { resolveRevision, readFileAt } from '../adapters/git/git.js';
 import { appendCompactLedger, readCompactLedger, recordFloorSize } from '../adapters/index/compact-ledger.js';
 import { loadCatalog, type EntryMeta } from '../adapters/index/catalog.js';
@@ -70,7 +71,10 @@ async function targetFiles(dir: string, target: string): Promise<{ files: Target
     return { files: pick((e) => e.host === key), joined: true };
   }
   const e = catalog.byId.get(target);
-  if (!e) throw new KbError('NOT_FOUND', `no entry ${target}: a compaction target is an entry id, "kernel" or "host:KEY"`);
+  if (!e) {
+    const near = /^kb-/.test(target) ? undefined : closest(target, ['kernel']);
+    throw new KbError('NOT_FOUND', `no entry ${target}: a compaction target is an entry id, "kernel" or "host:KEY"${near ? `; did you mean "${near}"?` : ''}`);
+  }
   return { files: [file(e)], joined: false };
 }
 

@@ -11,7 +11,7 @@ import { readEntryText } from '../adapters/store/layout.js';
 import { filesById, findEntryFile, pathLookup, titleLookup } from './find.js';
 import { relinkEntryText } from './relink.js';
 import { stripLinksSection, writtenBody } from '../core/format/links.js';
-import { nowStamp, oneLineTitle, parseLinks, parseRules, splitList, tagList, validateEntryText } from './fields.js';
+import { activityList, nowStamp, oneLineTitle, parseLinks, parseRules, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { forbiddenHostKeys, refuseForbidden } from './guard.js';
 import { refuseSecretInputs, refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
@@ -87,7 +87,7 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     if (options.type !== undefined) changes.type = options.type;
     if (options.url !== undefined) changes.url = options.url || undefined;
     if (options.kernel !== undefined) changes.kernel = options.kernel ? true : undefined;
-    if (options.appliesTo !== undefined) changes.applies_to = splitList(options.appliesTo);
+    if (options.appliesTo !== undefined) changes.applies_to = activityList(options.appliesTo);
     if (options.aliases !== undefined) changes.aliases = splitList(options.aliases);
     // A new title joins the aliases when the old one is there (git-kb put it there): the old name stays findable.
     else if (changes.title !== undefined && changes.title !== e.title && e.aliases.some((a) => a.trim().toLowerCase() === e.title.trim().toLowerCase())) {

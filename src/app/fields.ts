@@ -3,7 +3,7 @@
  * pass the format (every problem listed with its rule), before anything touches the disk.
  */
 import { formatProblems, KbError } from '../core/errors.js';
-import { parseEntry, RELS, type Link, type Rule } from '../core/format/entry.js';
+import { ACTIVITIES, parseEntry, RELS, type Link, type Rule } from '../core/format/entry.js';
 import { normalizeTags } from '../core/format/tags.js';
 import { unknownChoice } from '../core/text/suggest.js';
 
@@ -12,6 +12,13 @@ export function splitList(values: string | string[] | undefined): string[] {
   if (values === undefined) return [];
   const all = (Array.isArray(values) ? values : [values]).flatMap((v) => v.split(','));
   return [...new Set(all.map((v) => v.trim()).filter(Boolean))];
+}
+
+/** `--applies-to` as typed ("writing, coding" or repeated), each an activity; USAGE naming the closest for one that is not. */
+export function activityList(values: string | string[] | undefined): string[] {
+  const list = splitList(values).map((a) => a.toLowerCase());
+  for (const a of list) if (!(ACTIVITIES as readonly string[]).includes(a)) throw unknownChoice('activity', a, ACTIVITIES, '--applies-to');
+  return list;
 }
 
 /** Tags as typed ("Foo Bar,big" or repeated) in written form (src/core/format/tags.ts); USAGE for one that cannot be. */

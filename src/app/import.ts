@@ -11,6 +11,7 @@
  * `created`, and everything not imported is reported with the reason (`skipped`, and `unresolved` for links
  * left as written). Attachments are secret-scanned like notes (text-like ones: an image has no text to scan).
  */
+import { isV1Repo } from '../adapters/store/layout.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { readRegularFile } from '../adapters/system/read-bounded.js';
@@ -271,6 +272,7 @@ export async function importNotes(options: ImportOptions): Promise<ImportResult>
 /** The import under the write lock (importNotes checked the folder and found the repo). */
 async function importLocked(options: ImportOptions, root: string, walked: ReturnType<typeof walk>, stamp: string, dir: string): Promise<ImportResult> {
   const files = walked.notes;
+  const v1 = isV1Repo(dir);
   return withWriteLock(dir, async (tx) => {
     const existing = filesById(dir);
     const taken = new Set(existing.keys());
@@ -339,7 +341,7 @@ async function importLocked(options: ImportOptions, root: string, walked: Return
       }
       let id = note.fields.id as string | undefined;
       if (!isValidId(id) || taken.has(id)) {
-        do id = newId(options.now); while (taken.has(id));
+        do id = newId(options.now, Math.random, v1); while (taken.has(id));
       }
       let text: string | undefined;
       if (options.redact) {

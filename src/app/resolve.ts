@@ -4,6 +4,7 @@
  * with theirs kept beside it, keep ours or theirs, and the sibling goes. Git's own conflict markers are left to a
  * person, who is told so.
  */
+import { unknownChoice } from '../core/text/suggest.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { readEntryText, safeJoin } from '../adapters/store/layout.js';
@@ -32,7 +33,11 @@ export interface ResolveResult {
 /** Settles conflicts: for each entry id or file, keep ours, theirs, or both (entries only). One commit. */
 export async function resolveConflicts(options: ResolveOptions): Promise<ResolveResult> {
   const keep = options.keep as Keep;
-  if (!['ours', 'theirs', 'both'].includes(options.keep ?? '')) throw new KbError('USAGE', `--keep must be ours, theirs or both (got ${JSON.stringify(options.keep ?? null)}); "ours" is the version the file holds, "theirs" the one in the conflict block`);
+  if (!['ours', 'theirs', 'both'].includes(options.keep ?? '')) {
+    const why = '"ours" is the version the file holds, "theirs" the one in the conflict block';
+    if (options.keep === undefined) throw new KbError('USAGE', `--keep must be ours, theirs or both (got null); ${why}`);
+    throw new KbError('USAGE', `${unknownChoice('--keep', options.keep, ['ours', 'theirs', 'both']).message}; ${why}`);
+  }
   const { dir } = repoForRead(options);
   return withWriteLock(dir, async (tx) => {
     let targets = options.targets;

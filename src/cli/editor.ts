@@ -15,6 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { Settings } from '../adapters/config/settings.js';
+import { noColorFlag } from './io.js';
+import { colourOn, finish, paint } from './render/colour.js';
 import { KbError } from '../core/errors.js';
 import { decodeUtf8 } from '../core/text/utf8.js';
 import { terminalSafe } from './render/safe.js';
@@ -90,7 +92,7 @@ export async function editLoop<T>(options: { text: string; name: string; setting
       } catch (err) {
         if (!(err instanceof KbError) || err.code === 'ABORTED') throw err;
         if (FIXABLE.has(err.code) && onTerminal()) {
-          process.stderr.write(`git-kb: error: ${terminalSafe(err.message)}\n`);
+          process.stderr.write(finish(`git-kb: ${paint('red', 'error:')} ${terminalSafe(err.message)}\n`, colourOn(2, noColorFlag, options.settings.color)));
           const a = (await ask('Edit again? [Y/n] '))?.trim().toLowerCase();
           if (a === undefined || /^n/.test(a)) {
             keep = true;

@@ -42,6 +42,9 @@ export interface Cli {
 const dashdash = process.argv.indexOf('--');
 let jsonMode = process.argv.slice(0, dashdash === -1 ? undefined : dashdash).includes('--json');
 
+/** True when --no-color is given (anywhere before `--`): no colour on either stream (render/colour.ts). */
+export const noColorFlag = process.argv.slice(0, dashdash === -1 ? undefined : dashdash).includes('--no-color');
+
 /** True when output is JSON (--json anywhere before `--`, or seen while parsing). */
 export function isJson(): boolean {
   return jsonMode;
@@ -67,7 +70,7 @@ const quiet = { writeErr: () => undefined, outputError: () => undefined };
 /** Makes a command report through main's error handler, and take --json and --data. */
 export function declare(cmd: Command, common = true): Command {
   const c = cmd.exitOverride().configureOutput(quiet);
-  return common ? c.option('--json', 'machine-readable output on stdout').option('--data <dir>', 'the data repo (default: see "Data repo" in the README)') : c;
+  return common ? c.option('--json', 'machine-readable output on stdout').option('--data <dir>', 'the data repo (default: see "Data repo" in the README)').option('--no-color', 'no colour (also NO_COLOR=1; colour is off when output is not a terminal)') : c;
 }
 
 /** Accumulates a repeatable option. */

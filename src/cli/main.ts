@@ -14,6 +14,7 @@ import * as add from './commands/add.js';
 import * as adopt from './commands/adopt.js';
 import * as commit from './commands/commit.js';
 import * as compact from './commands/compact.js';
+import * as complete from './commands/complete.js';
 import * as completion from './commands/completion.js';
 import * as del from './commands/delete.js';
 import * as doctor from './commands/doctor.js';
@@ -36,7 +37,9 @@ import * as session from './commands/session.js';
 import * as status from './commands/status.js';
 import * as sync from './commands/sync.js';
 import * as tags from './commands/tags.js';
-import { declare, isJson, type Cli, type Reply } from './io.js';
+import { declare, isJson, noColorFlag, type Cli, type Reply } from './io.js';
+import { colourOn, finish, paint } from './render/colour.js';
+import { addExamples, examplesText } from './examples.js';
 import { writeOut, writeStdout } from './pager.js';
 import { terminalSafe } from './render/safe.js';
 
@@ -75,6 +78,7 @@ function buildProgram(settings: Settings, reply: (r: Reply) => void, only?: stri
     .version('2.0.0')
     .option('--json', 'machine-readable output on stdout')
     .option('--data <dir>', 'the data repo')
+    .option('--no-color', 'no colour (also NO_COLOR=1; colour is off when output is not a terminal)')
     .showSuggestionAfterError(true)
     .exitOverride()
     .configureOutput({ writeOut: (s) => writeStdout(s), writeErr: () => undefined, outputError: () => undefined });
@@ -89,7 +93,7 @@ function buildProgram(settings: Settings, reply: (r: Reply) => void, only?: stri
     program,
     settings,
     reply,
-    verb: (name, description) => (wanted(name) ? declare(program.command(name).description(description)) : ABSENT),
+    verb: (name, description) => (wanted(name) ? declare(program.command(name, { hidden: name.startsWith('__') }).description(description)) : ABSENT),
     group: (name, description) => {
       if (!wanted(name)) return () => ABSENT;
       const parent = declare(program.command(name).description(description), false);
@@ -105,7 +109,8 @@ function buildProgram(settings: Settings, reply: (r: Reply) => void, only?: stri
     },
   };
   // One file per verb (src/cli/commands/); each use case module loads only when its verb runs.
-  for (const c of [init, add, edit, del, adopt, commit, get, search, list, tags, lint, importCmd, history, status, doctor, sync, install, host, session, compact, promote, pruneCmd, reflect, relink, mcp, completion]) c.register(cli);
+  for (const c of [init, add, edit, del, adopt, commit, get, search, list, tags, lint, importCmd, history, status, doctor, sync, install, host, session, compact, promote, pruneCmd, reflect, relink, mcp, completion, complete]) c.register(cli);
+  addExamples(program);
   // The optional push after each CLI write (spec/sync.md, auto_sync; hooks never wait for one).
   program.hook('postAction', async (_p: Command, action: Command) => {
     if (action.name() === 'sync') return;
@@ -138,8 +143,9 @@ export async function main(argv: string[]): Promise<void> {
   const reply = (r: Reply): void => {
     if (isJson()) out(JSON.stringify(r.json, null, 2));
     else {
-      out(terminalSafe(r.text()), settings);
-      for (const w of r.warnings ?? []) process.stderr.write(`git-kb: warning: ${terminalSafe(w)}\n`);
+      // Colour marks survive terminalSafe (they are not control characters) and become colours only here.
+      out(finish(terminalSafe(r.text()), colourOn(1, noColorFlag, settings.color)), settings);
+      for (const w of r.warnings ?? []) process.stderr.write(finish(`git-kb: ${paint('yellow', 'warning:')} ${terminalSafe(w)}\n`, colourOn(2, noColorFlag, settings.color)));
     }
     outcome = r.exit;
   };
@@ -149,7 +155,7 @@ export async function main(argv: string[]): Promise<void> {
   const { program } = built;
   try {
     if (argv.length === 0) {
-      out(terminalSafe(program.helpInformation()));
+      out(terminalSafe(`${program.helpInformation()}${examplesText('') ?? ''}`));
       return;
     }
     await program.parseAsync(argv, { from: 'user' });
@@ -164,7 +170,7 @@ export async function main(argv: string[]): Promise<void> {
       }
       e = mapped;
     }
-    await report(e);
+    await report(e, settings);
     return;
   }
   await sayCreated(settings);
@@ -189,7 +195,7 @@ async function sayCreated(settings: Settings): Promise<void> {
  * typed (commander's "unknown option '-----BEGIN ... PRIVATE KEY-----...'", a bad tag or marker), and no message
  * may echo a secret (spec/secrets.md). The scanner loads only here, on the error path.
  */
-async function report(err: unknown): Promise<void> {
+async function report(err: unknown, settings: Settings): Promise<void> {
   const { redactSecrets } = await import('../core/secrets/scan.js');
   const kb = err instanceof KbError ? err : systemRefusal(err);
   const code = kb?.code ?? 'INTERNAL';
@@ -198,7 +204,7 @@ async function report(err: unknown): Promise<void> {
     const data = kb && Object.keys(kb.data).length ? { data: redactedData(kb.data, redactSecrets) } : {};
     process.stderr.write(`${JSON.stringify({ error: { code, message, ...data } })}\n`);
   } else {
-    process.stderr.write(`git-kb: error: ${terminalSafe(message)}\n`);
+    process.stderr.write(finish(`git-kb: ${paint('red', 'error:')} ${terminalSafe(message)}\n`, colourOn(2, noColorFlag, settings.color)));
   }
   process.exitCode = kb ? kb.exitCode : 1;
 }

@@ -25,7 +25,7 @@ function script(name: string, body: string): string {
 /** Runs git-kb under `script`, so stdin, stdout and stderr are a terminal; `input` is typed at it. */
 function onTerminal(args: string[], env: NodeJS.ProcessEnv, input = '') {
   const cmd = [process.execPath, CLI, '--data', sb.data, ...args].map((a) => `'${a}'`).join(' ');
-  return run('script', ['-qec', cmd, '/dev/null'], { env: { ...sb.env, ...env }, input });
+  return run('script', ['-qec', cmd, '/dev/null'], { env: { ...sb.env, NO_COLOR: '1', ...env }, input });
 }
 
 const read = (): string => fs.readFileSync(path.join(sb.data, file), 'utf8');

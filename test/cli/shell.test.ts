@@ -104,12 +104,12 @@ describe('completion', () => {
 
 describe('list on a terminal, the pager, local times', () => {
   it('list shows 50 on a terminal with a footer; --all shows every entry; a pipe and --json get them all', async () => {
-    const t = await onTerminal(['list'], { PAGER: 'cat' });
+    const t = await onTerminal(['list'], { PAGER: 'cat', NO_COLOR: '1' });
     expect(t.code, t.stdout).toBe(0);
     const rows = t.stdout.trim().split(/\r?\n/);
     expect(rows.filter((l) => /^kb-/.test(l))).toHaveLength(50);
     expect(rows.at(-1)).toBe('... 11 more; git-kb list --all shows every entry (or --limit N)');
-    const all = await onTerminal(['list', '--all'], { PAGER: 'cat' });
+    const all = await onTerminal(['list', '--all'], { PAGER: 'cat', NO_COLOR: '1' });
     expect(all.stdout.trim().split(/\r?\n/).filter((l) => /^kb-/.test(l))).toHaveLength(61);
     const piped = await kbd(sb, ['list']);
     expect(piped.stdout.trim().split('\n')).toHaveLength(61);

@@ -127,7 +127,7 @@ describe('adopt', () => {
     expect(r.adopted.every((x: { type: string }) => x.type === 'pattern_convention')).toBe(true);
     const tracked = fs.readFileSync(path.join(sb.data, r.adopted[1].path), 'utf8');
     expect(tracked).toContain('source: obsidian');
-    expect(tracked).toContain('- data-stores');
+    expect(tracked).toContain('tags: [data-stores]');
     expect(await treePaths(sb, 'Inbox')).toEqual([]);
     expect((await treePaths(sb)).sort()).toEqual(r.adopted.map((x: { path: string }) => x.path).sort());
     await expectCleanRepo(sb.data);

@@ -28,7 +28,7 @@ export function makeSandbox(prefix = 'gkb-'): Sandbox {
   fs.mkdirSync(home, { recursive: true });
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (/^(GIT_|KB_|CLAUDE_|XDG_)/.test(k)) continue;
+    if (/^(GIT_|KB_|CLAUDE_|XDG_)/.test(k) || k === 'NO_COLOR' || k === 'FORCE_COLOR') continue;
     env[k] = v;
   }
   Object.assign(env, {

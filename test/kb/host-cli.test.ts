@@ -83,7 +83,7 @@ describe('host add', () => {
     const b = await kbJson(sb, ['host', 'add', 'popos', '--title', 'Docker socket', '--tags', 'docker'], { input: 'The docker socket is /run/user/1000/docker.sock (rootless).\n' });
     expect(b.path.startsWith('hosts/pop-os/')).toBe(true);
     const text = fs.readFileSync(path.join(sb.data, b.path), 'utf8');
-    expect(text).toMatch(/^---\nid: kb-[0-9a-z]+\ntitle: Docker socket\ntype: host_fact\ntags:\n  - docker\nhost: pop-os\ncreated: .+\nupdated: .+\n---\n\nThe docker socket is \/run\/user\/1000\/docker.sock \(rootless\).\n$/);
+    expect(text).toMatch(/^---\nid: kb-[0-9a-z]+\ntitle: Docker socket\ntype: host_fact\ntags: \[docker\]\nhost: pop-os\ncreated: .+\nupdated: .+\n---\n\nThe docker socket is \/run\/user\/1000\/docker.sock \(rootless\).\n$/);
     expect(await git(sb.data, ['log', '-1', '--format=%s'])).toBe(`host pop-os: add ${b.id}: Docker socket\n`);
     expect((await git(sb.data, ['show', '--name-only', '--format=', 'HEAD'])).trim()).toBe(b.path);
     const lint = await run(['lint']);

@@ -85,8 +85,20 @@ export interface Settings {
   editor?: string;
   /** PAGER: what long human output on a terminal goes through (unset: `less -FRX`; empty or `cat`: none). */
   pager?: string;
+  /**
+   * Colour in human output (src/cli/render/colour.ts): `never` when NO_COLOR is set and not empty, FORCE_COLOR is
+   * `0` or `false`, or TERM is `dumb`; `always` when FORCE_COLOR is set to anything else; else `auto` (a terminal).
+   */
+  color: 'never' | 'always' | 'auto';
   /** The raw environment, for child processes only (never read a variable from it: add a field above). */
   env: NodeJS.ProcessEnv;
+}
+
+function colorSetting(env: NodeJS.ProcessEnv): Settings['color'] {
+  if (env.NO_COLOR) return 'never';
+  const force = (env.FORCE_COLOR ?? '').trim().toLowerCase();
+  if (force) return force === '0' || force === 'false' ? 'never' : 'always';
+  return env.TERM === 'dumb' ? 'never' : 'auto';
 }
 
 /** Parses the environment once. */
@@ -110,6 +122,7 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     reflectModel: env.KB_REFLECT_MODEL || undefined,
     reflectTimeoutMs: parseNumber(env.KB_REFLECT_TIMEOUT_MS, 120_000, 1),
     reflectClaude: env.KB_REFLECT_CLAUDE || undefined,
+    color: colorSetting(env),
     ...(env.KB_PROMPT_BUILD_BUDGET_MS ? { promptBuildBudgetMs: parseNumber(env.KB_PROMPT_BUILD_BUDGET_MS, 2500, 0) } : {}),
     sessions: parseBool(env.KB_SESSIONS) !== false,
     sessionDebounceS: parseNumber(env.KB_SESSION_DEBOUNCE_S, 300),

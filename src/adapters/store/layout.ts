@@ -342,6 +342,18 @@ export function looksLikeDataRepo(dir: string): boolean {
   return fs.existsSync(path.join(dir, 'kb.json'));
 }
 
+/**
+ * True when the data repo is a v1 repo (kb.json holds v1's `next_id` counter): new entry ids there are decimal
+ * (core/format/schema.ts newId), the only ids v1's scripts read whole.
+ */
+export function isV1Repo(dir: string): boolean {
+  try {
+    return typeof (JSON.parse(fs.readFileSync(path.join(dir, 'kb.json'), 'utf8')) as { next_id?: unknown }).next_id === 'number';
+  } catch {
+    return false;
+  }
+}
+
 /** True when `dir` is a git repo that is a data repo (the rule of requireDataRepo, as a test). */
 export function isDataRepo(dir: string): boolean {
   return dataRepoExists(dir) && looksLikeDataRepo(dir);

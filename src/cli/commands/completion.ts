@@ -1,6 +1,6 @@
 /** `completion SHELL`: a shell completion script from the command tree (src/cli/completion.ts). */
 import type { Command } from 'commander';
-import { KbError } from '../../core/errors.js';
+import { unknownChoice } from '../../core/text/suggest.js';
 import { type Cli } from '../io.js';
 
 /** Registers the verb on the program. */
@@ -10,7 +10,7 @@ export function register(ctx: Cli): void {
     .argument('<shell>', 'bash, zsh or fish')
     .action(async (shell: string, _o: unknown, _cmd: Command) => {
       const { completionScript, SHELLS } = await import('../completion.js');
-      if (!(SHELLS as readonly string[]).includes(shell)) throw new KbError('USAGE', `no completion for "${shell}"; one of: ${SHELLS.join(', ')}`);
+      if (!(SHELLS as readonly string[]).includes(shell)) throw unknownChoice('shell', shell, SHELLS);
       const script = completionScript(ctx.program, shell as (typeof SHELLS)[number]);
       ctx.reply({ json: { shell, script }, text: () => script });
     });

@@ -16,6 +16,7 @@ import type { ListItem } from '../../app/list.js';
 import type { SearchResultSet } from '../../app/search.js';
 import type { TagCount } from '../../app/tags.js';
 import { formatProblems } from '../../core/errors.js';
+import { diff, entryText, paint } from './colour.js';
 import { localDate, localTime } from './time.js';
 
 /** `add`: the new id alone, so scripts can take it. */
@@ -25,18 +26,18 @@ export function add(r: AddResult): string {
 
 /** `edit`: the diff and the commit, or that nothing changed. */
 export function edit(r: EditResult): string {
-  return r.changed ? `${r.diff.replace(/^={10,}\n/m, '')}\nedited ${r.id} (commit ${r.commit!.slice(0, 12)})` : `${r.id}: no change`;
+  return r.changed ? `${diff(r.diff.replace(/^={10,}\n/m, ''))}\nedited ${r.id} (commit ${r.commit!.slice(0, 12)})` : `${r.id}: no change`;
 }
 
 /** `get`: each entry verbatim, with its 1-hop neighbours when asked for. */
 export function get(entries: GotEntry[]): string {
   return entries
     .map((e) => {
-      let text = e.text.endsWith('\n') ? e.text : `${e.text}\n`;
+      let text = entryText(e.text.endsWith('\n') ? e.text : `${e.text}\n`);
       if (e.links) {
         text += e.links.length
-          ? `\nLinked entries (1 hop):\n${e.links.map((l) => `- ${l.id} — ${l.title} (${l.direction === 'out' ? l.rel : `${l.rel} from`})`).join('\n')}\n`
-          : '\nLinked entries (1 hop): none\n';
+          ? `\n${paint('bold', 'Linked entries (1 hop):')}\n${e.links.map((l) => `- ${paint('yellow', l.id)} — ${l.title} (${l.direction === 'out' ? l.rel : `${l.rel} from`})`).join('\n')}\n`
+          : `\n${paint('bold', 'Linked entries (1 hop):')} none\n`;
       }
       return text;
     })
@@ -49,15 +50,15 @@ export function search(r: SearchResultSet): string {
   const where = (t: { n: number; anchor: string; kind: string; tool?: string }): string => `turn ${t.n} (${t.anchor}) ${t.kind === 'tool' ? `tool output${t.tool ? ` of ${t.tool}` : ''}` : t.kind}`;
   const lines = r.results.map((h) => {
     const via = h.via ? `  (linked: ${h.via.rel} ${h.via.from})` : '';
-    const tags = h.tags.length ? `  [${h.tags.join(', ')}]` : '';
+    const tags = h.tags.length ? paint('dim', `  [${h.tags.join(', ')}]`) : '';
     const turn = h.turn ? `  (matched in ${where(h.turn)})` : '';
-    return `${h.id}  ${h.title}${tags}${via}${turn}\n    ${h.snippet}`;
+    return `${paint('yellow', h.id)}  ${paint('bold', h.title)}${tags}${via}${turn}\n    ${h.snippet}`;
   });
   if (r.sessions.length) {
-    lines.push(r.results.length ? '\nsession turns:' : 'session turns:');
+    lines.push(r.results.length ? `\n${paint('bold', 'session turns:')}` : paint('bold', 'session turns:'));
     for (const t of r.sessions) {
       const shown = t.snippet || `git-kb session show ${t.id} --turn ${t.turn}`;
-      lines.push(`${t.id}  ${localDate(t.ended)}  ${t.title}  (${where({ n: t.turn, anchor: t.anchor, kind: t.kind, tool: t.tool })})\n    ${shown}`);
+      lines.push(`${paint('yellow', t.id)}  ${paint('dim', localDate(t.ended))}  ${t.title}  (${where({ n: t.turn, anchor: t.anchor, kind: t.kind, tool: t.tool })})\n    ${shown}`);
     }
   }
   return lines.join('\n');
@@ -67,7 +68,7 @@ export function search(r: SearchResultSet): string {
 export function list(items: ListItem[], more = 0): string {
   if (items.length === 0) return 'no entries';
   const footer = more ? `\n... ${more} more; git-kb list --all shows every entry (or --limit N)` : '';
-  return items.map((e) => `${e.id}  ${localDate(e.updated ?? e.created)}  ${e.type.padEnd(18)} ${e.title}`).join('\n') + footer;
+  return items.map((e) => `${paint('yellow', e.id)}  ${paint('dim', localDate(e.updated ?? e.created))}  ${e.type.padEnd(18)} ${e.title}`).join('\n') + paint('dim', footer);
 }
 
 /** `lint`: every problem with file, line and rule, then hints (which do not fail lint), then the count line last. */
@@ -76,9 +77,9 @@ export function lint(r: LintResult): string {
   const fixable = r.hints.filter((h) => h.rule !== 'link-unresolved').length;
   const hintCount = `${r.hints.length} hint${r.hints.length === 1 ? '' : 's'}`;
   const hintLine = fixable === r.hints.length ? `${hintCount}: "git-kb relink" fixes them` : fixable ? `${hintCount}: "git-kb relink" fixes ${fixable}; the rest are links to notes not written yet` : `${hintCount}: links to notes not written yet`;
-  const hints = r.hints.length ? [...r.hints.map((h) => `hint: ${formatProblems([h])}`), hintLine] : [];
-  if (r.problems.length === 0) return [...hints, `ok: ${r.files} files, no problems`].join('\n');
-  return [formatProblems(r.problems), ...hints, `${r.problems.length} problem${r.problems.length === 1 ? '' : 's'} in ${r.files} files`].join('\n');
+  const hints = r.hints.length ? [...r.hints.map((h) => `${paint('cyan', 'hint:')} ${formatProblems([h])}`), hintLine] : [];
+  if (r.problems.length === 0) return [...hints, `${paint('green', 'ok:')} ${r.files} files, no problems`].join('\n');
+  return [formatProblems(r.problems), ...hints, paint('red', `${r.problems.length} problem${r.problems.length === 1 ? '' : 's'} in ${r.files} files`)].join('\n');
 }
 
 /** `import`: the count and commit (and how many notes were already there), the attachments, then everything skipped, each link left as written, and each note redacted. */
@@ -94,7 +95,7 @@ export function imported(r: ImportResult): string {
 
 /** `history`: the entry, then one commit per line, newest first. */
 export function history(r: Awaited<ReturnType<typeof entryHistory>>): string {
-  return [`${r.id} (${r.path})`, ...r.commits.map((c) => `${c.commit.slice(0, 12)}  ${localTime(c.date)}  ${c.message.split('\n')[0]}`)].join('\n');
+  return [paint('bold', `${r.id} (${r.path})`), ...r.commits.map((c) => `${paint('yellow', c.commit.slice(0, 12))}  ${paint('dim', localTime(c.date))}  ${c.message.split('\n')[0]}`)].join('\n');
 }
 
 /** `restore`: the version brought back and its commit, or that it already matches. */

@@ -2,19 +2,20 @@
  * Contract: the human output of `session <sub>` (spec/sessions.md): pure functions from a use case's result to
  * text.
  */
+import { entryText, paint } from './colour.js';
 import { localTime } from './time.js';
 import type { CatchUpResult, RecordResult, SessionItem, ShowResult } from '../../app/session.js';
 
 /** `session list`: one summary per line, most recent first. */
 export function list(items: SessionItem[]): string {
   if (items.length === 0) return 'no session summaries';
-  return items.map((s) => `${s.id}  ${localTime(s.ended)}  ${s.project ?? '-'}  ${s.branch ?? '-'}  ${s.turns ?? '?'} prompts  ${s.title}`).join('\n');
+  return items.map((s) => `${paint('yellow', s.id)}  ${paint('dim', localTime(s.ended))}  ${s.project ?? '-'}  ${s.branch ?? '-'}  ${s.turns ?? '?'} prompts  ${s.title}`).join('\n');
 }
 
 /** `session show`: the summary entry verbatim, or the turns, one turn, or the lines found. */
 export function show(r: ShowResult): string {
-  if (r.view === 'summary') return r.text;
-  const head = `${r.id}  session ${r.session_id}  ${r.title}`;
+  if (r.view === 'summary') return entryText(r.text);
+  const head = paint('bold', `${r.id}  session ${r.session_id}  ${r.title}`);
   if (r.view === 'turns') {
     if (r.turns.length === 0) return `${head}\nno turns`;
     const rows = r.turns.map((t) => `#${t.n}  ${t.anchor}  ${t.at ? localTime(t.at) : '-'}  ${t.prompt || '(before the first prompt)'}  [${t.replies} replies, ${t.tools} tool calls${t.recaps ? `, ${t.recaps} recaps` : ''}]`);
@@ -25,11 +26,11 @@ export function show(r: ShowResult): string {
     return [head, ...r.lines.map((l) => `#${l.n} ${l.anchor} ${l.kind}${l.tool ? ` (${l.tool})` : ''}: ${l.line}`)].join('\n');
   }
   const t = r.turn;
-  const out = [head, `## Turn ${t.n} (${t.anchor})${t.at ? ` ${localTime(t.at)}` : ''}`, '', '### Prompt', '', t.prompt || '(before the first prompt)'];
-  for (const recap of t.recaps) out.push('', '### Recap', '', recap);
-  for (const reply of t.replies) out.push('', '### Reply', '', reply);
+  const out = [head, paint('bold', `## Turn ${t.n} (${t.anchor})${t.at ? ` ${localTime(t.at)}` : ''}`), '', paint('bold', '### Prompt'), '', t.prompt || '(before the first prompt)'];
+  for (const recap of t.recaps) out.push('', paint('bold', '### Recap'), '', recap);
+  for (const reply of t.replies) out.push('', paint('bold', '### Reply'), '', reply);
   for (const tool of t.tools) {
-    out.push('', `### ${tool.name}${tool.error ? ' (error)' : ''}: ${tool.call}`);
+    out.push('', paint(tool.error ? 'red' : 'bold', `### ${tool.name}${tool.error ? ' (error)' : ''}: ${tool.call}`));
     if (tool.output !== undefined) out.push('', '```', tool.output.replace(/```/g, '`\u200b``'), '```');
   }
   return out.join('\n');

@@ -5,7 +5,7 @@
  */
 import matter from 'gray-matter';
 import YAML from 'yaml';
-import { plainYaml, plainYamlText } from './plain-yaml.js';
+import { flowListText, plainYaml, plainYamlText } from './plain-yaml.js';
 import { KbError, type Place } from '../errors.js';
 import { closingFence } from './fence.js';
 import { checkLearningFields } from './learning.js';
@@ -504,6 +504,18 @@ export function parseEntry(text: string, file: string, options: CheckOptions = {
 /** Field order for new entries; fields not listed keep their place after these. */
 const FIELD_ORDER = ['id', 'title', 'type', 'tags', 'aliases', 'links', 'url', 'host', 'applies_to', 'kernel', 'rules', 'pattern_key', 'recurrences', 'seen', 'created', 'updated'];
 
+/**
+ * Lists v1's scripts read from one line (`tags: [a, b]`; a block list reads there as `[]`), so git-kb writes them
+ * in that flow form whenever their items allow it (spec/entry-format.md, "v1 readers").
+ */
+const FLOW_LISTS = new Set(['tags', 'applies_to']);
+
+/** One top-level field as git-kb writes it (lines ending in "\n"). */
+function fieldText(key: string, value: unknown): string {
+  const field = { [key]: value };
+  return (FLOW_LISTS.has(key) ? flowListText(key, value) : undefined) ?? plainYamlText(field) ?? YAML.stringify(field, { lineWidth: 0 });
+}
+
 /** Formats a new entry file from its fields and body. Empty lists and false flags are left out. */
 export function formatEntry(fields: Record<string, unknown>, body: string): string {
   const ordered: Record<string, unknown> = {};
@@ -512,23 +524,92 @@ export function formatEntry(fields: Record<string, unknown>, body: string): stri
   for (const [k, v] of Object.entries(ordered)) {
     if (v === undefined || v === null || (Array.isArray(v) && v.length === 0 && k !== 'tags') || (k === 'kernel' && v === false)) delete ordered[k];
   }
-  const yaml = plainYamlText(ordered) ?? YAML.stringify(ordered, { lineWidth: 0 });
+  const yaml = Object.entries(ordered).map(([k, v]) => fieldText(k, v)).join('');
   const text = toLf(body).trimEnd();
   return `---\n${yaml}---\n${text ? `\n${text}\n` : ''}`;
 }
 
+/** A piece of front matter text: one top-level field (its key, value and line ends) or what lies between them. */
+interface Piece {
+  key?: string;
+  text: string;
+}
+
+/**
+ * The front matter cut into its top-level fields and the comments and blank lines between them, so that joined
+ * they give `fm` back byte for byte; undefined for a shape this does not cut (flow mapping, not a mapping).
+ */
+function frontMatterPieces(fm: string): Piece[] | undefined {
+  const doc = YAML.parseDocument(fm, { logLevel: 'error' });
+  if (doc.errors.length || !YAML.isMap(doc.contents) || doc.contents.flow) return undefined;
+  const pieces: Piece[] = [];
+  let at = 0;
+  for (const pair of doc.contents.items) {
+    const key = pair.key as YAML.Scalar | null;
+    if (!YAML.isScalar(key) || !key.range) return undefined;
+    const start = key.range[0];
+    if (start < at || (start > 0 && fm[start - 1] !== '\n')) return undefined;
+    const value = pair.value as YAML.Node | null;
+    let end = value && YAML.isNode(value) && value.range ? value.range[1] : key.range[2];
+    if (end > 0 && fm[end - 1] !== '\n') end = fm.indexOf('\n', end) === -1 ? fm.length : fm.indexOf('\n', end) + 1;
+    if (start > at) pieces.push({ text: fm.slice(at, start) });
+    pieces.push({ key: String(key.value), text: fm.slice(start, end) });
+    at = end;
+  }
+  if (at < fm.length) pieces.push({ text: fm.slice(at) });
+  return pieces.map((p) => p.text).join('') === fm ? pieces : undefined;
+}
+
+/**
+ * The front matter `fm` with `changes` made (undefined, or an empty list other than `tags`, deletes a field),
+ * touching only the lines of the fields that change: every other field, comment and blank line stays byte for
+ * byte as it was, so a v1 file keeps its `tags: [a, b]` and a hand-written one its quoting. A field that is
+ * new goes after the field it follows in FIELD_ORDER (or last).
+ */
+function patchFrontMatter(fm: string, data: Record<string, unknown>, changes: Record<string, unknown>): string | undefined {
+  const pieces = frontMatterPieces(fm);
+  if (!pieces) return undefined;
+  const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
+  for (const [key, value] of Object.entries(changes)) {
+    const drop = value === undefined || (Array.isArray(value) && value.length === 0 && key !== 'tags');
+    const i = pieces.findIndex((p) => p.key === key);
+    if (i === -1) {
+      if (drop) continue;
+      const order = FIELD_ORDER.indexOf(key);
+      let after = -1;
+      pieces.forEach((p, j) => {
+        const o = p.key === undefined ? -1 : FIELD_ORDER.indexOf(p.key);
+        if (order === -1 || (o !== -1 && o < order)) after = p.key === undefined ? after : j;
+      });
+      if (after === -1 && order !== -1) {
+        const before = pieces.findIndex((p) => p.key !== undefined && FIELD_ORDER.indexOf(p.key) > order);
+        after = before === -1 ? pieces.length - 1 : before - 1;
+      }
+      pieces.splice(after + 1, 0, { key, text: fieldText(key, value) });
+      continue;
+    }
+    if (drop) pieces.splice(i, 1);
+    else if (!same(data[key], value)) pieces[i] = { key, text: fieldText(key, value) };
+  }
+  return pieces.map((p) => p.text).join('');
+}
+
 /**
  * Rewrites an existing entry file with some fields changed (undefined deletes a field) and optionally a new
- * body, keeping every other field, comment and the key order as they were.
+ * body. Only the lines of the changed fields are rewritten; every other field, comment and the key order stay
+ * byte for byte as they were.
  */
 export function updateEntryText(text: string, file: string, changes: Record<string, unknown>, body?: string): string {
   const raw = splitEntry(text, file);
-  const doc = YAML.parseDocument(raw.frontmatter);
-  for (const [key, value] of Object.entries(changes)) {
-    if (value === undefined || (Array.isArray(value) && value.length === 0 && key !== 'tags')) doc.delete(key);
-    else doc.set(key, doc.createNode(value));
+  let yaml = patchFrontMatter(raw.frontmatter, raw.data, changes);
+  if (yaml === undefined) {
+    const doc = YAML.parseDocument(raw.frontmatter);
+    for (const [key, value] of Object.entries(changes)) {
+      if (value === undefined || (Array.isArray(value) && value.length === 0 && key !== 'tags')) doc.delete(key);
+      else doc.set(key, doc.createNode(value));
+    }
+    yaml = doc.toString({ lineWidth: 0, flowCollectionPadding: false });
   }
-  const yaml = doc.toString({ lineWidth: 0 });
   const newBody = toLf(body ?? raw.body).trimEnd();
   return `---\n${yaml}---\n${newBody ? `\n${newBody}\n` : ''}`;
 }

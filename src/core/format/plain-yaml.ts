@@ -49,6 +49,21 @@ function scalar(raw: string): Value | undefined {
   return raw;
 }
 
+/**
+ * A one-line flow list of scalars (`[a, b]`, the form v1 wrote `tags` in), or undefined. Items holding a flow
+ * indicator, a quote or a tab are left to the parser.
+ */
+function flowList(raw: string): Value[] | undefined {
+  if (!raw.endsWith(']') || /[[\]{}"'\t]/.test(raw.slice(1, -1))) return undefined;
+  const out: Value[] = [];
+  for (const part of raw.slice(1, -1).split(',')) {
+    const v = part.trim() === '' ? undefined : scalar(part.trim());
+    if (v === undefined) return undefined;
+    out.push(v);
+  }
+  return out;
+}
+
 /** The mapping `text` holds (lines ending in "\n"), or undefined when it is not of the shapes this reader takes. */
 export function plainYaml(text: string): Record<string, Value> | undefined {
   if (!text.endsWith('\n')) return text === '' ? {} : undefined;
@@ -63,7 +78,7 @@ export function plainYaml(text: string): Record<string, Value> | undefined {
     seen.add(key);
     const rest = m[2];
     if (rest !== undefined) {
-      const v = rest === '[]' ? [] : scalar(rest);
+      const v = rest === '[]' ? [] : rest[0] === '[' ? flowList(rest) : scalar(rest);
       if (v === undefined) return undefined;
       out[key] = v;
       continue;
@@ -116,6 +131,23 @@ function plainScalar(v: unknown): string | undefined {
   if (typeof v === 'number') return Number.isSafeInteger(v) && !Object.is(v, -0) ? String(v) : undefined;
   if (typeof v === 'boolean') return String(v);
   return undefined;
+}
+
+const FLOW_UNSAFE = /[,[\]{}]/;
+
+/**
+ * `key: [a, b]` for a list of strings each plain in flow context too (no `,[]{}`), the one-line form v1 wrote
+ * lists in and reads them back from (spec/entry-format.md, "v1 readers"); undefined for anything else.
+ */
+export function flowListText(key: string, v: unknown): string | undefined {
+  if (!plainKey(key) || !Array.isArray(v)) return undefined;
+  const items: string[] = [];
+  for (const item of v) {
+    const s = typeof item === 'string' ? plainScalar(item) : undefined;
+    if (s === undefined || FLOW_UNSAFE.test(s)) return undefined;
+    items.push(s);
+  }
+  return `${key}: [${items.join(', ')}]\n`;
 }
 
 /** The YAML text of `fields` in the shapes above (lines ending in "\n"), or undefined. */

@@ -46,9 +46,17 @@ export function isValidHostKey(key: unknown): key is string {
 
 /**
  * Mints a new id: six base-36 digits of seconds since 2020 (so ids sort by creation) then four random base-36
- * digits, so two machines minting in the same second collide with odds of one in 1.7 million.
+ * digits, so two machines minting in the same second collide with odds of one in 1.7 million. With `digits` (a v1
+ * repo, whose scripts read only `kb-` and decimal digits: spec/entry-format.md, "v1 readers"): ten decimal digits
+ * of seconds since 2020 then six random ones, odds of one in a million.
  */
-export function newId(now: Date = new Date(), random: () => number = Math.random): string {
+export function newId(now: Date = new Date(), random: () => number = Math.random, digits = false): string {
+  if (digits) {
+    const secs = String(Math.max(0, Math.floor(now.getTime() / 1000 - ID_EPOCH))).padStart(10, '0');
+    let rand = '';
+    for (let i = 0; i < 6; i++) rand += Math.floor(random() * 10);
+    return `kb-${secs}${rand}`;
+  }
   const time = idTime(now.getTime());
   let rand = '';
   for (let i = 0; i < 4; i++) rand += Math.floor(random() * 36).toString(36);

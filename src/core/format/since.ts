@@ -4,6 +4,7 @@
  * `1y`). Returns the earliest time kept as an ISO string (compared with entries' `updated`/`created`); anything
  * else is a USAGE error naming --since.
  */
+import { closest } from '../text/suggest.js';
 import { KbError } from '../errors.js';
 
 const DAY = 86_400_000;
@@ -37,6 +38,8 @@ export function parseSince(value: string, now: Date = new Date()): string {
     return d.toISOString();
   }
   if (/^\d{4}-\d{2}-\d{2}t\d{2}:\d{2}/.test(v) && !Number.isNaN(Date.parse(value.trim()))) return new Date(Date.parse(value.trim())).toISOString();
+  const near = /^[a-z]+$/.test(v) ? closest(v, ['today', 'yesterday']) : undefined;
+  if (near) throw new KbError('USAGE', `${bad().message}; did you mean "${near}"?`);
   throw bad();
 }
 
