@@ -1,3 +1,0 @@
-"use strict";
-var a=Object.defineProperty;var f=Object.getOwnPropertyDescriptor;var p=Object.getOwnPropertyNames;var g=Object.prototype.hasOwnProperty;var l=(x,b)=>{for(var r in b)a(x,r,{get:b[r],enumerable:!0})},t=(x,b,r,n)=>{if(b&&typeof b=="object"||typeof b=="function")for(let e of p(b))!g.call(x,e)&&e!==r&&a(x,e,{get:()=>b[e],enumerable:!(n=f(b,e))||n.enumerable});return x};var o=x=>t(a({},"__esModule",{value:!0}),x);var i={};l(i,{a:()=>c});module.exports=o(i);var u=/\x1b\[[0-?]{0,64}[ -/]{0,16}[@-~]|\x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)|\x1b[P^_X][^\x1b]{0,4096}\x1b\\|\x1b[@-Z\\-_]|\x9b[0-?]{0,64}[ -/]{0,16}[@-~]/g,_=/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;function c(x){return x.replace(u,"").replace(/\r\n/g,`
-`).replace(_,"?")}
