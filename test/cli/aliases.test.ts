@@ -25,6 +25,8 @@ describe('titles as aliases', () => {
     expect(aliasesWith(['pnpm', 'use PNPM'], ['Use pnpm', 'use-pnpm'])).toEqual(['pnpm', 'use PNPM', 'use-pnpm']);
     expect(aliasesWith('one, two', ['T'])).toBe('one, two');
     expect(otherAliases('Use pnpm', ['use pnpm ', 'pnpm'])).toEqual(['pnpm']);
+    // An imported note's file name that is the title as a slug says nothing more either.
+    expect(otherAliases("Don't Commit .env Files", ['dont-commit-env-files', 'secrets-in-git'])).toEqual(['secrets-in-git']);
   });
 
   it('the search index holds the title once, whether or not it is also an alias', () => {

@@ -55,11 +55,21 @@ export function aliasesWith(existing: unknown, names: readonly string[]): unknow
   return out;
 }
 
+/** A name's words, for comparing names: lower case, apostrophes dropped, any other run of non-letters one space. */
+function nameWords(name: string): string {
+  return name
+    .toLowerCase()
+    .replace(/['\u2019]/g, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
 /**
  * The aliases that say more than the title (search and the prompt hook index these: the title, which git-kb
- * also writes into `aliases`, is indexed once, as the title).
+ * also writes into `aliases`, is indexed once, as the title; so is an imported note's file name when it is the
+ * title's words as a slug, `delete-lines-that-match` for "Delete Lines That Match").
  */
 export function otherAliases(title: string, aliases: readonly string[]): string[] {
-  const t = title.trim().toLowerCase();
-  return aliases.filter((a) => a.trim().toLowerCase() !== t);
+  const t = nameWords(title);
+  return aliases.filter((a) => nameWords(a) !== t);
 }
