@@ -87,10 +87,22 @@ function offsets(rounds: number, seed: number): number[] {
   return out;
 }
 
+/**
+ * A sync killed at `offset` ms, then the server left to finish what the killed push started: a receive-pack the
+ * killed client left behind may still hold the remote's ref lock (on a loaded machine, for seconds), and a sync run
+ * the same moment would race it on the remote, which is not what these tests are about.
+ */
+async function killedSync(dir: string, offset: number, when: Parameters<typeof kbKilledAfter>[3]): Promise<KillResult> {
+  const k = await kbKilledAfter(a, ['--data', dir, 'sync'], offset, when);
+  await server.idle(60_000);
+  return k;
+}
+
 /** A fresh A (copied from the template) and the remote back at B's tip; returns the data dir. */
 async function freshRound(n: number): Promise<string> {
   const dir = path.join(a.root, `round-${n}`);
   await copyTree(template, dir);
+  await server.idle(60_000);
   await git(bare, ['update-ref', 'refs/heads/main', tipB], cleanGitEnv());
   return dir;
 }
@@ -110,7 +122,7 @@ describe('sync SIGKILLed while it checks out a merge', () => {
     const offs = offsets(ROUNDS, 0xf1);
     for (let n = 0; n < ROUNDS; n++) {
       const dir = await freshRound(n);
-      const k = await kbKilledAfter(a, ['--data', dir, 'sync'], offs[n]!, { afterFile: lockPath(dir) });
+      const k = await killedSync(dir, offs[n]!, { afterFile: lockPath(dir) });
       if (k.signal === 'SIGKILL') killed++;
       const what = label(n, k, offs[n]!);
       // The next git-kb command (a sync: it fetches nothing new, and must finish whatever the kill left).
@@ -131,7 +143,7 @@ describe('sync SIGKILLed while it checks out a merge', () => {
     const offs = offsets(ROUNDS, 0xf2);
     for (let n = 0; n < ROUNDS; n++) {
       const dir = await freshRound(100 + n);
-      const k = await kbKilledAfter(a, ['--data', dir, 'sync'], offs[n]!, { afterFile: lockPath(dir) });
+      const k = await killedSync(dir, offs[n]!, { afterFile: lockPath(dir) });
       if (k.signal === 'SIGKILL') killed++;
       const what = label(n, k, offs[n]!);
       const next = await kb(a, ['--data', dir, '--json', 'sync']);
@@ -164,7 +176,7 @@ describe('sync SIGKILLed while it stores the fetched objects', () => {
     for (let n = 0; n < ROUNDS && failures.length < 3; n++) {
       const dir = await freshRound(base + n);
       const delay = Math.round(rnd() * 12);
-      const k = await kbKilledAfter(a, ['--data', dir, 'sync'], delay, { afterChangeIn: path.join(dir, '.git', 'objects') });
+      const k = await killedSync(dir, delay, { afterChangeIn: path.join(dir, '.git', 'objects') });
       if (k.signal === 'SIGKILL') killed++;
       const what = `round ${n}: killed ${delay} ms after the first object folder appeared (at ${k.lockAtMs ?? '-'} ms; the lock comes at ~${spawnToLock} ms; ended by ${k.signal ?? `exit ${k.code}`})`;
       const next = await kb(a, ['--data', dir, 'sync']);
