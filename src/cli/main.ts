@@ -8,6 +8,7 @@
  * and its use case loads only then.
  */
 import { Command, CommanderError } from 'commander';
+import { homeShort } from '../adapters/config/config.js';
 import { readSettings, type Settings } from '../adapters/config/settings.js';
 import { EXIT_CODES, KbError, systemRefusal, type ErrorCode } from '../core/errors.js';
 import * as add from './commands/add.js';
@@ -184,9 +185,7 @@ export async function main(argv: string[]): Promise<void> {
 async function sayCreated(settings: Settings): Promise<void> {
   const { takeCreatedRepos } = await import('../app/created.js');
   for (const dir of takeCreatedRepos()) {
-    const home = settings.home.replace(/\/+$/, '');
-    const shown = home && dir.startsWith(`${home}/`) ? `~${dir.slice(home.length)}` : dir;
-    process.stderr.write(`git-kb: created a new knowledge base at ${terminalSafe(shown)} (a git repo; "git-kb status" shows it, "git-kb init --remote URL" syncs it)\n`);
+    process.stderr.write(`git-kb: created a new knowledge base at ${terminalSafe(homeShort(dir, settings.home))} (a git repo; "git-kb status" shows it, "git-kb init --remote URL" syncs it)\n`);
   }
 }
 

@@ -66,6 +66,12 @@ function expandHome(p: string, home: string): string {
   return p === '~' || p.startsWith('~/') ? path.join(home, p.slice(1)) : p;
 }
 
+/** The reverse of expandHome, for messages: `dir` with the home folder written as `~` (`~/.git-kb/data`). */
+export function homeShort(dir: string, home: string): string {
+  const h = home.replace(/\/+$/, '');
+  return h && (dir === h || dir.startsWith(`${h}/`)) ? `~${dir.slice(h.length)}` : dir;
+}
+
 /** Resolves the data repo directory (it may not exist yet). */
 export function resolveDataDir(options: { data?: string; settings: ConfigSettings; cwd?: string }): ResolvedData {
   const { settings } = options;

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Settings } from '../../adapters/config/settings.js';
-import { gitKbHome } from '../../adapters/config/config.js';
+import { gitKbHome, homeShort } from '../../adapters/config/config.js';
 import { ledgerName } from '../../adapters/index/ledger.js';
 
 /** Markers kept before old ones are swept, and the age past which one goes. */
@@ -17,8 +17,7 @@ const MARKER_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
 
 /** The one line: where the data repo was looked for, and the commands that start one. */
 export function startHintText(dir: string, settings: Pick<Settings, 'home' | 'pluginRoot'>): string {
-  const home = settings.home.replace(/\/+$/, '');
-  const shown = home && (dir === home || dir.startsWith(`${home}/`)) ? `~${dir.slice(home.length)}` : dir;
+  const shown = homeShort(dir, settings.home);
   const start = settings.pluginRoot ? '`/git-kb init` (or `git-kb init` in a shell) starts one' : '`git-kb init` starts one';
   return `git-kb: no knowledge base yet (no data repo at ${shown}); ${start}, and the first \`git-kb add\` creates it there too.`;
 }
