@@ -146,7 +146,13 @@ describe('entry files', () => {
     expect(writeLockBusy(dir)).toBe(false);
     const lock = await lockDataRepo(dir);
     expect(writeLockBusy(dir)).toBe(true);
-    expect(writeLockBusy(dir, { maxAgeMs: 0 })).toBe(false); // older than the caller cares about
+    // A lock older than the caller cares about is not busy. (Set its age on disk: mtime has
+    // sub-millisecond precision and Date.now() does not, so a lock taken this millisecond is
+    // "younger than now" and maxAgeMs 0 would race the clock.)
+    const past = new Date(Date.now() - 120_000);
+    fs.utimesSync(lock.file, past, past);
+    expect(writeLockBusy(dir, { maxAgeMs: 60_000 })).toBe(false);
+    expect(writeLockBusy(dir, { maxAgeMs: 600_000 })).toBe(true);
     lock.release();
     expect(writeLockBusy(dir)).toBe(false);
     // A holder on this host that is gone: not busy (the next writer breaks it), and the file stays.
