@@ -6,6 +6,7 @@
 import { aliasesWith } from '../core/format/meta.js';
 import { createTwoFilesPatch } from 'diff';
 import { parseEntry, splitEntry, updateEntryText, type Rule } from '../core/format/entry.js';
+import { needsBody } from '../core/format/schema.js';
 import { KbError } from '../core/errors.js';
 import { readEntryText } from '../adapters/store/layout.js';
 import { filesById, findEntryFile, pathLookup, titleLookup } from './find.js';
@@ -129,6 +130,11 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     // The body as a person wrote it: the generated Links section is the tool's, rewritten below.
     let body: string | undefined;
     if (options.body !== undefined) body = stripLinksSection(options.body);
+    // A body replaced by nothing loses what the entry records: refused as add refuses a blank body (a bookmark's
+    // may be empty). `--append` adds to the body, so it never empties it.
+    if (body !== undefined && !body.trim() && needsBody(String(changes.type ?? e.type))) {
+      throw new KbError('INVALID_ENTRY', `the new body is empty: ${e.id} would lose what it records (every entry but a bookmark needs a body); nothing written. To remove the entry: git-kb delete ${e.id}`);
+    }
     if (options.append !== undefined) body = `${stripLinksSection(body ?? e.body).trimEnd()}\n\n${options.append}`;
     const raw = splitEntry(before, file.path);
     const own = stripLinksSection(raw.body).trimEnd();

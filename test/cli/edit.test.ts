@@ -109,6 +109,13 @@ describe('edit', () => {
     const badLink = await kbd(sb, ['edit', 'kb-0042', '--link', 'relates_to:kb-0001', '--json']);
     expect(badLink.code).toBe(5);
     expect(jsonError(badLink).message).toMatch(new RegExp(`${HAND.replace('.', '\\.')}:\\d+: link to missing entry kb-0001`));
+    // A body replaced by nothing (or white space) would lose what the entry records: refused like add's (5).
+    for (const blank of ['', '  \n\n']) {
+      const empty = await kbd(sb, ['edit', 'kb-0042', '--body', blank, '--json']);
+      expect(empty.code).toBe(5);
+      expect(jsonError(empty)).toMatchObject({ code: 'INVALID_ENTRY' });
+      expect(jsonError(empty).message).toMatch(/new body is empty: kb-0042 .*nothing written/);
+    }
     await expectUnchanged(sb, before);
   });
 });
