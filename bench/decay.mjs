@@ -5,7 +5,7 @@
 //   - search: `searchStore` (the ranking of `git-kb search`), one query per row, no link neighbours;
 //     newer rows: the newer lesson at rank 1, and above the one it supersedes; controls: the old lesson at rank 1
 //     and in the top 3;
-//   - prompt hook: the prompt index built with the curve in kb.json, the keyword signal (rankKeywords + decide)
+//   - prompt hook: the prompt index built with the curve in kb.json, the keyword signal (rankKeywords, readSections, decide)
 //     on each row's prompt at `now`; newer rows: the first pointer is the newer lesson, the superseded one is
 //     pointed to at all; controls: the old lesson is pointed to.
 // "before" is the curve before issue 29 in search (floor 0.85, half-life 30 days) and no decay in the hook. NOTE:
@@ -34,7 +34,8 @@ const DAY = 86_400_000;
 const { openSearchStore } = await importTs('src/adapters/index/search-store.ts');
 const { searchStore } = await importTs('src/adapters/index/search.ts');
 const { rebuildPromptIndex } = await importTs('src/adapters/index/prompt/build.ts');
-const { rankKeywords, decide } = await importTs('src/hooks/prompt/signals.ts');
+const { rankKeywords, readSections, decide } = await importTs('src/hooks/prompt/signals.ts');
+const { sectionKeywords } = await importTs('src/adapters/index/prompt/page.ts');
 const { analyzePrompt } = await importTs('src/core/text/prompt-text.ts');
 const { KEYWORD_PARAMS } = await importTs('src/core/text/relevance.ts');
 const { DEFAULT_DECAY } = await importTs('src/core/decay.ts');
@@ -97,7 +98,7 @@ async function hookPass(repo, d) {
   const { reader } = await rebuildPromptIndex(repo.dir);
   const rows = SET.queries.map((q) => {
     const a = analyzePrompt(q.prompt);
-    const fired = a.skip ? [] : decide(rankKeywords(reader, a.keywords, KEYWORD_PARAMS, 8, NOW)).fired.map((s) => s.id);
+    const fired = a.skip ? [] : decide(readSections(rankKeywords(reader, a.keywords, KEYWORD_PARAMS, 8, NOW), a.keywords, (p, title) => sectionKeywords(repo.dir, p, title))).fired.map((s) => s.id);
     return { q, fired, first: fired[0] === repo.idOf.get(q.expect), has: fired.includes(repo.idOf.get(q.expect)), old: !!q.superseded && fired.includes(repo.idOf.get(q.superseded)) };
   });
   reader.close();

@@ -20,7 +20,8 @@ const keys = arg('--corpus', 'til,tldr').split(',');
 const show = Number(arg('--show', 0));
 
 const { rebuildPromptIndex } = await importTs('src/adapters/index/prompt/build.ts');
-const { rankKeywords, decide } = await importTs('src/hooks/prompt/signals.ts');
+const { rankKeywords, decide, readSections } = await importTs('src/hooks/prompt/signals.ts');
+const { sectionKeywords } = await importTs('src/adapters/index/prompt/page.ts');
 const { analyzePrompt } = await importTs('src/core/text/prompt-text.ts');
 const { lookupTerms } = await importTs('src/adapters/index/prompt/format.ts');
 const { specificity, KEYWORD_PARAMS } = await importTs('src/core/text/relevance.ts');
@@ -37,6 +38,7 @@ for (const c of corpora(keys, { tuning: true })) {
     const a = analyzePrompt(prompt);
     if (a.skip) return undefined;
     const ranking = rankKeywords(reader, a.keywords, KEYWORD_PARAMS, 20);
+    ranking.keywords = a.keywords;
     if (argv.includes('--dump')) {
       // The raw parts of each keyword and match, to try other weightings outside this script.
       const post = lookupTerms(reader, a.keywords);
@@ -53,17 +55,27 @@ for (const c of corpora(keys, { tuning: true })) {
     return ranking;
   };
   const src = (s) => repo.sourceOf.get(s.id);
+  // A page with sections is read part by part, as the hook does (signals.ts readSections); each file once.
+  const pages = new Map();
+  const read = (p, title) => {
+    if (!pages.has(p)) pages.set(p, sectionKeywords(repo.dir, p, title));
+    return pages.get(p);
+  };
   prepared.push({
     c,
     src,
+    read,
     answerable: c.answerable.map((f) => ({ ...f, ranking: rank(f.prompt) })),
     silent: c.silent.map((s) => ({ ...s, ranking: rank(s.prompt) })),
     cross: c.cross.map((s) => ({ ...s, ranking: rank(s.prompt) })),
   });
 }
 
+/** What the hook points to for a prompt (its ranking computed once), under `params`. */
+const firedBy = (p, x, params) => (x.ranking ? decide(readSections(x.ranking, x.ranking.keywords, p.read, params), params).fired : []);
+
 function evaluate(p, params) {
-  const fired = (x) => (x.ranking ? decide(x.ranking, params).fired : []);
+  const fired = (x) => firedBy(p, x, params);
   let hit = 0;
   let firings = 0;
   let pointers = 0;
@@ -107,10 +119,10 @@ if (show) {
   for (const p of prepared) {
     const fmt = (x) => (x.ranking?.ranked ?? []).slice(0, show).map((s) => `      ${p.src(s)} ev ${s.evidence.toFixed(2)} cov ${s.coverage.toFixed(2)} [${s.terms.join(' ')}]`).join('\n');
     console.log(`\n== ${p.c.key}: false fires`);
-    for (const s of [...p.silent, ...p.cross]) if (s.ranking && decide(s.ranking, KEYWORD_PARAMS).fired.length) console.log(`  (${s.why}) ${s.prompt}\n    mass ${s.ranking.mass.toFixed(2)}\n${fmt(s)}`);
+    for (const s of [...p.silent, ...p.cross]) if (firedBy(p, s, KEYWORD_PARAMS).length) console.log(`  (${s.why}) ${s.prompt}\n    mass ${s.ranking.mass.toFixed(2)}\n${fmt(s)}`);
     console.log(`\n== ${p.c.key}: answerable prompts missed (expect ${'...'})`);
     for (const f of p.answerable) {
-      const got = f.ranking ? decide(f.ranking, KEYWORD_PARAMS).fired : [];
+      const got = firedBy(p, f, KEYWORD_PARAMS);
       if (!got.some((s) => f.expect.includes(p.src(s)))) console.log(`  ${f.prompt}\n    expect ${f.expect[0]}; mass ${f.ranking?.mass.toFixed(2) ?? 'skipped'}\n${fmt(f)}`);
     }
   }

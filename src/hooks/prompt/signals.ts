@@ -7,6 +7,7 @@
  */
 import type { HookInput } from '../protocol.js';
 import { decayOf, lookupTerms, postingsHave, readDoc, type IndexReader } from '../../adapters/index/prompt/format.js';
+import { sectionKeywords } from '../../adapters/index/prompt/page.js';
 import type { PromptActivity } from '../../core/text/prompt-text.js';
 import { KEYWORD_PARAMS, keywordWeights, saturate, type KeywordParams } from '../../core/text/relevance.js';
 import { freshestDecay, relativeDecay } from '../../core/decay.js';
@@ -67,10 +68,15 @@ export interface KeywordScore {
   coverage: number;
   /**
    * The share of words the prompt and the entry have in common, whatever their weight: the distinct keywords it
-   * matches over the geometric mean of the prompt's count of keywords and its own (Ochiai's coefficient).
+   * matches over the geometric mean of the prompt's count of keywords and its own (Ochiai's coefficient). For a
+   * page with sections read part by part (readSections), its best section's.
    */
   focus: number;
   terms: string[];
+  /** The entry's path when its page has sections (format.ts IndexDoc). */
+  path?: string;
+  /** The number of the section its focus is that of (0: the first; readSections); absent: the page's. */
+  section?: number;
 }
 
 /** Why the best entry did not fire (for the debug log), or undefined when it did. */
@@ -149,7 +155,7 @@ export function rankKeywords(reader: IndexReader, keywords: string[], params: Ke
   const decay = decayOf(reader, now);
   const ranked = best.map((doc) => {
     const terms = lists.flatMap(([k, p]) => (postingsHave(p, doc) ? [k] : []));
-    const { id, title, size } = readDoc(reader, doc);
+    const { id, title, size, path } = readDoc(reader, doc);
     return {
       doc,
       id,
@@ -158,11 +164,48 @@ export function rankKeywords(reader: IndexReader, keywords: string[], params: Ke
       decay: decay?.(doc),
       covered: matched[doc]!,
       coverage: mass > 0 ? matched[doc]! / mass : 0,
-      focus: terms.length / Math.sqrt(keywords.length * Math.max(terms.length, size)),
+      focus: ochiai(terms.length, keywords.length, size),
       terms,
+      ...(path ? { path } : {}),
     };
   });
   return { mass, weights: all, ranked };
+}
+
+/** Ochiai's coefficient of a prompt of `prompt` keywords and a text of `size` that share `shared`. */
+function ochiai(shared: number, prompt: number, size: number): number {
+  return shared / Math.sqrt(prompt * Math.max(shared, size));
+}
+
+/** Reads a page's sections: each one's distinct keywords with its title's (adapters/index/prompt/page.ts). */
+export type SectionReader = (path: string, title: string) => Set<string>[] | undefined;
+
+/**
+ * A long page holds most words of its domain, so the focus bar keeps it quiet (missOf); but a page with sections is
+ * several notes in one file. An entry of the ranking that misses only the focus bar, has sections, and could be
+ * pointed to (the first, or within `relative` of its evidence) is read part by part: each section, with the
+ * page's title, is scored as a note of its own with the same bars, and the page's focus becomes that of its best
+ * section that passes them all. So a page fires on a prompt one of its parts is about, and stays quiet on one whose
+ * words it scatters across its parts. Returns the ranking with those entries' focus raised (a copy: the ranking
+ * given is not changed); reads at most that few files.
+ */
+export function readSections(ranking: KeywordRanking, keywords: string[], read: SectionReader, params: KeywordParams = KEYWORD_PARAMS): KeywordRanking {
+  const [first] = ranking.ranked;
+  if (!first) return ranking;
+  const ranked = ranking.ranked.map((s) => {
+    if (!s.path || s.evidence < first.evidence * params.relative || missOf(s, params) !== 'focus') return s;
+    const parts = read(s.path, s.title);
+    if (!parts || parts.length < 2) return s;
+    let best: KeywordScore | undefined;
+    for (const [i, part] of parts.entries()) {
+      const shared = keywords.filter((k) => part.has(k));
+      const covered = shared.reduce((sum, k) => sum + (ranking.weights.get(k)?.cover ?? 0), 0);
+      const scored = { ...s, terms: shared, covered, coverage: ranking.mass > 0 ? covered / ranking.mass : 0, focus: ochiai(shared.length, keywords.length, part.size) };
+      if (!missOf(scored, params) && scored.focus > (best?.focus ?? 0)) best = { ...s, focus: scored.focus, section: i };
+    }
+    return best ?? s;
+  });
+  return { ...ranking, ranked };
 }
 
 /** Why an entry does not pass the bars, or undefined when it does. */
@@ -197,8 +240,9 @@ export function decide(ranking: KeywordRanking, params: KeywordParams = KEYWORD_
 }
 
 /** Ranks and decides (rankKeywords, decide): the entries that fire, why the best did not, and near misses. */
-export function scoreKeywords(reader: IndexReader, keywords: string[], params: KeywordParams = KEYWORD_PARAMS): { fired: KeywordScore[]; near: KeywordScore[]; miss?: KeywordMiss } {
-  return decide(rankKeywords(reader, keywords, params), params);
+export function scoreKeywords(reader: IndexReader, keywords: string[], params: KeywordParams = KEYWORD_PARAMS, sections?: SectionReader): { fired: KeywordScore[]; near: KeywordScore[]; miss?: KeywordMiss } {
+  const ranking = rankKeywords(reader, keywords, params);
+  return decide(sections ? readSections(ranking, keywords, sections, params) : ranking, params);
 }
 
 /** Keyword signal: an entry whose specific words are what the prompt is about (spec/hooks.md, "Keyword"). */
@@ -206,13 +250,13 @@ export const keywordSignal: PromptSignal = {
   name: 'keyword',
   limit: KEYWORD_PARAMS.max,
   fire(ctx) {
-    const { fired, near, miss } = scoreKeywords(ctx.reader, ctx.keywords);
+    const { fired, near, miss } = scoreKeywords(ctx.reader, ctx.keywords, KEYWORD_PARAMS, (p, title) => sectionKeywords(ctx.dataDir, p, title));
     const pointers = fired.map((s) => ({ id: s.id, title: s.title, signal: 'keyword', score: round(s.evidence), terms: s.terms }));
     // NOTE: ids, scores and counts only: no prompt text (nor titles, which a prompt's words may match) in the log.
     const debug = ctx.debug
       ? {
           ...(miss ? { miss } : {}),
-          nearMisses: near.slice(0, 5).map((s) => ({ id: s.id, evidence: round(s.evidence), covered: round(s.covered), coverage: round(s.coverage), hits: s.terms.length, focus: round(s.focus), ...(s.decay !== undefined ? { decay: round(s.decay) } : {}), miss: missOf(s) ?? (!miss && s.evidence >= (fired[0]?.evidence ?? 0) * KEYWORD_PARAMS.relative ? 'max' : 'relative') })),
+          nearMisses: near.slice(0, 5).map((s) => ({ id: s.id, evidence: round(s.evidence), covered: round(s.covered), coverage: round(s.coverage), hits: s.terms.length, focus: round(s.focus), ...(s.section !== undefined ? { section: s.section } : {}), ...(s.decay !== undefined ? { decay: round(s.decay) } : {}), miss: missOf(s) ?? (!miss && s.evidence >= (fired[0]?.evidence ?? 0) * KEYWORD_PARAMS.relative ? 'max' : 'relative') })),
         }
       : undefined;
     return { pointers, debug };

@@ -14,7 +14,7 @@ import type { SessionExtras } from './extras-sessions.js';
 
 const MAGIC = 'GKBPIX01';
 /** Bump when the format or the terms (core/text/terms.ts) change: an index of another version reads as none. */
-export const INDEX_VERSION = 8;
+export const INDEX_VERSION = 9;
 
 /** Field bits of a posting: which part of the entry the keyword came from. */
 export const FIELD_TITLE = 1;
@@ -34,6 +34,11 @@ export interface IndexDoc {
   weights?: Map<string, number>;
   /** Its decay stamp (core/decay.ts); absent: it does not decay. */
   decay?: DecayStamp;
+  /**
+   * The entry's path when its body has sections (core/format/sections.ts): the keyword signal may read such a page
+   * part by part (spec/hooks.md, "Keyword"). Absent for a page of one section.
+   */
+  path?: string;
 }
 
 /**
@@ -201,7 +206,7 @@ export function encodeIndex(model: IndexModel): Buffer {
   const docTexts: Buffer[] = [];
   let dpos = 0;
   model.docs.forEach((doc, i) => {
-    const t = Buffer.from(`${doc.id}\t${docTitle(doc.title)}\t${doc.terms.size}`, 'utf8');
+    const t = Buffer.from(`${doc.id}\t${docTitle(doc.title)}\t${doc.terms.size}${doc.path ? `\t${doc.path}` : ''}`, 'utf8');
     docOffsets.writeUInt32LE(dpos, i * 4);
     docTexts.push(t);
     dpos += t.length;
@@ -304,6 +309,7 @@ export interface OverlayDoc {
   title: string;
   terms: Map<string, [fields: number, weight: number]>;
   decay?: DecayStamp;
+  path?: string;
 }
 
 /**
@@ -524,23 +530,26 @@ function ownTerms(reader: IndexReader, terms: string[]): Map<string, TermPosting
 }
 
 /**
- * The id and title of a document by its number (its overlay's first, where it has one), and `size`, how many
- * distinct keywords it holds.
+ * The id and title of a document by its number (its overlay's first, where it has one), `size`, how many
+ * distinct keywords it holds, and `path` for a page with sections (IndexDoc).
  */
-export function readDoc(reader: IndexReader, doc: number): { id: string; title: string; size: number } {
+export function readDoc(reader: IndexReader, doc: number): { id: string; title: string; size: number; path?: string } {
   const h = reader.header;
   const o = reader.overlay;
   const mine = o?.docs[doc - (h.n - o.docs.length)];
-  if (mine) return { id: mine.id, title: mine.title, size: mine.terms.size };
+  if (mine) return { id: mine.id, title: mine.title, size: mine.terms.size, ...(mine.path ? { path: mine.path } : {}) };
   const offs = reader.read(h.sections.docs[0] + doc * 4, 8);
   const start = offs.readUInt32LE(0);
   const end = offs.readUInt32LE(4);
   const text = reader.read(h.sections.docText[0] + start, end - start).toString('utf8');
-  // NOTE: `id\ttitle\tsize`; a title holds no tab (docTitle).
+  // NOTE: `id\ttitle\tsize` or `id\ttitle\tsize\tpath`; a title holds no tab (docTitle), a path may.
   const tab = text.indexOf('\t');
-  const last = text.lastIndexOf('\t');
+  const second = text.indexOf('\t', tab + 1);
+  const third = text.indexOf('\t', second + 1);
+  const title = text.slice(tab + 1, second);
   // NOTE: a size that does not parse is NaN, which fails the focus bar (signals.ts missOf): a damaged index is quiet.
-  return { id: text.slice(0, tab), title: text.slice(tab + 1, last), size: Number(text.slice(last + 1)) };
+  if (third < 0) return { id: text.slice(0, tab), title, size: Number(text.slice(second + 1)) };
+  return { id: text.slice(0, tab), title, size: Number(text.slice(second + 1, third)), path: text.slice(third + 1) };
 }
 
 /**
