@@ -8,7 +8,8 @@
 //                (the first sets), near-miss or on-domain (everyday coding prompts on subjects the notes lack)
 //   cross        other corpora's answerable prompts, kept where reading the best candidates showed that no note of
 //                this corpus answers them ({prompt, why: 'cross:<from>'})
-// `tuning: true` marks the one corpus the hook's bars are chosen on; corpus3 is for testing only.
+// `tuning: true` marks the one corpus the hook's bars are chosen on; corpus3 is for testing only; corpus4 (long pages
+// with headings) is a development corpus.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -88,6 +89,23 @@ export const CORPORA = {
       sets: '`corpus3-queries.json` (search, and answerable), `corpus3-silent.json` (silent: near-miss, on-domain)',
     };
   },
+  // A development corpus of long pages with headings (bench/data/corpus4/README.md); unlike corpus3, not TEST_ONLY.
+  corpus4: (withTest) => {
+    const folders = fs.existsSync(path.join(DATA, 'corpus4')) ? fs.readdirSync(path.join(DATA, 'corpus4'), { withFileTypes: true }).filter((d) => d.isDirectory()) : [];
+    if (folders.length !== 1) return undefined;
+    const queries = (maybeJson('corpus4-queries.json') ?? []).map((q) => ({ query: q.query, expect: list(q.expect), style: q.style }));
+    return {
+      key: 'corpus4',
+      name: folders[0].name,
+      testOnly: TEST_ONLY.has('corpus4'),
+      dir: path.join(DATA, 'corpus4', folders[0].name),
+      queries,
+      answerable: queries.map((q) => ({ prompt: q.query, expect: q.expect, style: q.style })),
+      silent: onDomain('corpus4-silent.json'),
+      cross: crossFor('corpus4', withTest),
+      sets: '`corpus4-queries.json` (search, and answerable), `corpus4-silent.json` (silent: near-miss, on-domain)',
+    };
+  },
 };
 
 /**
@@ -98,7 +116,7 @@ export function corpora(keys = Object.keys(CORPORA), { tuning = false } = {}) {
   return keys.map((k) => {
     if (tuning && TEST_ONLY.has(k)) throw new Error(`${k} is for testing only: bench/retrieval.mjs reports it`);
     const c = CORPORA[k]?.(!tuning);
-    if (!c) throw new Error(`no corpus "${k}" (bench/data/corpus3/ must hold one folder)`);
+    if (!c) throw new Error(`no corpus "${k}" (bench/data/${k}/ must hold one folder)`);
     return c;
   });
 }
