@@ -50,11 +50,18 @@ export function readNotes(root) {
   return walk(root)
     .sort()
     .map((rel) => {
-      const text = fs.readFileSync(path.join(root, rel), 'utf8').replace(/\r\n?/g, '\n');
+      let text = fs.readFileSync(path.join(root, rel), 'utf8').replace(/\r\n?/g, '\n');
       let title = '';
+      // YAML front matter (corpus4's pages): its `title:` is the title, and it is not body text.
+      const fm = /^---\n([\s\S]*?)\n---(?:\n|$)/.exec(text);
+      if (fm) {
+        const t = /^title:[ \t]*(.*)$/m.exec(fm[1]);
+        if (t) title = t[1].trim().replace(/^(["'])(.*)\1$/, '$2');
+        text = text.slice(fm[0].length);
+      }
       let body = text;
       const m = /^\s*#[ \t]+(.+?)[ \t#]*$/m.exec(text);
-      if (m && text.slice(0, m.index).trim() === '') {
+      if (!title && m && text.slice(0, m.index).trim() === '') {
         title = m[1].trim();
         body = text.slice(m.index + m[0].length).replace(/^\n+/, '');
       }

@@ -6,15 +6,20 @@ import { describe, expect, it } from 'vitest';
 import { hasSections, sections } from '../../src/core/format/sections.js';
 
 describe('sections', () => {
-  it('cuts at ATX headings: the text before the first, then each heading with what follows it', () => {
-    const body = 'Intro line.\n\n## Logging\nStructured logs.\n\n### Levels ###\nWarn and error.\n# Tracing\nSpans.\n';
+  it('cuts at the top-level headings: the text before the first, then each with what follows it, subsections inside', () => {
+    const body = 'Intro line.\n\n## Logging\nStructured logs.\n\n### Levels ###\nWarn and error.\n## Tracing ##\nSpans.\n';
     expect(sections(body)).toEqual([
       { heading: '', text: 'Intro line.\n' },
-      { heading: 'Logging', text: 'Structured logs.\n' },
-      { heading: 'Levels', text: 'Warn and error.' },
+      { heading: 'Logging', text: 'Structured logs.\n\n### Levels ###\nWarn and error.' },
       { heading: 'Tracing', text: 'Spans.\n' },
     ]);
     expect(hasSections(body)).toBe(true);
+    // The level cut at is the shallowest that occurs twice: one `#` heading over `##` sections is a part of its own
+    // only when no level repeats.
+    const one = '# Guide\nWhy.\n## Setup\nInstall.\n## Use\nRun.\n';
+    expect(sections(one).map((x) => x.heading)).toEqual(['Guide', 'Setup', 'Use']);
+    const single = 'Lead.\n### Only subsection\nText.\n';
+    expect(sections(single).map((x) => x.heading)).toEqual(['', 'Only subsection']);
   });
 
   it('reads a heading inside fenced or inline code, a #tag and a #! line as text', () => {
