@@ -16,7 +16,7 @@ import { writeSection } from './lib/measure.mjs';
 
 const argv = process.argv.slice(2);
 const arg = (name, dflt) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : dflt);
-const keys = arg('--corpus', 'til,tldr').split(',');
+const keys = arg('--corpus', 'til,tldr,corpus4').split(',');
 const show = Number(arg('--show', 0));
 
 const { rebuildPromptIndex } = await importTs('src/adapters/index/prompt/build.ts');

@@ -1,4 +1,4 @@
-// Retrieval benchmark over three corpora of real notes by other people (bench/lib/sets.mjs): git-kb search against
+// Retrieval benchmark over four corpora of real notes by other people (bench/lib/sets.mjs): git-kb search against
 // a plain BM25 reference (bench/lib/bm25.mjs), and the prompt hook's hit rate, false fires and pointers.
 //
 // For each corpus: a temp HOME and a fresh data repo, `git-kb import DIR --tags-from-folders --redact --json`;
@@ -12,9 +12,9 @@
 //     the older mechanical, short and off-topic sets) and the other corpora's answerable prompts (cross).
 //     The hook's prompt index is built by a first prompt (and its background builder) before measuring.
 // An `expect` list means any one of its pages counts. The hook's bars are chosen on jbranchaud-til only
-// (bench/hook-tune.mjs); corpus3 is for testing only.
+// (bench/hook-tune.mjs); corpus4 (long pages) is for developing, corpus3 is for testing only.
 //
-//   node bench/retrieval.mjs [--corpus til,tldr,corpus3] [--no-write] [--decay-probe]
+//   node bench/retrieval.mjs [--corpus til,tldr,corpus4,corpus3] [--no-write] [--decay-probe]
 // Writes the "Retrieval" section of bench/RESULTS.md (unless --no-write) and, per corpus, every query's ranks
 // to bench/.work/retrieval-<corpus>.json.
 import { spawnSync } from 'node:child_process';
@@ -31,7 +31,7 @@ const HOOK = path.join(ROOT, 'bin', 'git-kb-hook');
 const WORK = path.join(ROOT, 'bench', '.work');
 
 const argv = process.argv.slice(2);
-const corpusArg = argv.includes('--corpus') ? argv[argv.indexOf('--corpus') + 1] : 'til,tldr,corpus3';
+const corpusArg = argv.includes('--corpus') ? argv[argv.indexOf('--corpus') + 1] : 'til,tldr,corpus4,corpus3';
 const write = !argv.includes('--no-write');
 const decayProbe = argv.includes('--decay-probe');
 
@@ -228,7 +228,7 @@ function overview(results) {
   ];
   for (const r of results) {
     const h = r.hook;
-    lines.push(`| ${r.name}${r.key === 'til' ? ' (bars chosen here)' : r.testOnly ? ' (testing only)' : ''} | ${r.entries.toLocaleString('en-US')} | ${pct(h.hit)} of ${h.firing} | ${pctOr(h.ownFalse)} of ${h.ownSilent} | ${pctOr(h.crossFalse)} of ${h.cross} | ${pctOr(h.olderFalse)} of ${h.olderSilent} | ${h.perFiring.toFixed(2)} | ${h.charsPerFiring.toFixed(0)} |`);
+    lines.push(`| ${r.name}${r.key === 'til' ? ' (bars chosen here)' : r.key === 'corpus4' ? ' (development, long pages)' : r.testOnly ? ' (testing only)' : ''} | ${r.entries.toLocaleString('en-US')} | ${pct(h.hit)} of ${h.firing} | ${pctOr(h.ownFalse)} of ${h.ownSilent} | ${pctOr(h.crossFalse)} of ${h.cross} | ${pctOr(h.olderFalse)} of ${h.olderSilent} | ${h.perFiring.toFixed(2)} | ${h.charsPerFiring.toFixed(0)} |`);
   }
   lines.push('', '| corpus | query set | system | recall@1 | recall@5 | recall@10 | MRR |', '|---|---|---|---|---|---|---|');
   for (const r of results) {
@@ -287,8 +287,8 @@ if (write) {
     '',
     'Known-item queries over the real corpora, each imported into a fresh data repo by `git-kb import DIR --tags-from-folders --redact`.',
     '**git-kb search**: one `git-kb search QUERY --limit 10 --json` process per query; link neighbours (`via`) not counted; MRR within the top 10.',
-    `**BM25 reference** (\`bench/lib/bm25.mjs\`, no git-kb code, over the corpus files): Okapi BM25F with weighted term frequencies, k1 ${K1}, b ${B} per field, weights title ${WEIGHTS.title} / tags ${WEIGHTS.tags} / body ${WEIGHTS.body} (title: the first \`# \` heading; tags: the folder, as \`--tags-from-folders\`), lower-cased terms split on non-alphanumerics, Porter stems (npm \`stemmer\`), Lucene's ${STOP_WORDS.size} English stop words, OR of the query's terms.`,
-    '**Prompt hook**: `node bin/git-kb-hook prompt` with a UserPromptSubmit payload on stdin, a new session id per prompt. Hit rate: share of answerable prompts with an expected entry among the pointers; false fire: share of prompts no note answers that get any pointer: own on-domain (everyday coding prompts on subjects the notes lack, most of them near misses sharing a tool or word with some note), cross (the other corpora\'s answerable prompts, kept where reading the best candidates showed no note answers), older sets (mechanical, short and off-topic prompts). Pointers and characters: per prompt that got any pointer. The hook\'s bars were chosen on jbranchaud-til alone (bench/hook-tune.mjs); corpus3 is for testing only.',
+    `**BM25 reference** (\`bench/lib/bm25.mjs\`, no git-kb code, over the corpus files): Okapi BM25F with weighted term frequencies, k1 ${K1}, b ${B} per field, weights title ${WEIGHTS.title} / tags ${WEIGHTS.tags} / body ${WEIGHTS.body} (title: a front matter's \`title:\`, else the first \`# \` heading; tags: the folder, as \`--tags-from-folders\`), lower-cased terms split on non-alphanumerics, Porter stems (npm \`stemmer\`), Lucene's ${STOP_WORDS.size} English stop words, OR of the query's terms.`,
+    '**Prompt hook**: `node bin/git-kb-hook prompt` with a UserPromptSubmit payload on stdin, a new session id per prompt. Hit rate: share of answerable prompts with an expected entry among the pointers; false fire: share of prompts no note answers that get any pointer: own on-domain (everyday coding prompts on subjects the notes lack, most of them near misses sharing a tool or word with some note), cross (the other corpora\'s answerable prompts, kept where reading the best candidates showed no note answers), older sets (mechanical, short and off-topic prompts). Pointers and characters: per prompt that got any pointer. The hook\'s bars were chosen on jbranchaud-til alone (bench/hook-tune.mjs); how a page with sections is read (by its top-level sections) and search\'s \`b\` on corpus4, a development corpus of long pages; corpus3 is for testing only.',
     'Targets on every corpus: hook hit rate >= 60%, false fires <= 5% on own on-domain and on cross negatives, at most 3 pointers; git-kb search at or above the BM25 reference on recall@1, @5, @10 and MRR.',
     '',
     overview(results),
@@ -296,7 +296,7 @@ if (write) {
     ...results.map(table).flatMap((t) => [t, '']),
     'Every query\'s ranks and top results: `bench/.work/retrieval-<corpus>.json` after a run.',
   ].join('\n');
-  if (list.length < 3) console.error('note: the section is written from these corpora only');
+  if (list.length < 4) console.error('note: the section is written from these corpora only');
   writeSection(file, 'Retrieval', body);
 }
 console.error(`retrieval: ${sec(totalMs)}`);

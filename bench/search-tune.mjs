@@ -10,7 +10,7 @@ import { bm25Index, readNotes } from './lib/bm25.mjs';
 import { cachedCorpusRepo, corpora, rankSummary as summary } from './lib/sets.mjs';
 
 const argv = process.argv.slice(2);
-const keys = (argv.includes('--corpus') ? argv[argv.indexOf('--corpus') + 1] : 'til,tldr').split(',');
+const keys = (argv.includes('--corpus') ? argv[argv.indexOf('--corpus') + 1] : 'til,tldr,corpus4').split(',');
 const variants = [{}];
 argv.forEach((a, i) => {
   if (a === '--set') variants.push(Object.fromEntries(argv[i + 1].split(',').map((kv) => kv.split('=')).map(([k, v]) => [k, Number(v)])));

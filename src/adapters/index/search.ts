@@ -15,7 +15,7 @@ export const RANKING = {
   /** How many times each field is repeated in the one indexed text (search-store.ts, FIELD_REPEAT). */
   repeat: FIELD_REPEAT,
   /** MiniSearch's BM25+ parameters (d 0: plain BM25; the coverage factor below rewards matching more terms). */
-  bm25: { k: 1.2, b: 0.9, d: 0 },
+  bm25: { k: 1.2, b: 1, d: 0 },
   /** Weight of a prefix and of a fuzzy expansion against an exact match (1). */
   prefixWeight: 0.05,
   fuzzyWeight: 0.05,
