@@ -114,6 +114,9 @@ describe('tokenize and terms', () => {
   it('lower-cases, drops apostrophes and giant tokens, keeps numbers only when asked, reads any script', () => {
     expect(tokenize("Don't use the 2 branches")).toEqual(['dont', 'use', 'the', '2', 'branches']);
     expect(tokenize('port 3000 v2', false)).toEqual(['port', 'v2']);
+    // An ordinal is a number too where numbers are dropped (a date in a prompt); search keeps both.
+    expect(tokenize('shows March 9th, the 2nd run, 3rd time, 21st day, 300ms', false)).toEqual(['shows', 'march', 'the', 'run', 'time', 'day', '300ms']);
+    expect(tokenize('the 2nd run')).toEqual(['the', '2nd', 'run']);
     expect(tokenize(`x${'a'.repeat(60)} café Straße`)).toEqual(['café', 'straße']);
     expect(tokenize('max_connections 127.0.0.1')).toEqual(['max', 'connections', '127', '0', '0', '1']);
   });

@@ -57,14 +57,14 @@ const PARTICLES = new Set(['out', 'off', 'up', 'down', 'over', 'under']);
 /** Search: the function words but the particles, numbers kept. */
 export const SEARCH_TERMS: TermProfile = { stop: new Set([...STOP_WORDS].filter((w) => !PARTICLES.has(w))), numbers: true };
 /**
- * The prompt index: prompt filler too, and no pure numbers. NOTE: numbers in a prompt are line numbers, counts
+ * The prompt index: prompt filler too, and no pure numbers or ordinals. NOTE: numbers in a prompt are line numbers, counts
  * and log noise far more often than a topic, and the prompt signals match titles, which rarely hold one.
  */
 export const PROMPT_TERMS: TermProfile = { stop: PROMPT_STOP_WORDS, numbers: false };
 
 /**
  * The lower-cased word tokens of a text: runs of letters, digits and combining marks, inner apostrophes dropped
- * ("don't" is "dont"); tokens over MAX_TOKEN_CHARS left out, and pure numbers too unless `numbers`.
+ * ("don't" is "dont"); tokens over MAX_TOKEN_CHARS left out, and pure numbers and ordinals too unless `numbers`.
  */
 export function tokenize(text: string, numbers = true): string[] {
   let lower = text.toLowerCase();
@@ -72,7 +72,8 @@ export function tokenize(text: string, numbers = true): string[] {
   // NOTE: the Unicode-aware pattern is only compiled for text that needs it: it costs a fraction of a
   // millisecond, which the prompt path counts.
   const words = (/^[\x00-\x7f]*$/.test(lower) ? lower.match(/[a-z0-9]+/g) : lower.match(/[\p{L}\p{N}\p{M}]+/gu)) ?? [];
-  const dropped = (w: string): boolean => w.length > MAX_TOKEN_CHARS || (!numbers && /^\d+$/.test(w));
+  // NOTE: an ordinal ("9th", "2nd") is a number too: a date or a count in a prompt, not its subject.
+  const dropped = (w: string): boolean => w.length > MAX_TOKEN_CHARS || (!numbers && /^\d+(?:st|nd|rd|th)?$/.test(w));
   // NOTE: most texts drop nothing, and their word list is returned as it is (a rebuild tokenizes 200 MB).
   for (let i = 0; i < words.length; i++) if (dropped(words[i]!)) return words.filter((w) => !dropped(w));
   return words;
