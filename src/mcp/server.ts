@@ -184,7 +184,7 @@ export function createServer(options: McpOptions): McpServer {
         pattern_key: patternKey.optional(),
         rules: z.array(rule).optional().describe('prose rules of a kernel entry: the prose gate denies text that matches a pattern'),
       },
-      outputSchema: { id: z.string(), path: z.string(), commit: z.string(), recurred: z.boolean().optional(), count: z.number().optional() },
+      outputSchema: { id: z.string(), path: z.string(), commit: z.string(), recurred: z.boolean().optional(), count: z.number().optional(), created: z.string().optional().describe('the data repo this add created (there was none): tell the user') },
       annotations: { title: 'Add', ...WRITE },
     },
     (a) =>
@@ -205,7 +205,10 @@ export function createServer(options: McpOptions): McpServer {
           patternKey: a.pattern_key,
           rules: a.rules,
         });
-        return { ...r };
+        // The first write with no data repo creates one (as the CLI's first write does, which says so on stderr):
+        // the model is told where, so it can tell the user.
+        const [created] = (await import('../app/created.js')).takeCreatedRepos();
+        return { ...r, ...(created ? { created } : {}) };
       }),
   );
 

@@ -242,7 +242,7 @@ describe('git-kb mcp', () => {
     expect((await client.listResources()).resources.length).toBeGreaterThan(0);
   });
 
-  it('with no data repo: resources/list is empty, a read is not-found naming git-kb init, tools say the same', async () => {
+  it('with no data repo: resources/list is empty, a read is not-found naming git-kb init, tools say the same; the first add creates it and says where', async () => {
     const env = Object.fromEntries(Object.entries(sb.env).filter((e): e is [string, string] => typeof e[1] === 'string'));
     const none = path.join(sb.root, 'no-repo-here');
     const bare = new Client({ name: 'git-kb-test', version: '1.0.0' });
@@ -256,6 +256,14 @@ describe('git-kb mcp', () => {
       const listed = (await bare.callTool({ name: 'list', arguments: {} })) as CallResult;
       expect(JSON.parse(listed.content[0]!.text).error.code).toBe('NO_DATA_REPO');
       expect(fs.existsSync(none)).toBe(false);
+      // The first add creates the data repo and says where; the next one does not say it again.
+      const first = (await bare.callTool({ name: 'add', arguments: { type: 'decision', title: 'First entry', body: 'Why we chose it.' } })) as CallResult;
+      expect(first.isError, JSON.stringify(first)).toBeFalsy();
+      expect(first.structuredContent).toMatchObject({ created: none });
+      expect(fs.existsSync(path.join(none, '.git'))).toBe(true);
+      const second = (await bare.callTool({ name: 'add', arguments: { type: 'decision', title: 'Second entry', body: 'And this one.' } })) as CallResult;
+      expect(second.structuredContent?.created).toBeUndefined();
+      await expectCleanRepo(none);
     } finally {
       await bare.close();
     }
