@@ -34,6 +34,7 @@ import { idSet } from './find.js';
 import { repoForRead, repoForWrite, type RepoOptions } from './repo.js';
 import { refuseSecretInputs, refuseSecrets, withWriteLock, type PendingFile } from '../adapters/write/transaction.js';
 import { toLf } from '../core/text/line-ends.js';
+import { clipText } from '../core/text/clip.js';
 
 /** hosts.yaml's text, empty when there is none (the one reader: hosts-file.ts). */
 function hostsText(dir: string): string {
@@ -172,10 +173,7 @@ export interface AddFactResult {
 /** A title from a fact: its first non-empty line, cut at 80 characters. */
 function factTitle(fact: string): string {
   const line = fact.split('\n').map((l) => l.replace(/^[#>*\-\s]+/, '').trim()).find(Boolean) ?? '';
-  if (line.length <= 80) return line;
-  const cut = line.slice(0, 79);
-  const space = cut.lastIndexOf(' ');
-  return `${(space > 40 ? cut.slice(0, space) : cut).trimEnd()}…`;
+  return clipText(line, 80);
 }
 
 /** What a new host fact is made of. */
