@@ -166,7 +166,7 @@ if (argv.includes('--grid')) {
 
 if (!argv.includes('--no-write')) {
   writeSection(path.join(import.meta.dirname, 'RESULTS.md'), 'Prompt hook tuning', [
-    `Written by \`node bench/hook-tune.mjs ${argv.join(' ')}\` on ${new Date().toISOString().slice(0, 10)}: the keyword signal scored in process (the hook's own functions over its own index) on the answerable prompts and the negatives of each corpus (bench/lib/sets.mjs). The bars are chosen on jbranchaud-til alone; tldr-pages is reported with them; corpus3 is measured only by bench/retrieval.mjs. Hit: an expected note among the pointers (at most 3). False: any pointer on a prompt no note answers.`,
+    `Written by \`node bench/hook-tune.mjs ${argv.join(' ')}\` on ${new Date().toISOString().slice(0, 10)}: the keyword signal scored in process (the hook's own functions over its own index) on the answerable prompts and the negatives of each corpus (bench/lib/sets.mjs). The bars are chosen on jbranchaud-til alone; tldr-pages and corpus4 (long pages, read part by part as the hook does: signals.ts readSections) are reported with them; corpus3 is measured only by bench/retrieval.mjs. Hit: an expected note among the pointers (at most 3). False: any pointer on a prompt no note answers.`,
     '',
     '```',
     ...report,
