@@ -45,6 +45,29 @@ function crossFor(to, withTest) {
 
 const onDomain = (f) => (maybeJson(f) ?? []).map((s) => ({ prompt: s.prompt, why: s.kind === 'near-miss' ? 'near-miss' : 'on-domain' }));
 
+/**
+ * A corpus laid out under bench/data/<key>/ (one folder of notes, its README beside it) with its query sets
+ * `<key>-queries.json` (search, and answerable) and `<key>-silent.json` (silent: near-miss, on-domain); undefined
+ * when the folder is not there.
+ */
+function folderCorpus(key, withTest) {
+  const root = path.join(DATA, key);
+  const folders = fs.existsSync(root) ? fs.readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory()) : [];
+  if (folders.length !== 1) return undefined;
+  const queries = (maybeJson(`${key}-queries.json`) ?? []).map((q) => ({ query: q.query, expect: list(q.expect), style: q.style }));
+  return {
+    key,
+    name: folders[0].name,
+    testOnly: TEST_ONLY.has(key),
+    dir: path.join(root, folders[0].name),
+    queries,
+    answerable: queries.map((q) => ({ prompt: q.query, expect: q.expect, style: q.style })),
+    silent: onDomain(`${key}-silent.json`),
+    cross: crossFor(key, withTest),
+    sets: `\`${key}-queries.json\` (search, and answerable), \`${key}-silent.json\` (silent: near-miss, on-domain)`,
+  };
+}
+
 export const CORPORA = {
   til: (withTest) => {
     const hook = readJson('hook-prompts.json');
@@ -73,39 +96,9 @@ export const CORPORA = {
       sets: '`tldr-queries.json` (search, and answerable), `tldr-prompts-silent.json` (silent: programming, agent-task, life), `tldr-silent-ondomain.json` (silent: near-miss, on-domain)',
     };
   },
-  corpus3: (withTest) => {
-    const folders = fs.existsSync(path.join(DATA, 'corpus3')) ? fs.readdirSync(path.join(DATA, 'corpus3'), { withFileTypes: true }).filter((d) => d.isDirectory()) : [];
-    if (folders.length !== 1) return undefined;
-    const queries = (maybeJson('corpus3-queries.json') ?? []).map((q) => ({ query: q.query, expect: list(q.expect), style: q.style }));
-    return {
-      key: 'corpus3',
-      name: folders[0].name,
-      testOnly: TEST_ONLY.has('corpus3'),
-      dir: path.join(DATA, 'corpus3', folders[0].name),
-      queries,
-      answerable: queries.map((q) => ({ prompt: q.query, expect: q.expect, style: q.style })),
-      silent: onDomain('corpus3-silent.json'),
-      cross: crossFor('corpus3', withTest),
-      sets: '`corpus3-queries.json` (search, and answerable), `corpus3-silent.json` (silent: near-miss, on-domain)',
-    };
-  },
+  corpus3: (withTest) => folderCorpus('corpus3', withTest),
   // A development corpus of long pages with headings (bench/data/corpus4/README.md); unlike corpus3, not TEST_ONLY.
-  corpus4: (withTest) => {
-    const folders = fs.existsSync(path.join(DATA, 'corpus4')) ? fs.readdirSync(path.join(DATA, 'corpus4'), { withFileTypes: true }).filter((d) => d.isDirectory()) : [];
-    if (folders.length !== 1) return undefined;
-    const queries = (maybeJson('corpus4-queries.json') ?? []).map((q) => ({ query: q.query, expect: list(q.expect), style: q.style }));
-    return {
-      key: 'corpus4',
-      name: folders[0].name,
-      testOnly: TEST_ONLY.has('corpus4'),
-      dir: path.join(DATA, 'corpus4', folders[0].name),
-      queries,
-      answerable: queries.map((q) => ({ prompt: q.query, expect: q.expect, style: q.style })),
-      silent: onDomain('corpus4-silent.json'),
-      cross: crossFor('corpus4', withTest),
-      sets: '`corpus4-queries.json` (search, and answerable), `corpus4-silent.json` (silent: near-miss, on-domain)',
-    };
-  },
+  corpus4: (withTest) => folderCorpus('corpus4', withTest),
 };
 
 /**
