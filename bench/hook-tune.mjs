@@ -21,9 +21,8 @@ const show = Number(arg('--show', 0));
 
 const { rebuildPromptIndex } = await importTs('src/adapters/index/prompt/build.ts');
 const { rankKeywords, decide, readSections } = await importTs('src/hooks/prompt/signals.ts');
-const { sectionKeywords } = await importTs('src/adapters/index/prompt/page.ts');
 const { analyzePrompt } = await importTs('src/core/text/prompt-text.ts');
-const { lookupTerms } = await importTs('src/adapters/index/prompt/format.ts');
+const { lookupTerms, readParts } = await importTs('src/adapters/index/prompt/format.ts');
 const { specificity, KEYWORD_PARAMS } = await importTs('src/core/text/relevance.ts');
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
@@ -55,12 +54,8 @@ for (const c of corpora(keys, { tuning: true })) {
     return ranking;
   };
   const src = (s) => repo.sourceOf.get(s.id);
-  // A page with sections is read part by part, as the hook does (signals.ts readSections); each file once.
-  const pages = new Map();
-  const read = (p, title) => {
-    if (!pages.has(p)) pages.set(p, sectionKeywords(repo.dir, p, title));
-    return pages.get(p);
-  };
+  // A page with sections is judged part by part, as the hook does (signals.ts readSections).
+  const read = (s) => readParts(reader, s.doc);
   prepared.push({
     c,
     src,

@@ -3,7 +3,10 @@
  * by part. A heading inside code is text; "#tag" is no heading.
  */
 import { describe, expect, it } from 'vitest';
-import { hasSections, sections } from '../../src/core/format/sections.js';
+import { MAX_PARTS, pageParts, sections } from '../../src/core/format/sections.js';
+import { keywords } from '../../src/core/text/prompt-text.js';
+
+const hasSections = (body: string): boolean => pageParts('Title', body, keywords) !== undefined;
 
 describe('sections', () => {
   it('cuts at the top-level headings: the text before the first, then each with what follows it, subsections inside', () => {
@@ -34,5 +37,20 @@ describe('sections', () => {
     expect(hasSections('## One\ntext\n## Two\nmore')).toBe(true);
     expect(sections('  \n')).toEqual([]);
     expect(sections('plain text, no heading')).toEqual([{ heading: '', text: 'plain text, no heading' }]);
+  });
+
+  it('gives the parts of a page as the prompt index keeps them: keyword counts with the title, and a mask per keyword', () => {
+    const parts = pageParts('Observability handbook', 'Why we watch.\n## Logging\nStructured logs.\n## Metrics\nPrometheus counters.\n', keywords)!;
+    // Three parts (the lead, Logging, Metrics), each with the title's two keywords.
+    expect(parts.sizes).toEqual([2 + 1, 2 + 2, 2 + 3]); // lead: watch; Logging: log, structure; Metrics: metric, prometheus, counter
+    expect(parts.masks.get('observability')).toBe(0b111);
+    expect(parts.masks.get('structure')).toBe(0b010);
+    expect(parts.masks.get('prometheus')).toBe(0b100);
+    expect(pageParts('T', 'one section only', keywords)).toBeUndefined();
+    // Past MAX_PARTS sections, the rest joins the last part.
+    const many = Array.from({ length: MAX_PARTS + 3 }, (_, i) => `## Part ${i}\nword${i}x`).join('\n');
+    const big = pageParts('T', many, keywords)!;
+    expect(big.sizes).toHaveLength(MAX_PARTS);
+    expect(big.masks.get(`word${MAX_PARTS + 2}x`)).toBe(1 << (MAX_PARTS - 1));
   });
 });

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../helpers/cli.js';
-import { contextOf, makeRepo, payload, pointerIds, runPromptHook, tid } from './prompt-support.js';
+import { commitAll, contextOf, makeRepo, payload, pointerIds, runPromptHook, tid, writeEntries } from './prompt-support.js';
 
 let sb: Sandbox;
 beforeEach(() => {
@@ -74,5 +74,13 @@ describe('prompt hook on a page with sections', () => {
     // The debug log says why the second was quiet: the page missed the focus bar, and no section passed the bars.
     const log = fs.readFileSync(debugFile, 'utf8');
     expect(log).toMatch(/"miss":"focus"/);
+
+    // A page added afterwards reaches the index as an update (its delta keeps the parts too), and its parts count.
+    writeEntries(sb.data, [{ id: tid(4), title: 'Release handbook', tags: ['operations'], body: PAGE.replace('## Logging', '## Changelogs\nEach release note lists migrations and feature flags.\n\n## Logging') }]);
+    await commitAll(sb, 'a second long page');
+    const later = contextOf(await runPromptHook(sb, payload('which migrations and feature flags go in each release note of the changelogs?', 'session-b'), { env }));
+    expect(pointerIds(later)).toEqual([tid(4)]);
+    const records = fs.readFileSync(debugFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { index?: string });
+    expect(records.at(-1)!.index).toMatch(/^updated /);
   });
 });

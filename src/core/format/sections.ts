@@ -50,8 +50,37 @@ export function sections(body: string): Section[] {
   return out;
 }
 
-/** True when a body has more than one section: a page the prompt hook may read part by part. */
-export function hasSections(body: string): boolean {
+/** The most parts a page is read in (a bit each in a 32-bit mask); the last one takes the rest of the page. */
+export const MAX_PARTS = 32;
+
+/**
+ * A page read part by part, as the prompt index keeps it: each part's count of distinct keywords, and per keyword a
+ * mask of the parts that hold it (bit i: part i).
+ */
+export interface PageParts {
+  sizes: number[];
+  masks: Map<string, number>;
+}
+
+/**
+ * The parts of a page with more than one section (undefined for one section or none): each section with the
+ * page's title, its keywords by `keywordsOf` (the prompt index's pipeline); sections past MAX_PARTS join the last.
+ */
+export function pageParts(title: string, body: string, keywordsOf: (text: string) => string[]): PageParts | undefined {
   // NOTE: most bodies have no heading line at all; only those are masked and cut (a build checks every entry).
-  return /^ {0,3}#{1,6}(?:[ \t]|$)/m.test(body) && sections(body).length > 1;
+  if (!/^ {0,3}#{1,6}(?:[ \t]|$)/m.test(body)) return undefined;
+  const secs = sections(body);
+  if (secs.length < 2) return undefined;
+  const own = keywordsOf(title);
+  const sets: Set<string>[] = [];
+  for (const [i, sec] of secs.entries()) {
+    const words = [...keywordsOf(sec.heading), ...keywordsOf(sec.text)];
+    if (i < MAX_PARTS) sets.push(new Set([...own, ...words]));
+    else for (const w of words) sets[MAX_PARTS - 1]!.add(w);
+  }
+  const masks = new Map<string, number>();
+  sets.forEach((set, i) => {
+    for (const w of set) masks.set(w, (masks.get(w) ?? 0) | (1 << i));
+  });
+  return { sizes: sets.map((x) => x.size), masks };
 }

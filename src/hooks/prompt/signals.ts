@@ -6,8 +6,8 @@
  * (adapters/index/prompt/extras-*.ts), and read here from `header.extras`.
  */
 import type { HookInput } from '../protocol.js';
-import { decayOf, lookupTerms, postingsHave, readDoc, type IndexReader } from '../../adapters/index/prompt/format.js';
-import { sectionKeywords } from '../../adapters/index/prompt/page.js';
+import { decayOf, lookupTerms, postingsHave, readDoc, readParts, type IndexReader } from '../../adapters/index/prompt/format.js';
+import type { PageParts } from '../../core/format/sections.js';
 import type { PromptActivity } from '../../core/text/prompt-text.js';
 import { KEYWORD_PARAMS, keywordWeights, saturate, type KeywordParams } from '../../core/text/relevance.js';
 import { freshestDecay, relativeDecay } from '../../core/decay.js';
@@ -73,8 +73,6 @@ export interface KeywordScore {
    */
   focus: number;
   terms: string[];
-  /** The entry's path when its page has sections (format.ts IndexDoc). */
-  path?: string;
   /** The number of the section its focus is that of (0: the first; readSections); absent: the page's. */
   section?: number;
 }
@@ -155,7 +153,7 @@ export function rankKeywords(reader: IndexReader, keywords: string[], params: Ke
   const decay = decayOf(reader, now);
   const ranked = best.map((doc) => {
     const terms = lists.flatMap(([k, p]) => (postingsHave(p, doc) ? [k] : []));
-    const { id, title, size, path } = readDoc(reader, doc);
+    const { id, title, size } = readDoc(reader, doc);
     return {
       doc,
       id,
@@ -166,7 +164,6 @@ export function rankKeywords(reader: IndexReader, keywords: string[], params: Ke
       coverage: mass > 0 ? matched[doc]! / mass : 0,
       focus: ochiai(terms.length, keywords.length, size),
       terms,
-      ...(path ? { path } : {}),
     };
   });
   return { mass, weights: all, ranked };
@@ -177,32 +174,33 @@ function ochiai(shared: number, prompt: number, size: number): number {
   return shared / Math.sqrt(prompt * Math.max(shared, size));
 }
 
-/** Reads a page's sections: each one's distinct keywords with its title's (adapters/index/prompt/page.ts). */
-export type SectionReader = (path: string, title: string) => Set<string>[] | undefined;
+/** The parts of a ranked entry that is a page with sections (format.ts readParts), or undefined. */
+export type PartsReader = (s: KeywordScore) => PageParts | undefined;
 
 /**
  * A long page holds most words of its domain, so the focus bar keeps it quiet (missOf); but a page with sections is
- * several notes in one file. An entry of the ranking that misses only the focus bar, has sections, and could be
- * pointed to (the first, or within `relative` of its evidence) is read part by part: each section, with the
- * page's title, is scored as a note of its own with the same bars, and the page's focus becomes that of its best
- * section that passes them all. So a page fires on a prompt one of its parts is about, and stays quiet on one whose
- * words it scatters across its parts. Returns the ranking with those entries' focus raised (a copy: the ranking
- * given is not changed); reads at most that few files.
+ * several notes in one file. An entry of the ranking that misses only the focus bar, is such a page, and could be
+ * pointed to (the first, or within `relative` of its evidence) is judged part by part: each part (a top-level
+ * section with the page's title, as the index keeps it: core/format/sections.ts pageParts) is scored as a note of
+ * its own with the same bars, and the page's focus becomes that of its best part that passes them all. So a page
+ * fires on a prompt one of its parts is about, and stays quiet on one whose words it scatters across its parts.
+ * Returns the ranking with those entries' focus raised (a copy: the ranking given is not changed).
  */
-export function readSections(ranking: KeywordRanking, keywords: string[], read: SectionReader, params: KeywordParams = KEYWORD_PARAMS): KeywordRanking {
+export function readSections(ranking: KeywordRanking, keywords: string[], partsOf: PartsReader, params: KeywordParams = KEYWORD_PARAMS): KeywordRanking {
   const [first] = ranking.ranked;
   if (!first) return ranking;
   const ranked = ranking.ranked.map((s) => {
-    if (!s.path || s.evidence < first.evidence * params.relative || missOf(s, params) !== 'focus') return s;
-    const parts = read(s.path, s.title);
-    if (!parts || parts.length < 2) return s;
+    if (s.evidence < first.evidence * params.relative || missOf(s, params) !== 'focus') return s;
+    const parts = partsOf(s);
+    if (!parts) return s;
+    const masks = keywords.map((k) => parts.masks.get(k) ?? 0);
     let best: KeywordScore | undefined;
-    for (const [i, part] of parts.entries()) {
-      const shared = keywords.filter((k) => part.has(k));
+    parts.sizes.forEach((size, i) => {
+      const shared = keywords.filter((_, j) => (masks[j]! & (1 << i)) !== 0);
       const covered = shared.reduce((sum, k) => sum + (ranking.weights.get(k)?.cover ?? 0), 0);
-      const scored = { ...s, terms: shared, covered, coverage: ranking.mass > 0 ? covered / ranking.mass : 0, focus: ochiai(shared.length, keywords.length, part.size) };
+      const scored = { ...s, terms: shared, covered, coverage: ranking.mass > 0 ? covered / ranking.mass : 0, focus: ochiai(shared.length, keywords.length, size) };
       if (!missOf(scored, params) && scored.focus > (best?.focus ?? 0)) best = { ...s, focus: scored.focus, section: i };
-    }
+    });
     return best ?? s;
   });
   return { ...ranking, ranked };
@@ -239,10 +237,9 @@ export function decide(ranking: KeywordRanking, params: KeywordParams = KEYWORD_
   return { fired, near: ranking.ranked.filter((s) => !fired.includes(s)) };
 }
 
-/** Ranks and decides (rankKeywords, decide): the entries that fire, why the best did not, and near misses. */
-export function scoreKeywords(reader: IndexReader, keywords: string[], params: KeywordParams = KEYWORD_PARAMS, sections?: SectionReader): { fired: KeywordScore[]; near: KeywordScore[]; miss?: KeywordMiss } {
-  const ranking = rankKeywords(reader, keywords, params);
-  return decide(sections ? readSections(ranking, keywords, sections, params) : ranking, params);
+/** Ranks, reads pages part by part and decides (rankKeywords, readSections, decide): the entries that fire, why the best did not, and near misses. */
+export function scoreKeywords(reader: IndexReader, keywords: string[], params: KeywordParams = KEYWORD_PARAMS): { fired: KeywordScore[]; near: KeywordScore[]; miss?: KeywordMiss } {
+  return decide(readSections(rankKeywords(reader, keywords, params), keywords, (s) => readParts(reader, s.doc), params), params);
 }
 
 /** Keyword signal: an entry whose specific words are what the prompt is about (spec/hooks.md, "Keyword"). */
@@ -250,7 +247,7 @@ export const keywordSignal: PromptSignal = {
   name: 'keyword',
   limit: KEYWORD_PARAMS.max,
   fire(ctx) {
-    const { fired, near, miss } = scoreKeywords(ctx.reader, ctx.keywords, KEYWORD_PARAMS, (p, title) => sectionKeywords(ctx.dataDir, p, title));
+    const { fired, near, miss } = scoreKeywords(ctx.reader, ctx.keywords);
     const pointers = fired.map((s) => ({ id: s.id, title: s.title, signal: 'keyword', score: round(s.evidence), terms: s.terms }));
     // NOTE: ids, scores and counts only: no prompt text (nor titles, which a prompt's words may match) in the log.
     const debug = ctx.debug

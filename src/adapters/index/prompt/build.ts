@@ -20,7 +20,7 @@ import { readDecaySettings } from '../../store/repo-settings.js';
 import { DEFAULT_DECAY, decayStamp, type DecaySettings } from '../../../core/decay.js';
 import { entryDirs, readEntryText } from '../../store/layout.js';
 import { bodyOf } from '../../../core/format/fence.js';
-import { hasSections } from '../../../core/format/sections.js';
+import { pageParts, type PageParts } from '../../../core/format/sections.js';
 import { kernelOrder } from '../../../core/budget.js';
 import { withoutSightings } from '../../../core/format/learning.js';
 import { readableLinks } from '../../../core/format/links.js';
@@ -120,7 +120,7 @@ type Decaying = Pick<BuildEntry, 'type' | 'kernel' | 'host' | 'created' | 'updat
  * One index document under the field averages `avg` (an update keeps its index's averages: update.ts), with its
  * decay stamp under the settings `decay`.
  */
-export function docOf(e: { id: string; title: string } & Decaying, fields: Record<FieldName, string[]>, avg: Record<string, number>, decay: DecaySettings, sectioned?: string): IndexDoc {
+export function docOf(e: { id: string; title: string } & Decaying, fields: Record<FieldName, string[]>, avg: Record<string, number>, decay: DecaySettings, parts?: PageParts): IndexDoc {
   const terms = new Map<string, number>();
   const weights = new Map<string, number>();
   for (const f of FIELD_NAMES) {
@@ -131,7 +131,7 @@ export function docOf(e: { id: string; title: string } & Decaying, fields: Recor
     }
   }
   const stamp = decayStamp({ type: e.type, kernel: e.kernel, host: e.host, created: e.created, updated: e.updated, evergreen: e.data.evergreen }, decay);
-  return { id: e.id, title: e.title, terms, weights, ...(stamp[1] > 0 ? { decay: stamp } : {}), ...(sectioned ? { path: sectioned } : {}) };
+  return { id: e.id, title: e.title, terms, weights, ...(stamp[1] > 0 ? { decay: stamp } : {}), ...(parts ? { parts } : {}) };
 }
 
 export function readBodyOf(dir: string, p: string): string {
@@ -262,7 +262,7 @@ export async function rebuildPromptIndex(dir: string): Promise<BuildResult> {
 
   const fielded = pointable.map((e) => {
     const body = readBodyOf(dir, e.path);
-    return { e, fields: fieldsOf(e, body), sectioned: hasSections(body) };
+    return { e, fields: fieldsOf(e, body), parts: pageParts(e.title, body, keywords) };
   });
   const avg = fieldAverages(fielded);
   const decay = indexDecaySettings(dir);
@@ -272,7 +272,7 @@ export async function rebuildPromptIndex(dir: string): Promise<BuildResult> {
     dirs,
     avg,
     decay: indexDecay(decay),
-    docs: fielded.map(({ e, fields, sectioned }) => docOf(e, fields, avg, decay, sectioned ? e.path : undefined)),
+    docs: fielded.map(({ e, fields, parts }) => docOf(e, fields, avg, decay, parts)),
     kernel,
     activity,
     files,

@@ -23,8 +23,8 @@ export interface DeltaFile {
   generation: string;
   dirs: string[];
   /** Its documents, newest change first: [id, title, [keyword, field bits, weight][], decay stamp (absent: none)]. */
-  /** id, title, keywords, decay stamp (0: none) and, for a page with sections, its path (format.ts IndexDoc). */
-  docs: [string, string, [string, number, number][], (DecayStamp | 0)?, string?][];
+  /** id, title, keywords, decay stamp (0: none) and, for a page with sections, its parts: sizes and keyword masks (format.ts IndexDoc). */
+  docs: [string, string, [string, number, number][], (DecayStamp | 0)?, [number[], [string, number][]]?][];
   /** Document numbers of the index file that its changes replaced or removed. */
   drop: number[];
   /** Every file changed since the index file was built: [path, stat signature or null when gone, kind, id]. */
@@ -70,7 +70,7 @@ export function deltaFor(base: IndexReader, d: Omit<DeltaFile, 'magic' | 'base'>
 export function applyDelta(base: IndexReader, d: DeltaFile): IndexReader {
   const own = base.header.n;
   const drops = [...new Set(d.drop.filter((i) => Number.isInteger(i) && i >= 0 && i < own))].sort((a, b) => a - b);
-  const docs: OverlayDoc[] = d.docs.map(([id, title, terms, decay, path]) => ({ id, title, terms: new Map(terms.map(([t, f, w]) => [t, [f, w]])), ...(Array.isArray(decay) ? { decay } : {}), ...(typeof path === 'string' && path ? { path } : {}) }));
+  const docs: OverlayDoc[] = d.docs.map(([id, title, terms, decay, parts]) => ({ id, title, terms: new Map(terms.map(([t, f, w]) => [t, [f, w]])), ...(Array.isArray(decay) ? { decay } : {}), ...(Array.isArray(parts) ? { parts: { sizes: parts[0], masks: new Map(parts[1]) } } : {}) }));
   const header: IndexHeader = {
     ...base.header,
     key: d.key,

@@ -11,6 +11,7 @@ import { dayOf, stampFactor, type DecayStamp } from '../../../core/decay.js';
 import { linePath, needsEscape, pathLine } from '../../../core/text/path-line.js';
 import type { HostExtras } from './extras-hosts.js';
 import type { SessionExtras } from './extras-sessions.js';
+import type { PageParts } from '../../../core/format/sections.js';
 
 const MAGIC = 'GKBPIX01';
 /** Bump when the format or the terms (core/text/terms.ts) change: an index of another version reads as none. */
@@ -35,10 +36,10 @@ export interface IndexDoc {
   /** Its decay stamp (core/decay.ts); absent: it does not decay. */
   decay?: DecayStamp;
   /**
-   * The entry's path when its body has sections (core/format/sections.ts): the keyword signal may read such a page
-   * part by part (spec/hooks.md, "Keyword"). Absent for a page of one section.
+   * A page with sections, part by part (core/format/sections.ts pageParts): the keyword signal may judge such a
+   * page by its best part (spec/hooks.md, "Keyword"). Absent for a page of one section.
    */
-  path?: string;
+  parts?: PageParts;
 }
 
 /**
@@ -130,7 +131,7 @@ export interface IndexHeader {
   dirs: string[];
   n: number;
   nBuckets: number;
-  sections: Record<'buckets' | 'postings' | 'docs' | 'docText' | 'kernel' | 'ages', [number, number]>;
+  sections: Record<'buckets' | 'postings' | 'docs' | 'docText' | 'kernel' | 'ages' | 'parts' | 'partText', [number, number]>;
   kernel: { id: string; title: string; path: string; sig: string; rules: KernelRule[]; off: number; len: number }[];
   activity: Record<string, ActivityItem[]>;
   hot: [string, string][];
@@ -206,13 +207,28 @@ export function encodeIndex(model: IndexModel): Buffer {
   const docTexts: Buffer[] = [];
   let dpos = 0;
   model.docs.forEach((doc, i) => {
-    const t = Buffer.from(`${doc.id}\t${docTitle(doc.title)}\t${doc.terms.size}${doc.path ? `\t${doc.path}` : ''}`, 'utf8');
+    const t = Buffer.from(`${doc.id}\t${docTitle(doc.title)}\t${doc.terms.size}`, 'utf8');
     docOffsets.writeUInt32LE(dpos, i * 4);
     docTexts.push(t);
     dpos += t.length;
   });
   docOffsets.writeUInt32LE(dpos, model.docs.length * 4);
   const docTextBuf = Buffer.concat(docTexts);
+
+  // Parts of the pages with sections: per document, the offset of its `sizes;keyword:mask ...` record (empty for a
+  // page of one section), read only for a page a prompt could point to (readParts).
+  const partOffsets = Buffer.alloc((model.docs.length + 1) * 4);
+  const partTexts: Buffer[] = [];
+  let ppos = 0;
+  model.docs.forEach((doc, i) => {
+    partOffsets.writeUInt32LE(ppos, i * 4);
+    if (!doc.parts) return;
+    const t = Buffer.from(partsText(doc.parts), 'utf8');
+    partTexts.push(t);
+    ppos += t.length;
+  });
+  partOffsets.writeUInt32LE(ppos, model.docs.length * 4);
+  const partTextBuf = Buffer.concat(partTexts);
 
   // Ages: per document, its decay stamp as two u16 (day, half-life; 0, 0: it does not decay).
   const ages = Buffer.alloc(model.docs.length * 4);
@@ -242,7 +258,7 @@ export function encodeIndex(model: IndexModel): Buffer {
     windowBufs.push(Buffer.from(slice.map(([p, s, k, id]) => `${escaped ? pathLine(p) : p}\t${s}\t${k}\t${id}\n`).join(''), 'utf8'));
   }
 
-  const bodies = [bucketDir, postingsBuf, docOffsets, docTextBuf, kernelBuf, ages, ...windowBufs];
+  const bodies = [bucketDir, postingsBuf, docOffsets, docTextBuf, kernelBuf, ages, partOffsets, partTextBuf, ...windowBufs];
   const headerFor = (base: number): IndexHeader => {
     let off = base;
     const at = (len: number): [number, number] => {
@@ -257,6 +273,8 @@ export function encodeIndex(model: IndexModel): Buffer {
       docText: at(docTextBuf.length),
       kernel: at(kernelBuf.length),
       ages: at(ages.length),
+      parts: at(partOffsets.length),
+      partText: at(partTextBuf.length),
     };
     const windows: [number, number, number][] = windowBufs.map((w, i) => [...at(w.length), Math.min(WINDOW_SIZE, model.files.length - i * WINDOW_SIZE)]);
     return {
@@ -309,7 +327,7 @@ export interface OverlayDoc {
   title: string;
   terms: Map<string, [fields: number, weight: number]>;
   decay?: DecayStamp;
-  path?: string;
+  parts?: PageParts;
 }
 
 /**
@@ -530,26 +548,51 @@ function ownTerms(reader: IndexReader, terms: string[]): Map<string, TermPosting
 }
 
 /**
- * The id and title of a document by its number (its overlay's first, where it has one), `size`, how many
- * distinct keywords it holds, and `path` for a page with sections (IndexDoc).
+ * The id and title of a document by its number (its overlay's first, where it has one), and `size`, how many
+ * distinct keywords it holds.
  */
-export function readDoc(reader: IndexReader, doc: number): { id: string; title: string; size: number; path?: string } {
+export function readDoc(reader: IndexReader, doc: number): { id: string; title: string; size: number } {
   const h = reader.header;
   const o = reader.overlay;
   const mine = o?.docs[doc - (h.n - o.docs.length)];
-  if (mine) return { id: mine.id, title: mine.title, size: mine.terms.size, ...(mine.path ? { path: mine.path } : {}) };
+  if (mine) return { id: mine.id, title: mine.title, size: mine.terms.size };
   const offs = reader.read(h.sections.docs[0] + doc * 4, 8);
   const start = offs.readUInt32LE(0);
   const end = offs.readUInt32LE(4);
   const text = reader.read(h.sections.docText[0] + start, end - start).toString('utf8');
-  // NOTE: `id\ttitle\tsize` or `id\ttitle\tsize\tpath`; a title holds no tab (docTitle), a path may.
+  // NOTE: `id\ttitle\tsize`; a title holds no tab (docTitle).
   const tab = text.indexOf('\t');
-  const second = text.indexOf('\t', tab + 1);
-  const third = text.indexOf('\t', second + 1);
-  const title = text.slice(tab + 1, second);
+  const last = text.lastIndexOf('\t');
   // NOTE: a size that does not parse is NaN, which fails the focus bar (signals.ts missOf): a damaged index is quiet.
-  if (third < 0) return { id: text.slice(0, tab), title, size: Number(text.slice(second + 1)) };
-  return { id: text.slice(0, tab), title, size: Number(text.slice(second + 1, third)), path: text.slice(third + 1) };
+  return { id: text.slice(0, tab), title: text.slice(tab + 1, last), size: Number(text.slice(last + 1)) };
+}
+
+/** A page's parts as the index file records them: `sizes;keyword:mask keyword:mask ...` (keywords hold no space or colon). */
+export function partsText(p: PageParts): string {
+  return `${p.sizes.join(',')};${[...p.masks].map(([k, m]) => `${k}:${m}`).join(' ')}`;
+}
+
+/** The parts of a document that is a page with sections (its overlay's first), or undefined. */
+export function readParts(reader: IndexReader, doc: number): PageParts | undefined {
+  const h = reader.header;
+  const o = reader.overlay;
+  const first = o ? h.n - o.docs.length : h.n;
+  if (doc >= first) return o!.docs[doc - first]?.parts;
+  const [at, len] = h.sections.parts ?? [0, 0];
+  if (len < (doc + 2) * 4) return undefined;
+  const offs = reader.read(at + doc * 4, 8);
+  const start = offs.readUInt32LE(0);
+  const end = offs.readUInt32LE(4);
+  if (end <= start) return undefined;
+  const text = reader.read(h.sections.partText[0] + start, end - start).toString('utf8');
+  const semi = text.indexOf(';');
+  const sizes = text.slice(0, semi).split(',').map(Number);
+  const masks = new Map<string, number>();
+  for (const pair of text.slice(semi + 1).split(' ')) {
+    const colon = pair.lastIndexOf(':');
+    if (colon > 0) masks.set(pair.slice(0, colon), Number(pair.slice(colon + 1)));
+  }
+  return { sizes, masks };
 }
 
 /**

@@ -14,7 +14,8 @@ import { buildLockFile, catalogCacheFile, hostsSig, indexFile, keyDirs, promptSt
 import { writeFileAtomic } from '../../store/fsutil.js';
 import { compareListing, entryDirs, fileStatInto, inRepoDir } from '../../store/layout.js';
 import fs from 'node:fs';
-import { hasSections } from '../../../core/format/sections.js';
+import { pageParts } from '../../../core/format/sections.js';
+import { keywords } from '../../../core/text/prompt-text.js';
 import { docOf, fieldsOf, generationOf, indexDecay, indexDecaySettings, kindOf, newerFirst, newestKey, readBodyOf, rebuildPromptIndex, type BuildResult } from './build.js';
 import { applyDelta, deltaFile, deltaFor, readDelta, type DeltaFile } from './delta.js';
 import { keptRows, readAllSideRows, RECENT_KEPT, sideRowOf, writeSide, type SideRow } from './extras-sessions.js';
@@ -154,9 +155,9 @@ async function update(dir: string, base: IndexReader, started: number): Promise<
   pointable.sort((a, b) => newerFirst(newestKey(a.e), a.e.id, newestKey(b.e), b.e.id));
   for (const { path, e } of pointable) {
     const body = readBodyOf(dir, path);
-    const d = docOf(e, fieldsOf(e, body), base.header.avg!, decay, hasSections(body) ? path : undefined);
+    const d = docOf(e, fieldsOf(e, body), base.header.avg!, decay, pageParts(e.title, body, keywords));
     const terms = [...d.terms].map(([t, f]): [string, number, number] => [t, f, d.weights!.get(t)!]);
-    docs.push(d.path ? [e.id, docTitle(e.title), terms, d.decay ?? 0, d.path] : d.decay ? [e.id, docTitle(e.title), terms, d.decay] : [e.id, docTitle(e.title), terms]);
+    docs.push(d.parts ? [e.id, docTitle(e.title), terms, d.decay ?? 0, [d.parts.sizes, [...d.parts.masks]]] : d.decay ? [e.id, docTitle(e.title), terms, d.decay] : [e.id, docTitle(e.title), terms]);
   }
   const leftIds = new Set(olds.filter((f) => f[2] === 'p').map((f) => f[3]));
   for (const d of prev?.docs ?? []) if (!leftIds.has(d[0])) docs.push(d);
