@@ -32,7 +32,7 @@ const list = (x) => (Array.isArray(x) ? x : [x]);
 export const TEST_ONLY = new Set(['corpus3']);
 function crossFor(to, withTest) {
   const out = [];
-  for (const f of ['cross-negatives.json', 'cross-negatives-3.json']) {
+  for (const f of ['cross-negatives.json', 'cross-negatives-3.json', 'cross-negatives-4.json']) {
     const d = maybeJson(f);
     if (!d) continue;
     for (const [k, rows] of Object.entries(d)) {
