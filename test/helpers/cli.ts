@@ -115,3 +115,22 @@ export async function expectCleanRepo(dir: string): Promise<void> {
   const status = await git(dir, ['status', '--porcelain']);
   if (status.trim()) throw new Error(`git status not clean in ${dir}:\n${status}`);
 }
+
+/**
+ * True when `pid` is a live process. A zombie (killed, its parent dead, not yet reaped, which a container's first
+ * process may never do) runs nothing, so it is not.
+ */
+export function processRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) state ...", where comm may hold spaces and parentheses
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
+  }
+}

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { kb, makeSandbox, processRunning as running, type Sandbox } from '../helpers/cli.js';
 import { addKernel, parseDeny, pathWith, payload, runGate, STUBS, stubBin, stubCalls } from '../gate/support.js';
 
 let sb: Sandbox;
@@ -32,21 +32,6 @@ beforeEach(() => {
 /** A README write whose prose is unique to this call (so earlier verdicts are not reused by accident). */
 function readme(words = `Our team values synergy between the storage layer and the planner (case ${n}).`): Record<string, unknown> {
   return payload('Write', { file_path: path.join(project, 'README.md'), content: `${words}\n` }, project);
-}
-
-/** True when `pid` is a live process (a zombie, killed but not yet reaped by its new parent, is not). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return true;
-  }
 }
 
 function withStub(stub: string | undefined, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {

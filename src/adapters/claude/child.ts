@@ -4,12 +4,13 @@
  * session, its own system prompt and a JSON Schema for its answer (childArgs), git-kb's own model calls switched
  * off in its environment (KB_PROSE_LINT=0, KB_REFLECT=0), the prompt on stdin, the OS temp dir as working
  * directory. A `claude` too old for those flags (it exits naming an unknown option) is asked again with the
- * first four only. The child runs in its own process group, which is killed at the timeout, on more than 1 MB of
- * output, once the child has exited, and when this process exits. Never throws. Loaded only when a model call is due.
+ * first four only. The child runs in its own process group (adapters/system/group-run.ts), which is killed at the
+ * timeout, on more than 1 MB of output, once the child has exited, and when this process exits; its stderr is kept
+ * to 16 KB. Never throws. Loaded only when a model call is due.
  */
-import { spawn } from 'node:child_process';
 import os from 'node:os';
 import type { ModelRun } from '../../core/text/model-json.js';
+import { runInGroup } from '../system/group-run.js';
 
 /** Settings handed to the child so no hook (git-kb's included) runs inside it. */
 export const CHILD_SETTINGS = '{"disableAllHooks":true}';
@@ -42,18 +43,7 @@ export interface ChildOptions extends ChildSpec {
 /** A `claude` that refused an argument (commander's wording): it predates one of the newer flags. */
 const UNKNOWN_OPTION = /\b(?:unknown|unrecognized) option\b/i;
 const MAX_STDOUT = 1_000_000;
-
-const running = new Set<number>();
-let exitHook = false;
-
-function killGroup(pid: number | undefined): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    /* already gone */
-  }
-}
+const MAX_STDERR = 16_384;
 
 /** Runs the child (see the module contract): its exit and output, or why it did not finish. */
 export async function runClaudeChild(o: ChildOptions): Promise<ModelRun> {
@@ -64,71 +54,24 @@ export async function runClaudeChild(o: ChildOptions): Promise<ModelRun> {
   return left < 1_000 ? run : runOnce({ ...o, legacy: true, timeoutMs: left });
 }
 
-function runOnce(o: ChildOptions): Promise<ModelRun> {
-  return new Promise((resolve) => {
-    let settled = false;
-    let child: ReturnType<typeof spawn>;
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let outBytes = 0;
-    let errBytes = 0;
-    const finish = (outcome: ModelRun): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      // NOTE: the whole group goes, so a grandchild the child left behind cannot outlive this process.
-      killGroup(child?.pid);
-      if (child?.pid) running.delete(child.pid);
-      child?.stdout?.destroy();
-      child?.stderr?.destroy();
-      child?.stdin?.destroy();
-      child?.unref();
-      resolve(outcome);
-    };
-    const timer = setTimeout(() => finish({ kind: 'error', reason: `timeout after ${o.timeoutMs} ms` }), o.timeoutMs);
-    try {
-      child = spawn(o.claude, childArgs(o, o.legacy), {
-        cwd: os.tmpdir(),
-        env: { ...o.env, KB_PROSE_LINT: '0', KB_REFLECT: '0' },
-        stdio: ['pipe', 'pipe', 'pipe'],
-        detached: true,
-      });
-    } catch (e) {
-      finish({ kind: 'error', reason: `cannot start ${o.claude}: ${(e as Error).message}` });
-      return;
-    }
-    if (child.pid) running.add(child.pid);
-    if (!exitHook) {
-      exitHook = true;
-      process.once('exit', () => {
-        for (const pid of running) killGroup(pid);
-      });
-    }
-    child.on('error', (e) => finish({ kind: 'error', reason: `cannot run ${o.claude}: ${e.message}` }));
-    child.stdout!.on('data', (c: Buffer) => {
-      outBytes += c.length;
-      if (outBytes > MAX_STDOUT) finish({ kind: 'error', reason: `${o.what} output over 1 MB` });
-      else out.push(c);
-    });
-    child.stderr!.on('data', (c: Buffer) => {
-      errBytes += c.length;
-      if (errBytes <= 16_384) err.push(c);
-    });
-    child.stdin!.on('error', () => undefined);
-    child.stdin!.end(o.prompt);
-    const decide = (code: number | null, signal: NodeJS.Signals | null): void => {
-      finish({ kind: 'exit', code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
-    };
-    let closed = false;
-    child.on('close', (code, signal) => {
-      closed = true;
-      decide(code, signal);
-    });
-    // A grandchild holding the pipes open must not keep the caller waiting once the child itself has exited.
-    child.on('exit', (code, signal) => {
-      setTimeout(() => {
-        if (!closed) decide(code, signal);
-      }, 200).unref();
-    });
+async function runOnce(o: ChildOptions): Promise<ModelRun> {
+  const r = await runInGroup({
+    file: o.claude,
+    args: childArgs(o, o.legacy),
+    cwd: os.tmpdir(),
+    env: { ...o.env, KB_PROSE_LINT: '0', KB_REFLECT: '0' },
+    input: o.prompt,
+    timeoutMs: o.timeoutMs,
+    stdout: { max: MAX_STDOUT, past: 'fail', reason: `${o.what} output over 1 MB` },
+    stderr: { max: MAX_STDERR, past: 'truncate' },
   });
+  switch (r.kind) {
+    case 'unstarted':
+      return { kind: 'error', reason: `${r.threw ? 'cannot start' : 'cannot run'} ${o.claude}: ${r.message}` };
+    case 'failed':
+      return { kind: 'error', reason: r.reason };
+    case 'exit':
+      if (r.timedOut) return { kind: 'error', reason: `timeout after ${o.timeoutMs} ms` };
+      return { kind: 'exit', code: r.code, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+  }
 }
