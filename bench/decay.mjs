@@ -34,7 +34,6 @@ const DAY = 86_400_000;
 const { openSearchStore } = await importTs('src/adapters/index/search-store.ts');
 const { searchStore } = await importTs('src/adapters/index/search.ts');
 const { rebuildPromptIndex } = await importTs('src/adapters/index/prompt/build.ts');
-const { readParts } = await importTs('src/adapters/index/prompt/format.ts');
 const { rankKeywords, readSections, decide } = await importTs('src/hooks/prompt/signals.ts');
 const { analyzePrompt } = await importTs('src/core/text/prompt-text.ts');
 const { KEYWORD_PARAMS } = await importTs('src/core/text/relevance.ts');
@@ -98,7 +97,7 @@ async function hookPass(repo, d) {
   const { reader } = await rebuildPromptIndex(repo.dir);
   const rows = SET.queries.map((q) => {
     const a = analyzePrompt(q.prompt);
-    const fired = a.skip ? [] : decide(readSections(rankKeywords(reader, a.keywords, KEYWORD_PARAMS, 8, NOW), a.keywords, (s) => readParts(reader, s.doc))).fired.map((s) => s.id);
+    const fired = a.skip ? [] : decide(readSections(rankKeywords(reader, a.keywords, KEYWORD_PARAMS, 8, NOW), a.keywords, reader)).fired.map((s) => s.id);
     return { q, fired, first: fired[0] === repo.idOf.get(q.expect), has: fired.includes(repo.idOf.get(q.expect)), old: !!q.superseded && fired.includes(repo.idOf.get(q.superseded)) };
   });
   reader.close();

@@ -22,7 +22,7 @@ const show = Number(arg('--show', 0));
 const { rebuildPromptIndex } = await importTs('src/adapters/index/prompt/build.ts');
 const { rankKeywords, decide, readSections } = await importTs('src/hooks/prompt/signals.ts');
 const { analyzePrompt } = await importTs('src/core/text/prompt-text.ts');
-const { lookupTerms, readParts } = await importTs('src/adapters/index/prompt/format.ts');
+const { lookupTerms } = await importTs('src/adapters/index/prompt/format.ts');
 const { specificity, KEYWORD_PARAMS } = await importTs('src/core/text/relevance.ts');
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
@@ -54,12 +54,11 @@ for (const c of corpora(keys, { tuning: true })) {
     return ranking;
   };
   const src = (s) => repo.sourceOf.get(s.id);
-  // A page with sections is judged part by part, as the hook does (signals.ts readSections).
-  const read = (s) => readParts(reader, s.doc);
   prepared.push({
     c,
     src,
-    read,
+    // A page with sections is judged part by part, as the hook does (signals.ts readSections).
+    reader,
     answerable: c.answerable.map((f) => ({ ...f, ranking: rank(f.prompt) })),
     silent: c.silent.map((s) => ({ ...s, ranking: rank(s.prompt) })),
     cross: c.cross.map((s) => ({ ...s, ranking: rank(s.prompt) })),
@@ -67,7 +66,7 @@ for (const c of corpora(keys, { tuning: true })) {
 }
 
 /** What the hook points to for a prompt (its ranking computed once), under `params`. */
-const firedBy = (p, x, params) => (x.ranking ? decide(readSections(x.ranking, x.ranking.keywords, p.read, params), params).fired : []);
+const firedBy = (p, x, params) => (x.ranking ? decide(readSections(x.ranking, x.ranking.keywords, p.reader, params), params).fired : []);
 
 function evaluate(p, params) {
   const fired = (x) => firedBy(p, x, params);

@@ -11,7 +11,9 @@ export interface Section {
   text: string;
 }
 
-const HEADING = /^ {0,3}#{1,6}(?:[ \t]+|$)/;
+const HEADING = /^ {0,3}(#{1,6})(?:[ \t]+|$)/;
+/** Any line of a text that is a heading (HEADING's pattern, every line): the quick test before a text is cut. */
+const ANY_HEADING = new RegExp(HEADING.source, 'm');
 
 /**
  * The sections of a body, in order: the text before the first heading (when it holds anything but white space),
@@ -34,14 +36,14 @@ export function sections(body: string): Section[] {
   // NOTE: cut into its top-level parts only: subsections of a few lines would each read as a note of their own,
   // and a short one sharing two or three words with a prompt passes the focus bar (measured on corpus4, the
   // development corpus of long pages: spec/hooks.md, "Keyword").
-  const levels = masked.map((l) => (HEADING.test(l) ? /#+/.exec(l)![0].length : 0));
+  const heads = masked.map((l) => HEADING.exec(l));
   const counts = [0, 0, 0, 0, 0, 0, 0];
-  for (const l of levels) counts[l]!++;
+  for (const m of heads) if (m) counts[m[1]!.length]!++;
   let cut = counts.findIndex((c, l) => l > 0 && c >= 2);
   if (cut < 0) cut = counts.findIndex((c, l) => l > 0 && c > 0);
   for (let i = 0; i < lines.length; i++) {
-    const m = levels[i]! > 0 && levels[i]! <= cut ? HEADING.exec(masked[i]!) : null;
-    if (!m) continue;
+    const m = heads[i];
+    if (!m || m[1]!.length > cut) continue;
     close(i);
     heading = lines[i]!.slice(m[0].length).replace(/[ \t]+#+[ \t]*$/, '').trim();
     from = i + 1;
@@ -68,7 +70,7 @@ export interface PageParts {
  */
 export function pageParts(title: string, body: string, keywordsOf: (text: string) => string[]): PageParts | undefined {
   // NOTE: most bodies have no heading line at all; only those are masked and cut (a build checks every entry).
-  if (!/^ {0,3}#{1,6}(?:[ \t]|$)/m.test(body)) return undefined;
+  if (!ANY_HEADING.test(body)) return undefined;
   const secs = sections(body);
   if (secs.length < 2) return undefined;
   const own = keywordsOf(title);

@@ -7,7 +7,6 @@
  */
 import type { HookInput } from '../protocol.js';
 import { decayOf, lookupTerms, postingsHave, readDoc, readParts, type IndexReader } from '../../adapters/index/prompt/format.js';
-import type { PageParts } from '../../core/format/sections.js';
 import type { PromptActivity } from '../../core/text/prompt-text.js';
 import { KEYWORD_PARAMS, keywordWeights, saturate, type KeywordParams } from '../../core/text/relevance.js';
 import { freshestDecay, relativeDecay } from '../../core/decay.js';
@@ -174,9 +173,6 @@ function ochiai(shared: number, prompt: number, size: number): number {
   return shared / Math.sqrt(prompt * Math.max(shared, size));
 }
 
-/** The parts of a ranked entry that is a page with sections (format.ts readParts), or undefined. */
-export type PartsReader = (s: KeywordScore) => PageParts | undefined;
-
 /**
  * A long page holds most words of its domain, so the focus bar keeps it quiet (missOf); but a page with sections is
  * several notes in one file. An entry of the ranking that misses only the focus bar, is such a page, and could be
@@ -186,12 +182,12 @@ export type PartsReader = (s: KeywordScore) => PageParts | undefined;
  * fires on a prompt one of its parts is about, and stays quiet on one whose words it scatters across its parts.
  * Returns the ranking with those entries' focus raised (a copy: the ranking given is not changed).
  */
-export function readSections(ranking: KeywordRanking, keywords: string[], partsOf: PartsReader, params: KeywordParams = KEYWORD_PARAMS): KeywordRanking {
+export function readSections(ranking: KeywordRanking, keywords: string[], reader: IndexReader, params: KeywordParams = KEYWORD_PARAMS): KeywordRanking {
   const [first] = ranking.ranked;
   if (!first) return ranking;
   const ranked = ranking.ranked.map((s) => {
     if (s.evidence < first.evidence * params.relative || missOf(s, params) !== 'focus') return s;
-    const parts = partsOf(s);
+    const parts = readParts(reader, s.doc);
     if (!parts) return s;
     const masks = keywords.map((k) => parts.masks.get(k) ?? 0);
     let best: KeywordScore | undefined;
@@ -239,7 +235,7 @@ export function decide(ranking: KeywordRanking, params: KeywordParams = KEYWORD_
 
 /** Ranks, reads pages part by part and decides (rankKeywords, readSections, decide): the entries that fire, why the best did not, and near misses. */
 export function scoreKeywords(reader: IndexReader, keywords: string[], params: KeywordParams = KEYWORD_PARAMS): { fired: KeywordScore[]; near: KeywordScore[]; miss?: KeywordMiss } {
-  return decide(readSections(rankKeywords(reader, keywords, params), keywords, (s) => readParts(reader, s.doc), params), params);
+  return decide(readSections(rankKeywords(reader, keywords, params), keywords, reader, params), params);
 }
 
 /** Keyword signal: an entry whose specific words are what the prompt is about (spec/hooks.md, "Keyword"). */

@@ -22,8 +22,10 @@ export interface DeltaFile {
   key: string;
   generation: string;
   dirs: string[];
-  /** Its documents, newest change first: [id, title, [keyword, field bits, weight][], decay stamp (absent: none)]. */
-  /** id, title, keywords, decay stamp (0: none) and, for a page with sections, its parts: sizes and keyword masks (format.ts IndexDoc). */
+  /**
+   * Its documents, newest change first: [id, title, [keyword, field bits, weight][], decay stamp (0 or absent:
+   * none), and for a page with sections its parts (sizes, [keyword, mask][]: format.ts IndexDoc)].
+   */
   docs: [string, string, [string, number, number][], (DecayStamp | 0)?, [number[], [string, number][]]?][];
   /** Document numbers of the index file that its changes replaced or removed. */
   drop: number[];

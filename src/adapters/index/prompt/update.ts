@@ -157,7 +157,7 @@ async function update(dir: string, base: IndexReader, started: number): Promise<
     const body = readBodyOf(dir, path);
     const d = docOf(e, fieldsOf(e, body), base.header.avg!, decay, pageParts(e.title, body, keywords));
     const terms = [...d.terms].map(([t, f]): [string, number, number] => [t, f, d.weights!.get(t)!]);
-    docs.push(d.parts ? [e.id, docTitle(e.title), terms, d.decay ?? 0, [d.parts.sizes, [...d.parts.masks]]] : d.decay ? [e.id, docTitle(e.title), terms, d.decay] : [e.id, docTitle(e.title), terms]);
+    docs.push([e.id, docTitle(e.title), terms, d.decay ?? 0, d.parts && [d.parts.sizes, [...d.parts.masks]]]);
   }
   const leftIds = new Set(olds.filter((f) => f[2] === 'p').map((f) => f[3]));
   for (const d of prev?.docs ?? []) if (!leftIds.has(d[0])) docs.push(d);
