@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, expectCleanRepo, git, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { commitCount, initRepo, kbd, kbj, treePaths } from './support.js';
+import { KillWindow } from '../hostile/support.js';
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -54,20 +55,20 @@ describe('SIGKILL during add', () => {
       await fn();
       return Date.now() - t0;
     };
-    let windowMs = Math.max(10, Math.round((await timed(async () => expect((await kbd(sb, ['add', '--type', 'decision', '--title', 'Timing probe', '--', 'A body.'])).code).toBe(0))) * 1.1));
+    const probeMs = await timed(async () => expect((await kbd(sb, ['add', '--type', 'decision', '--title', 'Timing probe', '--', 'A body.'])).code).toBe(0));
+    const window = new KillWindow(probeMs * 1.1, ROUNDS, 0x5eed, 10);
     const slices = Array.from({ length: ROUNDS }, (_, i) => i).sort(() => Math.random() - 0.5);
     let killed = 0;
     let recovered = 0;
     for (let round = 0; killed < ROUNDS && round < 3 * ROUNDS; round++) {
-      const slice = windowMs / ROUNDS;
-      const delay = Math.floor(slices[killed]! * slice + Math.random() * slice);
+      const delay = window.delay(slices[killed]!);
       const before = await commitCount(sb);
       let end: { code: number | null; signal: NodeJS.Signals | null } = { code: null, signal: null };
       const took = await timed(async () => (end = await addThenKill(`Killed round ${round}`, delay)));
       if (end.signal === 'SIGKILL') killed++;
       // NOTE: an add that ended before its kill took less than the window: the window shrinks below that time
       // (took is spawn to exit; a kill at or past it cannot land), so the later slices become reachable.
-      else windowMs = Math.max(10, Math.round(Math.min(windowMs, took) * 0.9));
+      window.observe(end.signal === 'SIGKILL', took);
       const label = `round ${round} (killed after ${delay} ms: ${end.signal ?? `exit ${end.code}`})`;
 
       // Valid right after the kill, before anyone repairs anything.

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, kb, makeSandbox, ROOT, type RunResult, type Sandbox } from '../helpers/cli.js';
 import { cleanGitEnv, startGitServer, type GitServer } from '../helpers/git-server.js';
 import { tid, writeEntries } from '../hooks/prompt-support.js';
-import { copyTree, fsckOutput, kbKilledAfter, lockPath, seeded, tempFiles } from './support.js';
+import { copyTree, fsckOutput, kbKilledAfter, KillWindow, lockPath, tempFiles } from './support.js';
 
 const KILLS = Number(process.env.KB_HOSTILE_KILLS ?? 20);
 const SEED = Number(process.env.KB_HOSTILE_SEED ?? 0x5eed);
@@ -257,7 +257,7 @@ const verbs: Verb[] = [
 
 describe('kill harness', () => {
   for (const verb of verbs) {
-    it(`kills "${verb.name}" ${KILLS} times at seeded random points: fsck clean after each kill, status clean after the next command`, { timeout: 60_000 + KILLS * 6_000 }, async () => {
+    it(`kills "${verb.name}" ${KILLS} times at seeded random points: fsck clean after each kill, status clean after the next command`, { timeout: 60_000 + 3 * KILLS * 6_000 }, async () => {
       const shared = await verb.setup();
       // Timing probe: unkilled runs, noting when the lock appears; the fastest of three, so a probe slowed by a
       // busy machine does not spread the kill points past the end of the runs that follow.
@@ -271,17 +271,24 @@ describe('kill harness', () => {
       probe = probe!;
       const total = Math.max(50, probe.ms);
       const afterLock = Math.max(10, probe.ms - (probe.lockAtMs ?? 0));
-      const rnd = seeded(SEED ^ verb.name.length * 7919 ^ verb.name.charCodeAt(0));
+      // Kill points follow the machine's load (KillWindow): a run that ends before its kill narrows its window, and
+      // rounds go on until KILLS were run and a third of KILLS really killed (at most 3 x KILLS).
+      const seed = SEED ^ (verb.name.length * 7919) ^ verb.name.charCodeAt(0);
+      const fromSpawn = new KillWindow(total, KILLS, seed, 10);
+      const fromLockWindow = new KillWindow(afterLock, KILLS, seed + 1, 5);
       const failures: string[] = [];
       let killed = 0;
       const seenTemp = new Set<string>();
-      for (let n = 0; n < KILLS && failures.length < 10; n++) {
+      for (let n = 0; n < 3 * KILLS && (n < KILLS || killed < Math.ceil(KILLS / 3)) && failures.length < 10; n++) {
         const dir = verb.repoFor ? await verb.repoFor(n) : shared;
         const fromLock = !verb.fromSpawnOnly && n % 2 === 1;
-        const delay = Math.round(rnd() * (fromLock ? afterLock : total * 1.1));
+        const w = fromLock ? fromLockWindow : fromSpawn;
+        const delay = w.delay(n);
+        const windowMs = w.windowMs;
         const k = await kbKilledAfter(sb, verb.args(dir, n), delay, fromLock ? { afterFile: lockPath(dir) } : {});
         if (k.signal === 'SIGKILL') killed++;
-        const what = `${verb.name} round ${n}: killed ${delay} ms after ${fromLock ? 'the lock appeared' : 'spawn'} (~${fromLock ? afterLock : total} ms window; ${k.signal ?? `exit ${k.code}`})`;
+        w.observe(k.signal === 'SIGKILL', fromLock ? k.ms - (k.lockAtMs ?? k.ms) : k.ms);
+        const what = `${verb.name} round ${n}: killed ${delay} ms after ${fromLock ? 'the lock appeared' : 'spawn'} (~${windowMs} ms window; ${k.signal ?? `exit ${k.code}`})`;
         await verb.afterKill?.();
         const fsck = fs.existsSync(path.join(dir, '.git')) ? await fsckOutput(dir, sb.env) : { code: 0, text: '' };
         const fsckText = fsck.text.split('\n').filter((l) => l.trim() && ![...seenTemp].some((f) => l.includes(f))).join('\n');

@@ -26,6 +26,36 @@ export function seeded(seed: number): () => number {
   };
 }
 
+/**
+ * Kill delays that follow the machine's load: one seeded point per slice of [5%, 95%] of a window measured by an
+ * unkilled probe run. A run that ends before its kill shows the window is wider than the runs now take (the probe
+ * ran on a busier machine): the window narrows to 0.9 x the smaller of itself and the time that run took (floor
+ * `floorMs`), so the later slices stay reachable.
+ */
+export class KillWindow {
+  private readonly rnd: () => number;
+  constructor(
+    public windowMs: number,
+    private readonly slices: number,
+    seed: number,
+    private readonly floorMs = 5,
+  ) {
+    this.rnd = seeded(seed);
+    this.windowMs = Math.max(floorMs, windowMs);
+  }
+
+  /** The kill delay for round `n` (slices repeat when rounds go on past them). */
+  delay(n: number): number {
+    const slice = (this.windowMs * 0.9) / this.slices;
+    return Math.round(this.windowMs * 0.05 + (n % this.slices) * slice + this.rnd() * slice);
+  }
+
+  /** Notes how a round ended; `tookMs` is the run's time over the same span the window measures. */
+  observe(killed: boolean, tookMs: number): void {
+    if (!killed) this.windowMs = Math.max(this.floorMs, Math.round(Math.min(this.windowMs, tookMs) * 0.9));
+  }
+}
+
 /** How a killed (or not) process ended. */
 export interface KillResult {
   code: number | null;
