@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { addEntry, commitAll, entryText, initRepo, kbd, kbj, settleFolders, writeFile, type Added } from './support.js';
-import { kbKilledAfter, seeded } from '../hostile/support.js';
+import { kbKilledAfter, KillWindow, seeded } from '../hostile/support.js';
 
 let sb: Sandbox;
 let a: Added;
@@ -236,13 +236,15 @@ describe('catalog summary', () => {
     settleFolders(sb);
     await kbj(sb, ['status']);
     const probe = await kbKilledAfter(sb, ['--data', sb.data, 'list'], 60_000);
+    const window = new KillWindow(probe.ms, 16, 0x5eed);
     let killed = 0;
     for (let n = 0; n < 16; n++) {
       const x = added[Math.floor(rnd() * added.length)]!;
       const abs = path.join(sb.data, x.path);
       fs.writeFileSync(abs, `${fs.readFileSync(abs, 'utf8').trimEnd()}\n\nRound ${n}: ${'grown '.repeat(Math.floor(rnd() * 400))}\n`);
-      const k = await kbKilledAfter(sb, ['--data', sb.data, 'list'], Math.round(rnd() * probe.ms * 1.2));
+      const k = await kbKilledAfter(sb, ['--data', sb.data, 'list'], window.delay(n));
       if (k.signal === 'SIGKILL') killed++;
+      window.observe(k.signal === 'SIGKILL', k.ms);
       const after = { status: await kbj(sb, ['status']), list: await kbj(sb, ['list', '--limit', '50']) };
       expect(after, `round ${n}`).toEqual(await full());
       settleFolders(sb);

@@ -19,7 +19,7 @@ import { readAllSideRows } from '../../src/adapters/index/prompt/extras-sessions
 import { lookupTerms, readAllFiles, readDoc, type IndexReader } from '../../src/adapters/index/prompt/format.js';
 import { refreshIndex, updatePromptIndex } from '../../src/adapters/index/prompt/update.js';
 import { makeSandbox, type Sandbox } from '../helpers/cli.js';
-import { seeded } from '../hostile/support.js';
+import { KillWindow, seeded } from '../hostile/support.js';
 import { entryRel, entryText, makeRepo, tid, writeEntries, type TestEntry } from './prompt-support.js';
 
 let sb: Sandbox;
@@ -234,7 +234,6 @@ describe('prompt index updates', () => {
   }, 120_000);
 
   it('an update killed at any point leaves an index that reads, and the next update right', { timeout: 120_000 }, async () => {
-    const rnd = seeded(0x4b11);
     const entries: TestEntry[] = Array.from({ length: 30 }, (_, i) => ({ id: tid(i + 1), title: `${words[i % words.length]} ${words[(i * 3) % words.length]} note ${i}`, body: words.slice(i % 7, (i % 7) + 6).join(' ') }));
     await makeRepo(sb, entries);
     const dir = sb.data;
@@ -253,12 +252,14 @@ describe('prompt index updates', () => {
       });
     writeEntries(dir, [{ id: tid(100), title: 'probe entry', body: 'probe' }]);
     const probe = await runBuilder(60_000);
+    const window = new KillWindow(probe.ms, 16, 0x4b11);
     let killed = 0;
     for (let n = 0; n < 16; n++) {
       writeEntries(dir, [{ id: tid(200 + n), title: `${words[n % words.length]} killed update ${n}`, body: `${words[(n * 5) % words.length]} body ${n}` }]);
       if (n % 3 === 2) fs.rmSync(path.join(dir, entryRel(entries[n]!)));
-      const r = await runBuilder(Math.round(rnd() * probe.ms * 1.2));
+      const r = await runBuilder(window.delay(n));
       if (r.signal === 'SIGKILL') killed++;
+      window.observe(r.signal === 'SIGKILL', r.ms);
       const after = openPromptIndex(dir, indexFile(dir));
       expect(after, `round ${n}: an index reads after the kill`).toBeDefined();
       after!.close();
