@@ -117,6 +117,9 @@ describe('tokenize and terms', () => {
     // An ordinal is a number too where numbers are dropped (a date in a prompt); search keeps both.
     expect(tokenize('shows March 9th, the 2nd run, 3rd time, 21st day, 300ms', false)).toEqual(['shows', 'march', 'the', 'run', 'time', 'day', '300ms']);
     expect(tokenize('the 2nd run')).toEqual(['the', '2nd', 'run']);
+    // A number's plural is the number: dropped with numbers, and searched as the number ("404s" finds "404").
+    expect(tokenize('still 404s in the 1990s, 10s', false)).toEqual(['still', 'in', 'the']);
+    expect(terms('still 404s in the 1990s, v2s', SEARCH_TERMS)).toEqual(['still', '404', '1990', 'v2s']);
     expect(tokenize(`x${'a'.repeat(60)} café Straße`)).toEqual(['café', 'straße']);
     expect(tokenize('max_connections 127.0.0.1')).toEqual(['max', 'connections', '127', '0', '0', '1']);
   });

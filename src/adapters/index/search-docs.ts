@@ -16,7 +16,7 @@ import { bodyOf } from '../../core/format/fence.js';
 import { readableLinks } from '../../core/format/links.js';
 
 /** Bump when the stored shape, the indexed text or the term processing (core/text/terms.ts) changes. */
-export const SEARCH_INDEX_VERSION = 9;
+export const SEARCH_INDEX_VERSION = 10;
 /**
  * The MiniSearch this code is built with (checked against node_modules by test/search-cache.test.ts). It is part
  * of the key of the stored index, because that holds MiniSearch's private fields.

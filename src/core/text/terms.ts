@@ -72,8 +72,9 @@ export function tokenize(text: string, numbers = true): string[] {
   // NOTE: the Unicode-aware pattern is only compiled for text that needs it: it costs a fraction of a
   // millisecond, which the prompt path counts.
   const words = (/^[\x00-\x7f]*$/.test(lower) ? lower.match(/[a-z0-9]+/g) : lower.match(/[\p{L}\p{N}\p{M}]+/gu)) ?? [];
-  // NOTE: an ordinal ("9th", "2nd") is a number too: a date or a count in a prompt, not its subject.
-  const dropped = (w: string): boolean => w.length > MAX_TOKEN_CHARS || (!numbers && /^\d+(?:st|nd|rd|th)?$/.test(w));
+  // NOTE: an ordinal ("9th", "2nd") and a number's plural ("404s", "1990s") are numbers too: in a prompt, a date
+  // or a count, not its subject.
+  const dropped = (w: string): boolean => w.length > MAX_TOKEN_CHARS || (!numbers && /^\d+(?:st|nd|rd|th|s)?$/.test(w));
   // NOTE: most texts drop nothing, and their word list is returned as it is (a rebuild tokenizes 200 MB).
   for (let i = 0; i < words.length; i++) if (dropped(words[i]!)) return words.filter((w) => !dropped(w));
   return words;
@@ -201,10 +202,12 @@ const HAS_VOWEL = /[aeiouy]/;
 /**
  * A light stemmer for English: folds plurals and third persons (-s, -es, -ies), -ing and -ed onto the base word,
  * so "indexes", "indexing" and "indexed" meet "index", and "merges", "merging" and "merged" meet "merge".
- * Words of three letters or fewer, and words with a digit, are kept as they are.
+ * Words of three letters or fewer, and words with a digit, are kept as they are, but a number's plural ("404s",
+ * "1990s"), which is the number.
  */
 export function stem(word: string): string {
-  if (word.length <= 3 || /\d/.test(word)) return word;
+  if (/\d/.test(word)) return /^\d+s$/.test(word) ? word.slice(0, -1) : word;
+  if (word.length <= 3) return word;
   const irregular = IRREGULAR.get(word);
   if (irregular) return irregular;
   let s = word;

@@ -15,7 +15,7 @@ import type { PageParts } from '../../../core/format/sections.js';
 
 const MAGIC = 'GKBPIX01';
 /** Bump when the format or the terms (core/text/terms.ts) change: an index of another version reads as none. */
-export const INDEX_VERSION = 9;
+export const INDEX_VERSION = 10;
 
 /** Field bits of a posting: which part of the entry the keyword came from. */
 export const FIELD_TITLE = 1;
