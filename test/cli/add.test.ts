@@ -72,6 +72,13 @@ describe('add', () => {
     const s = await kbj(sb, ['add', '--type', 'lesson_learned', '--title', 'From stdin'], { input: 'Piped\r\nbody\n\n\n' });
     expect(frontMatter(path.join(sb.data, s.path)).body).toBe('\nPiped\nbody\n');
 
+    // A BODY and --file together: neither is silently dropped, nothing is written.
+    const before = await snapshot(sb);
+    const both = await kbd(sb, ['--json', 'add', '--type', 'lesson_learned', '--title', 'Both', '--file', file, 'words', 'too']);
+    expect(both.code, both.stderr).toBe(2);
+    expect(jsonError(both)).toMatchObject({ code: 'USAGE', message: expect.stringContaining('BODY and --file cannot be combined') });
+    await expectUnchanged(sb, before);
+
     const missing = await kbd(sb, ['add', '--type', 'lesson_learned', '--title', 'No file', '--file', path.join(sb.root, 'nope.md')]);
     expect(missing.code).toBe(3);
     expect(missing.stderr).toContain('nope.md');

@@ -35,6 +35,7 @@ export function register(ctx: Cli): void {
       if (!o.type) throw new KbError('USAGE', `missing --type (one of: ${TYPES.join(', ')})`);
       if (!(TYPES as readonly string[]).includes(o.type as string)) throw unknownChoice('--type', String(o.type), TYPES);
       if (typeof o.title !== 'string' || !o.title.trim()) throw new KbError('USAGE', 'missing --title "..."');
+      if (o.file && bodyWords.length) throw new KbError('USAGE', 'a BODY and --file cannot be combined; use one');
       let body = bodyWords.length ? bodyWords.join(' ') : undefined;
       if (o.file) body = readFileArg(o.file as string);
       // NOTE: nothing but white space on stdin (closed, /dev/null, an agent's shell) is no body given at all, a
