@@ -148,13 +148,23 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     // NOTE: secrets first, so a secret is refused as one and never echoed by a format message.
     refuseSecrets(after, file.path);
     if (options.title !== undefined) oneLineTitle(options.title);
-    validateEntryText(after, file.path, (x) => ids.has(x));
+    validateEntryText(after, file.path, linkable(ids, before));
     await refuseForbidden(dir, [{ text: after, where: file.path, host: e.host }]);
     const commit = await tx.commit([{ path: file.path, content: after }], `edit ${e.id}: ${String(changes.title ?? e.title)}`);
     const diff = createTwoFilesPatch(`a/${file.path}`, `b/${file.path}`, before, after, '', '', { context: 2 });
     const over = (changes.kernel ?? e.kernel) === true ? await (await import('./memory.js')).kernelOverBudget(dir) : undefined;
     return { id: e.id, path: file.path, commit, changed: true, diff, ...(over ? { kernel_over: over } : {}) };
   }, { identity: options.settings });
+}
+
+/**
+ * The ids an edit may link to: the entries that exist, and every id the entry already named before the edit. A link
+ * left dangling by a `delete --force` is lint's to report (link-dangling); it does not lock the entry against
+ * edits, while a link the edit adds to a missing entry is refused.
+ */
+function linkable(ids: Map<string, unknown>, before: string): (id: string) => boolean {
+  const named = new Set(before.match(/\bkb-[0-9a-z]+/g) ?? []);
+  return (id) => ids.has(id) || named.has(id);
 }
 
 export interface EditTextOptions extends RepoOptions {
@@ -194,7 +204,7 @@ export async function saveEditedText(options: EditTextOptions): Promise<EditResu
     if (norm(options.after) === norm(current)) return { id: options.id, path: file.path, changed: false, diff: '' };
     // NOTE: secrets first, so a secret is refused as one and never echoed by a format message.
     refuseSecrets(options.after, file.path);
-    validateEntryText(options.after, file.path, (x) => ids.has(x));
+    validateEntryText(options.after, file.path, linkable(ids, current));
     let after = options.after;
     const was = (() => {
       try {

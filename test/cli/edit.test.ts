@@ -118,4 +118,22 @@ describe('edit', () => {
     }
     await expectUnchanged(sb, before);
   });
+
+  it('edits an entry whose link target was deleted with --force (lint still reports it); a new link to a missing entry is refused', async () => {
+    const gone = await addEntry(sb, { type: 'decision', title: 'Soon deleted' });
+    const linker = await addEntry(sb, { type: 'decision', title: 'Links to the deleted one', links: [`relates_to:${gone.id}`], body: `See [[${gone.id}]].` });
+    expect((await kbd(sb, ['delete', gone.id, '--force'])).code).toBe(0);
+    const append = await kbd(sb, ['edit', linker.id, '--append', 'Still true.']);
+    expect(append.code, append.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(sb.data, linker.path), 'utf8')).toContain('Still true.');
+    const lint = await kbd(sb, ['lint', '--json']);
+    expect(lint.code).toBe(5);
+    expect((JSON.parse(lint.stdout) as { problems: { rule: string; file: string }[] }).problems).toContainEqual(expect.objectContaining({ rule: 'link-dangling', file: linker.path }));
+    const before = await snapshot(sb);
+    const fresh = await kbd(sb, ['edit', linker.id, '--link', 'relates_to:kb-zzzzzzzzzz', '--json']);
+    expect(fresh.code).toBe(5);
+    expect(jsonError(fresh).message).toContain('link to missing entry kb-zzzzzzzzzz');
+    await expectUnchanged(sb, before);
+    await expectCleanRepo(sb.data);
+  });
 });
