@@ -60,7 +60,11 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorResult> {
   const dir = resolved.dir;
   const why = { flag: 'from --data', env: 'from GIT_KB_DATA', config: `from ${resolved.configFile ?? 'the config'}`, default: 'the default location' }[resolved.source];
   const exists = dataRepoExists(dir);
-  add('data-repo', exists ? 'ok' : 'fail', `${dir} (${why})${exists ? '' : ': no data repo there'}`, 'run "git-kb init" (or "git-kb init --default --data DIR" for another folder)');
+  // NOTE: no folder yet is the state of a fresh install (the first write creates the repo): a warning. A folder
+  // that is there and is not a data repo is a wrong path or a damaged repo: a failure.
+  if (exists) add('data-repo', 'ok', `${dir} (${why})`);
+  else if (!fs.existsSync(dir) || isEmptyDir(dir)) add('data-repo', 'warn', `${dir} (${why}): not created yet; the first write ("git-kb add") creates it`, 'run "git-kb init" to create it now, or "git-kb init --clone URL" to start from another machine\'s');
+  else add('data-repo', 'fail', `${dir} (${why}): a folder that is not a data repo`, 'run "git-kb init" to make it one (or "git-kb init --default --data DIR" for another folder)');
   if (exists) await repoChecks(dir, settings, add);
 
   const wiring = hookWiring({ home: settings.home, claudeConfigDir: settings.claudeConfigDir });
@@ -89,6 +93,14 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorResult> {
 
   const failed = checks.some((c) => c.status === 'fail');
   return { ok: !failed, data_dir: dir, checks, ...(failed ? { exit: 'CHECK_FAILED' as const } : {}) };
+}
+
+function isEmptyDir(dir: string): boolean {
+  try {
+    return fs.readdirSync(dir).length === 0;
+  } catch {
+    return false;
+  }
 }
 
 type Add = (name: string, status: Check['status'], detail: string, fix?: string) => void;

@@ -37,17 +37,26 @@ function withClaude(): NodeJS.ProcessEnv {
 }
 
 describe('git-kb doctor', () => {
-  it('fails (exit 7) with a fix on each failing line when there is no data repo and no hook', async () => {
+  it('fails (exit 7) with a fix on each failing line when no hook is wired; a data repo not created yet is a warning, a folder that is not one a failure', async () => {
     sb = makeSandbox('gkb-doctor-');
+    fs.rmSync(sb.data, { recursive: true, force: true });
     const r = await doctor();
     expect(r.code).toBe(7);
-    expect(r.checks['data-repo']).toMatchObject({ status: 'fail', fix: expect.stringContaining('git-kb init') });
-    expect(r.checks['data-repo']!.detail).toContain('from --data');
+    // A fresh install: the first write creates the repo, so its absence is no failure.
+    expect(r.checks['data-repo']).toMatchObject({ status: 'warn', fix: expect.stringContaining('git-kb init') });
+    expect(r.checks['data-repo']!.detail).toMatch(/from --data\): not created yet; the first write/);
     expect(r.checks.hooks).toMatchObject({ status: 'fail', fix: expect.stringContaining('git-kb install') });
     expect(r.checks.bundle!.status).toBe('ok');
     const lines = r.text.trim().split('\n');
-    expect(lines.find((l) => l.startsWith('FAIL  data-repo'))).toContain('; fix: run "git-kb init"');
-    expect(lines.at(-1)).toBe('2 checks failed');
+    expect(lines.find((l) => l.startsWith('FAIL  hooks'))).toContain('; fix: run');
+    expect(lines.at(-1)).toBe('1 check failed');
+    // A folder with files that is not a data repo: a wrong path, or a damaged repo.
+    fs.mkdirSync(sb.data, { recursive: true });
+    fs.writeFileSync(path.join(sb.data, 'notes.txt'), 'not a repo\n');
+    const wrong = await doctor();
+    expect(wrong.code).toBe(7);
+    expect(wrong.checks['data-repo']).toMatchObject({ status: 'fail', fix: expect.stringContaining('git-kb init') });
+    expect(wrong.text.split('\n').find((l) => l.startsWith('FAIL  data-repo'))).toContain('not a data repo');
   });
 
   it('passes (exit 0) on a healthy repo with the hooks in settings.json and claude on PATH; warns on what is only off', async () => {
