@@ -519,11 +519,22 @@ async function change(action: 'install' | 'uninstall', options: InstallOptions):
     } catch {
       /* new file */
     }
-    // NOTE: a symlinked settings file (dotfiles) stays a link: the write goes to the file it points to.
-    writeFileAtomic(linkTarget(file), after, { mode });
+    // NOTE: a symlinked settings file (dotfiles) stays a link: the write goes to the file it points to. An
+    // uninstall that leaves an empty object removes the file: install created it from nothing (a settings file
+    // of just "{}" means what no file means to Claude Code).
+    if (action === 'uninstall' && after.trim() === '{}' && !isLink(file)) fs.rmSync(file, { force: true });
+    else writeFileAtomic(linkTarget(file), after, { mode });
   }
   const cli = reachCli(action, root, options);
   return { action, settings: file, changed, dryRun: options.dryRun === true, diff, events: changed ? events : [], cli, ...(plugin ? { plugin } : {}) };
+}
+
+function isLink(file: string): boolean {
+  try {
+    return fs.lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** Where git-kb's hooks are wired: the settings file (when it runs git-kb-hook), the plugin, both or neither. */
