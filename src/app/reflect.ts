@@ -84,13 +84,23 @@ export interface ReflectResult {
   exit?: 'FORBIDDEN_HOST';
 }
 
-/** The transcript of a session: the given path, the one its summary state recorded, or one found by its file name. */
-function transcriptOf(dir: string, options: ReflectOptions): string {
-  if (options.transcript) return options.transcript;
-  const id = options.sessionId?.trim();
-  if (!id) throw new KbError('USAGE', 'reflect needs --session ID or --transcript PATH');
+/**
+ * The transcript of a session and the session's id: the given path; or, for a session given by its id, a unique
+ * prefix of 8 or more characters of it, or its summary's entry id (as `session show` takes them), the transcript
+ * its summary state recorded, or one found by its file name under Claude Code's projects folder.
+ */
+async function transcriptOf(dir: string, options: ReflectOptions): Promise<{ file: string; sessionId?: string }> {
+  const given = options.sessionId?.trim();
+  if (options.transcript) return { file: options.transcript, sessionId: given };
+  if (!given) throw new KbError('USAGE', 'reflect needs --session ID or --transcript PATH');
+  let id = given;
+  if (/^kb-[0-9a-z]+$/.test(id)) {
+    const e = (await loadCatalog(dir)).byId.get(id);
+    if (!e || e.type !== 'session_summary' || typeof e.data.session_id !== 'string') throw new KbError('NOT_FOUND', `${id} is not a session summary: give a session id, a session summary's entry id, or --transcript PATH`, { id });
+    id = e.data.session_id;
+  } else if (id.length < 8) throw new KbError('USAGE', `"${id}" is neither an entry id nor a session id (give at least 8 characters of a session id)`);
   const known = readSessionState(dir, id)?.transcript;
-  if (known && fs.existsSync(known)) return known;
+  if (known && fs.existsSync(known)) return { file: known, sessionId: id };
   const root = projectsDir(options.settings);
   let projects: string[] = [];
   try {
@@ -98,10 +108,21 @@ function transcriptOf(dir: string, options: ReflectOptions): string {
   } catch {
     /* no transcripts folder */
   }
+  const found = new Map<string, string>();
   for (const p of projects) {
-    const f = path.join(root, p, `${id}.jsonl`);
-    if (fs.existsSync(f)) return f;
+    const exact = path.join(root, p, `${id}.jsonl`);
+    if (fs.existsSync(exact)) return { file: exact, sessionId: id };
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(path.join(root, p));
+    } catch {
+      /* not a folder */
+    }
+    for (const n of names) if (n.startsWith(id) && n.endsWith('.jsonl')) found.set(n.slice(0, -6), path.join(root, p, n));
   }
+  if (found.size > 1) throw new KbError('USAGE', `session id prefix ${id} matches ${found.size} transcripts (${[...found.keys()].slice(0, 3).join(', ')}${found.size > 3 ? ', ...' : ''}); give more characters`);
+  const [only] = found;
+  if (only) return { file: only[1], sessionId: only[0] };
   throw new KbError('NOT_FOUND', `no transcript of session ${id} (looked in ${root}); pass --transcript PATH`);
 }
 
@@ -218,8 +239,9 @@ const noneKept = (): ReflectResult['kept'] => ({ host_facts: 0, lessons: 0, recu
 /** Reflects on one session (see the module contract). */
 export async function reflectSession(options: ReflectOptions): Promise<ReflectResult> {
   const dir = options.dir ?? repoForRead(options).dir;
-  const { file, st, facts } = loadTranscript(transcriptOf(dir, options));
-  const sessionId = options.sessionId?.trim() || facts.sessionId;
+  const found = await transcriptOf(dir, options);
+  const { file, st, facts } = loadTranscript(found.file);
+  const sessionId = found.sessionId || facts.sessionId;
   const base = { sessionId, transcript: file, proposals: [] as ProposalReport[], kept: noneKept(), compact: [] as string[] };
   if (!sessionId) return { ...base, status: 'skipped', reason: 'the transcript has no session id' };
   const record = (outcome: string, commit?: string): void => {

@@ -164,6 +164,25 @@ describe('git-kb reflect on a recorded transcript', () => {
     expect(reflectRequests()).toBe(calls);
   }, 60_000);
 
+  it('takes a session as session show does: a unique prefix of 8 or more characters found under the projects folder', async () => {
+    const sessionId = '7e0c5e1a-2b3c-4d5e-8f90-1a2b3c4d5e72';
+    const projects = path.join(String(env.CLAUDE_CONFIG_DIR ?? path.join(String(env.HOME), '.claude')), 'projects', '-work-demo');
+    fs.mkdirSync(projects, { recursive: true });
+    const first = fs.readFileSync(FIXTURE, 'utf8').split('\n').slice(0, 2).join('\n').replaceAll(FIXTURE_SESSION, sessionId);
+    fs.writeFileSync(path.join(projects, `${sessionId}.jsonl`), `${first}\n`);
+    const calls = reflectRequests();
+    const r = await reflect(['--session', sessionId.slice(0, 8), '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ sessionId, reason: expect.stringMatching(/^no real work/) });
+    expect(reflectRequests()).toBe(calls);
+    const short = await reflect(['--session', sessionId.slice(0, 5), '--json']);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toContain('at least 8 characters');
+    const notSummary = await reflect(['--session', 'kb-0000000000', '--json']);
+    expect(notSummary.code).toBe(3);
+    expect(notSummary.stderr).toContain('not a session summary');
+  }, 60_000);
+
   it('lets the secret reach no git object, debug log or output', async () => {
     const objects = await git(sb.data, ['cat-file', '--batch-all-objects', '--batch'], sb.env);
     expect(objects).toContain("root's crontab");
