@@ -44,7 +44,7 @@ describe('status', () => {
     expect(text.stdout).toContain(`data repo: ${sb.data} (from flag)`);
     expect(text.stdout).toContain('entries: 4');
     expect(text.stdout).toMatch(/^ {2}decision: 2$/m);
-    expect(text.stdout).toMatch(/^kernel: 1 entries, 1[34] of \d+ characters$/m);
+    expect(text.stdout).toMatch(/^kernel: 1 entry, 1[34] of \d+ characters$/m);
     expect(text.stdout).toContain('remote: (none)');
     await expectUnchanged(sb, before);
   });

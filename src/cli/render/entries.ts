@@ -18,6 +18,7 @@ import type { TagCount } from '../../app/tags.js';
 import { formatProblems } from '../../core/errors.js';
 import { diff, entryText, paint } from './colour.js';
 import { localDate, localTime } from './time.js';
+import { plural } from './plural.js';
 
 /** `add`: the new id alone, so scripts can take it. */
 export function add(r: AddResult): string {
@@ -75,11 +76,11 @@ export function list(items: ListItem[], more = 0): string {
 export function lint(r: LintResult): string {
   // A link to no file (link-unresolved) is Obsidian's "note not yet written": nothing for relink to fix.
   const fixable = r.hints.filter((h) => h.rule !== 'link-unresolved').length;
-  const hintCount = `${r.hints.length} hint${r.hints.length === 1 ? '' : 's'}`;
+  const hintCount = `${plural(r.hints.length, 'hint')}`;
   const hintLine = fixable === r.hints.length ? `${hintCount}: "git-kb relink" fixes them` : fixable ? `${hintCount}: "git-kb relink" fixes ${fixable}; the rest are links to notes not written yet` : `${hintCount}: links to notes not written yet`;
   const hints = r.hints.length ? [...r.hints.map((h) => `${paint('cyan', 'hint:')} ${formatProblems([h])}`), hintLine] : [];
   if (r.problems.length === 0) return [...hints, `${paint('green', 'ok:')} ${r.files} files, no problems`].join('\n');
-  return [formatProblems(r.problems), ...hints, paint('red', `${r.problems.length} problem${r.problems.length === 1 ? '' : 's'} in ${r.files} files`)].join('\n');
+  return [formatProblems(r.problems), ...hints, paint('red', `${plural(r.problems.length, 'problem')} in ${plural(r.files, 'file')}`)].join('\n');
 }
 
 /** `import`: the count and commit (and how many notes were already there), the attachments, then everything skipped, each link left as written, and each note redacted. */
@@ -89,7 +90,7 @@ export function imported(r: ImportResult): string {
   if (r.attachments.length) lines.push(`attachments: ${copied} copied into attachments/${r.attachments.length > copied ? `, ${r.attachments.length - copied} already there` : ''}`);
   for (const s of r.skipped) lines.push(`skipped ${s.file}: ${s.reason}`);
   for (const u of r.unresolved) lines.push(`link left as written: ${u.file}:${u.line} ${u.link} (${u.reason})`);
-  for (const x of r.redacted) lines.push(`redacted ${x.count} secret${x.count === 1 ? '' : 's'} in ${x.file} (${x.kinds.join(', ')})`);
+  for (const x of r.redacted) lines.push(`redacted ${plural(x.count, 'secret')} in ${x.file} (${x.kinds.join(', ')})`);
   return lines.join('\n');
 }
 
@@ -108,7 +109,7 @@ export function deleted(r: DeleteResult): string {
   const lines = r.deleted.map((d) => `deleted ${d.id} (${d.path})`);
   lines.push(`commit ${r.commit.slice(0, 12)}`);
   if (r.dangling.length) {
-    lines.push(`${r.dangling.length} link${r.dangling.length === 1 ? '' : 's'} left dangling (git-kb lint lists them until fixed):`);
+    lines.push(`${plural(r.dangling.length, 'link')} left dangling (git-kb lint lists them until fixed):`);
     for (const d of r.dangling) lines.push(`  ${d.file}:${d.line}: links to ${d.to}`);
   }
   return lines.join('\n');
@@ -126,20 +127,20 @@ export function committed(r: CommitEditsResult): string {
   if (!r.commit) return 'nothing to commit: no entry file differs from HEAD';
   const lines = r.files.map((f) => `${f.status.padEnd(8)} ${f.path}`);
   if (r.gitignore) lines.push('added    .gitignore (keeps .obsidian/ out of git)');
-  lines.push(`committed ${r.files.length} file${r.files.length === 1 ? '' : 's'} (commit ${r.commit.slice(0, 12)})`);
+  lines.push(`committed ${plural(r.files.length, 'file')} (commit ${r.commit.slice(0, 12)})`);
   return lines.join('\n');
 }
 
 /** `adopt`: each note with its new id and path, and the commit. */
 export function adopted(r: AdoptResult): string {
   if (!r.commit) return 'nothing to adopt: every note in the entry folders is an entry';
-  return [...r.adopted.map((a) => `${a.id}  ${a.from} -> ${a.path}  (${a.type}) ${a.title}`), `adopted ${r.adopted.length} note${r.adopted.length === 1 ? '' : 's'} (commit ${r.commit.slice(0, 12)})`].join('\n');
+  return [...r.adopted.map((a) => `${a.id}  ${a.from} -> ${a.path}  (${a.type}) ${a.title}`), `adopted ${plural(r.adopted.length, 'note')} (commit ${r.commit.slice(0, 12)})`].join('\n');
 }
 
 /** `relink`: the entries rewritten and the commit, or that every link is in form already. */
 export function relinked(r: RelinkResult): string {
   const lines = r.changed.length ? [`relinked ${r.changed.length} entr${r.changed.length === 1 ? 'y' : 'ies'} (commit ${r.commit!.slice(0, 12)})`, ...r.changed.map((c) => `- ${c.id} ${c.path}`)] : ['every link is in the form Obsidian follows; nothing to do'];
   for (const u of r.unreadable) lines.push(`left alone ${u.path}: ${u.reason} (git-kb lint)`);
-  if (r.unresolved.length) lines.push(`${r.unresolved.length} link${r.unresolved.length === 1 ? '' : 's'} to no file and no entry, left as written:`, ...r.unresolved.map((u) => `${u.path}:${u.line}: ${u.link}`));
+  if (r.unresolved.length) lines.push(`${plural(r.unresolved.length, 'link')} to no file and no entry, left as written:`, ...r.unresolved.map((u) => `${u.path}:${u.line}: ${u.link}`));
   return lines.join('\n');
 }

@@ -3,6 +3,7 @@
  * `host load` and `host detect` print the sentinel lines of spec/hosts.md, "Sentinels", which the model reads:
  * a forbidden host gets its sentinel alone, never its key or facts.
  */
+import { plural } from './plural.js';
 import type { AddFactResult, DetectResult, ForbidResult, HostInfo, HostStatusResult, LoadResult, RegisterResult } from '../../app/host.js';
 import { localDate } from './time.js';
 
@@ -15,7 +16,6 @@ const SENTINELS = {
   forbidden: '---HOST_FORBIDDEN---',
 } as const;
 
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** `host register`: registered, updated or unchanged, and the commit. */
 export function register(r: RegisterResult): string {
@@ -67,11 +67,11 @@ function kb(bytes: number): string {
 
 /** `host status`: hosts.yaml's health, its problems, then each host's facts and size. */
 export function status(r: HostStatusResult): string {
-  const lines = [`${r.file}: ${r.valid ? 'valid' : 'INVALID'}; ${plural(r.hosts.length, 'host')}, ${plural(r.forbidden_patterns, 'global forbidden pattern')}; ${r.facts} facts, ${kb(r.bytes)}`];
+  const lines = [`${r.file}: ${r.valid ? 'valid' : 'INVALID'}; ${plural(r.hosts.length, 'host')}, ${plural(r.forbidden_patterns, 'global forbidden pattern')}; ${plural(r.facts, 'fact')}, ${kb(r.bytes)}`];
   for (const p of r.problems) lines.push(`  ${p}`);
   for (const h of r.hosts) {
     if (h.forbidden) lines.push(`${h.key.padEnd(20)} forbidden`);
-    else lines.push(`${h.key.padEnd(20)} ${String(h.facts).padStart(4)} facts ${kb(h.bytes).padStart(9)}${h.updated ? `  last change ${localDate(h.updated)}` : ''}${h.unregistered ? '  (not in hosts.yaml)' : ''}`);
+    else lines.push(`${h.key.padEnd(20)} ${String(h.facts).padStart(4)} ${h.facts === 1 ? 'fact ' : 'facts'} ${kb(h.bytes).padStart(9)}${h.updated ? `  last change ${localDate(h.updated)}` : ''}${h.unregistered ? '  (not in hosts.yaml)' : ''}`);
   }
   return lines.join('\n');
 }

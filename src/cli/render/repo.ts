@@ -8,10 +8,11 @@ import path from 'node:path';
 import type { InstallResult } from '../../app/install.js';
 import type { StatusResult } from '../../app/status.js';
 import { budgetLines } from './memory.js';
+import { plural } from './plural.js';
 
 /** `init`: what was done to which data repo, and where it was recorded. */
 export function init(r: InitResult): string {
-  const lines = [`${r.action} data repo ${r.data_dir} (${r.entries} entries)`];
+  const lines = [`${r.action} data repo ${r.data_dir} (${plural(r.entries, 'entry', 'entries')})`];
   if (r.remote) lines.push(`remote: ${r.remote}`);
   if (r.config_file) lines.push(`recorded in ${r.config_file}`);
   for (const n of r.notes ?? []) lines.push(`note: ${n}`);
@@ -27,7 +28,7 @@ export function status(r: StatusResult): string {
     `data repo: ${r.data_dir} (from ${r.source})`,
     `entries: ${r.entries}`,
     ...types,
-    `kernel: ${r.kernel.entries} entries, ${r.kernel.chars} of ${r.kernel.budget} characters`,
+    `kernel: ${plural(r.kernel.entries, 'entry', 'entries')}, ${r.kernel.chars} of ${r.kernel.budget} characters`,
     ...budgetLines(r.memory),
     `problems: ${r.problems}${r.problems ? ' (run git-kb lint)' : ''}`,
     `head: ${r.head ?? '(no commits)'}`,
@@ -66,6 +67,6 @@ export function doctor(r: DoctorResult): string {
   const lines = r.checks.map((c) => `${mark[c.status]}  ${c.name.padEnd(width)}  ${c.detail}${c.fix ? `; fix: ${c.fix}` : ''}`);
   const fails = r.checks.filter((c) => c.status === 'fail').length;
   const warns = r.checks.filter((c) => c.status === 'warn').length;
-  lines.push(fails ? `${fails} check${fails === 1 ? '' : 's'} failed` : warns ? `all checks pass (${warns} warning${warns === 1 ? '' : 's'})` : 'all checks pass');
+  lines.push(fails ? `${plural(fails, 'check')} failed` : warns ? `all checks pass (${plural(warns, 'warning')})` : 'all checks pass');
   return lines.join('\n');
 }

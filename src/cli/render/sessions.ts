@@ -4,6 +4,7 @@
  */
 import { entryText, paint } from './colour.js';
 import { localTime } from './time.js';
+import { plural } from './plural.js';
 import type { CatchUpResult, RecordResult, SessionItem, ShowResult } from '../../app/session.js';
 
 /** `session list`: one summary per line, most recent first. */
@@ -18,7 +19,7 @@ export function show(r: ShowResult): string {
   const head = paint('bold', `${r.id}  session ${r.session_id}  ${r.title}`);
   if (r.view === 'turns') {
     if (r.turns.length === 0) return `${head}\nno turns`;
-    const rows = r.turns.map((t) => `#${t.n}  ${t.anchor}  ${t.at ? localTime(t.at) : '-'}  ${t.prompt || '(before the first prompt)'}  [${t.replies} replies, ${t.tools} tool calls${t.recaps ? `, ${t.recaps} recaps` : ''}]`);
+    const rows = r.turns.map((t) => `#${t.n}  ${t.anchor}  ${t.at ? localTime(t.at) : '-'}  ${t.prompt || '(before the first prompt)'}  [${plural(t.replies, 'reply', 'replies')}, ${plural(t.tools, 'tool call')}${t.recaps ? `, ${plural(t.recaps, 'recap')}` : ''}]`);
     return [head, ...rows].join('\n');
   }
   if (r.view === 'grep') {
