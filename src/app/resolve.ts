@@ -35,7 +35,7 @@ export async function resolveConflicts(options: ResolveOptions): Promise<Resolve
   const keep = options.keep as Keep;
   if (!['ours', 'theirs', 'both'].includes(options.keep ?? '')) {
     const why = '"ours" is the version the file holds, "theirs" the one in the conflict block';
-    if (options.keep === undefined) throw new KbError('USAGE', `--keep must be ours, theirs or both (got null); ${why}`);
+    if (options.keep === undefined) throw new KbError('USAGE', `resolve needs --keep ours, theirs or both; ${why}`);
     throw new KbError('USAGE', `${unknownChoice('--keep', options.keep, ['ours', 'theirs', 'both']).message}; ${why}`);
   }
   const { dir } = repoForRead(options);

@@ -129,11 +129,12 @@ function out(text: string, settings?: Settings): void {
   else writeStdout(t);
 }
 
-function commanderToKbError(err: CommanderError): KbError | undefined {
+/** A commander error as a KbError on one line (commander puts its "Did you mean" on a line of its own). */
+function commanderToKbError(err: CommanderError, verb: string | undefined): KbError | undefined {
   if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return undefined;
-  const msg = err.message.replace(/^error: /, '');
+  const msg = err.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').trim();
   if (err.code === 'commander.unknownCommand') return new KbError('UNKNOWN_VERB', `${msg}; run "git-kb --help" for the verbs`);
-  if (err.code === 'commander.unknownOption') return new KbError('UNKNOWN_OPTION', `${msg}; run "git-kb <verb> --help" for its flags`);
+  if (err.code === 'commander.unknownOption') return new KbError('UNKNOWN_OPTION', `${msg}; run "git-kb ${verb ?? '<verb>'} --help" for its flags`);
   return new KbError('USAGE', msg);
 }
 
@@ -164,7 +165,7 @@ export async function main(argv: string[]): Promise<void> {
     await sayCreated(settings);
     let e: unknown = err;
     if (err instanceof CommanderError) {
-      const mapped = commanderToKbError(err);
+      const mapped = commanderToKbError(err, built.declared ? verb : undefined);
       if (!mapped) {
         process.exitCode = 0;
         return;

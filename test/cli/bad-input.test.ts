@@ -98,6 +98,10 @@ describe.concurrent('refused writes', () => {
     await refuse(['frobnicate'], 'UNKNOWN_VERB', /unknown command 'frobnicate'/);
     await refuse(['add', '--type', 'decision', '--title', 'x', '--colour', 'red'], 'UNKNOWN_OPTION', /unknown option '--colour'/);
     await refuse(['search', 'x', '--fuzzy'], 'UNKNOWN_OPTION', /--fuzzy/);
+    // A typo gets its suggestion on the same line, and the help to read names the verb.
+    const typo = await refuse(['add', '--type', 'decision', '--titel', 'x'], 'UNKNOWN_OPTION', /^unknown option '--titel' \(Did you mean --title\?\); run "git-kb add --help" for its flags$/);
+    expect(typo.stderr.trim().split('\n')).toHaveLength(1);
+    await refuse(['resolve'], 'USAGE', /^resolve needs --keep ours, theirs or both;/);
     await refuse(['get'], 'USAGE', /missing required argument/);
     const r = await kb(sb, ['--data', sb.data, 'serach', 'x', '--json']);
     expect(r.code).toBe(2);
