@@ -215,6 +215,8 @@ describe('host detect, list, status', () => {
       ['hssh', 0, true],
       ['pop-os', 1, false],
     ]);
+    // The text names aliases as aliases and markers as markers.
+    expect((await run(['host', 'list'])).stdout).toContain('pop-os  1 fact  aliases: popos  markers: 192.168.1.20, /pop-?os\\.lan/i\n');
     const status = await kbJson(sb, ['host', 'status']);
     expect(status).toMatchObject({ valid: true, problems: [], forbidden_patterns: 1, facts: 2 });
     expect(status.bytes).toBeGreaterThan(200);

@@ -55,8 +55,9 @@ export function list(hosts: HostInfo[]): string {
   return hosts
     .map((h) => {
       if (h.forbidden) return `${h.key}  forbidden`;
-      const names = [...h.aliases, ...h.markers].filter((m) => m !== h.key);
-      return `${h.key}  ${plural(h.facts, 'fact')}${names.length ? `  markers: ${names.join(', ')}` : ''}${h.unregistered ? '  (not in hosts.yaml)' : ''}`;
+      const aliases = h.aliases.filter((m) => m !== h.key);
+      const markers = h.markers.filter((m) => m !== h.key && !aliases.includes(m));
+      return `${h.key}  ${plural(h.facts, 'fact')}${aliases.length ? `  aliases: ${aliases.join(', ')}` : ''}${markers.length ? `  markers: ${markers.join(', ')}` : ''}${h.unregistered ? '  (not in hosts.yaml)' : ''}`;
     })
     .join('\n');
 }
