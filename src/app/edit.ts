@@ -127,6 +127,8 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
       for (const l of parseLinks(options.links)) if (!next.some((x) => x.rel === l.rel && x.to === l.to)) next.push(l);
       changes.links = next;
     }
+    // A field given the value it already has is no change (an edit that only bumped `updated` is none).
+    for (const k of Object.keys(changes)) if (JSON.stringify(changes[k]) === JSON.stringify(e.data[k])) delete changes[k];
     // The body as a person wrote it: the generated Links section is the tool's, rewritten below.
     let body: string | undefined;
     if (options.body !== undefined) body = stripLinksSection(options.body);

@@ -90,6 +90,10 @@ describe('edit', () => {
     expect(r.stdout.trim()).toBe('kb-0042: no change');
     const j = await kbj(sb, ['edit', 'kb-0042', '--tags', read().includes('gamma') ? 'beta,gamma' : 'beta']);
     expect(j).toEqual({ id: 'kb-0042', path: HAND, changed: false, diff: '' });
+    // A field given the value it has is no change either (it bumped `updated` and committed before).
+    const title = /^title: (.*)$/m.exec(read())![1]!;
+    const same = await kbj(sb, ['edit', 'kb-0042', '--title', title, '--type', 'lesson_learned']);
+    expect(same).toEqual({ id: 'kb-0042', path: HAND, changed: false, diff: '' });
     expect(await commitCount(sb)).toBe(n);
     await expectUnchanged(sb, before);
   });
