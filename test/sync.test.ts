@@ -404,3 +404,108 @@ describe('sync failures: clear errors, sync exit codes, local commits intact', (
     await fsckBare(bare);
   });
 });
+
+describe('a remote made by plain "git init --bare" (HEAD -> master, unborn): every machine syncs one branch', () => {
+  /** A bare repo as a new user makes one: HEAD names master, whatever this machine's git config says. */
+  async function plainBare(sb: Sandbox, name: string): Promise<string> {
+    const bare = path.join(sb.root, name);
+    await git(sb.root, ['-c', 'init.defaultBranch=master', 'init', '--quiet', '--bare', bare], sb.env);
+    expect((await git(sb.root, ['--git-dir', bare, 'symbolic-ref', 'HEAD'], sb.env)).trim()).toBe('refs/heads/master');
+    return bare;
+  }
+
+  const branchesOf = async (bare: string): Promise<string[]> =>
+    (await git(path.dirname(bare), ['--git-dir', bare, 'for-each-ref', '--format=%(refname)', 'refs/heads'], cleanGitEnv())).trim().split('\n').filter(Boolean);
+
+  /** A inits and pushes, B clones, B adds and pushes, A pulls: both see both entries, the remote has one branch. */
+  async function roundTrip(a: Sandbox, b: Sandbox, url: string, bare: string): Promise<void> {
+    await json(a, ['init']);
+    await json(a, ['init', '--remote', url]);
+    const fromA = await add(a, 'From A', 'Written on machine A.');
+    expect(await sync(a)).toMatchObject({ branch: 'main', pushed: true });
+
+    const c = await json(b, ['init', '--clone', url]);
+    expect(c).toMatchObject({ action: 'cloned', entries: 1 });
+    expect(c.notes.join(' ')).not.toMatch(/remote was empty/);
+    expect((await gitIn(b, ['symbolic-ref', 'HEAD'])).trim()).toBe('refs/heads/main');
+    expect((await json(b, ['get', fromA.id])).entries[0].id).toBe(fromA.id);
+
+    const fromB = await add(b, 'From B', 'Written on machine B.');
+    expect(await sync(b)).toMatchObject({ branch: 'main', pushed: true });
+    expect(await sync(a)).toMatchObject({ branch: 'main', merge: 'fast-forward' });
+    expect((await json(a, ['get', fromB.id])).entries[0].id).toBe(fromB.id);
+    expect(await branchesOf(bare)).toEqual(['refs/heads/main']);
+    await expectCleanRepo(a.data);
+    await expectCleanRepo(b.data);
+  }
+
+  it('a local path: init --clone checks out the branch A pushed (main), and B\'s entry reaches A', async () => {
+    const a = machine();
+    const b = machine();
+    const bare = await plainBare(a, 'r.git');
+    await roundTrip(a, b, bare, bare);
+    await fsckBare(bare);
+  });
+
+  it('over smart HTTP: the same (isomorphic-git cannot clone it; git-kb fetches the branch itself)', async () => {
+    server = await startGitServer();
+    const bare = server.createBare('kb');
+    await git(server.root, ['--git-dir', bare, 'symbolic-ref', 'HEAD', 'refs/heads/master'], cleanGitEnv());
+    const a = machine();
+    const b = machine();
+    await roundTrip(a, b, server.repoUrl('kb'), bare);
+  });
+
+  it('an empty one: the clone is a new data repo on main (not master), and its first sync pushes main', async () => {
+    const b = machine();
+    const a = machine();
+    const bare = await plainBare(b, 'r.git');
+    const c = await json(b, ['init', '--clone', bare]);
+    expect(c.notes.join(' ')).toMatch(/remote was empty/);
+    expect((await gitIn(b, ['symbolic-ref', 'HEAD'])).trim()).toBe('refs/heads/main');
+    const fromB = await add(b, 'From B first', 'Written on the first machine.');
+    expect(await sync(b)).toMatchObject({ branch: 'main', pushed: true });
+    expect(await branchesOf(bare)).toEqual(['refs/heads/main']);
+    // A second clone (the remote's HEAD still names master) gets it.
+    expect(await json(a, ['init', '--clone', bare])).toMatchObject({ action: 'cloned', entries: 1 });
+    expect((await json(a, ['get', fromB.id])).entries[0].id).toBe(fromB.id);
+  });
+
+  it('several branches, none of them main: init --clone refuses (exit 4) naming them, and leaves nothing', async () => {
+    const a = machine();
+    const b = machine();
+    const bare = await plainBare(a, 'r.git');
+    await json(a, ['init']);
+    await gitIn(a, ['push', '--quiet', bare, 'HEAD:refs/heads/dev', 'HEAD:refs/heads/feature']);
+    const r = await run(b, ['init', '--clone', bare, '--json']);
+    expect(r.code).toBe(4);
+    const err = JSON.parse(r.stderr).error;
+    expect(err.code).toBe('CONFLICT');
+    expect(err.message).toMatch(/dev, feature/);
+    expect(err.data.branches).toEqual(['dev', 'feature']);
+    expect(fs.existsSync(b.data) ? fs.readdirSync(b.data) : []).toEqual([]);
+    expect(fs.readdirSync(path.dirname(b.data)).filter((n) => n.includes('.clone-'))).toEqual([]);
+  });
+
+  it('a local-path remote that does not exist: the error names the path and says it does not exist, not "when online"', async () => {
+    const a = machine();
+    const b = machine();
+    const missing = path.join(a.root, 'no-such-remote.git');
+    await json(a, ['init']);
+    await json(a, ['init', '--remote', missing]);
+    const e = await add(a, 'Kept locally', 'body');
+    const r = await run(a, ['sync', '--json']);
+    expect(r.code).toBe(6);
+    const err = JSON.parse(r.stderr).error;
+    expect(err.code).toBe('SYNC_FAILED');
+    expect(err.data).toMatchObject({ path: missing, reason: 'missing-path' });
+    expect(err.message).toContain(`the remote path ${missing} does not exist`);
+    expect(err.message).not.toMatch(/online/);
+    expect(err.message).toMatch(/local commits are kept/);
+    expect((await json(a, ['get', e.id])).entries[0].id).toBe(e.id);
+    // The same for a clone from it.
+    const c = await run(b, ['init', '--clone', missing, '--json']);
+    expect(c.code).toBe(6);
+    expect(JSON.parse(c.stderr).error.message).toContain(`the remote path ${missing} does not exist`);
+  });
+});

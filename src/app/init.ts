@@ -67,7 +67,7 @@ export async function initDataRepo(options: InitOptions): Promise<InitResult> {
     const tmp = cloneTemp(dir);
     try {
       const cloned = await cloneRepo({ url: options.clone, dir: tmp, settings: remoteSettings(options.settings, readConfig(options.settings)) });
-      if (cloned.note) notes.push(cloned.note);
+      notes.push(...cloned.notes);
       // An empty remote gives an empty clone: give it the manifest, as a new data repo has (pushed by the next sync).
       if (!(await headOid(tmp))) {
         await writeManifest(tmp, 'git-kb: create data repo', identity);

@@ -34,10 +34,16 @@ export async function iso(): Promise<typeof import('isomorphic-git')> {
   return ((m as unknown as { default?: typeof m }).default ?? m) as typeof m;
 }
 
-/** Creates a git repository with `main` as its first branch. */
+/**
+ * The branch git-kb creates and syncs: every repo it makes starts on it, a clone of an empty remote is put on it,
+ * and a clone of a remote whose HEAD names no branch prefers it (spec/sync.md, "Setting up").
+ */
+export const KB_BRANCH = 'main';
+
+/** Creates a git repository with `main` (KB_BRANCH) as its first branch. */
 export async function initRepo(dir: string): Promise<void> {
   fs.mkdirSync(dir, { recursive: true });
-  await (await iso()).init({ fs: gfs, dir, defaultBranch: 'main' });
+  await (await iso()).init({ fs: gfs, dir, defaultBranch: KB_BRANCH });
 }
 
 /** The ref HEAD points at (refs/heads/main), or undefined for a detached HEAD. */

@@ -4,6 +4,9 @@
  * prompt, its failures told as KbErrors that say the system git did the transfer and local commits are kept.
  */
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { KbError } from '../../core/errors.js';
 import { findExecutable } from '../system/which.js';
 import { KEPT, redactUrl, type TransportSettings } from './remote.js';
@@ -32,8 +35,30 @@ export function runGit(args: string[], settings: TransportSettings, options: { c
   });
 }
 
-/** Explains a system git failure as a KbError. */
-export function systemGitError(err: unknown, url: string, what: string): KbError {
+/**
+ * The folder a local remote names (a plain path, relative to `cwd`, or a file:// URL), or undefined for a
+ * network remote (ssh://, git://, user@host:path).
+ */
+export function localRemotePath(url: string, cwd: string = process.cwd()): string | undefined {
+  if (/^file:\/\//i.test(url)) {
+    try {
+      return fileURLToPath(url);
+    } catch {
+      return undefined;
+    }
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return undefined;
+  // NOTE: git reads "host:path" (no slash before the first colon) as scp-like ssh, as here.
+  const colon = url.indexOf(':');
+  if (colon > 0 && !url.slice(0, colon).includes('/')) return undefined;
+  return path.resolve(cwd, url);
+}
+
+/**
+ * Explains a system git failure as a KbError. `cwd`: where git ran (a relative local remote is relative to it). A
+ * local remote that is missing, or is not a git repository, is said to be so (`SYNC_FAILED`): not a network problem.
+ */
+export function systemGitError(err: unknown, url: string, what: string, cwd?: string): KbError {
   const e = err as { stderr?: string; message?: string; code?: string | number; killed?: boolean; name?: string };
   const where = redactUrl(url);
   const text = (e.stderr || e.message || String(err)).trim();
@@ -47,6 +72,12 @@ export function systemGitError(err: unknown, url: string, what: string): KbError
   }
   if (/Authentication failed|Permission denied|could not read Username|publickey|403|401/i.test(text)) {
     return new KbError('AUTH_FAILED', `authentication to ${where} failed (${last}) (${SYSTEM_NOTE}); check your ssh key or credentials; ${KEPT}`, { url: where });
+  }
+  const local = localRemotePath(url, cwd);
+  if (local && /does not appear to be a git repository|does not exist|not a git repository/i.test(text)) {
+    const missing = !fs.existsSync(local);
+    const why = missing ? `the remote path ${local} does not exist (create it with "git init --bare ${local}", or set another remote with "git-kb init --remote PATH")` : `the remote path ${local} is not a git repository (set another remote with "git-kb init --remote PATH")`;
+    return new KbError('SYNC_FAILED', `git ${what} ${where} failed: ${why} (${SYSTEM_NOTE}); ${KEPT}`, { url: where, path: local, reason: missing ? 'missing-path' : 'not-a-repository' });
   }
   if (/Could not resolve hostname|Connection refused|Connection timed out|Network is unreachable|No route to host|Could not read from remote|unable to access|Connection closed/i.test(text)) {
     return new KbError('NETWORK', `cannot reach ${where} (${last}) (${SYSTEM_NOTE}); ${KEPT}, sync again when online`, { url: where });

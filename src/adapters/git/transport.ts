@@ -9,9 +9,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import * as git from 'isomorphic-git';
 import { KbError } from '../../core/errors.js';
-import { gfs, setRef } from './git.js';
+import { gfs, headOid, KB_BRANCH, setRef, setRemote } from './git.js';
+import { storePack } from './objects.js';
+import { ObjectReader } from './reader.js';
 import { authFor, httpClient, isHttpUrl, networkError, redactUrl, type RemoteTarget, type Transport, type TransportSettings } from './remote.js';
-import { discover } from './smart-http.js';
+import { discover, fetchPack } from './smart-http.js';
 import { hasSystemGit, runGit, SYSTEM_NOTE, systemGitError } from './system-git.js';
 
 /** Picks the transport for a URL, or fails with UNSUPPORTED_REMOTE when only the system git could do it and it is missing. */
@@ -34,7 +36,7 @@ export async function remoteTip(t: RemoteTarget): Promise<string | undefined> {
       const line = stdout.split('\n').find((l) => l.endsWith(`\t${ref}`));
       return line ? line.split('\t')[0] : undefined;
     } catch (err) {
-      throw systemGitError(err, t.url, 'ls-remote');
+      throw systemGitError(err, t.url, 'ls-remote', t.dir);
     }
   }
   const d = await discover(t, 'git-upload-pack');
@@ -48,7 +50,7 @@ export async function fetchBranch(t: RemoteTarget): Promise<void> {
     try {
       await runGit(['fetch', '--quiet', '--no-tags', t.remote, `+refs/heads/${t.branch}:refs/remotes/${t.remote}/${t.branch}`], t.settings, { cwd: t.dir, timeoutMs: t.timeoutMs, signal: t.signal });
     } catch (err) {
-      throw systemGitError(err, t.url, 'fetch');
+      throw systemGitError(err, t.url, 'fetch', t.dir);
     }
     return;
   }
@@ -65,7 +67,7 @@ export async function pushBranch(t: RemoteTarget, oid: string): Promise<void> {
     try {
       await runGit(['push', '--quiet', '--porcelain', t.remote, `${oid}:refs/heads/${t.branch}`], t.settings, { cwd: t.dir, timeoutMs: t.timeoutMs, signal: t.signal });
     } catch (err) {
-      throw systemGitError(err, t.url, 'push to');
+      throw systemGitError(err, t.url, 'push to', t.dir);
     }
     await setRef(t.dir, `refs/remotes/${t.remote}/${t.branch}`, oid);
     return;
@@ -86,30 +88,97 @@ export function transportNote(t: RemoteTarget): string | undefined {
   return t.transport === 'system-git' ? `${SYSTEM_NOTE}: ${redactUrl(t.url)}` : undefined;
 }
 
-/** Clones a data repo into `dir` (which must be empty or missing). An empty remote gives a repo on `main`. */
-export async function cloneRepo(options: { url: string; dir: string; settings: TransportSettings; signal?: AbortSignal }): Promise<{ transport: Transport; note?: string }> {
+/**
+ * The branch a clone checks out when the remote's HEAD names no branch it has (a bare repo made by plain
+ * `git init --bare` has HEAD -> master, unborn, and git-kb pushed `main` to it): git-kb's own branch (KB_BRANCH)
+ * when the remote has it, else the remote's only branch; undefined when the remote has no branch at all (an empty
+ * remote). Several branches, none of them git-kb's: CONFLICT naming them (which one is the knowledge base is not
+ * git-kb's guess to make).
+ */
+export function cloneBranch(url: string, branches: string[]): string | undefined {
+  if (branches.length === 0) return undefined;
+  if (branches.includes(KB_BRANCH)) return KB_BRANCH;
+  if (branches.length === 1) return branches[0];
+  const where = redactUrl(url);
+  throw new KbError(
+    'CONFLICT',
+    `${where} has no default branch (its HEAD names a branch that does not exist) and ${branches.length} branches, none of them "${KB_BRANCH}" (the branch git-kb syncs): ${branches.join(', ')}; point the remote's HEAD at the one to use (git --git-dir REPO symbolic-ref HEAD refs/heads/NAME), or clone it with "git clone -b NAME URL DIR" and use it with "git-kb --data DIR"`,
+    { url: where, branches },
+  );
+}
+
+/**
+ * Clones a data repo into `dir` (which must be empty or missing), on the remote's default branch; when the
+ * remote's HEAD is unborn, on the branch cloneBranch picks; an empty remote (no branch at all) gives a repo on
+ * `main` (KB_BRANCH), whatever the remote's HEAD names, so every machine syncs the same branch.
+ */
+export async function cloneRepo(options: { url: string; dir: string; settings: TransportSettings; signal?: AbortSignal }): Promise<{ transport: Transport; notes: string[] }> {
   const { url, dir, settings } = options;
   const transport = transportFor(url, settings);
+  const notes: string[] = [];
+  const picked = (branch: string): string => `the remote's HEAD names no branch it has: checked out its branch "${branch}"`;
   if (transport === 'system-git') {
+    notes.push(`${SYSTEM_NOTE}: ${redactUrl(url)}`);
     try {
       await runGit(['clone', '--quiet', url, dir], settings, { signal: options.signal, timeoutMs: 30 * 60_000 });
     } catch (err) {
       fs.rmSync(dir, { recursive: true, force: true });
       throw systemGitError(err, url, 'clone');
     }
-    return { transport, note: `${SYSTEM_NOTE}: ${redactUrl(url)}` };
+    // NOTE: git leaves HEAD on the remote's HEAD name when that branch does not exist (an empty remote, or one
+    // whose HEAD is unborn: "remote HEAD refers to nonexistent ref, unable to checkout"), with nothing checked out.
+    try {
+      if (!(await headOid(dir))) {
+        const { stdout } = await runGit(['for-each-ref', '--format=%(refname:strip=3)', 'refs/remotes/origin'], settings, { cwd: dir });
+        const branch = cloneBranch(url, stdout.split('\n').filter((b) => b && b !== 'HEAD'));
+        if (branch) {
+          await runGit(['checkout', '--quiet', '-b', branch, '--track', `origin/${branch}`], settings, { cwd: dir });
+          notes.push(picked(branch));
+        } else await runGit(['symbolic-ref', 'HEAD', `refs/heads/${KB_BRANCH}`], settings, { cwd: dir });
+      }
+    } catch (err) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw err instanceof KbError ? err : systemGitError(err, url, 'checkout after cloning');
+    }
+    return { transport, notes };
   }
+  // The remote's refs first: with its HEAD unborn isomorphic-git's clone finds no branch to check out.
+  const d = await discover({ dir, remote: 'origin', url, branch: KB_BRANCH, transport, settings, signal: options.signal }, 'git-upload-pack');
+  const branches = [...d.refs.keys()].filter((r) => r.startsWith('refs/heads/')).map((r) => r.slice('refs/heads/'.length));
+  const ref = d.refs.has('HEAD') ? undefined : cloneBranch(url, branches);
+  if (ref) notes.push(picked(ref));
   fs.mkdirSync(dir, { recursive: true });
   try {
-    await git.clone({ fs: gfs, http: httpClient(options.signal), dir, url, singleBranch: false, onAuth: authFor(settings) });
+    if (ref) await cloneBranchOnly({ dir, remote: 'origin', url, branch: ref, transport, settings, signal: options.signal, session: { caps: d.caps, creds: d.creds } }, d.refs.get(`refs/heads/${ref}`) as string);
+    else await git.clone({ fs: gfs, http: httpClient(options.signal), dir, url, singleBranch: false, onAuth: authFor(settings) });
   } catch (err) {
     fs.rmSync(dir, { recursive: true, force: true });
-    throw networkError(err, url);
+    throw err instanceof KbError ? err : networkError(err, url);
   }
   // NOTE: an empty remote leaves HEAD on isomorphic-git's default ("master"); git-kb's branch is "main".
   const heads = fs.existsSync(`${dir}/.git/refs/heads`) ? fs.readdirSync(`${dir}/.git/refs/heads`) : [];
-  if (heads.length === 0 && !fs.existsSync(`${dir}/.git/packed-refs`)) fs.writeFileSync(`${dir}/.git/HEAD`, 'ref: refs/heads/main\n');
-  return { transport };
+  if (heads.length === 0 && !fs.existsSync(`${dir}/.git/packed-refs`)) fs.writeFileSync(`${dir}/.git/HEAD`, `ref: refs/heads/${KB_BRANCH}\n`);
+  return { transport, notes };
+}
+
+/**
+ * A clone of one branch over smart HTTP, for a remote whose HEAD is unborn: isomorphic-git's clone and fetch both
+ * look HEAD up and fail ("Could not find HEAD"), so the branch is fetched as sync fetches it (one pack, stored
+ * loose), then checked out.
+ */
+async function cloneBranchOnly(t: RemoteTarget, tip: string): Promise<void> {
+  await git.init({ fs: gfs, dir: t.dir, defaultBranch: t.branch });
+  await setRemote(t.dir, t.url, t.remote);
+  const pack = await fetchPack(t, tip, []);
+  const reader = new ObjectReader(t.dir);
+  try {
+    await storePack(t.dir, pack, reader);
+  } finally {
+    reader.close();
+  }
+  await setRef(t.dir, `refs/remotes/${t.remote}/${t.branch}`, tip);
+  await setRef(t.dir, `refs/heads/${t.branch}`, tip);
+  await git.checkout({ fs: gfs, dir: t.dir, ref: t.branch, force: true });
 }
 
 /** This machine's name, for merge commit messages. */
