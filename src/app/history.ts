@@ -25,15 +25,29 @@ export interface DeletedEntry {
   deletedIn?: string;
 }
 
+/**
+ * The name of the file claiming `id` in one entry folder's raw tree, if any. NOTE: the raw bytes are searched for
+ * the id (a hit is checked by name), not parsed: a walk over the whole history reads one entries/ tree per commit.
+ */
+function nameIn(raw: Buffer, id: string): string | undefined {
+  const needle = Buffer.from(` ${id}`);
+  for (let at = raw.indexOf(needle); at !== -1; at = raw.indexOf(needle, at + 1)) {
+    const end = raw.indexOf(0, at);
+    if (end === -1) return undefined;
+    const name = raw.toString('utf8', at + 1, end);
+    // The mode before the name: a regular file (100644 or 100755), at an entry's start (the buffer's, or after
+    // the 20-byte id that ends the entry before).
+    const start = raw.lastIndexOf(0x31, at - 1); // '1' of 100644
+    if (start < 0 || !/^100(644|755)$/.test(raw.toString('latin1', start, at))) continue;
+    if (idFromFileName(name) === id) return name;
+  }
+  return undefined;
+}
+
 /** The path of entry `id` in one commit's tree (entries/, hosts/<key>/, sessions/<yyyy>/<mm>/), if it has one. */
 async function entryPathIn(reader: ObjectReader, tree: string, id: string, cache: Map<string, string | null>): Promise<string | undefined> {
   const root = await reader.tree(tree);
   const folders: { folder: string; oid: string }[] = [];
-  const sub = async (name: string, prefix: string, depth: number): Promise<void> => {
-    const e = (await reader.tree(tree)).get(name);
-    if (!e || e.type !== 'tree') return;
-    await walk(e.oid, `${prefix}${name}`, depth);
-  };
   const walk = async (oid: string, folder: string, depth: number): Promise<void> => {
     if (depth === 0) {
       folders.push({ folder, oid });
@@ -41,20 +55,18 @@ async function entryPathIn(reader: ObjectReader, tree: string, id: string, cache
     }
     for (const [name, e] of await reader.tree(oid)) if (e.type === 'tree') await walk(e.oid, `${folder}/${name}`, depth - 1);
   };
-  if (root.get('entries')?.type === 'tree') folders.push({ folder: 'entries', oid: root.get('entries')!.oid });
-  await sub('hosts', '', 1);
-  await sub('sessions', '', 2);
+  for (const [name, depth] of [['entries', 0], ['hosts', 1], ['sessions', 2]] as const) {
+    const e = root.get(name);
+    if (e?.type === 'tree') await walk(e.oid, name, depth);
+  }
   for (const { folder, oid } of folders) {
     const key = `${oid}\0${folder}`;
     let hit = cache.get(key);
     if (hit === undefined) {
-      hit = null;
-      for (const [name, e] of await reader.tree(oid)) {
-        if (e.type === 'blob' && idFromFileName(name) === id && isEntryFilePath(`${folder}/${name}`)) {
-          hit = `${folder}/${name}`;
-          break;
-        }
-      }
+      // NOTE: read, not reader.tree: that would keep every version of entries/ in memory over a long walk.
+      const { type, data } = await reader.read(oid);
+      const name = type === 'tree' ? nameIn(data, id) : undefined;
+      hit = name && isEntryFilePath(`${folder}/${name}`) ? `${folder}/${name}` : null;
       cache.set(key, hit);
     }
     if (hit) return hit;
@@ -71,9 +83,10 @@ async function entryPathIn(reader: ObjectReader, tree: string, id: string, cache
 export async function findDeletedEntry(dir: string, id: string, from?: string): Promise<DeletedEntry | undefined> {
   const head = from ?? (await headOid(dir));
   if (!head) return undefined;
-  const reader = new ObjectReader(dir);
+  let reader = new ObjectReader(dir);
   try {
     const cache = new Map<string, string | null>();
+    let walked = 0;
     const childOf = new Map<string, string>();
     const seen = new Set<string>([head]);
     const queue: { oid: string; time: number }[] = [{ oid: head, time: (await reader.commit(head)).time }];
@@ -81,6 +94,11 @@ export async function findDeletedEntry(dir: string, id: string, from?: string): 
       let best = 0;
       for (let i = 1; i < queue.length; i++) if (queue[i]!.time > queue[best]!.time) best = i;
       const { oid } = queue.splice(best, 1)[0]!;
+      // A fresh reader now and then: its caches would otherwise hold every tree the walk has read.
+      if (++walked % 500 === 0) {
+        reader.close();
+        reader = new ObjectReader(dir);
+      }
       const c = await reader.commit(oid);
       const p = await entryPathIn(reader, c.tree, id, cache);
       if (p) return { path: p, last: oid, deletedIn: childOf.get(oid) };

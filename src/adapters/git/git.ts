@@ -168,13 +168,15 @@ export async function resolveRevision(dir: string, rev: string): Promise<string>
   }
   if (!suffix) return oid;
   let walked = base;
+  // NOTE: one cache for the whole walk: isomorphic-git keeps a pack's index there, read once, not once per step.
+  const cache = {};
   for (const [, op, digits] of suffix.matchAll(/([~^])(\d*)/g)) {
     const n = digits === '' ? 1 : Number(digits);
     if (!Number.isSafeInteger(n)) throw notFound();
     let parents: string[];
     try {
       // NOTE: readCommit peels an annotated tag to its commit.
-      const c = await git.readCommit({ fs: gfs, dir, oid, cache: {} });
+      const c = await git.readCommit({ fs: gfs, dir, oid, cache });
       oid = c.oid;
       parents = c.commit.parent;
     } catch {
@@ -189,7 +191,7 @@ export async function resolveRevision(dir: string, rev: string): Promise<string>
       for (let i = 0; i < n; i++) {
         if (parents.length === 0) throw notFound(`it walks past the first commit: ${walked}${i > 0 ? `~${i}` : ''} has no parent`);
         oid = parents[0]!;
-        if (i + 1 < n) parents = (await git.readCommit({ fs: gfs, dir, oid, cache: {} })).commit.parent;
+        if (i + 1 < n) parents = (await git.readCommit({ fs: gfs, dir, oid, cache })).commit.parent;
       }
     }
     walked += `${op}${digits}`;
