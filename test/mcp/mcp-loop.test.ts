@@ -154,6 +154,11 @@ describe('the learning loop over MCP', () => {
     expect(graded).toMatchObject({ target: id, baseline_rev: baseline, round: 1 });
     expect(graded.current_chars).toBeLessThan(graded.baseline_chars);
     expect((await ok('compact_check', { target: id, baseline })).round).toBe(2);
+    // The tool describes baseline as "e.g. HEAD~1": it resolves to the commit git rev-parse names.
+    const want = (await git(sb.data, ['rev-parse', 'HEAD~1'], sb.env)).trim();
+    const relative = await ok('compact_check', { target: id, baseline: 'HEAD~1' });
+    expect(relative).toMatchObject({ target: id, baseline_rev: want });
+    expect(await code('compact_check', { target: id, baseline: 'HEAD~9999' })).toBe('NOT_FOUND');
   });
 
   it('bad input is the CLI\'s error, and nothing is written', async () => {

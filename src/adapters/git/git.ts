@@ -132,26 +132,77 @@ export interface HistoryItem {
   message: string;
 }
 
-/** The commits that changed `filepath`, newest first (following renames is not needed: paths are stable). */
-export async function fileHistory(dir: string, filepath: string, limit = 200): Promise<HistoryItem[]> {
+/**
+ * The commits that changed `filepath`, newest first, from HEAD (or from commit `ref`: a deleted file's history
+ * starts at the last commit that had it). Following renames is not needed: paths are stable.
+ */
+export async function fileHistory(dir: string, filepath: string, limit = 200, ref?: string): Promise<HistoryItem[]> {
   if (!(await headOid(dir))) return [];
-  const log = await (await iso()).log({ fs: gfs, dir, filepath, depth: limit, cache: {} });
-  return log.map((c) => ({
-    commit: c.oid,
-    date: new Date(c.commit.author.timestamp * 1000).toISOString(),
-    author: `${c.commit.author.name} <${c.commit.author.email}>`,
-    message: c.commit.message.trim(),
-  }));
+  const log = await (await iso()).log({ fs: gfs, dir, filepath, depth: limit, cache: {}, ...(ref ? { ref } : {}) });
+  return log.map((c) => historyItem(c.oid, c.commit));
 }
 
-/** The full object id of a revision (commit id, short id, branch or tag); NOT_FOUND when there is none. */
+function historyItem(oid: string, c: { author: { name: string; email: string; timestamp: number }; message: string }): HistoryItem {
+  return { commit: oid, date: new Date(c.author.timestamp * 1000).toISOString(), author: `${c.author.name} <${c.author.email}>`, message: c.message.trim() };
+}
+
+/** One commit as a history line. */
+export async function commitItem(dir: string, oid: string): Promise<HistoryItem> {
+  const c = await (await iso()).readCommit({ fs: gfs, dir, oid, cache: {} });
+  return historyItem(c.oid, c.commit);
+}
+
+/**
+ * The full object id of a revision: a commit id, short id, branch or tag, followed by any of git's ancestry
+ * suffixes, chained left to right: `~N` (N first parents back; `~` is `~1`), `^N` (the N-th parent; `^` is `^1`,
+ * `^0` the commit itself), so `HEAD~1`, `HEAD^`, `main~2^2~1`. NOT_FOUND (naming the revision) when the name
+ * does not resolve or a step walks past the first commit or asks for a parent the commit does not have.
+ */
 export async function resolveRevision(dir: string, rev: string): Promise<string> {
+  const notFound = (why?: string): KbError => new KbError('NOT_FOUND', `revision "${rev}" not found in the data repo${why ? ` (${why})` : ''}`);
+  const cut = rev.search(/[~^]/);
+  const base = cut === -1 ? rev : rev.slice(0, cut);
+  const suffix = cut === -1 ? '' : rev.slice(cut);
+  // NOTE: git forbids `~` and `^` in ref names, so everything from the first one on is ancestry.
+  if (!base || !/^(?:[~^]\d*)*$/.test(suffix)) throw notFound();
+  const git = await iso();
+  let oid: string;
   try {
-    const git = await iso();
-    return /^[0-9a-f]{4,40}$/.test(rev) ? await git.expandOid({ fs: gfs, dir, oid: rev }) : await git.resolveRef({ fs: gfs, dir, ref: rev });
+    oid = /^[0-9a-f]{4,40}$/.test(base) ? await git.expandOid({ fs: gfs, dir, oid: base }) : await git.resolveRef({ fs: gfs, dir, ref: base });
   } catch {
-    throw new KbError('NOT_FOUND', `revision "${rev}" not found in the data repo`);
+    throw notFound();
   }
+  if (!suffix) return oid;
+  let walked = base;
+  // NOTE: one cache for the whole walk: isomorphic-git keeps a pack's index there, read once, not once per step.
+  const cache = {};
+  for (const [, op, digits] of suffix.matchAll(/([~^])(\d*)/g)) {
+    const n = digits === '' ? 1 : Number(digits);
+    if (!Number.isSafeInteger(n)) throw notFound();
+    let parents: string[];
+    try {
+      // NOTE: readCommit peels an annotated tag to its commit.
+      const c = await git.readCommit({ fs: gfs, dir, oid, cache });
+      oid = c.oid;
+      parents = c.commit.parent;
+    } catch {
+      throw notFound(`${walked} is not a commit`);
+    }
+    if (op === '^') {
+      if (n > 0) {
+        if (n > parents.length) throw notFound(parents.length === 0 ? `${walked} is the first commit: it has no parent` : `${walked} has ${parents.length} parent${parents.length === 1 ? '' : 's'}, not ${n}`);
+        oid = parents[n - 1]!;
+      }
+    } else {
+      for (let i = 0; i < n; i++) {
+        if (parents.length === 0) throw notFound(`it walks past the first commit: ${walked}${i > 0 ? `~${i}` : ''} has no parent`);
+        oid = parents[0]!;
+        if (i + 1 < n) parents = (await git.readCommit({ fs: gfs, dir, oid, cache })).commit.parent;
+      }
+    }
+    walked += `${op}${digits}`;
+  }
+  return oid;
 }
 
 /** The content of `filepath` at a revision (commit id, short id, branch or tag), or undefined if absent there. */

@@ -6,7 +6,7 @@ import { type Cli, repoOptions } from '../io.js';
 /** Registers the verb on the program. */
 export function register(ctx: Cli): void {
   const { verb } = ctx;
-  verb('history', "an entry's commits, newest first")
+  verb('history', "an entry's commits, newest first (a deleted entry's up to the commit that deleted it)")
     .argument('<id>', 'entry id')
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const { entryHistory } = await import('../../app/history.js');
@@ -14,9 +14,9 @@ export function register(ctx: Cli): void {
       ctx.reply({ json: r, text: () => render.history(r) });
     });
 
-  verb('restore', 'bring back an earlier version of an entry as a new commit')
+  verb('restore', 'bring back an earlier version of an entry, or a deleted entry, as a new commit')
     .argument('<id>', 'entry id')
-    .option('--to <rev>', 'the commit to restore from (default: the version before the last change)')
+    .option('--to <rev>', 'the revision to restore from, e.g. HEAD~1 or a commit id (default: the version before the last change; for a deleted entry, its last version)')
     .action(async (id: string, o: { to?: string }, cmd: Command) => {
       const { restoreEntry } = await import('../../app/history.js');
       const r = await restoreEntry({ ...repoOptions(ctx, cmd), id, to: o.to });

@@ -96,11 +96,13 @@ export function imported(r: ImportResult): string {
 
 /** `history`: the entry, then one commit per line, newest first. */
 export function history(r: Awaited<ReturnType<typeof entryHistory>>): string {
-  return [paint('bold', `${r.id} (${r.path})`), ...r.commits.map((c) => `${paint('yellow', c.commit.slice(0, 12))}  ${paint('dim', localTime(c.date))}  ${c.message.split('\n')[0]}`)].join('\n');
+  const head = `${r.id} (${r.path})${r.deleted ? `, deleted in ${r.deleted.slice(0, 12)}` : ''}`;
+  return [paint('bold', head), ...r.commits.map((c) => `${paint('yellow', c.commit.slice(0, 12))}  ${paint('dim', localTime(c.date))}  ${c.message.split('\n')[0]}`)].join('\n');
 }
 
 /** `restore`: the version brought back and its commit, or that it already matches. */
 export function restore(r: RestoreResult): string {
+  if (r.changed && r.deleted) return `restored deleted ${r.id} from ${r.from.slice(0, 12)} (deleted in ${r.deleted.slice(0, 12)}; commit ${r.commit!.slice(0, 12)})`;
   return r.changed ? `restored ${r.id} from ${r.from.slice(0, 12)} (commit ${r.commit!.slice(0, 12)})` : `${r.id} already matches ${r.from.slice(0, 12)}; nothing to do`;
 }
 
