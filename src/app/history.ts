@@ -5,7 +5,8 @@
  * and `restore` brings back its last version before that (or its version at `--to`).
  */
 import fs from 'node:fs';
-import { commitItem, fileHistory, headOid, readFileAt, resolveRevision, type HistoryItem } from '../adapters/git/git.js';
+import { commitItem, headOid, readFileAt, resolveRevision, type HistoryItem } from '../adapters/git/git.js';
+import { fileHistory } from '../adapters/git/file-log.js';
 import { ObjectReader } from '../adapters/git/reader.js';
 import { KbError } from '../core/errors.js';
 import { idFromFileName, isValidId } from '../core/format/schema.js';

@@ -132,16 +132,6 @@ export interface HistoryItem {
   message: string;
 }
 
-/**
- * The commits that changed `filepath`, newest first, from HEAD (or from commit `ref`: a deleted file's history
- * starts at the last commit that had it). Following renames is not needed: paths are stable.
- */
-export async function fileHistory(dir: string, filepath: string, limit = 200, ref?: string): Promise<HistoryItem[]> {
-  if (!(await headOid(dir))) return [];
-  const log = await (await iso()).log({ fs: gfs, dir, filepath, depth: limit, cache: {}, ...(ref ? { ref } : {}) });
-  return log.map((c) => historyItem(c.oid, c.commit));
-}
-
 function historyItem(oid: string, c: { author: { name: string; email: string; timestamp: number }; message: string }): HistoryItem {
   return { commit: oid, date: new Date(c.author.timestamp * 1000).toISOString(), author: `${c.author.name} <${c.author.email}>`, message: c.message.trim() };
 }

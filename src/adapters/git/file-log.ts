@@ -1,0 +1,108 @@
+/**
+ * Contract: the history of one file, as `git log -- PATH` gives it (default history simplification), read with
+ * the native object reader. Commits are walked newest first by committer time; a commit is listed when the file's
+ * blob differs from its parent's (a root commit, when it has the file); a merge that has the file as one of its
+ * parents has it follows that parent only, as git does. NOTE: isomorphic-git's `log({ filepath })` parses every
+ * commit's trees whole: 10 s for an entry of a 3,000-commit repo whose entries/ folder grows by one file per commit,
+ * where git takes 0.2 s. Here a folder's tree is searched as bytes for the one name, once per version of it.
+ */
+import { headOid, type HistoryItem } from './git.js';
+import { ObjectReader } from './reader.js';
+
+/** Commits the reader reads before it is replaced: its caches would otherwise hold every object of the walk. */
+const READER_SPAN = 500;
+
+/**
+ * The blob id at `name` in a raw tree, or null. Found as bytes: " NAME\0" preceded by a file mode at an entry's
+ * start, then the 20-byte id.
+ */
+export function blobIn(raw: Buffer, name: string): string | null {
+  const needle = Buffer.from(` ${name}\0`);
+  for (let at = raw.indexOf(needle); at !== -1; at = raw.indexOf(needle, at + 1)) {
+    const start = raw.lastIndexOf(0x31, at - 1); // '1' of 100644, 100755, 120000
+    if (start < 0 || !/^(?:100644|100755|120000)$/.test(raw.toString('latin1', start, at))) continue;
+    // An entry starts at the buffer's start or right after the previous entry's 20-byte id.
+    const end = at + needle.length;
+    if (end + 20 > raw.length) return null;
+    return raw.toString('hex', end, end + 20);
+  }
+  return null;
+}
+
+/**
+ * The commits that changed `filepath`, newest first, from HEAD (or from commit `ref`: a deleted file's history
+ * starts at the last commit that had it), at most `limit`.
+ */
+export async function fileHistory(dir: string, filepath: string, limit = 200, ref?: string): Promise<HistoryItem[]> {
+  const start = ref ?? (await headOid(dir));
+  if (!start) return [];
+  const parts = filepath.split('/');
+  const name = parts.pop()!;
+  let reader = new ObjectReader(dir);
+  // The blob at the path for each version of its folder (a folder unchanged between commits is searched once).
+  const inFolder = new Map<string, string | null>();
+  const blobOf = async (commit: string): Promise<string | null> => {
+    let tree: string | undefined = (await reader.commit(commit)).tree;
+    for (const p of parts) {
+      const e: { type: string; oid: string } | undefined = (await reader.tree(tree)).get(p);
+      tree = e?.type === 'tree' ? e.oid : undefined;
+      if (!tree) return null;
+    }
+    let hit = inFolder.get(tree);
+    if (hit === undefined) {
+      const { type, data } = await reader.read(tree);
+      hit = type === 'tree' ? blobIn(data, name) : null;
+      inFolder.set(tree, hit);
+    }
+    return hit;
+  };
+  const out: HistoryItem[] = [];
+  try {
+    const seen = new Set<string>([start]);
+    const queue: { oid: string; time: number }[] = [{ oid: start, time: (await reader.commit(start)).time }];
+    let walked = 0;
+    while (queue.length > 0 && out.length < limit) {
+      let best = 0;
+      for (let i = 1; i < queue.length; i++) if (queue[i]!.time > queue[best]!.time) best = i;
+      const { oid } = queue.splice(best, 1)[0]!;
+      if (++walked % READER_SPAN === 0) {
+        reader.close();
+        reader = new ObjectReader(dir);
+      }
+      const { parents } = await reader.commit(oid);
+      const blob = await blobOf(oid);
+      let follow = parents;
+      let changed = blob !== null;
+      if (parents.length > 0) {
+        const theirs = await Promise.all(parents.map(blobOf));
+        const same = theirs.indexOf(blob);
+        changed = same === -1;
+        if (!changed) follow = [parents[same]!];
+      }
+      if (changed) out.push(await historyItemOf(reader, oid));
+      for (const p of follow) {
+        if (seen.has(p)) continue;
+        seen.add(p);
+        queue.push({ oid: p, time: (await reader.commit(p)).time });
+      }
+    }
+  } finally {
+    reader.close();
+  }
+  return out;
+}
+
+/** One commit as a history line, from its raw text: author, author date (UTC, ISO) and the trimmed message. */
+async function historyItemOf(reader: ObjectReader, oid: string): Promise<HistoryItem> {
+  const { data } = await reader.read(oid);
+  const text = data.toString('utf8');
+  const split = text.indexOf('\n\n');
+  const head = split === -1 ? text : text.slice(0, split);
+  const author = /^author (.*) <([^>]*)> (\d+) [+-]\d{4}$/m.exec(head);
+  return {
+    commit: oid,
+    date: new Date(Number(author?.[3] ?? 0) * 1000).toISOString(),
+    author: author ? `${author[1]} <${author[2]}>` : '',
+    message: (split === -1 ? '' : text.slice(split + 2)).trim(),
+  };
+}
