@@ -156,13 +156,16 @@ async function repoChecks(dir: string, settings: Settings, add: Add): Promise<vo
   const heavy = loose.count >= LOOSE_MAX_COUNT || loose.bytes >= LOOSE_MAX_BYTES;
   add('objects', heavy ? 'warn' : 'ok', `${loose.count} loose git object${loose.count === 1 ? '' : 's'}, ${mib(loose.bytes)}${heavy ? ': each write stores the whole tree of its entry folder again, and nothing packs them' : ''}`, `run "git -C ${dir} gc": it packs them with deltas, which git-kb reads`);
 
-  const url = await remoteUrl(dir).catch(() => undefined);
+  const config = readConfig(settings);
+  const own = await remoteUrl(dir).catch(() => undefined);
+  // NOTE: a remote named only in the config file is the one sync uses (it sets it as origin on the first sync).
+  const url = own ?? (typeof config.remote === 'string' && config.remote ? config.remote : undefined);
   if (!url) {
     add('remote', 'warn', 'no remote: the data repo lives on this machine only', 'run "git-kb init --remote URL", then "git-kb sync"');
     return;
   }
-  add('remote', 'ok', `origin ${redactUrl(url)}`);
-  const transport = remoteSettings(settings, readConfig(settings));
+  add('remote', 'ok', own ? `origin ${redactUrl(url)}` : `${redactUrl(url)} (from the config; the first "git-kb sync" sets it as origin)`);
+  const transport = remoteSettings(settings, config);
   if (/^https?:/i.test(url)) {
     const inUrl = /^https?:\/\/[^/@]+@/i.test(url);
     const token = Boolean(transport.token) || inUrl;

@@ -26,8 +26,10 @@ export async function syncStatus(options: RepoOptions): Promise<SyncStatus> {
   const { dir } = repoForRead(options);
   // NOTE: refs and the remote's URL read straight from .git (adapters/git/refs.ts): status loads no git library
   // unless there are commits to count.
-  const url = configValue(dir, 'remote', 'origin', 'url') || undefined;
-  const out: SyncStatus = { unresolved: trackConflicts(dir).length, auto_sync: autoSyncOn(options.settings, readConfig(options.settings)) };
+  const config = readConfig(options.settings);
+  // A remote named only in the config file is the one sync uses (the first sync sets it as origin).
+  const url = configValue(dir, 'remote', 'origin', 'url') || (typeof config.remote === 'string' && config.remote) || undefined;
+  const out: SyncStatus = { unresolved: trackConflicts(dir).length, auto_sync: autoSyncOn(options.settings, config) };
   if (!url) return out;
   out.remote = 'origin';
   const { redactUrl } = await import('../adapters/git/remote.js');

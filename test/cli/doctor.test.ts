@@ -71,6 +71,14 @@ describe('git-kb doctor', () => {
     expect(r.checks['prompt-index']!.status).toBe('warn'); // no prompt has run yet
     expect(r.text.trim().split('\n').at(-1)).toBe('all checks pass (2 warnings)');
 
+    // A remote named only in the config file is the one sync will use: doctor reports it, and checks its auth.
+    fs.mkdirSync(path.join(sb.home, '.claude'), { recursive: true });
+    fs.writeFileSync(path.join(sb.home, '.claude', 'kb-config.json'), JSON.stringify({ remote: 'https://git.example.com/me/from-config.git' }));
+    const fromConfig = await doctor({ PATH: '/usr/bin:/bin' });
+    expect(fromConfig.checks.remote).toMatchObject({ status: 'ok', detail: 'https://git.example.com/me/from-config.git (from the config; the first "git-kb sync" sets it as origin)' });
+    expect(fromConfig.checks.auth!.status).toBe('warn');
+    fs.rmSync(path.join(sb.home, '.claude', 'kb-config.json'));
+
     // An https remote without a token, and the judge missing: warnings, still exit 0.
     expect((await kb(sb, ['--data', sb.data, 'init', '--remote', 'https://git.example.com/me/kb.git'])).code).toBe(0);
     const r2 = await doctor({ PATH: '/usr/bin:/bin' });

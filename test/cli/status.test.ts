@@ -2,6 +2,8 @@
  * `git-kb status`: where the data repo is and why, entries by type, kernel size against its budget, problems,
  * HEAD and the remote. Reading it writes nothing.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectCleanRepo, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { addEntry, commitAll, expectUnchanged, headOf, initRepo, kbd, kbj, sgit, snapshot, writeFile } from './support.js';
@@ -52,6 +54,12 @@ describe('status', () => {
   it('counts problems and shows the remote once one is set', async () => {
     writeFile(sb, 'entries/kb-0001-broken.md', '---\nid: kb-0001\ntitle: [\n---\n');
     await commitAll(sb, 'broken by hand');
+    // Named only in the config file, the remote sync will use is shown too.
+    fs.mkdirSync(path.join(sb.home, '.claude'), { recursive: true });
+    fs.writeFileSync(path.join(sb.home, '.claude', 'kb-config.json'), JSON.stringify({ remote: 'https://example.com/me/from-config.git' }));
+    expect((await kbj(sb, ['status'])).remote).toBe('https://example.com/me/from-config.git');
+    expect((await kbd(sb, ['status'])).stdout).toMatch(/^remote: https:\/\/example\.com\/me\/from-config\.git\nsync: never synced$/m);
+    fs.rmSync(path.join(sb.home, '.claude', 'kb-config.json'));
     await sgit(sb, ['remote', 'add', 'origin', 'https://example.com/me/kb.git']);
     const s = await kbj(sb, ['status']);
     expect(s.problems).toBe(1);
