@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import { commitItem, headOid, readFileAt, resolveRevision, type HistoryItem } from '../adapters/git/git.js';
 import { fileHistory } from '../adapters/git/file-log.js';
+import { walkNewestFirst } from '../adapters/git/walk.js';
 import { ObjectReader } from '../adapters/git/reader.js';
 import { KbError } from '../core/errors.js';
 import { idFromFileName, isValidId } from '../core/format/schema.js';
@@ -84,36 +85,15 @@ async function entryPathIn(reader: ObjectReader, tree: string, id: string, cache
 export async function findDeletedEntry(dir: string, id: string, from?: string): Promise<DeletedEntry | undefined> {
   const head = from ?? (await headOid(dir));
   if (!head) return undefined;
-  let reader = new ObjectReader(dir);
-  try {
-    const cache = new Map<string, string | null>();
-    let walked = 0;
-    const childOf = new Map<string, string>();
-    const seen = new Set<string>([head]);
-    const queue: { oid: string; time: number }[] = [{ oid: head, time: (await reader.commit(head)).time }];
-    while (queue.length > 0) {
-      let best = 0;
-      for (let i = 1; i < queue.length; i++) if (queue[i]!.time > queue[best]!.time) best = i;
-      const { oid } = queue.splice(best, 1)[0]!;
-      // A fresh reader now and then: its caches would otherwise hold every tree the walk has read.
-      if (++walked % 500 === 0) {
-        reader.close();
-        reader = new ObjectReader(dir);
-      }
-      const c = await reader.commit(oid);
-      const p = await entryPathIn(reader, c.tree, id, cache);
-      if (p) return { path: p, last: oid, deletedIn: childOf.get(oid) };
-      for (const parent of c.parents) {
-        if (seen.has(parent)) continue;
-        seen.add(parent);
-        childOf.set(parent, oid);
-        queue.push({ oid: parent, time: (await reader.commit(parent)).time });
-      }
-    }
-    return undefined;
-  } finally {
-    reader.close();
-  }
+  const cache = new Map<string, string | null>();
+  let found: DeletedEntry | undefined;
+  await walkNewestFirst(dir, head, async (reader, oid, commit, child) => {
+    const p = await entryPathIn(reader, commit.tree, id, cache);
+    if (!p) return commit.parents;
+    found = { path: p, last: oid, deletedIn: child };
+    return 'stop';
+  });
+  return found;
 }
 
 /** The entry's file now, or (when no file claims the id) where history last had it; the NOT_FOUND stands when it never existed. */

@@ -7,10 +7,8 @@
  * where git takes 0.2 s. Here a folder's tree is searched as bytes for the one name, once per version of it.
  */
 import { headOid, type HistoryItem } from './git.js';
-import { ObjectReader } from './reader.js';
-
-/** Commits the reader reads before it is replaced: its caches would otherwise hold every object of the walk. */
-const READER_SPAN = 500;
+import type { ObjectReader } from './reader.js';
+import { walkNewestFirst } from './walk.js';
 
 /**
  * The blob id at `name` in a raw tree, or null. Found as bytes: " NAME\0" preceded by a file mode at an entry's
@@ -38,10 +36,9 @@ export async function fileHistory(dir: string, filepath: string, limit = 200, re
   if (!start) return [];
   const parts = filepath.split('/');
   const name = parts.pop()!;
-  let reader = new ObjectReader(dir);
   // The blob at the path for each version of its folder (a folder unchanged between commits is searched once).
   const inFolder = new Map<string, string | null>();
-  const blobOf = async (commit: string): Promise<string | null> => {
+  const blobOf = async (reader: ObjectReader, commit: string): Promise<string | null> => {
     let tree: string | undefined = (await reader.commit(commit)).tree;
     for (const p of parts) {
       const e: { type: string; oid: string } | undefined = (await reader.tree(tree)).get(p);
@@ -57,38 +54,20 @@ export async function fileHistory(dir: string, filepath: string, limit = 200, re
     return hit;
   };
   const out: HistoryItem[] = [];
-  try {
-    const seen = new Set<string>([start]);
-    const queue: { oid: string; time: number }[] = [{ oid: start, time: (await reader.commit(start)).time }];
-    let walked = 0;
-    while (queue.length > 0 && out.length < limit) {
-      let best = 0;
-      for (let i = 1; i < queue.length; i++) if (queue[i]!.time > queue[best]!.time) best = i;
-      const { oid } = queue.splice(best, 1)[0]!;
-      if (++walked % READER_SPAN === 0) {
-        reader.close();
-        reader = new ObjectReader(dir);
-      }
-      const { parents } = await reader.commit(oid);
-      const blob = await blobOf(oid);
-      let follow = parents;
-      let changed = blob !== null;
-      if (parents.length > 0) {
-        const theirs = await Promise.all(parents.map(blobOf));
-        const same = theirs.indexOf(blob);
-        changed = same === -1;
-        if (!changed) follow = [parents[same]!];
-      }
-      if (changed) out.push(await historyItemOf(reader, oid));
-      for (const p of follow) {
-        if (seen.has(p)) continue;
-        seen.add(p);
-        queue.push({ oid: p, time: (await reader.commit(p)).time });
-      }
+  await walkNewestFirst(dir, start, async (reader, oid, { parents }) => {
+    const blob = await blobOf(reader, oid);
+    let follow = parents;
+    let changed = blob !== null;
+    if (parents.length > 0) {
+      const theirs = await Promise.all(parents.map((p) => blobOf(reader, p)));
+      const same = theirs.indexOf(blob);
+      changed = same === -1;
+      // A merge with the file as one parent has it follows that parent only (git's history simplification).
+      if (!changed) follow = [parents[same]!];
     }
-  } finally {
-    reader.close();
-  }
+    if (changed) out.push(await historyItemOf(reader, oid));
+    return out.length >= limit ? 'stop' : follow;
+  });
   return out;
 }
 

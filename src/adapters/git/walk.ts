@@ -6,7 +6,7 @@
  */
 import { compareTreeEntries, nextTreeEntry, rawName, rawSide, type TreeEntry } from './encoding.js';
 import { gfs, iso } from './git.js';
-import type { ObjectReader } from './reader.js';
+import { ObjectReader, type CommitInfo } from './reader.js';
 
 /** One side of a differing tree entry. */
 export type Side = Omit<TreeEntry, 'path'>;
@@ -180,4 +180,41 @@ export async function objectsToSend(reader: ObjectReader, commits: string[]): Pr
     await walk(info.tree, parentTrees);
   }
   return [...out];
+}
+
+/** Commits a history walk reads before its reader is replaced: the caches would otherwise hold every object read. */
+const READER_SPAN = 500;
+
+/**
+ * Walks the commits reachable from `start` newest first by committer time, as `git log` orders them, each once.
+ * `step` gets each commit with the reader of the moment and the commit the walk reached it from, and returns the
+ * parents to go on to (`commit.parents` for all of them), or 'stop' to end the walk.
+ */
+export async function walkNewestFirst(dir: string, start: string, step: (reader: ObjectReader, oid: string, commit: CommitInfo, from: string | undefined) => Promise<string[] | 'stop'>): Promise<void> {
+  let reader = new ObjectReader(dir);
+  try {
+    const from = new Map<string, string>();
+    const seen = new Set<string>([start]);
+    const queue: { oid: string; time: number }[] = [{ oid: start, time: (await reader.commit(start)).time }];
+    let walked = 0;
+    while (queue.length > 0) {
+      let best = 0;
+      for (let i = 1; i < queue.length; i++) if (queue[i]!.time > queue[best]!.time) best = i;
+      const { oid } = queue.splice(best, 1)[0]!;
+      if (++walked % READER_SPAN === 0) {
+        reader.close();
+        reader = new ObjectReader(dir);
+      }
+      const next = await step(reader, oid, await reader.commit(oid), from.get(oid));
+      if (next === 'stop') return;
+      for (const p of next) {
+        if (seen.has(p)) continue;
+        seen.add(p);
+        from.set(p, oid);
+        queue.push({ oid: p, time: (await reader.commit(p)).time });
+      }
+    }
+  } finally {
+    reader.close();
+  }
 }
