@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { commitItem, headOid, readFileAt, resolveRevision, type HistoryItem } from '../adapters/git/git.js';
 import { fileHistory } from '../adapters/git/file-log.js';
 import { walkNewestFirst } from '../adapters/git/walk.js';
+import { rawFilesNamed } from '../adapters/git/encoding.js';
 import { ObjectReader } from '../adapters/git/reader.js';
 import { KbError } from '../core/errors.js';
 import { idFromFileName, isValidId } from '../core/format/schema.js';
@@ -28,21 +29,11 @@ export interface DeletedEntry {
 }
 
 /**
- * The name of the file claiming `id` in one entry folder's raw tree, if any. NOTE: the raw bytes are searched for
- * the id (a hit is checked by name), not parsed: a walk over the whole history reads one entries/ tree per commit.
+ * The name of the regular file claiming `id` in one entry folder's raw tree, if any. NOTE: the bytes are searched
+ * (rawFilesNamed), not parsed: a walk over the whole history reads one entries/ tree per commit.
  */
 function nameIn(raw: Buffer, id: string): string | undefined {
-  const needle = Buffer.from(` ${id}`);
-  for (let at = raw.indexOf(needle); at !== -1; at = raw.indexOf(needle, at + 1)) {
-    const end = raw.indexOf(0, at);
-    if (end === -1) return undefined;
-    const name = raw.toString('utf8', at + 1, end);
-    // The mode before the name: a regular file (100644 or 100755), at an entry's start (the buffer's, or after
-    // the 20-byte id that ends the entry before).
-    const start = raw.lastIndexOf(0x31, at - 1); // '1' of 100644
-    if (start < 0 || !/^100(644|755)$/.test(raw.toString('latin1', start, at))) continue;
-    if (idFromFileName(name) === id) return name;
-  }
+  for (const e of rawFilesNamed(raw, id)) if (e.mode !== '120000' && idFromFileName(e.name) === id) return e.name;
   return undefined;
 }
 

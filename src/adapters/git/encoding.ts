@@ -117,6 +117,24 @@ export function rawSide(body: Buffer, e: RawTreeEntry): Omit<TreeEntry, 'path'> 
   return { mode: e.tree ? '040000' : mode.padStart(6, '0'), oid: body.toString('hex', e.nameEnd + 1, e.end), type };
 }
 
+/**
+ * The file entries (modes 100644, 100755 and 120000) of a raw tree whose names start with `prefix`, found by
+ * searching the bytes for the name rather than walking every entry: a history walk reads one large entries/ tree
+ * per commit and wants one name of it.
+ */
+export function* rawFilesNamed(body: Buffer, prefix: string): Generator<{ name: string; mode: string; oid: string }> {
+  const needle = Buffer.from(` ${prefix}`);
+  for (let at = body.indexOf(needle); at !== -1; at = body.indexOf(needle, at + 1)) {
+    const nul = body.indexOf(0, at);
+    if (nul === -1 || nul + 21 > body.length) return;
+    // The mode before the name, at an entry's start (the body's, or right after the previous entry's 20-byte id).
+    const start = body.lastIndexOf(0x31, at - 1); // the '1' every file mode starts with
+    const mode = start < 0 ? '' : body.toString('latin1', start, at);
+    if (!/^(?:100644|100755|120000)$/.test(mode)) continue;
+    yield { name: body.toString('utf8', at + 1, nul), mode, oid: body.toString('hex', nul + 1, nul + 21) };
+  }
+}
+
 /** A tree body's entries by name. */
 export function parseTree(body: Buffer): Map<string, TreeEntry> {
   const map = new Map<string, TreeEntry>();
