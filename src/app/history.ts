@@ -5,8 +5,8 @@
  * and `restore` brings back its last version before that (or its version at `--to`).
  */
 import fs from 'node:fs';
-import { commitItem, headOid, readFileAt, resolveRevision, type HistoryItem } from '../adapters/git/git.js';
-import { fileHistory } from '../adapters/git/file-log.js';
+import { headOid, readFileAt, resolveRevision, type HistoryItem } from '../adapters/git/git.js';
+import { commitItem, fileHistory } from '../adapters/git/file-log.js';
 import { walkNewestFirst } from '../adapters/git/walk.js';
 import { rawFilesNamed } from '../adapters/git/encoding.js';
 import { ObjectReader } from '../adapters/git/reader.js';
@@ -116,7 +116,7 @@ export async function entryHistory(options: RepoOptions & { id: string }): Promi
   const reader = new ObjectReader(dir);
   try {
     for (;;) {
-      if (part.deletedIn && !commits.some((c) => c.commit === part.deletedIn)) commits.push(await commitItem(dir, part.deletedIn));
+      if (part.deletedIn && !commits.some((c) => c.commit === part.deletedIn)) commits.push(await commitItem(reader, part.deletedIn));
       for (const c of await fileHistory(dir, part.path, 200, part.ref)) if (!commits.some((x) => x.commit === c.commit)) commits.push(c);
       const oldest = commits.at(-1);
       if (!oldest || commits.length >= 200 || !restoredSubject(id).test(oldest.message.split('\n')[0]!)) break;

@@ -55,14 +55,14 @@ export async function fileHistory(dir: string, filepath: string, limit = 200, re
       // A merge with the file as one parent has it follows that parent only (git's history simplification).
       if (!changed) follow = [parents[same]!];
     }
-    if (changed) out.push(await historyItemOf(reader, oid));
+    if (changed) out.push(await commitItem(reader, oid));
     return out.length >= limit ? 'stop' : follow;
   });
   return out;
 }
 
 /** One commit as a history line, from its raw text: author, author date (UTC, ISO) and the trimmed message. */
-async function historyItemOf(reader: ObjectReader, oid: string): Promise<HistoryItem> {
+export async function commitItem(reader: ObjectReader, oid: string): Promise<HistoryItem> {
   const { data } = await reader.read(oid);
   const text = data.toString('utf8');
   const split = text.indexOf('\n\n');

@@ -132,16 +132,6 @@ export interface HistoryItem {
   message: string;
 }
 
-function historyItem(oid: string, c: { author: { name: string; email: string; timestamp: number }; message: string }): HistoryItem {
-  return { commit: oid, date: new Date(c.author.timestamp * 1000).toISOString(), author: `${c.author.name} <${c.author.email}>`, message: c.message.trim() };
-}
-
-/** One commit as a history line. */
-export async function commitItem(dir: string, oid: string): Promise<HistoryItem> {
-  const c = await (await iso()).readCommit({ fs: gfs, dir, oid, cache: {} });
-  return historyItem(c.oid, c.commit);
-}
-
 /**
  * The full object id of a revision: a commit id, short id, branch or tag, followed by any of git's ancestry
  * suffixes, chained left to right: `~N` (N first parents back; `~` is `~1`), `^N` (the N-th parent; `^` is `^1`,
