@@ -29,7 +29,7 @@ import { findSecrets, redactSecrets } from '../core/secrets/scan.js';
 import { OWN_PROMPT_PREFIXES, transcriptScrubber } from '../core/sessions/summary.js';
 import { patternKeyHolder, recurrenceFile } from './learnings.js';
 import { repoForRead, type RepoOptions } from './repo.js';
-import { loadTranscript, projectsDir, refreshIndexAfterWrite, sessionForbidden } from './session.js';
+import { isSummaryRef, loadTranscript, projectsDir, refreshIndexAfterWrite, sessionForbidden } from './session.js';
 
 /** The reflection model when KB_REFLECT_MODEL is not set. */
 export const DEFAULT_REFLECT_MODEL = 'sonnet';
@@ -94,11 +94,11 @@ async function transcriptOf(dir: string, options: ReflectOptions): Promise<{ fil
   if (options.transcript) return { file: options.transcript, sessionId: given };
   if (!given) throw new KbError('USAGE', 'reflect needs --session ID or --transcript PATH');
   let id = given;
-  if (/^kb-[0-9a-z]+$/.test(id)) {
+  if (isSummaryRef(id)) {
     const e = (await loadCatalog(dir)).byId.get(id);
     if (!e || e.type !== 'session_summary' || typeof e.data.session_id !== 'string') throw new KbError('NOT_FOUND', `${id} is not a session summary: give a session id, a session summary's entry id, or --transcript PATH`, { id });
     id = e.data.session_id;
-  } else if (id.length < 8) throw new KbError('USAGE', `"${id}" is neither an entry id nor a session id (give at least 8 characters of a session id)`);
+  }
   const known = readSessionState(dir, id)?.transcript;
   if (known && fs.existsSync(known)) return { file: known, sessionId: id };
   const root = projectsDir(options.settings);

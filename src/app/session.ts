@@ -362,6 +362,16 @@ export type ShowResult =
   | { view: 'grep'; id: string; session_id: string; title: string; grep: string; lines: GrepLine[] };
 
 /**
+ * How a session is named on the command line: true for an entry id (its summary's), false for a session id or a
+ * prefix of one, which must be 8 characters or more (USAGE otherwise).
+ */
+export function isSummaryRef(q: string): boolean {
+  if (/^kb-[0-9a-z]+$/.test(q)) return true;
+  if (q.length < 8) throw new KbError('USAGE', `"${q}" is neither an entry id nor a session id (give at least 8 characters of a session id)`);
+  return false;
+}
+
+/**
  * A session by entry id, or by session id (a unique prefix of at least 8 characters will do): its summary, or with
  * `turns`, `turn` or `grep` its turn log (spec/sessions.md, "Turns"), which outlives the transcript through the
  * archive and exists before the summary is committed.
@@ -369,8 +379,7 @@ export type ShowResult =
 export async function showSession(options: ShowOptions): Promise<ShowResult> {
   const { dir } = repoForRead(options);
   const q = options.id.trim();
-  const byEntry = /^kb-[0-9a-z]+$/.test(q);
-  if (!byEntry && q.length < 8) throw new KbError('USAGE', `"${q}" is neither an entry id nor a session id (give at least 8 characters of a session id)`);
+  const byEntry = isSummaryRef(q);
   const catalog = await loadCatalog(dir);
   const found = [...catalog.byId.values()].filter((e) => e.type === 'session_summary' && (byEntry ? e.id === q : typeof e.data.session_id === 'string' && (e.data.session_id as string).startsWith(q)));
   if (found.length > 1) throw new KbError('USAGE', `session id prefix ${q} matches ${found.length} sessions (${found.map((e) => e.id).join(', ')}); give more characters`);
