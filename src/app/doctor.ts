@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { KB_JSON_MAX, readRegularFile } from '../adapters/system/read-bounded.js';
 import type { Settings } from '../adapters/config/settings.js';
-import { readConfig, resolveDataDir } from '../adapters/config/config.js';
+import { configRemote, readConfig, resolveDataDir } from '../adapters/config/config.js';
 import { findClaude } from '../adapters/claude/find-claude.js';
 import { headOid, remoteUrl } from '../adapters/git/git.js';
 import { redactUrl } from '../adapters/git/remote.js';
@@ -159,7 +159,7 @@ async function repoChecks(dir: string, settings: Settings, add: Add): Promise<vo
   const config = readConfig(settings);
   const own = await remoteUrl(dir).catch(() => undefined);
   // NOTE: a remote named only in the config file is the one sync uses (it sets it as origin on the first sync).
-  const url = own ?? (typeof config.remote === 'string' && config.remote ? config.remote : undefined);
+  const url = own ?? configRemote(config);
   if (!url) {
     add('remote', 'warn', 'no remote: the data repo lives on this machine only', 'run "git-kb init --remote URL", then "git-kb sync"');
     return;

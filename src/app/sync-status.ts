@@ -3,7 +3,7 @@
  * saw: no network, a short walk of recent commits, and the kept list of unresolved conflicts.
  */
 import fs from 'node:fs';
-import { readConfig } from '../adapters/config/config.js';
+import { configRemote, readConfig } from '../adapters/config/config.js';
 import { configValue, readRef } from '../adapters/git/refs.js';
 import { trackConflicts } from './conflicts.js';
 import { repoForRead, type RepoOptions } from './repo.js';
@@ -28,7 +28,7 @@ export async function syncStatus(options: RepoOptions): Promise<SyncStatus> {
   // unless there are commits to count.
   const config = readConfig(options.settings);
   // A remote named only in the config file is the one sync uses (the first sync sets it as origin).
-  const url = configValue(dir, 'remote', 'origin', 'url') || (typeof config.remote === 'string' && config.remote) || undefined;
+  const url = configValue(dir, 'remote', 'origin', 'url') || configRemote(config);
   const out: SyncStatus = { unresolved: trackConflicts(dir).length, auto_sync: autoSyncOn(options.settings, config) };
   if (!url) return out;
   out.remote = 'origin';

@@ -5,7 +5,7 @@
  * and every conflict still unresolved (conflicts.ts); `resolve` (resolve.ts) settles them. Also the push after a
  * CLI write when auto_sync is on.
  */
-import { readConfig, type KbConfig } from '../adapters/config/config.js';
+import { configRemote, readConfig, type KbConfig } from '../adapters/config/config.js';
 import type { Settings } from '../adapters/config/settings.js';
 import { currentBranch, headOid, refOid, remoteUrl, setRef, setRemote } from '../adapters/git/git.js';
 import { buildPack, storePack } from '../adapters/git/objects.js';
@@ -62,8 +62,9 @@ export interface SyncResult {
 
 async function resolveTarget(dir: string, options: SyncOptions, cfg: KbConfig, signal?: AbortSignal): Promise<RemoteTarget> {
   let url = await remoteUrl(dir);
-  if (!url && typeof cfg.remote === 'string' && cfg.remote) {
-    url = cfg.remote;
+  const named = url ? undefined : configRemote(cfg);
+  if (named) {
+    url = named;
     await setRemote(dir, url);
   }
   if (!url) throw new KbError('USAGE', `the data repo ${dir} has no remote to sync with; run "git-kb init --remote URL" (or git -C ${dir} remote add origin URL)`);

@@ -28,6 +28,11 @@ export interface KbConfig {
   [key: string]: unknown;
 }
 
+/** The remote a config file names (`remote`), the one sync uses and records as origin when the repo has none. */
+export function configRemote(cfg: KbConfig): string | undefined {
+  return typeof cfg.remote === 'string' && cfg.remote ? cfg.remote : undefined;
+}
+
 /** The fields of Settings that locate the config files and the data repo. */
 export type ConfigSettings = Pick<Settings, 'home' | 'xdgConfigHome' | 'pluginData' | 'dataDir'>;
 
