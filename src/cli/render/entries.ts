@@ -76,7 +76,7 @@ export function list(items: ListItem[], more = 0): string {
 export function lint(r: LintResult): string {
   // A link to no file (link-unresolved) is Obsidian's "note not yet written": nothing for relink to fix.
   const fixable = r.hints.filter((h) => h.rule !== 'link-unresolved').length;
-  const hintCount = `${plural(r.hints.length, 'hint')}`;
+  const hintCount = plural(r.hints.length, 'hint');
   const hintLine = fixable === r.hints.length ? `${hintCount}: "git-kb relink" fixes them` : fixable ? `${hintCount}: "git-kb relink" fixes ${fixable}; the rest are links to notes not written yet` : `${hintCount}: links to notes not written yet`;
   const hints = r.hints.length ? [...r.hints.map((h) => `${paint('cyan', 'hint:')} ${formatProblems([h])}`), hintLine] : [];
   if (r.problems.length === 0) return [...hints, `${paint('green', 'ok:')} ${r.files} files, no problems`].join('\n');
@@ -141,7 +141,7 @@ export function adopted(r: AdoptResult): string {
 
 /** `relink`: the entries rewritten and the commit, or that every link is in form already. */
 export function relinked(r: RelinkResult): string {
-  const lines = r.changed.length ? [`relinked ${r.changed.length} entr${r.changed.length === 1 ? 'y' : 'ies'} (commit ${r.commit!.slice(0, 12)})`, ...r.changed.map((c) => `- ${c.id} ${c.path}`)] : ['every link is in the form Obsidian follows; nothing to do'];
+  const lines = r.changed.length ? [`relinked ${plural(r.changed.length, 'entry', 'entries')} (commit ${r.commit!.slice(0, 12)})`, ...r.changed.map((c) => `- ${c.id} ${c.path}`)] : ['every link is in the form Obsidian follows; nothing to do'];
   for (const u of r.unreadable) lines.push(`left alone ${u.path}: ${u.reason} (git-kb lint)`);
   if (r.unresolved.length) lines.push(`${plural(r.unresolved.length, 'link')} to no file and no entry, left as written:`, ...r.unresolved.map((u) => `${u.path}:${u.line}: ${u.link}`));
   return lines.join('\n');

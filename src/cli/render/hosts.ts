@@ -3,8 +3,8 @@
  * `host load` and `host detect` print the sentinel lines of spec/hosts.md, "Sentinels", which the model reads:
  * a forbidden host gets its sentinel alone, never its key or facts.
  */
-import { plural } from './plural.js';
 import type { AddFactResult, DetectResult, ForbidResult, HostInfo, HostStatusResult, LoadResult, RegisterResult } from '../../app/host.js';
+import { plural } from './plural.js';
 import { localDate } from './time.js';
 
 /** Sentinel lines of `host load` (spec/hosts.md, "Sentinels"). */
@@ -15,7 +15,6 @@ const SENTINELS = {
   unknown: '---HOST_UNKNOWN---',
   forbidden: '---HOST_FORBIDDEN---',
 } as const;
-
 
 /** `host register`: registered, updated or unchanged, and the commit. */
 export function register(r: RegisterResult): string {
