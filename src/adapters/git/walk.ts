@@ -198,9 +198,7 @@ export async function walkNewestFirst(dir: string, start: string, step: (reader:
     const queue: { oid: string; time: number }[] = [{ oid: start, time: (await reader.commit(start)).time }];
     let walked = 0;
     while (queue.length > 0) {
-      let best = 0;
-      for (let i = 1; i < queue.length; i++) if (queue[i]!.time > queue[best]!.time) best = i;
-      const { oid } = queue.splice(best, 1)[0]!;
+      const { oid } = queue.shift()!;
       if (++walked % READER_SPAN === 0) {
         reader.close();
         reader = new ObjectReader(dir);
@@ -211,7 +209,7 @@ export async function walkNewestFirst(dir: string, start: string, step: (reader:
         if (seen.has(p)) continue;
         seen.add(p);
         from.set(p, oid);
-        queue.push({ oid: p, time: (await reader.commit(p)).time });
+        queueByTime(queue, p, (await reader.commit(p)).time);
       }
     }
   } finally {
