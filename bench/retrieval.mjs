@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bm25Index, readNotes, STOP_WORDS, WEIGHTS, K1, B } from './lib/bm25.mjs';
+import { ftsIndex } from './lib/fts5.mjs';
 import { machine, writeSection } from './lib/measure.mjs';
 import { cleanEnv, corpora, importCorpus, rankSummary as summary } from './lib/sets.mjs';
 
@@ -132,6 +133,9 @@ async function runCorpus(c) {
       ]),
     );
     const bmQueryMs = now() - t;
+    // The FTS5 reference, where this Node has node:sqlite (22.5 and later).
+    const fts = ftsIndex(notes);
+    const ftsRows = fts && Object.fromEntries(searchSets.map(([name, qs]) => [name, qs.map((q) => ({ rank: fts.search(q.query, 10).findIndex((h) => q.expect.includes(h.path)) + 1 }))]));
 
     // Prompt hook: build its index with a first prompt (a large repo gets a background builder), then measure.
     const runHook = (prompt, session) => {
@@ -180,7 +184,7 @@ async function runCorpus(c) {
       testOnly: !!c.testOnly,
       entries: imported.imported,
       redacted: imported.redacted.length,
-      search: Object.fromEntries(searchSets.map(([name, qs]) => [name, { n: qs.length, kb: summary(kbRows[name].map((r) => r.rank)), bm25: summary(bmRows[name].map((r) => r.rank)) }])),
+      search: Object.fromEntries(searchSets.map(([name, qs]) => [name, { n: qs.length, kb: summary(kbRows[name].map((r) => r.rank)), bm25: summary(bmRows[name].map((r) => r.rank)), ...(ftsRows ? { fts5: summary(ftsRows[name].map((r) => r.rank)) } : {}) }])),
       hook: {
         firing: firingRows.length,
         hit: firingRows.filter((r) => r.hit).length / firingRows.length,
@@ -234,7 +238,7 @@ function overview(results) {
   for (const r of results) {
     for (const [name, s] of Object.entries(r.search)) {
       const label = name === 'queries' ? `${s.n} queries` : `${s.n} raw prompts`;
-      for (const [sys, x] of [['git-kb search', s.kb], ['BM25 reference', s.bm25]]) lines.push(`| ${r.name} | ${label} | ${sys} | ${pct(x.r1)} | ${pct(x.r5)} | ${pct(x.r10)} | ${x.mrr.toFixed(3)} |`);
+      for (const [sys, x] of [['git-kb search', s.kb], ['BM25 reference', s.bm25], ['SQLite FTS5', s.fts5]]) if (x) lines.push(`| ${r.name} | ${label} | ${sys} | ${pct(x.r1)} | ${pct(x.r5)} | ${pct(x.r10)} | ${x.mrr.toFixed(3)} |`);
     }
   }
   return lines.join('\n');
@@ -288,6 +292,7 @@ if (write) {
     'Known-item queries over the real corpora, each imported into a fresh data repo by `git-kb import DIR --tags-from-folders --redact`.',
     '**git-kb search**: one `git-kb search QUERY --limit 10 --json` process per query; link neighbours (`via`) not counted; MRR within the top 10.',
     `**BM25 reference** (\`bench/lib/bm25.mjs\`, no git-kb code, over the corpus files): Okapi BM25F with weighted term frequencies, k1 ${K1}, b ${B} per field, weights title ${WEIGHTS.title} / tags ${WEIGHTS.tags} / body ${WEIGHTS.body} (title: a front matter's \`title:\`, else the first \`# \` heading; tags: the folder, as \`--tags-from-folders\`), lower-cased terms split on non-alphanumerics, Porter stems (npm \`stemmer\`), Lucene's ${STOP_WORDS.size} English stop words, OR of the query's terms.`,
+    `**SQLite FTS5** (\`bench/lib/fts5.mjs\`, the reference of the issue's held-out figures; only where the bench runs on a Node with \`node:sqlite\`, 22.5 or later): title, tags and body columns with the \`porter\` tokenizer, \`bm25()\` weights title 5 / tags 3 / body 1 (each column's term frequency weighted, normalised by the row's whole length; k1 1.2, b 0.75), OR of the query's words.`,
     '**Prompt hook**: `node bin/git-kb-hook prompt` with a UserPromptSubmit payload on stdin, a new session id per prompt. Hit rate: share of answerable prompts with an expected entry among the pointers; false fire: share of prompts no note answers that get any pointer: own on-domain (everyday coding prompts on subjects the notes lack, most of them near misses sharing a tool or word with some note), cross (the other corpora\'s answerable prompts, kept where reading the best candidates showed no note answers), older sets (mechanical, short and off-topic prompts). Pointers and characters: per prompt that got any pointer. The hook\'s bars were chosen on jbranchaud-til alone (bench/hook-tune.mjs); how a page with sections is read (by its top-level sections) and search\'s \`b\` on corpus4, a development corpus of long pages; corpus3 is for testing only.',
     'Targets on every corpus: hook hit rate >= 60%, false fires <= 5% on own on-domain and on cross negatives, at most 3 pointers; git-kb search at or above the BM25 reference on recall@1, @5, @10 and MRR.',
     '',

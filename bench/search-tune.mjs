@@ -7,6 +7,7 @@
 //     b=... sets bm25.b)
 import { importTs } from './hook-lib.mjs';
 import { bm25Index, readNotes } from './lib/bm25.mjs';
+import { ftsIndex } from './lib/fts5.mjs';
 import { cachedCorpusRepo, corpora, rankSummary as summary } from './lib/sets.mjs';
 
 const argv = process.argv.slice(2);
@@ -27,10 +28,13 @@ for (const c of corpora(keys, { tuning: true })) {
   const repo = cachedCorpusRepo(c);
   const sets = [['queries', c.queries]];
   if (c.answerable.some((f, i) => f.prompt !== c.queries[i]?.query)) sets.push(['prompts', c.answerable.map((f) => ({ query: f.prompt, expect: f.expect }))]);
-  const bm = bm25Index(readNotes(c.dir));
+  const notes = readNotes(c.dir);
+  const bm = bm25Index(notes);
+  const fts = ftsIndex(notes);
   for (const [name, qs] of sets) {
     const bmRanks = qs.map((q) => bm.search(q.query, 10).findIndex((h) => q.expect.includes(h.path)) + 1);
     console.log(`${c.key} ${name} (${qs.length}): BM25 ${fmt(summary(bmRanks))}`);
+    if (fts) console.log(`${c.key} ${name} (${qs.length}): FTS5 ${fmt(summary(qs.map((q) => fts.search(q.query, 10).findIndex((h) => q.expect.includes(h.path)) + 1)))}`);
     for (const v of variants) {
       Object.assign(RANKING, base, v);
       if ('b' in v) RANKING.bm25 = { ...base.bm25, b: v.b };
@@ -41,6 +45,7 @@ for (const c of corpora(keys, { tuning: true })) {
         ranks.push(results.filter((h) => !h.via).findIndex((h) => want.has(h.id)) + 1);
       }
       console.log(`   ${JSON.stringify(v).padEnd(50)} ${fmt(summary(ranks))}`);
+      if (process.env.DIFF) qs.forEach((q, i) => { const a = ranks[i] || 99, b = bmRanks[i] || 99; if (a !== b) console.log(`      ${a > b ? 'LOSE' : 'win '} kb ${a} bm ${b} | ${q.query.slice(0, 110)}`); });
     }
   }
 }

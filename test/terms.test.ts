@@ -124,6 +124,14 @@ describe('tokenize and terms', () => {
     expect(tokenize('max_connections 127.0.0.1')).toEqual(['max', 'connections', '127', '0', '0', '1']);
   });
 
+  it('folds the names of one thing onto one term, on both sides', () => {
+    // "on my mac" meets a note tagged osx or titled macOS, in search and in the prompt index alike.
+    for (const profile of [SEARCH_TERMS, PROMPT_TERMS]) expect(terms('Mac OSX macOS macos', profile)).toEqual(['macos', 'macos', 'macos', 'macos']);
+    expect(stem('macs')).toBe('macos');
+    // Only those names: a word that merely starts like one is its own.
+    expect(terms('machine macro', SEARCH_TERMS)).toEqual(['machine', 'macro']);
+  });
+
   it('search keeps what a query needs; the prompt drops its filler and numbers', () => {
     for (const w of STOP_WORDS) expect(PROMPT_STOP_WORDS.has(w), w).toBe(true);
     expect(terms('how do I get the new work tree on port 3000', SEARCH_TERMS)).toEqual(['get', 'new', 'work', 'tree', 'port', '3000']);

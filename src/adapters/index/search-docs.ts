@@ -11,11 +11,12 @@ import { currentNamesKey } from './ids.js';
 import type { SummaryRow } from './summary.js';
 import { writeFileAtomic } from '../store/fsutil.js';
 import { readStatTableHeader } from './stat-table.js';
+import { TERMS_VERSION } from '../../core/text/terms.js';
 import { isEntryFilePath, readEntryText, statData, stateDir, type StatData } from '../store/layout.js';
 import { bodyOf } from '../../core/format/fence.js';
 import { readableLinks } from '../../core/format/links.js';
 
-/** Bump when the stored shape, the indexed text or the term processing (core/text/terms.ts) changes. */
+/** Bump when the stored shape or the indexed text changes (the terms have their own version, TERMS_VERSION). */
 export const SEARCH_INDEX_VERSION = 10;
 /**
  * The MiniSearch this code is built with (checked against node_modules by test/search-cache.test.ts). It is part
@@ -36,7 +37,7 @@ export const DELTA_MAX = 256;
 export const DELTA_MAX_TEXT = 4_000_000;
 
 /** The first word of the base file (a stat table, stat-table.ts). */
-export const BASE_MAGIC = `git-kb search ${SEARCH_INDEX_VERSION}`;
+export const BASE_MAGIC = `git-kb search ${SEARCH_INDEX_VERSION} terms ${TERMS_VERSION}`;
 
 export function baseFile(dir: string): string {
   return `${stateDir(dir)}/search.v9`;

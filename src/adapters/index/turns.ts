@@ -21,8 +21,10 @@ import { stateDir } from '../store/layout.js';
 import { sessionFileBase } from '../store/session-state.js';
 import { makeSnippet, queryOptions, queryTerms, rescore } from './search.js';
 import { processTerm, tokenizeText } from './term-count.js';
+import { TERMS_VERSION } from '../../core/text/terms.js';
 
-const INDEX_VERSION = 2;
+/** The stored shape's version and the terms' (core/text/terms.ts): a base of another version of either is rebuilt. */
+const INDEX_VERSION = `2.${TERMS_VERSION}`;
 const BASE_FILE = 'base.json';
 
 export function turnsDir(dir: string): string {
@@ -133,7 +135,7 @@ function scopeOf(queries: string[]): Set<string> {
  * and the name of each shard file (`base-<gen>-<hex of the first character>.json`: the terms that start with it).
  */
 interface Base {
-  v: number;
+  v: string;
   gen: string;
   manifest: Record<string, { size: number; mtimeMs: number }>;
   tables: Record<string, unknown>;

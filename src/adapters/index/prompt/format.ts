@@ -9,13 +9,14 @@ import fs from 'node:fs';
 import { fnv1a } from '../../../core/text/fnv.js';
 import { dayOf, stampFactor, type DecayStamp } from '../../../core/decay.js';
 import { linePath, needsEscape, pathLine } from '../../../core/text/path-line.js';
+import { TERMS_VERSION } from '../../../core/text/terms.js';
 import type { HostExtras } from './extras-hosts.js';
 import type { SessionExtras } from './extras-sessions.js';
 import type { PageParts } from '../../../core/format/sections.js';
 
 const MAGIC = 'GKBPIX01';
-/** Bump when the format or the terms (core/text/terms.ts) change: an index of another version reads as none. */
-export const INDEX_VERSION = 10;
+/** The format's version and the terms' (core/text/terms.ts): an index of another version of either reads as none. */
+export const INDEX_VERSION = `10.${TERMS_VERSION}`;
 
 /** Field bits of a posting: which part of the entry the keyword came from. */
 export const FIELD_TITLE = 1;
@@ -124,7 +125,7 @@ export type IndexFile = [path: string, sig: string, kind: FileKind, id: string];
 
 /** The decoded header. */
 export interface IndexHeader {
-  v: number;
+  v: string;
   key: string;
   generation: string;
   built: string;
