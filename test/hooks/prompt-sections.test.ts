@@ -1,7 +1,8 @@
 /**
  * The keyword signal on a long page with sections (spec/hooks.md, "Keyword"): the page as a whole holds the
  * prompt's words too thinly for the focus bar, so it is read part by part. A prompt one section is about points
- * to the page; a prompt whose words the page scatters over its sections does not. Run through the exact command
+ * to the page, and so does one its opening and one section are about; a prompt whose words the page scatters over its
+ * sections does not. Run through the exact command
  * of hooks/hooks.json, with KB_HOOK_DEBUG saying which section carried it.
  */
 import fs from 'node:fs';
@@ -74,6 +75,10 @@ describe('prompt hook on a page with sections', () => {
     // The debug log says why the second was quiet: the page missed the focus bar, and no section passed the bars.
     const log = fs.readFileSync(debugFile, 'utf8');
     expect(log).toMatch(/"miss":"focus"/);
+    // What the page says it is about (its opening) and one section, with words of neither: the page as a whole misses
+    // the focus bar and neither part alone covers the prompt; the opening read with the retention section does.
+    const opening = contextOf(await runPromptHook(sb, payload('platform watch signal: thirteen months downsampled metrics for the checkout rewrite in kotlin', 'session-o'), { env }));
+    expect(pointerIds(opening)).toEqual([tid(1)]);
 
     // A page added afterwards reaches the index as an update (its delta keeps the parts too), and its parts count.
     writeEntries(sb.data, [{ id: tid(4), title: 'Release handbook', tags: ['operations'], body: PAGE.replace('## Logging', '## Changelogs\nEach release note lists migrations and feature flags.\n\n## Logging') }]);

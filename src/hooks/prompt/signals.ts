@@ -191,12 +191,17 @@ export function readSections(ranking: KeywordRanking, keywords: string[], reader
     if (!parts) return s;
     const masks = keywords.map((k) => parts.masks.get(k) ?? 0);
     let best: KeywordScore | undefined;
-    parts.sizes.forEach((size, i) => {
-      const shared = keywords.filter((_, j) => (masks[j]! & (1 << i)) !== 0);
+    // Each part alone, and each later part read with the opening one (what the page says it is about). NOTE: the
+    // index keeps each part's count of distinct keywords, not of a union: the two counts are added, which can only
+    // count a word twice and make the focus lower, never higher.
+    const spans = parts.sizes.map((size, i) => ({ bits: 1 << i, size, section: i }));
+    for (let i = 1; i < parts.sizes.length; i++) spans.push({ bits: 1 | (1 << i), size: parts.sizes[0]! + parts.sizes[i]!, section: i });
+    for (const { bits, size, section } of spans) {
+      const shared = keywords.filter((_, j) => (masks[j]! & bits) !== 0);
       const covered = shared.reduce((sum, k) => sum + (ranking.weights.get(k)?.cover ?? 0), 0);
       const scored = { ...s, terms: shared, covered, coverage: ranking.mass > 0 ? covered / ranking.mass : 0, focus: ochiai(shared.length, keywords.length, size) };
-      if (!missOf(scored, params) && scored.focus > (best?.focus ?? 0)) best = { ...s, focus: scored.focus, section: i };
-    });
+      if (!missOf(scored, params) && scored.focus > (best?.focus ?? 0)) best = { ...s, focus: scored.focus, section };
+    }
     return best ?? s;
   });
   return { ...ranking, ranked };
