@@ -1,9 +1,8 @@
 /**
  * The keyword signal on a long page with sections (spec/hooks.md, "Keyword"): the page as a whole holds the
  * prompt's words too thinly for the focus bar, so it is read part by part. A prompt one section is about points
- * to the page, and so does one its opening and one section are about; a prompt whose words the page scatters over its
- * sections does not. Run through the exact command
- * of hooks/hooks.json, with KB_HOOK_DEBUG saying which section carried it.
+ * to the page, and so does one its opening and one section are about; a prompt whose words the page scatters over
+ * its sections does not. Run through the exact command of hooks/hooks.json, with KB_HOOK_DEBUG saying why.
  */
 import fs from 'node:fs';
 import path from 'node:path';
