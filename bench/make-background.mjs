@@ -95,6 +95,11 @@ for (const s of sources) {
     }
   }
   counts.push(`${s.name}: ${s.files.length} files, ${n} chunks`);
+  // A missing source would silently give another background (a word common in it would look rare).
+  if (n === 0) {
+    console.error(`make-background: no text from ${s.name}; install its packages (apt-get install fortunes fortunes-min python3-doc) and run again`);
+    process.exit(1);
+  }
 }
 // The names of the packages under node_modules are left out: their own READMEs made them look common ("vitest",
 // "esbuild", "commander"), and the built hook must not name the libraries kept off its path (test/architecture).
