@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
+import nodeHttp from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -105,6 +107,37 @@ describe('git server idle', () => {
     await s.idle();
     expect(Date.now() - t).toBeGreaterThanOrEqual(1_900);
     expect(fs.existsSync(lock)).toBe(false);
+  });
+});
+
+describe('git server with a client gone mid-pack', () => {
+  it('leaves no backend behind when the client drops the connection while the pack streams', async () => {
+    const s = (server = await startGitServer());
+    const bare = s.createBare('big');
+    // A pack far larger than a pipe holds: 8 MB that do not compress.
+    const src = path.join(work, 'src');
+    await cli(work, 'init', '-q', '-b', 'main', src);
+    fs.writeFileSync(path.join(src, 'blob.bin'), crypto.randomBytes(8 * 1024 * 1024));
+    await cli(src, 'add', 'blob.bin');
+    await cli(src, 'commit', '-q', '-m', 'big');
+    await cli(src, 'push', '-q', bare, 'main');
+    const oid = await cli(bare, 'rev-parse', 'main');
+    // An upload-pack request as a fetch sends it (protocol v0), whose answer is read only until its first bytes.
+    const pkt = (line: string): string => `${(line.length + 4).toString(16).padStart(4, '0')}${line}`;
+    const body = `${pkt(`want ${oid}\n`)}0000${pkt('done\n')}`;
+    await new Promise<void>((resolve, reject) => {
+      const req = nodeHttp.request(`${s.repoUrl('big')}/git-upload-pack`, { method: 'POST', headers: { 'Content-Type': 'application/x-git-upload-pack-request' } }, (res) => {
+        res.once('data', () => {
+          req.destroy();
+          resolve();
+        });
+        res.on('error', () => {});
+      });
+      req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
+      req.end(body);
+    });
+    // The backend's pack program would block for ever writing into a pipe nobody reads: the server must close it.
+    await s.idle(10_000);
   });
 });
 

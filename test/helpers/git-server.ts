@@ -93,6 +93,11 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
   const auth = options.auth;
   const sockets = new Set<Socket>();
   const children = new Set<ChildProcess>();
+  /**
+   * Per running backend: stops it when its client is gone (see `abandon` below; idle() calls these too), and says
+   * what it serves, for idle()'s error.
+   */
+  const gone = new Map<ChildProcess, { check: () => void; what: () => string }>();
   let requests = 0;
 
   const server = http.createServer((req, res) => {
@@ -188,6 +193,7 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
 
     child.on('error', (err) => {
       children.delete(child);
+      gone.delete(child);
       if (!res.headersSent) {
         res.writeHead(500, { 'Content-Type': 'text/plain' });
         res.end(`git http-backend failed to start: ${err.message}\n`);
@@ -197,6 +203,7 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
     });
     child.on('close', (code) => {
       children.delete(child);
+      gone.delete(child);
       if (!headersSent) {
         headersSent = true;
         if (!res.headersSent) {
@@ -205,14 +212,31 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
         }
       }
     });
-    // Client went away mid-request: stop the backend. Its stdin is closed too: the pack program it runs (receive-pack,
-    // upload-pack) holds the same pipe and would otherwise wait for the rest of a body that never comes, keeping
-    // the backend's stdout open (no 'close') long after the backend itself was killed.
-    res.on('close', () => {
-      if (child.exitCode === null && child.signalCode === null && !res.writableFinished) {
-        child.stdin.destroy();
-        child.kill();
-      }
+    // Client went away mid-request: stop the backend, and close both ends of its pipes here. The pack program it runs
+    // (receive-pack, upload-pack) holds the same pipes: on stdin it would wait for the rest of a body that never
+    // comes; on stdout, no longer read once the response is gone, it would block for ever writing a pack into a full
+    // pipe (a slow machine lets the client be killed mid-pack). Either keeps the backend's stdout open, so its
+    // 'close' never comes, long after the backend itself was killed or had exited. Closed here, the writer gets EPIPE.
+    // idle() runs this too for every backend whose client socket is gone, should a 'close' have been missed.
+    const started = Date.now();
+    let abandoned = 0;
+    const abandon = (): void => {
+      if (res.writableFinished) return;
+      child.stdin.destroy();
+      child.stdout.destroy();
+      child.stderr.destroy();
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      // SIGTERM first; a backend still there a second later is killed outright.
+      child.kill(abandoned && Date.now() - abandoned > 1_000 ? 'SIGKILL' : 'SIGTERM');
+      abandoned ||= Date.now();
+    };
+    res.on('close', abandon);
+    gone.set(child, {
+      check: () => {
+        if (res.destroyed || req.socket.destroyed) abandon();
+      },
+      what: () =>
+        `${req.method} ${url.pathname} for ${Date.now() - started} ms (pid ${child.pid}, exit ${child.exitCode ?? child.signalCode ?? 'none'}, client ${req.socket.destroyed ? 'gone' : 'connected'}, response ${res.writableFinished ? 'finished' : res.headersSent ? 'streaming' : 'not started'})`,
     });
     req.on('close', () => {
       if (!req.complete) child.stdin.destroy();
@@ -255,7 +279,8 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
       const deadline = Date.now() + timeoutMs;
       const seen = new Map<string, number>();
       const busy = (): string | null => {
-        if (children.size > 0) return `${children.size} http-backend process(es) running`;
+        for (const g of [...gone.values()]) g.check();
+        if (children.size > 0) return `${children.size} http-backend process(es) running: ${[...gone.values()].map((g) => g.what()).join('; ')}`;
         for (const repo of readdirSync(root)) {
           const lock = findLock(path.join(root, repo));
           if (!lock) continue;
