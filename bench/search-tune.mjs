@@ -5,6 +5,8 @@
 //   node bench/search-tune.mjs [--corpus til,tldr] [--set key=value,...]...
 //     each --set is one variant of RANKING (e.g. --set coveragePower=0.3 --set coveragePower=0.3,prefixMinLength=6;
 //     b=... sets bm25.b)
+//   With node:sqlite (Node 22.5 and later) the SQLite FTS5 reference (bench/lib/fts5.mjs) is printed beside BM25.
+//   DIFF=1 lists, per variant, every query whose rank differs from the BM25 reference's (LOSE: BM25 ranks it higher).
 import { importTs } from './hook-lib.mjs';
 import { bm25Index, readNotes } from './lib/bm25.mjs';
 import { ftsIndex } from './lib/fts5.mjs';

@@ -92,12 +92,11 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
   const root = mkdtempSync(path.join(os.tmpdir(), 'git-kb-http-'));
   const auth = options.auth;
   const sockets = new Set<Socket>();
-  const children = new Set<ChildProcess>();
   /**
-   * Per running backend: stops it when its client is gone (see `abandon` below; idle() calls these too), and says
-   * what it serves, for idle()'s error.
+   * The running backends, each with `check`, which stops it when its client is gone (see `abandon` below; idle()
+   * calls these too), and `what`, what it serves, for idle()'s error.
    */
-  const gone = new Map<ChildProcess, { check: () => void; what: () => string }>();
+  const running = new Map<ChildProcess, { check: () => void; what: () => string }>();
   let requests = 0;
 
   const server = http.createServer((req, res) => {
@@ -143,7 +142,6 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
     }
 
     const child = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    children.add(child);
 
     let stderr = '';
     child.stderr.setEncoding('utf8');
@@ -192,8 +190,7 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
     child.stdout.on('data', onStdout);
 
     child.on('error', (err) => {
-      children.delete(child);
-      gone.delete(child);
+      running.delete(child);
       if (!res.headersSent) {
         res.writeHead(500, { 'Content-Type': 'text/plain' });
         res.end(`git http-backend failed to start: ${err.message}\n`);
@@ -202,8 +199,7 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
       }
     });
     child.on('close', (code) => {
-      children.delete(child);
-      gone.delete(child);
+      running.delete(child);
       if (!headersSent) {
         headersSent = true;
         if (!res.headersSent) {
@@ -231,7 +227,7 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
       abandoned ||= Date.now();
     };
     res.on('close', abandon);
-    gone.set(child, {
+    running.set(child, {
       check: () => {
         if (res.destroyed || req.socket.destroyed) abandon();
       },
@@ -279,8 +275,8 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
       const deadline = Date.now() + timeoutMs;
       const seen = new Map<string, number>();
       const busy = (): string | null => {
-        for (const g of [...gone.values()]) g.check();
-        if (children.size > 0) return `${children.size} http-backend process(es) running: ${[...gone.values()].map((g) => g.what()).join('; ')}`;
+        for (const r of [...running.values()]) r.check();
+        if (running.size > 0) return `${running.size} http-backend process(es) running: ${[...running.values()].map((r) => r.what()).join('; ')}`;
         for (const repo of readdirSync(root)) {
           const lock = findLock(path.join(root, repo));
           if (!lock) continue;
@@ -306,7 +302,7 @@ export async function startGitServer(options: GitServerOptions = {}): Promise<Gi
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeAllConnections();
         for (const socket of sockets) socket.destroy();
-        const exits = [...children].map(
+        const exits = [...running.keys()].map(
           (child) =>
             new Promise<void>((resolve) => {
               if (child.exitCode !== null || child.signalCode !== null) return resolve();

@@ -206,7 +206,7 @@ const HAS_VOWEL = /[aeiouy]/;
  * A light stemmer for English: folds plurals and third persons (-s, -es, -ies), -ing and -ed onto the base word,
  * so "indexes", "indexing" and "indexed" meet "index", and "merges", "merging" and "merged" meet "merge".
  * Words of three letters or fewer, and words with a digit, are kept as they are, but a number's plural ("404s",
- * "1990s"), which is the number.
+ * "1990s"), which is the number. Then names of one thing become one (SAME_THING: "mac" and "osx" are "macos").
  */
 export function stem(word: string): string {
   const s = stemWord(word);
