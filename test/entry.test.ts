@@ -74,6 +74,7 @@ describe('file names and paths', () => {
   it('slugifies titles to lowercase ASCII words, at most 50 characters', () => {
     expect(slugify('Prefer small, focused commits!')).toBe('prefer-small-focused-commits');
     expect(slugify('Café crème à Orléans')).toBe('cafe-creme-a-orleans');
+    expect(slugify('Größenänderung: Ærø, Łódź')).toBe('grossenanderung-aero-lodz');
     expect(slugify('日本語')).toBe('entry');
     expect(slugify('   ')).toBe('entry');
     const long = slugify('a very long title that keeps going and going well past the fifty character limit');

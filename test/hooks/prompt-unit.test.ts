@@ -76,9 +76,9 @@ describe('keywords', () => {
     expect(stem('vim')).toBe('vim');
   });
 
-  it('drops stop words, numbers and giant tokens, keeps non-ASCII words', () => {
+  it('drops stop words, numbers and giant tokens, keeps non-ASCII words (Latin letters folded)', () => {
     expect(keywords('How do I use the 2 branches of this Repo?')).toEqual(['branch', 'repo']);
-    expect(keywords(`x${'a'.repeat(60)} café Straße`)).toEqual(['café', 'straße']);
+    expect(keywords(`x${'a'.repeat(60)} café Straße`)).toEqual(['cafe', 'strasse']);
     expect(keywords("don't can't it's")).toEqual([]);
   });
 

@@ -58,12 +58,11 @@ export { ACTIVITIES, ID_PATTERN, idFromFileName, idFromPath, isValidHostKey, isV
 export type { Activity, EntryType, Rel } from './schema.js';
 import { ACTIVITIES, idFromFileName, isValidHostKey, isValidId, RELS, TYPES, type Activity, type EntryType, type Rel } from './schema.js';
 import { toLf } from '../text/line-ends.js';
+import { foldLatin } from '../text/fold.js';
 
 /** A file-name slug from a title: lowercase ASCII words joined by hyphens, at most 50 characters. */
 export function slugify(title: string): string {
-  const ascii = title
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
+  const ascii = foldLatin(title)
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');

@@ -7,8 +7,10 @@
  * TERMS_VERSION, which the search base, the prompt index and the turn index all record and check. Pure, no I/O.
  */
 
+import { foldLatin } from './fold.js';
+
 /** Bump when a text's terms change (a word split, dropped or stemmed otherwise): every stored index is rebuilt. */
-export const TERMS_VERSION = 11;
+export const TERMS_VERSION = 12;
 
 /** Tokens longer than this are not words (hashes, base64, minified code). */
 export const MAX_TOKEN_CHARS = 40;
@@ -67,14 +69,15 @@ export const PROMPT_TERMS: TermProfile = { stop: PROMPT_STOP_WORDS, numbers: fal
 
 /**
  * The lower-cased word tokens of a text: runs of letters, digits and combining marks, inner apostrophes dropped
- * ("don't" is "dont"); tokens over MAX_TOKEN_CHARS left out, and pure numbers and ordinals too unless `numbers`.
+ * ("don't" is "dont"), Latin letters folded to ASCII (fold.ts: "café" is "cafe", "straße" is "strasse"); tokens over MAX_TOKEN_CHARS left out, and pure numbers and ordinals too unless `numbers`.
  */
 export function tokenize(text: string, numbers = true): string[] {
   let lower = text.toLowerCase();
   if (lower.includes("'") || lower.includes('’')) lower = lower.replace(/['’]/g, '');
-  // NOTE: the Unicode-aware pattern is only compiled for text that needs it: it costs a fraction of a
+  // NOTE: the Unicode-aware pattern and the fold are only run on text that needs them: they cost a fraction of a
   // millisecond, which the prompt path counts.
-  const words = (/^[\x00-\x7f]*$/.test(lower) ? lower.match(/[a-z0-9]+/g) : lower.match(/[\p{L}\p{N}\p{M}]+/gu)) ?? [];
+  const ascii = /^[\x00-\x7f]*$/.test(lower);
+  const words = (ascii ? lower.match(/[a-z0-9]+/g) : foldLatin(lower).match(/[\p{L}\p{N}\p{M}]+/gu)) ?? [];
   // NOTE: an ordinal ("9th", "2nd") and a number's plural ("404s", "1990s") are numbers too: in a prompt, a date
   // or a count, not its subject.
   const dropped = (w: string): boolean => w.length > MAX_TOKEN_CHARS || (!numbers && /^\d+(?:st|nd|rd|th|s)?$/.test(w));
