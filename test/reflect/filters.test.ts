@@ -110,6 +110,17 @@ describe('reading the answer', () => {
     expect((r as { reason: string }).reason).toContain(reason);
   });
 
+  it('says what a failed child said (its stderr, else its error envelope, else its stdout), one line, secrets redacted', () => {
+    const said = (stdout: string, stderr = ''): string => (reflectAnswer({ kind: 'exit', code: 1, signal: null, stdout, stderr }) as { reason: string }).reason;
+    expect(said('Not logged in · Please run /login\n')).toBe('the reflection child exited with 1: Not logged in · Please run /login');
+    expect(said(envelope('Invalid API key · Fix external API key', { is_error: true }))).toBe('the reflection child exited with 1: Invalid API key · Fix external API key');
+    expect(said('ignored', '\nerror: unknown option --x\nmore')).toBe('the reflection child exited with 1: error: unknown option --x');
+    expect(said('')).toBe('the reflection child exited with 1');
+    const leaked = said(`token ${FIXTURE_TOKEN} rejected`);
+    expect(leaked).not.toContain(FIXTURE_TOKEN);
+    expect(said('x'.repeat(500)).length).toBeLessThan(220);
+  });
+
   it('caps the proposals read', () => {
     const many = { proposals: Array.from({ length: 20 }, () => answer.proposals[0]) };
     const r = reflectAnswer(exit(JSON.stringify(many)));

@@ -6,7 +6,7 @@
  * `--output-format json` envelope, alone, in a fenced block or inside chatty text. Linear in the output size.
  */
 import type { ProsePiece } from '../prose/pieces.js';
-import { answerObjects, type ModelRun } from '../text/model-json.js';
+import { answerObjects, childSays, type ModelRun } from '../text/model-json.js';
 import { locate, quoteOf, type Violation } from './rules.js';
 
 /**
@@ -113,7 +113,7 @@ export function verifyViolations(raw: RawViolation[], pieces: ProsePiece[]): Vio
 export function judgeOutcome(run: JudgeRun, pieces: ProsePiece[]): JudgeOutcome {
   if (run.kind === 'error') return run;
   const stderr = run.stderr.slice(0, 2_000);
-  if (run.code !== 0) return { kind: 'error', reason: `judge exited with ${run.code ?? run.signal}`, stderr };
+  if (run.code !== 0) return { kind: 'error', reason: `judge exited with ${run.code ?? run.signal}${childSays(run)}`, stderr };
   const verdict = parseVerdict(run.stdout);
   if (!verdict) return { kind: 'error', reason: 'no verdict in the judge output', stderr };
   if (verdict.pass) return { kind: 'pass' };

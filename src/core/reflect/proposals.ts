@@ -6,7 +6,7 @@
  * proposal another text already says, for filter 1.
  */
 import { isValidPatternKey } from '../format/learning.js';
-import { answerObjects, type ModelRun } from '../text/model-json.js';
+import { answerObjects, childSays, type ModelRun } from '../text/model-json.js';
 import { SEARCH_TERMS, terms } from '../text/terms.js';
 import { MAX_PROPOSALS } from './prompt.js';
 
@@ -60,7 +60,7 @@ export function shapeProposal(raw: Record<string, unknown>): Shaped {
 export function reflectAnswer(run: ModelRun): ReflectAnswer {
   if (run.kind === 'error') return run;
   const stderr = run.stderr.slice(0, 2_000);
-  if (run.code !== 0) return { kind: 'error', reason: `the reflection child exited with ${run.code ?? run.signal}`, stderr };
+  if (run.code !== 0) return { kind: 'error', reason: `the reflection child exited with ${run.code ?? run.signal}${childSays(run)}`, stderr };
   for (const o of answerObjects(run.stdout, ['proposals'])) {
     if (!Array.isArray(o.proposals)) continue;
     const raws = o.proposals.filter((p): p is Record<string, unknown> => !!p && typeof p === 'object' && !Array.isArray(p));

@@ -5,6 +5,8 @@
  * alone, in a fenced block or amid chatty prose. An error envelope (`is_error: true`) holds no answer.
  */
 
+import { redactSecrets } from '../secrets/scan.js';
+
 /** What a model child process did: its exit and output, or why it could not run or was stopped. */
 export type ModelRun =
   | { kind: 'exit'; code: number | null; signal: string | null; stdout: string; stderr: string }
@@ -88,4 +90,17 @@ export function* answerObjects(stdout: string, anchors: readonly string[] = []):
   const direct = tryJson(text);
   if (isObject(direct)) yield direct;
   yield* jsonObjects(text, anchors);
+}
+
+/**
+ * What a model child that failed said of it, as a suffix for the reason shown to the user (": Not logged in ·
+ * Please run /login"), or '' when it said nothing: the first line of its stderr, else of its error envelope's
+ * `result`, else of its stdout; secrets redacted (a child may echo what it was given), at most 160 characters.
+ */
+export function childSays(run: { stdout: string; stderr: string }): string {
+  const first = (text: string): string => text.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? '';
+  const out = run.stdout.trim();
+  const envelope = tryJson(out);
+  const said = redactSecrets(first(run.stderr) || (isObject(envelope) && typeof envelope.result === 'string' ? first(envelope.result) : first(out))).text;
+  return said === '' ? '' : `: ${said.length > 160 ? `${said.slice(0, 159)}…` : said}`;
 }
