@@ -7,7 +7,7 @@
 //   answer absent: the answerable prompts whose note was left out (the subject's neighbours may still be there, so
 //     some of these pointers are right: an upper bound on false fires of the most on-domain kind).
 //
-//   node bench/hook-scale.mjs [sizes, default 30,100,300] [seeds per size, default 3] [--no-write]
+//   node bench/hook-scale.mjs [--sizes 30,100,300] [--seeds 3] [--no-write]
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
@@ -17,9 +17,9 @@ import { writeSection } from './lib/measure.mjs';
 const { rebuildPromptIndex } = await importTs('src/adapters/index/prompt/build.ts');
 const { scoreKeywords } = await importTs('src/hooks/prompt/signals.ts');
 const { analyzePrompt } = await importTs('src/core/text/prompt-text.ts');
-const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-const sizes = (args[0] || '30,100,300').split(',').map(Number);
-const seeds = Number(args[1] || 3);
+const arg = (name, dflt) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : dflt);
+const sizes = arg('--sizes', '30,100,300').split(',').map(Number);
+const seeds = Number(arg('--seeds', 3));
 const lines = [];
 let seed = 1;
 const rnd = () => { seed |= 0; seed = (seed + 0x6d2b79f5) | 0; let t = Math.imul(seed ^ (seed >>> 15), 1 | seed); t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t; return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
