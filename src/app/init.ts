@@ -12,7 +12,7 @@ import { writeFileAtomic } from '../adapters/store/fsutil.js';
 import { headOid, remoteUrl, setRemote } from '../adapters/git/git.js';
 import { cloneRepo } from '../adapters/git/transport.js';
 import { redactUrl } from '../adapters/git/remote.js';
-import { dataRepoExists, ENTRY_ROOTS, looksLikeDataRepo } from '../adapters/store/layout.js';
+import { dataRepoExists, ENTRY_ROOTS, looksLikeDataRepo, refuseNonFolder } from '../adapters/store/layout.js';
 import { ensureDataRepo, writeManifest } from '../adapters/write/data-repo.js';
 import { processAlive } from '../adapters/system/pid.js';
 import { repoForRead, type RepoOptions } from './repo.js';
@@ -51,6 +51,7 @@ function countEntries(dir: string): number {
 export async function initDataRepo(options: InitOptions): Promise<InitResult> {
   const resolved = resolveDataDir({ data: options.data, settings: options.settings });
   const dir = resolved.dir;
+  refuseNonFolder(dir);
   let action: InitResult['action'];
   const notes: string[] = [];
   const identity = { identity: options.settings };

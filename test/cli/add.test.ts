@@ -164,6 +164,18 @@ describe('the embedded default data repo', () => {
     expect([second.code, second.stderr]).toEqual([0, '']);
   });
 
+  it('a --data that names a file is told it is not a folder, not to run init there, and the file is left alone', async () => {
+    sb = makeSandbox();
+    const file = path.join(sb.root, 'notes.txt');
+    fs.writeFileSync(file, 'mine\n');
+    for (const args of [['list'], ['search', 'x'], ['add', '--type', 'decision', '--title', 'T', 'body'], ['init'], ['init', '--clone', path.join(sb.root, 'none.git')]]) {
+      const r = await kb(sb, ['--data', file, ...args]);
+      expect([r.code, r.stdout], args.join(' ')).toEqual([3, '']);
+      expect(r.stderr, args.join(' ')).toBe(`git-kb: error: ${file} is not a folder: a data repo is a folder; pass --data DIR with a folder (a new or empty one makes a new data repo)\n`);
+    }
+    expect(fs.readFileSync(file, 'utf8')).toBe('mine\n');
+  });
+
   it('a write that makes a --data folder a data repo says so too; init says it in its own output', async () => {
     sb = makeSandbox();
     const dir = path.join(sb.root, 'elsewhere');

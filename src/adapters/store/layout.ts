@@ -360,11 +360,21 @@ export function isDataRepo(dir: string): boolean {
 }
 
 /**
+ * Fails with NO_DATA_REPO when `dir` exists and is not a folder (a --data that names a file): no data repo can be
+ * there, and init or a first write there must not be suggested or tried.
+ */
+export function refuseNonFolder(dir: string): void {
+  const st = fs.statSync(dir, { throwIfNoEntry: false });
+  if (st && !st.isDirectory()) throw new KbError('NO_DATA_REPO', `${dir} is not a folder: a data repo is a folder; pass --data DIR with a folder (a new or empty one makes a new data repo)`, { dir });
+}
+
+/**
  * Fails with NO_DATA_REPO when the data repo is missing, saying how to create one, and when the directory is a
  * git repository that is not a data repo (a code checkout, say), so git-kb never commits entries into it.
  */
 export function requireDataRepo(dir: string): void {
   if (!dataRepoExists(dir)) {
+    refuseNonFolder(dir);
     throw new KbError('NO_DATA_REPO', `no knowledge base yet (no data repo at ${dir}); "git-kb init" starts one (the first "git-kb add" creates it too), or pass --data DIR for another`, { dir });
   }
   if (!looksLikeDataRepo(dir)) {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { KbError } from '../../core/errors.js';
 import type { CommitIdentity } from '../git/author.js';
 import { initRepo } from '../git/git.js';
-import { dataRepoExists, requireDataRepo } from '../store/layout.js';
+import { dataRepoExists, refuseNonFolder, requireDataRepo } from '../store/layout.js';
 import { processAlive } from '../system/pid.js';
 import { withWriteLock } from './transaction.js';
 import { gitignoreUpdate } from '../store/gitignore.js';
@@ -30,6 +30,7 @@ function sweepDeadCreations(dir: string): void {
 
 /** Creates the data repo with its manifest when it does not exist yet (the embedded default, on first write). */
 export async function ensureDataRepo(dir: string, options: { identity?: CommitIdentity } = {}): Promise<boolean> {
+  refuseNonFolder(dir);
   // NOTE: the folder is looked at before the repo: another first write renames its whole repo into place at
   // once, so a folder seen non-empty with no repo after it is not one being created.
   const occupied = fs.existsSync(dir) && fs.readdirSync(dir).length > 0;
