@@ -101,7 +101,13 @@ export async function registerHost(options: RegisterOptions): Promise<RegisterRe
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async (tx) => {
     const before = hostsText(dir);
-    if (before) checkHostsText(before);
+    if (before) {
+      const registry = checkHostsText(before);
+      // A host registered as allowed must not carry a name that a forbidden host or a global pattern covers.
+      const allowed = !options.forbidden && !registry.hosts.find((h) => h.key === options.key)?.forbidden;
+      const hit = !allowed ? undefined : forbiddenMatch(forbiddenMatcher(registry), [options.key, ...aliases, ...markers.filter((m) => !m.startsWith('/'))].join('\n'));
+      if (hit) throw new KbError('FORBIDDEN_HOST', `refused: the host's key, an alias or a marker matches ${describeForbidden(hit)}; nothing written (register it with --forbidden to forbid it)`, { hit });
+    }
     const existed = before ? parseHosts(before).registry.hosts.some((h) => h.key === options.key) : false;
     const after = applyHostChange(before, { key: options.key, markers, aliases, forbidden: options.forbidden, description: options.description });
     const registry = checkHostsText(after);
@@ -228,7 +234,8 @@ export async function addHostFact(options: AddFactOptions): Promise<AddFactResul
     const key = known?.key ?? options.key;
     requireKey(key);
     if (known?.forbidden) throw forbiddenHostError(key);
-    const hit = forbiddenMatch(forbiddenMatcher(registry), `${title}\n${tags.join(' ')}\n${body}`);
+    // The key too: a fact is stored under hosts/<key>/ and its key goes into hosts.yaml and the commit message.
+    const hit = forbiddenMatch(forbiddenMatcher(registry), `${key}\n${title}\n${tags.join(' ')}\n${body}`);
     if (hit) throw new KbError('FORBIDDEN_HOST', `refused: the fact mentions ${describeForbidden(hit)}; nothing written`, { hit });
     const files: PendingFile[] = [];
     let registered = false;

@@ -29,6 +29,7 @@ async function entryNames(dir: string): Promise<LinkNames> {
   return linkNames(dir, [...catalog.byId.values()].map((e) => ({ path: e.path, title: e.title, aliases: e.aliases })));
 }
 import { readHostsText } from '../adapters/store/hosts-file.js';
+import { describeForbidden, forbiddenMatch, parseHosts } from '../core/hosts/hosts.js';
 
 export interface LintResult {
   files: number;
@@ -229,7 +230,7 @@ async function lintWith(dir: string, state: LintState | undefined, namesKey: str
     } catch (err) {
       problems.push({ rule: 'unreadable', message: (err as Error).message, file: 'hosts.yaml', line: 1 });
     }
-    if (text !== undefined) problems.push(...secretProblems(checkers!, text, 'hosts.yaml'));
+    if (text !== undefined) problems.push(...secretProblems(checkers!, text, 'hosts.yaml'), ...forbiddenNameProblems(text));
   }
   // Sync conflicts in files that are not entries keep theirs beside ours (spec/sync.md).
   for (const name of fs.readdirSync(dir).sort()) {
@@ -286,4 +287,21 @@ async function lintWith(dir: string, state: LintState | undefined, namesKey: str
     writeLintState(dir, recordKey, files, links, new Map([...own].filter(([rel]) => present(rel))));
   }
   return { files: all.length, problems, hints, ...(problems.length ? { exit: 'LINT_FAILED' as const } : {}) };
+}
+
+/**
+ * Hosts of hosts.yaml not marked forbidden whose key or an alias matches a forbidden host or a global forbidden
+ * pattern (registered before the pattern was added; `host register` and `host add` refuse such names now). The
+ * message names the pattern by number, never the name (spec/hosts.md).
+ */
+function forbiddenNameProblems(text: string): Problem[] {
+  const { registry, problems } = parseHosts(text);
+  if (problems.length) return []; // the registry's own problems are reported where hosts.yaml is read
+  const out: Problem[] = [];
+  for (const h of registry.hosts) {
+    if (h.forbidden) continue;
+    const hit = forbiddenMatch(registry, [h.key, ...h.aliases].join('\n'));
+    if (hit) out.push({ rule: 'host-forbidden-name', message: `a host not marked forbidden has a key or alias that matches ${describeForbidden(hit)}: mark it "forbidden: true", or remove it and its facts`, file: 'hosts.yaml', line: h.line });
+  }
+  return out;
 }

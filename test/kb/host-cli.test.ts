@@ -110,6 +110,11 @@ describe('host add', () => {
       [['host', 'add', 'pop-os', `the deploy token is ghp_${'a1B2c3D4e5'.repeat(3)}abcdef`], undefined, 5, /secret-shaped content/],
       [['host', 'add', 'pop-os', ''], undefined, 5, /needs text/],
       [['host', 'add', 'Bad Key', 'x y z'], undefined, 2, /host key "Bad Key" must match/],
+      // A new host's key covered by a global pattern: it would land in hosts.yaml, hosts/<key>/ and the commit message.
+      [['host', 'add', 'whatbox-db', 'x y z'], undefined, 5, /forbidden pattern #1/],
+      [['host', 'register', 'whatbox-2', '--marker', 'seed.example.org'], undefined, 5, /key, an alias or a marker matches global forbidden pattern #1/],
+      [['host', 'register', 'seed', '--alias', 'whatboxes'], undefined, 5, /matches global forbidden pattern #1/],
+      [['host', 'register', 'seed', '--marker', 'webspace.example.net'], undefined, 5, /matches the forbidden host "hssh"/],
     ];
     for (const [args, input, code, message] of cases) {
       const r = await run(args, input);
@@ -121,6 +126,21 @@ describe('host add', () => {
     expect(await commits()).toBe(before);
     expect(fs.existsSync(path.join(sb.data, 'hosts', 'hssh'))).toBe(false);
     await expectCleanRepo(sb.data);
+  });
+});
+
+describe('host names and forbidden patterns', () => {
+  it('a forbidden host still takes markers; lint flags an allowed host named by a pattern added after it', async () => {
+    await setup();
+    expect(await kbJson(sb, ['host', 'register', 'hssh', '--marker', 'hssh.example.net'])).toMatchObject({ changed: true });
+    await kbJson(sb, ['host', 'register', 'oldbox']);
+    await kbJson(sb, ['host', 'forbid', 'oldbox']);
+    const r = await run(['lint']);
+    expect(r.code).toBe(5);
+    expect(r.stdout + r.stderr).toMatch(/hosts\.yaml:\d+: a host not marked forbidden has a key or alias that matches global forbidden pattern #2 of hosts\.yaml.*\[host-forbidden-name\]/);
+    expect(r.stdout + r.stderr).not.toContain('"oldbox"');
+    await kbJson(sb, ['host', 'register', 'oldbox', '--forbidden']);
+    expect((await run(['lint'])).code).toBe(0);
   });
 });
 
