@@ -30,6 +30,8 @@ async function entryNames(dir: string): Promise<LinkNames> {
 }
 import { readHostsText } from '../adapters/store/hosts-file.js';
 import { describeForbidden, forbiddenMatch, parseHosts } from '../core/hosts/hosts.js';
+import { readRepoSettings } from '../adapters/store/repo-settings.js';
+import { KB_JSON_MAX, readRegularFile } from '../adapters/system/read-bounded.js';
 
 export interface LintResult {
   files: number;
@@ -232,6 +234,7 @@ async function lintWith(dir: string, state: LintState | undefined, namesKey: str
     }
     if (text !== undefined) problems.push(...secretProblems(checkers!, text, 'hosts.yaml'), ...forbiddenNameProblems(text));
   }
+  problems.push(...manifestProblems(dir));
   // Sync conflicts in files that are not entries keep theirs beside ours (spec/sync.md).
   for (const name of fs.readdirSync(dir).sort()) {
     if (isConflictSibling(name)) problems.push({ rule: 'conflict-unresolved', message: `sync conflict: ${name} holds the other version of ${name.replace(/\.conflict-[0-9a-f]{8}$/, '')}; settle it with "git-kb resolve ${name} --keep ours|theirs"`, file: name, line: 1 });
@@ -304,4 +307,37 @@ function forbiddenNameProblems(text: string): Problem[] {
     if (hit) out.push({ rule: 'host-forbidden-name', message: `a host not marked forbidden has a key or alias that matches ${describeForbidden(hit)}: mark it "forbidden: true", or remove it and its facts`, file: 'hosts.yaml', line: h.line });
   }
   return out;
+}
+
+/**
+ * kb.json as every reader of it takes it: JSON, an object, and settings the memory and search readers accept
+ * (adapters/store/repo-settings.ts, the one reader). A missing kb.json is the data repo check's business.
+ */
+export function manifestProblems(dir: string): Problem[] {
+  const file = 'kb.json';
+  let text: string;
+  try {
+    text = readRegularFile(path.join(dir, file), file, KB_JSON_MAX).toString('utf8');
+  } catch (err) {
+    return fs.existsSync(path.join(dir, file)) ? [{ rule: 'kb-json', message: (err as Error).message, file, line: 1 }] : [];
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    // V8 names the offset ("... at position 23"), or none at the end of the text.
+    const at = /position (\d+)/.exec((err as Error).message);
+    const line = at ? text.slice(0, Number(at[1])).split('\n').length : text.replace(/\s+$/, '').split('\n').length;
+    return [{ rule: 'kb-json', message: `kb.json is not valid JSON: ${(err as Error).message}; restore it with "git -C ${dir} checkout kb.json" or fix it`, file, line }];
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return [{ rule: 'kb-json', message: 'kb.json must be a JSON object like {"schema_version": 2}', file, line: 1 }];
+  try {
+    readRepoSettings(dir);
+  } catch (err) {
+    const field = String((err as { data?: { field?: unknown } }).data?.field ?? '');
+    const key = field.split('.').at(-1);
+    const at = key ? text.indexOf(`"${key}"`) : -1;
+    return [{ rule: 'kb-json', message: (err as Error).message, file, line: at < 0 ? 1 : text.slice(0, at).split('\n').length }];
+  }
+  return [];
 }

@@ -2,6 +2,7 @@
  * Contract: `status` describes the data repo: where it is and why, entries by type, the kernel's size against
  * its budget, problems the catalog knows of (all from the catalog summary), and the remote with the sync state (no network: as last seen).
  */
+import { manifestProblems } from './lint.js';
 import { currentSummary } from '../adapters/index/summary.js';
 import { readRepoSettings } from '../adapters/store/repo-settings.js';
 import { readRef } from '../adapters/git/refs.js';
@@ -36,7 +37,8 @@ export async function repoStatus(options: RepoOptions): Promise<StatusResult> {
     by_type: { ...summary.byType },
     kernel: { entries: memory.kernel.entries, chars: memory.kernel.chars, budget: memory.kernel.budget },
     memory,
-    problems: summary.problems,
+    // kb.json's own problems too (lint.ts manifestProblems: one small file read).
+    problems: summary.problems + manifestProblems(dir).length,
     head: readRef(dir, 'HEAD'),
     remote: sync.url,
     sync,

@@ -90,3 +90,31 @@ describe('lint', () => {
     await expectUnchanged(sb, before);
   });
 });
+
+describe('lint: kb.json', () => {
+  it('reports kb.json that is not JSON, not an object, or holds a setting its readers refuse, with its line; status counts it', async () => {
+    const own = makeSandbox();
+    try {
+      await initRepo(own);
+      const cases: [string, number, RegExp][] = [
+        ['{ "schema_version": 2, \n', 2, /kb\.json is not valid JSON/],
+        ['[1, 2]\n', 1, /must be a JSON object/],
+        ['{\n  "schema_version": 2,\n  "budgets": {"kernel_chars": "lots"}\n}\n', 3, /"budgets\.kernel_chars" must be a whole number/],
+        ['{\n  "schema_version": 2,\n  "decay": {\n    "half_life": 3\n  }\n}\n', 4, /"decay\.half_life" is not a decay setting/],
+      ];
+      for (const [text, line, message] of cases) {
+        writeFile(own, 'kb.json', text);
+        const r = await kbd(own, ['lint']);
+        expect(r.code, text).toBe(5);
+        const found = JSON.parse((await kbd(own, ['lint', '--json'])).stdout).problems as Problem[];
+        expect(found, text).toEqual([expect.objectContaining({ rule: 'kb-json', file: 'kb.json', line })]);
+        expect(found[0]!.message).toMatch(message);
+        if (!/budgets|decay/.test(text)) expect((await kbj(own, ['status'])).problems, text).toBe(1); // a refused setting stops status itself (exit 5, naming it)
+      }
+      writeFile(own, 'kb.json', '{\n  "schema_version": 2\n}\n');
+      expect((await kbd(own, ['lint'])).code).toBe(0);
+    } finally {
+      own.cleanup();
+    }
+  });
+});
