@@ -23,6 +23,11 @@ export type ListItem = Omit<SummaryRow, 'host'>;
 
 /** Lists entries. */
 export async function listEntries(options: ListOptions): Promise<ListItem[]> {
+  return (await listing(options)).entries;
+}
+
+/** Lists entries, and counts the entry files that serve no entry (broken front matter, another id: `lint` names them). */
+export async function listing(options: ListOptions): Promise<{ entries: ListItem[]; unserved: number }> {
   if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw unknownChoice('type', options.type, TYPES);
   const since = options.since ? parseSince(options.since) : undefined;
   const { dir } = repoForRead(options);
@@ -36,11 +41,11 @@ export async function listEntries(options: ListOptions): Promise<ListItem[]> {
     (!since || isoAtLeast(e.updated ?? e.created, since));
   const out: ListItem[] = [];
   const limit = options.limit ?? Infinity;
-  if (limit <= 0) return out;
+  if (limit <= 0) return { entries: out, unserved: summary.unserved };
   for await (const e of summary.rows()) {
     if (!keep(e)) continue;
     out.push({ id: e.id, title: e.title, type: e.type, tags: e.tags, path: e.path, created: e.created, updated: e.updated });
     if (out.length >= limit) break;
   }
-  return out;
+  return { entries: out, unserved: summary.unserved };
 }

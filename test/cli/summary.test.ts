@@ -74,6 +74,21 @@ describe('catalog summary', () => {
     expect((await status()).entries).toBe(2);
   });
 
+  it('list says on stderr that an entry file it cannot show is left out, not in --json', async () => {
+    const clean = await kbd(sb, ['list']);
+    expect(clean.stderr).toBe('');
+    writeFile(sb, 'entries/kb-sum00003-broken.md', '---\nid: kb-sum00003\ntitle: [oops\ntype: decision\n---\n\nbody\n');
+    try {
+      const r = await kbd(sb, ['list']);
+      expect([r.code, r.stdout]).toEqual([0, clean.stdout]);
+      expect(r.stderr).toBe('git-kb: warning: 1 entry file is not shown: front matter that does not parse, or an id that is not the file\'s; "git-kb lint" names it\n');
+      expect((await kbd(sb, ['list', '--json'])).stderr).toBe('');
+    } finally {
+      fs.rmSync(path.join(sb.data, 'entries/kb-sum00003-broken.md'));
+    }
+    expect((await kbd(sb, ['list'])).stderr).toBe('');
+  });
+
   it('counts problems as the catalog does (a file that does not parse, a dangling link)', async () => {
     const before = (await status()).problems;
     writeFile(sb, 'entries/kb-sum00002-bad.md', '---\nid: kb-sum00002\n---\nno title\n');

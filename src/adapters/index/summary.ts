@@ -132,6 +132,8 @@ export interface Summary {
   entries: number;
   byType: Record<string, number>;
   problems: number;
+  /** Entry files named for an id they do not serve (front matter that does not parse, or names another id). */
+  unserved: number;
   memory: MemoryStats;
   /** The servable entries newest first, parsed one by one as they are taken. */
   rows(): AsyncIterable<SummaryRow>;
@@ -214,6 +216,7 @@ function summarize(facts: Fact[], paths: readonly string[]): { summary: Summary;
     entries: byId.size,
     byType,
     problems,
+    unserved: notServing.size,
     memory: memoryStats(byId.values()),
     async *rows() {
       yield* rows;
@@ -302,6 +305,7 @@ function served(dir: string, table: StatTable<Header>, header: Header, added: Ad
     entries: header.entries,
     byType: header.byType,
     problems: header.problems,
+    unserved: header.notServing.length,
     memory: header.memory,
     rows: () => (rows.length === 0 ? stored() : mergedRows(stored(), rows)),
   };

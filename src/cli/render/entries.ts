@@ -72,6 +72,11 @@ export function list(items: ListItem[], more = 0): string {
   return items.map((e) => `${paint('yellow', e.id)}  ${paint('dim', localDate(e.updated ?? e.created))}  ${e.type.padEnd(18)} ${e.title}`).join('\n') + paint('dim', footer);
 }
 
+/** The warning of `list` when entry files serve no entry (they are not listed, searched or counted). */
+export function unserved(n: number): string {
+  return `${plural(n, 'entry file')} ${n === 1 ? 'is' : 'are'} not shown: front matter that does not parse, or an id that is not the file's; "git-kb lint" names ${n === 1 ? 'it' : 'them'}`;
+}
+
 /** `lint`: every problem with file, line and rule, then hints (which do not fail lint), then the count line last. */
 export function lint(r: LintResult): string {
   // A link to no file (link-unresolved) is Obsidian's "note not yet written": nothing for relink to fix.
