@@ -228,41 +228,6 @@ describe('merges against real repositories', () => {
     await expectCleanRepo(c.data);
   });
 
-  it.each([
-    ['over HTTP (isomorphic-git)', 'http'],
-    ['to a local path (the system git)', 'local'],
-  ])('a repo on another branch than the remote\'s is refused, nothing pushed, and the rename it names merges the two %s', async (_name, kind) => {
-    const { a, url: httpUrl } = await twoMachines(1);
-    let url = httpUrl;
-    let bare = path.join(server!.root, 'kb.git');
-    if (kind === 'local') {
-      // The same remote as a plain path: machine a's history pushed into a local bare repo.
-      bare = path.join(a.root, 'local.git');
-      await git(a.root, ['init', '--quiet', '--bare', '-b', 'main', bare], a.env);
-      await g(a, ['push', '--quiet', bare, 'main']);
-      url = bare;
-      await json(a, ['init', '--remote', url]);
-    }
-    const c = machine();
-    // A repo made by plain `git init` on git's own default branch, adopted with a remote.
-    await git(c.root, ['init', '--quiet', '-b', 'master', c.data], c.env);
-    await json(c, ['init', '--remote', url]);
-    const mine = await add(c, 'Started on master', 'solo');
-    const r = await run(c, ['sync']);
-    expect(r.code).toBe(6);
-    expect(r.stderr).toContain('has no branch "master" but has "main": every machine must sync one branch');
-    expect(r.stderr).toContain(`git -C ${c.data} branch -m master main`);
-    expect((await git(bare, ['for-each-ref', '--format=%(refname)', 'refs/heads'], c.env)).trim()).toBe('refs/heads/main');
-    // The fix it names: the histories merge, and each machine sees the other's notes.
-    await g(c, ['branch', '-m', 'master', 'main']);
-    const merged = await json(c, ['sync']);
-    expect(merged).toMatchObject({ merge: 'merge', pushed: true, conflicts: [] });
-    await json(a, ['sync']);
-    expect(fs.existsSync(path.join(a.data, mine.path))).toBe(true);
-    expect((await json<{ entries: unknown[] }>(c, ['list'])).entries.length).toBe(2);
-    await expectCleanRepo(c.data);
-  });
-
   it('a conflicting kb.json keeps ours in place and theirs beside it; lint flags it; resolve settles it', async () => {
     const { a, b } = await twoMachines(0);
     fs.writeFileSync(path.join(a.data, 'kb.json'), '{\n  "schema_version": 2,\n  "owner": "alpha"\n}\n');

@@ -156,9 +156,8 @@ export async function syncRepo(options: SyncOptions): Promise<SyncResult> {
   const maxAttempts = options.maxAttempts ?? 4;
   for (let attempt = 1; ; attempt++) {
     result.attempts = attempt;
-    const { tip, branches } = await remoteTip(t);
+    const tip = await remoteTip(t);
     if (attempt === 1) result.remote_before = tip ?? null;
-    if (!tip && branches.length > 0) throw otherBranch(t, branches);
     if (tip) {
       if (!(await hasCommit(dir, tip))) {
         await fetchTip(t, tip, result);
@@ -197,21 +196,6 @@ export async function syncRepo(options: SyncOptions): Promise<SyncResult> {
   if (result.fetched || result.pushed || result.merge !== 'none') result.status = 'synced';
   result.ms = Date.now() - started;
   return result;
-}
-
-/**
- * The refusal to push a branch the remote lacks when it has others: every machine must sync one branch, and a
- * second one would split the knowledge base without a word (each machine syncing its own). Renaming the local
- * branch to the remote's makes the next sync merge the two histories as any other sync does.
- */
-function otherBranch(t: RemoteTarget, branches: string[]): KbError {
-  const theirs = branches.includes('main') ? 'main' : branches.includes('master') ? 'master' : branches[0]!;
-  const named = branches.map((b) => `"${b}"`).join(', ');
-  return new KbError(
-    'SYNC_FAILED',
-    `${t.remote} (${redactUrl(t.url)}) has no branch "${t.branch}" but has ${named}: every machine must sync one branch, and pushing "${t.branch}" would start a second one that the others never see. Nothing was pushed: rename this repo's branch to the remote's and sync again, which merges the two histories (git -C ${t.dir} branch -m ${t.branch} ${theirs}); local commits are kept`,
-    { branch: t.branch, remote_branches: branches },
-  );
 }
 
 /**

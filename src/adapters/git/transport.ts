@@ -27,27 +27,21 @@ export function transportFor(url: string, settings: TransportSettings): Transpor
   );
 }
 
-/**
- * The remote's commit for the branch (undefined when the remote does not have it: an empty remote, or one whose
- * machines sync another branch), and the names of every branch the remote has.
- */
-export async function remoteTip(t: RemoteTarget): Promise<{ tip?: string; branches: string[] }> {
+/** The remote's commit for the branch, or undefined when the remote does not have the branch (an empty remote). */
+export async function remoteTip(t: RemoteTarget): Promise<string | undefined> {
   const ref = `refs/heads/${t.branch}`;
-  let heads: Map<string, string>;
   if (t.transport === 'system-git') {
     try {
-      const { stdout } = await runGit(['ls-remote', '--heads', t.remote], t.settings, { cwd: t.dir, timeoutMs: t.timeoutMs, signal: t.signal });
-      heads = new Map(stdout.split('\n').filter((l) => l.includes('\t')).map((l) => [l.slice(l.indexOf('\t') + 1), l.slice(0, l.indexOf('\t'))] as [string, string]));
+      const { stdout } = await runGit(['ls-remote', t.remote, ref], t.settings, { cwd: t.dir, timeoutMs: t.timeoutMs, signal: t.signal });
+      const line = stdout.split('\n').find((l) => l.endsWith(`\t${ref}`));
+      return line ? line.split('\t')[0] : undefined;
     } catch (err) {
       throw systemGitError(err, t.url, 'ls-remote', t.dir);
     }
-  } else {
-    const d = await discover(t, 'git-upload-pack');
-    t.session = { caps: d.caps, creds: d.creds };
-    heads = d.refs;
   }
-  const branches = [...heads.keys()].filter((r) => r.startsWith('refs/heads/')).map((r) => r.slice('refs/heads/'.length)).sort();
-  return { tip: heads.get(ref), branches };
+  const d = await discover(t, 'git-upload-pack');
+  t.session = { caps: d.caps, creds: d.creds };
+  return d.refs.get(ref);
 }
 
 /** Fetches the branch's objects and moves `refs/remotes/<remote>/<branch>`. */
