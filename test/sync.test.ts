@@ -509,3 +509,155 @@ describe('a remote made by plain "git init --bare" (HEAD -> master, unborn): eve
     expect(JSON.parse(c.stderr).error.message).toContain(`the remote path ${missing} does not exist`);
   });
 });
+
+describe('one branch per remote: sync never starts a second branch on a remote that has one', () => {
+  /** A bare repo as a new user makes one: HEAD names master, whatever this machine's git config says. */
+  async function plainBare(sb: Sandbox, name: string): Promise<string> {
+    const bare = path.join(sb.root, name);
+    await git(sb.root, ['-c', 'init.defaultBranch=master', 'init', '--quiet', '--bare', bare], sb.env);
+    return bare;
+  }
+
+  const branchesOf = async (bare: string): Promise<string[]> =>
+    (await git(path.dirname(bare), ['--git-dir', bare, 'for-each-ref', '--format=%(refname)', 'refs/heads'], cleanGitEnv())).trim().split('\n').filter(Boolean);
+  const tipOf = async (bare: string, branch: string): Promise<string> => (await git(path.dirname(bare), ['--git-dir', bare, 'rev-parse', `refs/heads/${branch}`], cleanGitEnv())).trim();
+
+  /** Machine A: a data repo made by git-kb (on main), one entry, pushed to `url`. */
+  async function firstMachine(url: string): Promise<{ a: Sandbox; fromA: { id: string } }> {
+    const a = machine();
+    await json(a, ['init']);
+    await json(a, ['init', '--remote', url]);
+    const fromA = await add(a, 'From A', 'Written on machine A.');
+    expect(await sync(a)).toMatchObject({ branch: 'main', pushed: true });
+    return { a, fromA };
+  }
+
+  /** Machine C: a repo git made on master, adopted by git-kb before it had a remote, so master has commits. */
+  async function adoptedOnMaster(url: string): Promise<Sandbox> {
+    const c = machine();
+    await git(c.root, ['init', '--quiet', '-b', 'master', c.data], c.env);
+    await json(c, ['init']);
+    const r = await json(c, ['init', '--remote', url]);
+    expect(r.notes ?? []).toEqual([]); // a branch with commits is never renamed
+    expect((await gitIn(c, ['symbolic-ref', 'HEAD'])).trim()).toBe('refs/heads/master');
+    return c;
+  }
+
+  async function bothSeeBoth(a: Sandbox, c: Sandbox, ids: string[], bare: string): Promise<void> {
+    for (const sb of [a, c]) for (const id of ids) expect((await json(sb, ['get', id])).entries[0].id).toBe(id);
+    expect(await branchesOf(bare)).toEqual(['refs/heads/main']);
+    for (const sb of [a, c]) await expectCleanRepo(sb.data);
+  }
+
+  it('a local path: the remote has main, this repo syncs master: refused (exit 4) naming both and the fix, nothing pushed; the fix merges both ways', async () => {
+    const { a, fromA } = await firstMachine(await plainBare(machine(), 'r.git'));
+    const bare = (await gitIn(a, ['remote', 'get-url', 'origin'])).trim();
+    const mainBefore = await tipOf(bare, 'main');
+    const c = await adoptedOnMaster(bare);
+    const fromC = await add(c, 'From C', 'Written on machine C.');
+
+    const r = await run(c, ['sync', '--json']);
+    expect(r.code).toBe(4);
+    expect(r.stdout).toBe('');
+    const err = JSON.parse(r.stderr).error;
+    expect(err.code).toBe('CONFLICT');
+    expect(err.message).toContain('has no branch "master"');
+    expect(err.message).toContain(`git -C ${c.data} branch -m master main`);
+    expect(err.message).toMatch(/Nothing was pushed/);
+    expect(err.data).toMatchObject({ branch: 'master', remote_branches: ['main'], remote_branch: 'main' });
+    // Text mode: the same refusal on stderr, exit 4.
+    const text = await run(c, ['sync']);
+    expect(text.code).toBe(4);
+    expect(text.stderr).toMatch(/^git-kb: error: .*has no branch "master" .*branch -m master main/);
+    // Nothing reached the remote: still only main, where A left it.
+    expect(await branchesOf(bare)).toEqual(['refs/heads/main']);
+    expect(await tipOf(bare, 'main')).toBe(mainBefore);
+    expect((await run(c, ['sync', '--no-push', '--json'])).code).toBe(4);
+
+    // The fix the message names: rename, sync (the unrelated histories merge), and both machines see both notes.
+    await gitIn(c, ['branch', '-m', 'master', 'main']);
+    expect(await sync(c)).toMatchObject({ branch: 'main', merge: 'merge', pushed: true, unresolved: [] });
+    expect(await sync(a)).toMatchObject({ merge: 'fast-forward', unresolved: [] });
+    await bothSeeBoth(a, c, [fromA.id, fromC.id], bare);
+    expect(await gitIn(a, ['rev-parse', 'HEAD'])).toBe(await gitIn(c, ['rev-parse', 'HEAD']));
+    await fsckBare(bare);
+  });
+
+  it('over smart HTTP: the same refusal (the remote\'s HEAD names its branch), and the same fix', async () => {
+    server = await startGitServer();
+    const bare = server.createBare('kb');
+    const url = server.repoUrl('kb');
+    const { a, fromA } = await firstMachine(url);
+    const c = await adoptedOnMaster(url);
+    const fromC = await add(c, 'From C', 'Written on machine C.');
+    const r = await run(c, ['sync', '--json']);
+    expect(r.code).toBe(4);
+    const err = JSON.parse(r.stderr).error;
+    expect(err).toMatchObject({ code: 'CONFLICT', data: { branch: 'master', remote_branches: ['main'], remote_branch: 'main' } });
+    expect(err.message).toContain(`git -C ${c.data} branch -m master main`);
+    expect(await branchesOf(bare)).toEqual(['refs/heads/main']);
+    await gitIn(c, ['branch', '-m', 'master', 'main']);
+    expect(await sync(c)).toMatchObject({ merge: 'merge', pushed: true, unresolved: [] });
+    expect(await sync(a)).toMatchObject({ merge: 'fast-forward' });
+    await bothSeeBoth(a, c, [fromA.id, fromC.id], bare);
+  });
+
+  it('several branches, none of them the remote\'s default: the refusal lists them and names none', async () => {
+    const a = machine();
+    const bare = await plainBare(a, 'r.git');
+    await json(a, ['init']);
+    await gitIn(a, ['push', '--quiet', bare, 'HEAD:refs/heads/dev', 'HEAD:refs/heads/notes']);
+    const c = await adoptedOnMaster(bare);
+    const r = await run(c, ['sync', '--json']);
+    expect(r.code).toBe(4);
+    const err = JSON.parse(r.stderr).error;
+    expect(err.data).toMatchObject({ branch: 'master', remote_branches: ['dev', 'notes'], remote_branch: null });
+    expect(err.message).toContain(`git -C ${c.data} branch -m master NAME`);
+    expect(err.message).toContain('"dev", "notes"');
+    expect(await branchesOf(bare)).toEqual(['refs/heads/dev', 'refs/heads/notes']);
+  });
+
+  it('an empty remote still gets the first push, whatever the branch (master here), and keeps it', async () => {
+    const c = machine();
+    const bare = await plainBare(c, 'r.git');
+    await git(c.root, ['init', '--quiet', '-b', 'master', c.data], c.env);
+    const r = await json(c, ['init', '--remote', bare]);
+    expect(r.notes ?? []).toEqual([]);
+    expect((await gitIn(c, ['symbolic-ref', 'HEAD'])).trim()).toBe('refs/heads/master');
+    await add(c, 'First', 'The first note.');
+    expect(await sync(c)).toMatchObject({ branch: 'master', pushed: true, remote_before: null });
+    expect(await branchesOf(bare)).toEqual(['refs/heads/master']);
+    await add(c, 'Second', 'The second note.');
+    expect(await sync(c)).toMatchObject({ branch: 'master', pushed: true });
+  });
+
+  it('init --remote on a repo with no commit yet (git init on master) takes the remote\'s branch: no split at all', async () => {
+    const { a, fromA } = await firstMachine(await plainBare(machine(), 'r.git'));
+    const bare = (await gitIn(a, ['remote', 'get-url', 'origin'])).trim();
+    // The new user's steps: git init (master), git-kb init --remote, add, sync.
+    const c = machine();
+    await git(c.root, ['init', '--quiet', '-b', 'master', c.data], c.env);
+    const r = await json(c, ['init', '--remote', bare]);
+    expect(r.action).toBe('adopted');
+    expect(r.notes.join(' ')).toMatch(/its branch is now "main" \(was "master"\)/);
+    expect((await gitIn(c, ['symbolic-ref', 'HEAD'])).trim()).toBe('refs/heads/main');
+    const fromC = await add(c, 'From C', 'Written on machine C.');
+    expect(await sync(c)).toMatchObject({ branch: 'main', merge: 'merge', pushed: true, unresolved: [] });
+    expect(await sync(a)).toMatchObject({ merge: 'fast-forward' });
+    await bothSeeBoth(a, c, [fromA.id, fromC.id], bare);
+  });
+
+  it('a hand "git clone" of a remote whose HEAD names a missing branch: init adopts it on the remote\'s branch, sync pushes no second branch', async () => {
+    const { a, fromA } = await firstMachine(await plainBare(machine(), 'r.git'));
+    const bare = (await gitIn(a, ['remote', 'get-url', 'origin'])).trim();
+    const d = machine();
+    await git(d.root, ['clone', '--quiet', bare, d.data], d.env); // "remote HEAD refers to nonexistent ref"
+    expect((await gitIn(d, ['symbolic-ref', 'HEAD'])).trim()).toBe('refs/heads/master');
+    const r = await json(d, ['init']);
+    expect(r.notes.join(' ')).toMatch(/its branch is now "main"/);
+    const fromD = await add(d, 'From D', 'Written on machine D.');
+    expect(await sync(d)).toMatchObject({ branch: 'main', pushed: true, unresolved: [] });
+    expect(await sync(a)).toMatchObject({ merge: 'fast-forward' });
+    await bothSeeBoth(a, d, [fromA.id, fromD.id], bare);
+  });
+});

@@ -6,11 +6,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { readConfig, readConfigFile, resolveDataDir, writableConfigFile } from '../adapters/config/config.js';
+import { configRemote, readConfig, readConfigFile, resolveDataDir, writableConfigFile } from '../adapters/config/config.js';
 import { KbError } from '../core/errors.js';
 import { writeFileAtomic } from '../adapters/store/fsutil.js';
-import { headOid, remoteUrl, setRemote } from '../adapters/git/git.js';
-import { cloneRepo } from '../adapters/git/transport.js';
+import { headOid, headRef, refOid, remoteUrl, setHeadBranch, setRemote } from '../adapters/git/git.js';
+import { cloneRepo, defaultBranch, remoteHeads, transportFor } from '../adapters/git/transport.js';
 import { redactUrl } from '../adapters/git/remote.js';
 import { dataRepoExists, ENTRY_ROOTS, looksLikeDataRepo, refuseNonFolder } from '../adapters/store/layout.js';
 import { ensureDataRepo, writeManifest } from '../adapters/write/data-repo.js';
@@ -81,6 +81,7 @@ export async function initDataRepo(options: InitOptions): Promise<InitResult> {
     action = 'cloned';
   } else if (dataRepoExists(dir)) {
     action = resolved.source === 'flag' ? 'adopted' : 'existing';
+    await followRemoteBranch(dir, options, notes);
     // NOTE: adopting a git repo that has no kb.json (entry-like folders or not) marks it as a data repo with one
     // commit adding kb.json; a v1 repo (kb.json with next_id) is left exactly as it is.
     if (!looksLikeDataRepo(dir)) await writeManifest(dir, 'git-kb: adopt this repository as a data repo', identity);
@@ -100,6 +101,48 @@ export async function initDataRepo(options: InitOptions): Promise<InitResult> {
     writeFileAtomic(configFile, `${JSON.stringify(cfg, null, 2)}\n`);
   }
   return { data_dir: dir, action, config_file: configFile, remote: remoteShown(options.remote ?? options.clone), entries: countEntries(dir), ...(notes.length ? { notes } : {}) };
+}
+
+/**
+ * Adopting a repo whose branch has no commit yet (`git init` made it, or `git clone` of a remote whose HEAD names a
+ * branch it lacks) with a remote known (`--remote`, else `origin`, else the config's `remote`): HEAD is pointed at
+ * the remote's own branch (defaultBranch), so this machine syncs the branch the others do and sync never has a
+ * second branch to refuse (spec/sync.md, "One branch"). Only a branch with no commit is renamed, and only to a
+ * name no local branch has; the remote is asked once, and a remote that cannot be asked leaves the branch as it is,
+ * with a note.
+ */
+async function followRemoteBranch(dir: string, options: InitOptions, notes: string[]): Promise<void> {
+  const ref = headRef(dir);
+  if (!ref?.startsWith('refs/heads/') || (await headOid(dir))) return;
+  const url = options.remote ?? (await remoteUrl(dir)) ?? configRemote(readConfig(options.settings));
+  if (!url) return;
+  const current = ref.slice('refs/heads/'.length);
+  const shown = redactUrl(url);
+  let branches: string[];
+  let theirs: string | undefined;
+  try {
+    const settings = remoteSettings(options.settings, readConfig(options.settings));
+    // NOTE: the URL itself as the remote name for the system git: `origin` may not be set yet (or set to another).
+    const heads = await remoteHeads({ dir, remote: url, url, branch: current, transport: transportFor(url, settings), settings, timeoutMs: 15_000 });
+    branches = heads.branches;
+    theirs = defaultBranch(heads.branches, heads.head);
+  } catch (err) {
+    const why = (err as Error).message.replace(/;\s*local commits are kept\.?$/, '');
+    notes.push(`could not ask ${shown} which branch it syncs (${why}); the branch stays "${current}": if the remote has another, "git-kb sync" refuses and says how to fix it`);
+    return;
+  }
+  if (!branches.length || branches.includes(current)) return;
+  if (!theirs) {
+    notes.push(`${shown} has the branches ${branches.map((b) => `"${b}"`).join(', ')} and none is its default: the branch stays "${current}", and "git-kb sync" refuses until it is renamed to one of them (git -C ${dir} branch -m ${current} NAME)`);
+    return;
+  }
+  if (await refOid(dir, `refs/heads/${theirs}`)) return; // a local branch of that name: not git-kb's to touch
+  try {
+    setHeadBranch(dir, theirs);
+  } catch {
+    return; // a branch name git-kb will not write; sync's refusal names it
+  }
+  notes.push(`the repo had no commit yet: its branch is now "${theirs}" (was "${current}"), the branch ${shown} has, so every machine syncs the same branch`);
 }
 
 /**

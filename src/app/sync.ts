@@ -12,7 +12,7 @@ import { buildPack, storePack } from '../adapters/git/objects.js';
 import { hasCommit, ObjectReader } from '../adapters/git/reader.js';
 import { redactUrl, type RemoteTarget, type Transport } from '../adapters/git/remote.js';
 import { fetchPack, PackUnavailable, pushPack } from '../adapters/git/smart-http.js';
-import { fetchBranch, pushBranch, remoteTip, transportFor, transportNote } from '../adapters/git/transport.js';
+import { defaultBranch, fetchBranch, pushBranch, remoteHeads, transportFor, transportNote, type RemoteHeads } from '../adapters/git/transport.js';
 import { newCommits, objectsToSend } from '../adapters/git/walk.js';
 import { journalPending } from '../adapters/store/journal.js';
 import { withWriteLock } from '../adapters/write/transaction.js';
@@ -111,6 +111,24 @@ async function pushHead(t: RemoteTarget, head: string, tip: string | undefined, 
   }
 }
 
+/**
+ * The refusal to push a branch the remote lacks while it has others (spec/sync.md, "One branch"): it names both
+ * sides and the fix, renaming this branch to the remote's, after which sync merges the two histories as usual.
+ */
+function branchSplit(t: RemoteTarget, url: string, heads: RemoteHeads): KbError {
+  const local = t.branch;
+  const theirs = defaultBranch(heads.branches, heads.head);
+  const names = heads.branches.map((b) => `"${b}"`).join(', ');
+  const rename = theirs
+    ? `git -C ${t.dir} branch -m ${local} ${theirs}`
+    : `rename it to the branch that holds the knowledge base, git -C ${t.dir} branch -m ${local} NAME (NAME one of ${names})`;
+  return new KbError(
+    'CONFLICT',
+    `${url} has no branch "${local}" (the branch checked out in ${t.dir}) but has ${names}: syncing would push "${local}" as a second branch, and each machine would sync only its own, never seeing the other's notes. Nothing was pushed; every machine must sync the same branch. Fix: ${rename}, then "git-kb sync" again (it merges the two histories, unrelated ones too; nothing is lost). To keep "${local}" as a separate branch on purpose, push it once yourself: git -C ${t.dir} push origin ${local}. Local commits are kept`,
+    { url, branch: local, remote_branches: heads.branches, remote_branch: theirs ?? null },
+  );
+}
+
 /** Runs `git-kb sync`. */
 export async function syncRepo(options: SyncOptions): Promise<SyncResult> {
   const started = Date.now();
@@ -156,7 +174,11 @@ export async function syncRepo(options: SyncOptions): Promise<SyncResult> {
   const maxAttempts = options.maxAttempts ?? 4;
   for (let attempt = 1; ; attempt++) {
     result.attempts = attempt;
-    const tip = await remoteTip(t);
+    const heads = await remoteHeads(t);
+    const tip = heads.tip;
+    // NOTE: a remote that lacks this branch but has others is not empty: pushing would start a second branch there,
+    // and each machine would go on syncing its own without ever seeing the other's notes.
+    if (!tip && heads.branches.length) throw branchSplit(t, result.url, heads);
     if (attempt === 1) result.remote_before = tip ?? null;
     if (tip) {
       if (!(await hasCommit(dir, tip))) {

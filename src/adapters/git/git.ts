@@ -52,6 +52,17 @@ export function headRef(dir: string): string | undefined {
   return text.startsWith('ref: ') ? text.slice(5) : undefined;
 }
 
+/**
+ * Points HEAD at another branch name, for a repo whose branch has no commit yet (git's `symbolic-ref HEAD`): no
+ * commit, index or working file changes. Refuses a name git would not take.
+ */
+export function setHeadBranch(dir: string, branch: string): void {
+  if (!/^[A-Za-z0-9._/-]+$/.test(branch) || branch.includes('..') || branch.includes('//') || /^[/.]|[/.]$|\.lock$|(^|\/)\./.test(branch)) {
+    throw new Error(`setHeadBranch: refusing branch name ${JSON.stringify(branch)}`);
+  }
+  writeFileAtomic(path.join(dir, '.git', 'HEAD'), `ref: refs/heads/${branch}\n`, { fsync: false });
+}
+
 /** The branch HEAD points at, failing with CONFLICT on a detached HEAD (`what`: the verb that needs a branch). */
 export function currentBranch(dir: string, what: string): string {
   const ref = headRef(dir);

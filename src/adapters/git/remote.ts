@@ -42,7 +42,7 @@ export interface RemoteTarget {
   signal?: AbortSignal;
   /** Idle timeout of one request or git process, in ms. */
   timeoutMs?: number;
-  /** Filled by remoteTip over HTTP: what the server offers for fetching, and the credentials it took. */
+  /** Filled by remoteHeads over HTTP: what the server offers for fetching, and the credentials it took. */
   session?: { caps: Record<string, unknown>; creds?: Credentials };
 }
 

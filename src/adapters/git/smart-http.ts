@@ -76,7 +76,7 @@ export async function pushPack(t: RemoteTarget, head: string, expected: string |
 /**
  * Downloads the objects of `want` that this repo lacks (it has `haves`) as one pack, over git's upload-pack
  * protocol (v1, stateless HTTP, one round: the haves are the local branch and its remote-tracking ref, so the
- * server sends just what is new). Returns the raw pack; the caller stores its objects. Needs remoteTip first.
+ * server sends just what is new). Returns the raw pack; the caller stores its objects. Needs remoteHeads first.
  */
 export async function fetchPack(t: RemoteTarget, want: string, haves: string[]): Promise<Buffer> {
   const caps = t.session?.caps ?? {};
@@ -125,7 +125,7 @@ function demux(reply: Buffer, t: RemoteTarget, what: 'push' | 'fetch'): { data: 
 }
 
 /** The refs and capabilities a service advertises, with the credentials the server took (if it asked). */
-export async function discover(t: RemoteTarget, service: 'git-upload-pack' | 'git-receive-pack'): Promise<{ refs: Map<string, string>; caps: Record<string, unknown>; creds?: Credentials }> {
+export async function discover(t: RemoteTarget, service: 'git-upload-pack' | 'git-receive-pack'): Promise<{ refs: Map<string, string>; caps: Record<string, unknown>; creds?: Credentials; head?: string }> {
   const base = new URL(t.url);
   let creds: Credentials | undefined = base.username || base.password ? { username: decodeURIComponent(base.username), password: decodeURIComponent(base.password) } : undefined;
   const auth = authFor(t.settings);
@@ -144,7 +144,9 @@ export async function discover(t: RemoteTarget, service: 'git-upload-pack' | 'gi
   };
   try {
     const info = await git.getRemoteInfo2({ http: httpClient(t.signal, t.timeoutMs), url: t.url, onAuth, onAuthFailure, forPush: service === 'git-receive-pack', protocolVersion: 1 });
-    return { refs: new Map((info.refs ?? []).map((r) => [r.ref, r.oid])), caps: (info.capabilities ?? {}) as Record<string, unknown>, creds };
+    // The ref HEAD names (refs/heads/main), from the symref capability; absent when HEAD is unborn.
+    const head = (info.refs ?? []).find((r) => r.ref === 'HEAD')?.target;
+    return { refs: new Map((info.refs ?? []).map((r) => [r.ref, r.oid])), caps: (info.capabilities ?? {}) as Record<string, unknown>, creds, head };
   } catch (err) {
     if (refused && !(err instanceof KbError)) {
       throw new KbError('AUTH_FAILED', `authentication to ${redactUrl(t.url)} failed (HTTP 401): the server refused the credentials of ${refused} (a wrong user name, password or token); fix ${refused === 'the URL' ? 'the URL (git-kb init --remote URL)' : 'GIT_KB_TOKEN (and GIT_KB_USERNAME) or "token" in the config'}; ${KEPT}`, { url: redactUrl(t.url), status: 401 });

@@ -27,21 +27,53 @@ export function transportFor(url: string, settings: TransportSettings): Transpor
   );
 }
 
-/** The remote's commit for the branch, or undefined when the remote does not have the branch (an empty remote). */
-export async function remoteTip(t: RemoteTarget): Promise<string | undefined> {
+/**
+ * What the remote has, in one request: the commit of the branch (`tip`, undefined when the remote lacks it), every
+ * branch it has (short names), and the branch its HEAD names, if it says (that branch may not exist: an unborn
+ * HEAD, as plain `git init --bare` leaves).
+ */
+export interface RemoteHeads {
+  tip: string | undefined;
+  branches: string[];
+  head: string | undefined;
+}
+
+/** The remote's branches and the tip of `t.branch` (one request; the system git for ssh and local remotes). */
+export async function remoteHeads(t: RemoteTarget): Promise<RemoteHeads> {
   const ref = `refs/heads/${t.branch}`;
+  const heads = new Map<string, string>();
+  let head: string | undefined;
   if (t.transport === 'system-git') {
     try {
-      const { stdout } = await runGit(['ls-remote', t.remote, ref], t.settings, { cwd: t.dir, timeoutMs: t.timeoutMs, signal: t.signal });
-      const line = stdout.split('\n').find((l) => l.endsWith(`\t${ref}`));
-      return line ? line.split('\t')[0] : undefined;
+      const { stdout } = await runGit(['ls-remote', '--symref', t.remote, 'HEAD', 'refs/heads/*'], t.settings, { cwd: t.dir, timeoutMs: t.timeoutMs, signal: t.signal });
+      for (const line of stdout.split('\n')) {
+        const [left, name] = line.split('\t');
+        if (name === 'HEAD' && left.startsWith('ref: refs/heads/')) head = left.slice('ref: refs/heads/'.length);
+        else if (name?.startsWith('refs/heads/') && OID_HEX.test(left)) heads.set(name, left);
+      }
     } catch (err) {
       throw systemGitError(err, t.url, 'ls-remote', t.dir);
     }
+  } else {
+    const d = await discover(t, 'git-upload-pack');
+    t.session = { caps: d.caps, creds: d.creds };
+    for (const [name, oid] of d.refs) if (name.startsWith('refs/heads/')) heads.set(name, oid);
+    if (d.head?.startsWith('refs/heads/')) head = d.head.slice('refs/heads/'.length);
   }
-  const d = await discover(t, 'git-upload-pack');
-  t.session = { caps: d.caps, creds: d.creds };
-  return d.refs.get(ref);
+  return { tip: heads.get(ref), branches: [...heads.keys()].map((r) => r.slice('refs/heads/'.length)).sort(), head };
+}
+
+const OID_HEX = /^[0-9a-f]{40}$/;
+
+/**
+ * The remote's own branch, the one every machine should sync: the branch its HEAD names when it has it; else (an
+ * unborn HEAD) git-kb's branch (KB_BRANCH) when it has that, else its only branch; undefined when it has none, or
+ * several and none of them is picked out this way.
+ */
+export function defaultBranch(branches: string[], head?: string): string | undefined {
+  if (head && branches.includes(head)) return head;
+  if (branches.includes(KB_BRANCH)) return KB_BRANCH;
+  return branches.length === 1 ? branches[0] : undefined;
 }
 
 /** Fetches the branch's objects and moves `refs/remotes/<remote>/<branch>`. */
@@ -97,8 +129,8 @@ export function transportNote(t: RemoteTarget): string | undefined {
  */
 export function cloneBranch(url: string, branches: string[]): string | undefined {
   if (branches.length === 0) return undefined;
-  if (branches.includes(KB_BRANCH)) return KB_BRANCH;
-  if (branches.length === 1) return branches[0];
+  const picked = defaultBranch(branches);
+  if (picked) return picked;
   const where = redactUrl(url);
   throw new KbError(
     'CONFLICT',
