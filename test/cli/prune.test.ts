@@ -12,7 +12,10 @@ import { commitAll, commitCount, entryText, headOf, initRepo, kbd, kbj, sgit, sn
 
 let sb: Sandbox;
 const DAY = 86_400_000;
-const ago = (days: number): string => new Date(Date.now() - days * DAY).toISOString().replace(/\.\d+Z$/, 'Z');
+// NOTE: days counted from one instant, taken when the file loads: a date written into an entry and the same date
+// expected later in its text stay equal when a run crosses midnight.
+const NOW = Date.now();
+const ago = (days: number): string => new Date(NOW - days * DAY).toISOString().replace(/\.\d+Z$/, 'Z');
 const put = (id: string, fields: Record<string, string | string[]>, body: string): string =>
   writeFile(sb, `entries/${id}.md`, entryText({ id, ...fields }, body)) && `entries/${id}.md`;
 
@@ -108,7 +111,6 @@ describe('prune', () => {
   });
 
   it('keeps today\'s re-recorded lesson over a stale copy, folds the old one into its history, and lists nothing after (issue 29)', async () => {
-    // NOTE: the old date taken once: computed again after the prune, it is a day later when the run crosses midnight.
     const old = ago(400);
     put('kb-00000010', { title: 'Retry the flaky upload', type: 'lesson_learned', created: old }, 'Retry the upload once; the CDN drops the first PUT.');
     put('kb-00000011', { title: 'Retry the flaky upload', type: 'lesson_learned', created: ago(0) }, 'Retry the upload once;  the CDN drops the first PUT.');
