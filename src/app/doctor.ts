@@ -7,7 +7,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { KB_JSON_MAX, readRegularFile } from '../adapters/system/read-bounded.js';
 import type { Settings } from '../adapters/config/settings.js';
 import { configRemote, readConfig, resolveDataDir } from '../adapters/config/config.js';
 import { findClaude } from '../adapters/claude/find-claude.js';
@@ -22,6 +21,7 @@ import { writeLockBusy } from '../adapters/store/lock.js';
 import { findExecutable } from '../adapters/system/which.js';
 import type { ErrorCode } from '../core/errors.js';
 import { trackConflicts } from './conflicts.js';
+import { manifestProblems } from './lint.js';
 import type { HookRun } from '../adapters/claude/hook-run.js';
 import { hookWiring, packageRoot, wiredHooks, type WiredHook } from './install.js';
 import { remoteSettings } from './sync-settings.js';
@@ -109,14 +109,9 @@ async function repoChecks(dir: string, settings: Settings, add: Add): Promise<vo
   const head = await headOid(dir).catch(() => undefined);
   add('head', head ? 'ok' : 'fail', head ? `HEAD is ${head.slice(0, 12)}` : 'HEAD does not resolve to a commit', `inspect the repo with "git -C ${dir} status" and "git -C ${dir} fsck"`);
 
-  let manifest: unknown;
-  try {
-    manifest = JSON.parse(readRegularFile(path.join(dir, 'kb.json'), 'kb.json', KB_JSON_MAX).toString('utf8')) as unknown;
-  } catch (err) {
-    manifest = (err as Error).message;
-  }
-  const valid = typeof manifest === 'object' && manifest !== null && !Array.isArray(manifest);
-  add('manifest', valid ? 'ok' : 'fail', valid ? 'kb.json is valid' : `kb.json is not a JSON object (${typeof manifest === 'string' ? manifest : 'wrong shape'})`, `restore it: "git -C ${dir} checkout kb.json"`);
+  // One check of kb.json, lint's (its file and line); a missing one is doctor's alone to say (lint has no file to point to).
+  const [problem] = fs.existsSync(path.join(dir, 'kb.json')) ? manifestProblems(dir) : [{ message: 'kb.json is missing', line: 1 }];
+  add('manifest', problem ? 'fail' : 'ok', problem ? `${problem.message} (kb.json:${problem.line})` : 'kb.json is valid', `restore it: "git -C ${dir} checkout kb.json"`);
 
   const conflicts = trackConflicts(dir).length;
   add('conflicts', conflicts ? 'fail' : 'ok', conflicts ? `${conflicts} unresolved sync conflict${conflicts === 1 ? '' : 's'}` : 'no unresolved sync conflicts', 'settle them with "git-kb resolve ID --keep ours|theirs|both" (git-kb sync lists them)');

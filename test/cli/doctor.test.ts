@@ -103,6 +103,12 @@ describe('git-kb doctor', () => {
     const r = await doctor(withClaude());
     expect(r.code).toBe(7);
     expect(r.checks.manifest).toMatchObject({ status: 'fail', fix: expect.stringContaining('checkout kb.json') });
+    expect(r.checks.manifest!.detail).toMatch(/^kb.json is not valid JSON: .*\(kb.json:1\)$/);
+    // Valid JSON that lint refuses is doctor's failure too (one check of kb.json, lint's), at the field's line.
+    fs.writeFileSync(path.join(sb.data, 'kb.json'), '{\n  "schema_version": 2,\n  "budgets": {\n    "kernel_char": 4000\n  }\n}\n');
+    const typo = await doctor(withClaude());
+    expect(typo.checks.manifest).toMatchObject({ status: 'fail', detail: 'kb.json: "budgets.kernel_char" is not a budget (kernel_chars, host_chars, entry_chars) (kb.json:4)' });
+    expect((await kb(sb, ['--data', sb.data, 'lint'])).stdout).toContain('kb.json:4');
     expect(r.checks.journal).toMatchObject({ status: 'warn' });
     expect(r.checks.journal!.detail).toContain('unfinished write journal');
     expect(r.checks.journal!.detail).toContain('write lock whose holder is gone');

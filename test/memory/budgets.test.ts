@@ -42,6 +42,8 @@ describe('budgets per type', () => {
     expect(() => settingsWith({ entry_chars: { runbook: 9000 } })).toThrow(/kb.json: "budgets.entry_chars.runbook" names no type/);
     expect(() => settingsWith({ entry_chars: { lesson_learned: 0 } })).toThrow(/"budgets.entry_chars.lesson_learned" must be a whole number/);
     expect(() => settingsWith({ entry_chars: [1] })).toThrow(/"budgets.entry_chars" must be a number or an object/);
+    // A misspelt budget is refused, not silently the default.
+    expect(() => settingsWith({ kernel_char: 4000 })).toThrow(/kb.json: "budgets.kernel_char" is not a budget \(kernel_chars, host_chars, entry_chars\)/);
   });
 });
 

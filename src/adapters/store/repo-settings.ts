@@ -12,6 +12,9 @@ import { KbError } from '../../core/errors.js';
 import { DEFAULT_DECAY, type DecaySettings } from '../../core/decay.js';
 import { TYPES } from '../../core/format/schema.js';
 
+/** The keys of kb.json `"budgets"`; any other is refused (a misspelt budget would otherwise be silently the default). */
+const BUDGET_KEYS: readonly string[] = ['kernel_chars', 'host_chars', 'entry_chars'];
+
 /** Types a kb.json `decay.by_type` may name. */
 const DECAY_TYPES: readonly string[] = TYPES;
 
@@ -104,6 +107,9 @@ export function readRepoSettings(dir: string): RepoSettings {
   if (b !== undefined) {
     if (!b || typeof b !== 'object' || Array.isArray(b)) throw new KbError('INVALID_ENTRY', 'kb.json: "budgets" must be an object like {"kernel_chars": 6000}', { file: 'kb.json', field: 'budgets' });
     const o = b as Record<string, unknown>;
+    for (const k of Object.keys(o)) {
+      if (!BUDGET_KEYS.includes(k)) throw new KbError('INVALID_ENTRY', `kb.json: "budgets.${k}" is not a budget (${BUDGET_KEYS.join(', ')})`, { file: 'kb.json', field: `budgets.${k}` });
+    }
     if (o.kernel_chars !== undefined) budgets.kernel_chars = positive(o.kernel_chars, 'budgets.kernel_chars', KERNEL_BUDGET);
     if (o.host_chars !== undefined) budgets.host_chars = positive(o.host_chars, 'budgets.host_chars');
     if (o.entry_chars !== undefined) readEntryChars(o.entry_chars, budgets);
