@@ -52,6 +52,21 @@ describe('get', () => {
     expect((await kbd(sb, ['get', lonely.id, '--links'])).stdout).toContain('Linked entries (1 hop): none');
   });
 
+  it("takes a file's name where an id is asked (copied from ls, a shell's completion or Obsidian)", async () => {
+    const stem = path.basename(hub.path, '.md');
+    expect(stem).toMatch(/^kb-[0-9a-z]+-use-postgres/);
+    for (const arg of [stem, `${stem}.md`, hub.path]) {
+      const j = await kbj(sb, ['get', arg]);
+      expect(j.entries.map((e: { id: string }) => e.id), arg).toEqual([hub.id]);
+    }
+    const h = await kbj(sb, ['history', hub.path]);
+    expect(h.id).toBe(hub.id);
+    // A name that is no entry's is still refused with the id it names.
+    const r = await kbd(sb, ['get', 'kb-0404-some-slug.md']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/no entry with id kb-0404;/);
+  });
+
   it('fails with NOT_FOUND (3) naming every unknown id, and prints nothing', async () => {
     const r = await kbd(sb, ['get', hub.id, 'kb-nothere', 'kb-0404']);
     expect(r.code).toBe(3);

@@ -1,5 +1,6 @@
 /** `delete`: remove entries in one commit (spec/cli.md). */
 import type { Command } from 'commander';
+import { idArgument } from '../../core/format/schema.js';
 import * as render from '../render/entries.js';
 import { type Cli, repoOptions } from '../io.js';
 
@@ -11,7 +12,7 @@ export function register(ctx: Cli): void {
     .option('--force', 'delete even when other entries link to them (the links are reported, left dangling)')
     .action(async (ids: string[], o: { force?: boolean }, cmd: Command) => {
       const { deleteEntries } = await import('../../app/delete.js');
-      const r = await deleteEntries({ ...repoOptions(ctx, cmd), ids, force: o.force === true });
+      const r = await deleteEntries({ ...repoOptions(ctx, cmd), ids: ids.map(idArgument), force: o.force === true });
       ctx.reply({ json: r, text: () => render.deleted(r) });
     });
 }

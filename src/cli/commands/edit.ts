@@ -1,7 +1,7 @@
 /** `edit`: change an entry in place (spec/cli.md). */
 import type { Command } from 'commander';
 import { KbError } from '../../core/errors.js';
-import { TYPES } from '../../core/format/schema.js';
+import { idArgument, TYPES } from '../../core/format/schema.js';
 import * as render from '../render/entries.js';
 import { kernelOverWarning } from '../render/memory.js';
 import { type Cli, collect, readFileArg, repoOptions } from '../io.js';
@@ -30,7 +30,8 @@ export function register(ctx: Cli): void {
     .option('--body <text>', 'replace the body')
     .option('--append <text>', 'append a paragraph to the body')
     .option('--file <path>', 'replace the body with a file (- for stdin)')
-    .action(async (id: string, o: Record<string, unknown>, cmd: Command) => {
+    .action(async (arg: string, o: Record<string, unknown>, cmd: Command) => {
+      const id = idArgument(arg);
       const repo = repoOptions(ctx, cmd);
       const bodies = ['body', 'append', 'file'].filter((k) => o[k] !== undefined);
       if (bodies.length > 1) throw new KbError('USAGE', `--${bodies.join(' and --')} cannot be combined; use one`);

@@ -1,5 +1,6 @@
 /** `get`: entries verbatim (spec/cli.md). */
 import type { Command } from 'commander';
+import { idArgument } from '../../core/format/schema.js';
 import * as render from '../render/entries.js';
 import { type Cli, repoOptions } from '../io.js';
 
@@ -11,7 +12,7 @@ export function register(ctx: Cli): void {
     .option('--links', "also list each entry's 1-hop neighbours")
     .action(async (ids: string[], o: { links?: boolean }, cmd: Command) => {
       const { getEntries } = await import('../../app/get.js');
-      const r = await getEntries({ ...repoOptions(ctx, cmd), ids, links: o.links });
+      const r = await getEntries({ ...repoOptions(ctx, cmd), ids: ids.map(idArgument), links: o.links });
       ctx.reply({ json: { entries: r }, text: () => render.get(r) });
     });
 }

@@ -1,5 +1,6 @@
 /** `promote`: make a recurring lesson a kernel entry, within the kernel budget (spec/memory.md). */
 import type { Command } from 'commander';
+import { idArgument } from '../../core/format/schema.js';
 import * as render from '../render/memory.js';
 import { type Cli, repoOptions } from '../io.js';
 
@@ -10,7 +11,7 @@ export function register(ctx: Cli): void {
     .argument('<id>', 'entry id (git-kb status lists promotion candidates)')
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const { promoteEntry } = await import('../../app/promote.js');
-      const r = await promoteEntry({ ...repoOptions(ctx, cmd), id });
+      const r = await promoteEntry({ ...repoOptions(ctx, cmd), id: idArgument(id) });
       ctx.reply({ json: r, text: () => render.promote(r) });
     });
 }

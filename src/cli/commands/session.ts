@@ -1,5 +1,6 @@
 /** `session <sub>`: session summaries (spec/sessions.md). */
 import type { Command } from 'commander';
+import { idArgument } from '../../core/format/schema.js';
 import * as render from '../render/sessions.js';
 import { type Cli, collect, intArg, repoOptions } from '../io.js';
 
@@ -24,7 +25,7 @@ export function register(ctx: Cli): void {
     .action(async (id: string, o: { turns?: boolean; turn?: string; grep?: string }, cmd: Command) => {
       const repo = repoOptions(ctx, cmd);
       const { showSession } = await import('../../app/session.js');
-      const r = await showSession({ ...repo, id, ...o });
+      const r = await showSession({ ...repo, id: idArgument(id), ...o });
       ctx.reply({ json: r, text: () => render.show(r) });
     });
   session('record', 'summarise a transcript into its session_summary entry and commit it')

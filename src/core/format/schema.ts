@@ -73,6 +73,17 @@ export function idFromFileName(name: string): string | undefined {
   return FILE_ID.exec(name)?.[1];
 }
 
+/**
+ * The entry id a user typed, where they may have copied a file's name instead (`kb-xxxx-some-slug`,
+ * `kb-xxxx-some-slug.md`, `entries/kb-xxxx-some-slug.md`, as `ls`, a shell's completion or Obsidian show it): that
+ * file name's id. Anything else is returned as typed, for the verb to judge.
+ */
+export function idArgument(arg: string): string {
+  if (!/(?:^|\/)kb-[0-9a-z]+(?:-|\.md$)/.test(arg)) return arg;
+  const name = arg.slice(arg.lastIndexOf('/') + 1);
+  return idFromFileName(name.endsWith('.md') ? name : `${name}.md`) ?? arg;
+}
+
 /** The id a path claims by its file name (`entries/kb-xxxx-some-slug.md` → `kb-xxxx`), or undefined. */
 export function idFromPath(p: string): string | undefined {
   return idFromFileName(p.slice(p.lastIndexOf('/') + 1));
