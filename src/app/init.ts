@@ -12,7 +12,7 @@ import { writeFileAtomic } from '../adapters/store/fsutil.js';
 import { headOid, headRef, refOid, remoteUrl, setHeadBranch, setRemote } from '../adapters/git/git.js';
 import { cloneRepo, defaultBranch, remoteHeads, transportFor } from '../adapters/git/transport.js';
 import { redactUrl } from '../adapters/git/remote.js';
-import { dataRepoExists, ENTRY_ROOTS, looksLikeDataRepo, refuseNonFolder } from '../adapters/store/layout.js';
+import { dataRepoExists, ENTRY_ROOTS, looksLikeDataRepo, projectFiles, refuseNonFolder } from '../adapters/store/layout.js';
 import { ensureDataRepo, writeManifest } from '../adapters/write/data-repo.js';
 import { processAlive } from '../adapters/system/pid.js';
 import { repoForRead, type RepoOptions } from './repo.js';
@@ -23,6 +23,8 @@ export interface InitOptions extends RepoOptions {
   remote?: string;
   /** Record this repo as the default data repo in the config. */
   makeDefault?: boolean;
+  /** Adopt a git repo even when it is a code project (projectFiles). */
+  force?: boolean;
 }
 
 export interface InitResult {
@@ -84,7 +86,14 @@ export async function initDataRepo(options: InitOptions): Promise<InitResult> {
     await followRemoteBranch(dir, options, notes);
     // NOTE: adopting a git repo that has no kb.json (entry-like folders or not) marks it as a data repo with one
     // commit adding kb.json; a v1 repo (kb.json with next_id) is left exactly as it is.
-    if (!looksLikeDataRepo(dir)) await writeManifest(dir, 'git-kb: adopt this repository as a data repo', identity);
+    if (!looksLikeDataRepo(dir)) {
+      const project = projectFiles(dir);
+      // A code project is no notes repo: adopting it would commit kb.json (and later every note) into its history.
+      if (project.length > 0 && !options.force) {
+        throw new KbError('CONFLICT', `${dir} is a code project (it has ${project.join(', ')}), not a notes repo: adopting it would commit kb.json and your notes into its history; give the data repo a folder of its own (--data DIR), or run init with --force to adopt this one anyway`, { files: project });
+      }
+      await writeManifest(dir, 'git-kb: adopt this repository as a data repo', identity);
+    }
   } else {
     await ensureDataRepo(dir, identity);
     action = 'created';

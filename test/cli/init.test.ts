@@ -87,6 +87,26 @@ describe('init', () => {
     await expectCleanRepo(sb.data);
   });
 
+  it('does not adopt a code project unasked (it would commit kb.json into its history); --force does', async () => {
+    sb = makeSandbox();
+    fs.mkdirSync(sb.data);
+    await sgit(sb, ['init', '-q', '-b', 'main']);
+    writeFile(sb, 'package.json', '{"name": "my-app"}\n');
+    writeFile(sb, 'src/index.js', 'export {};\n');
+    const head = await commitAll(sb, 'my app');
+    const before = await snapshot(sb);
+    const r = await kb(sb, ['--data', sb.data, 'init', '--json']);
+    expect(r.code).toBe(4);
+    expect(jsonError(r)).toMatchObject({ code: 'CONFLICT', data: { files: ['package.json'] } });
+    expect(jsonError(r).message).toMatch(/is a code project \(it has package.json\), not a notes repo: .*--data DIR.*--force/);
+    await expectUnchanged(sb, before);
+    expect(await headOf(sb)).toBe(head);
+    const forced = await kbj(sb, ['init', '--force']);
+    expect(forced).toMatchObject({ data_dir: sb.data, action: 'adopted' });
+    expect(fs.existsSync(path.join(sb.data, 'kb.json'))).toBe(true);
+    await expectCleanRepo(sb.data);
+  });
+
   it('records nothing when the data repo comes from GIT_KB_DATA', async () => {
     sb = makeSandbox();
     const r = await kb(sb, ['init', '--json'], { env: { GIT_KB_DATA: sb.data } });

@@ -342,6 +342,17 @@ export function looksLikeDataRepo(dir: string): boolean {
   return fs.existsSync(path.join(dir, 'kb.json'));
 }
 
+/** Files at the top of a repo that make it a code project (a build or package manifest). */
+const PROJECT_FILES = ['package.json', 'Cargo.toml', 'go.mod', 'pyproject.toml', 'setup.py', 'pom.xml', 'build.gradle', 'build.gradle.kts', 'Gemfile', 'composer.json', 'mix.exs', 'CMakeLists.txt', 'Makefile', 'deno.json'];
+
+/**
+ * The build or package manifests at the top of `dir` (`package.json`, `Cargo.toml`, ...): a git repo that has one
+ * is a code project, not a notes repo, and `init` does not adopt it unasked (spec/cli.md, `init`).
+ */
+export function projectFiles(dir: string): string[] {
+  return PROJECT_FILES.filter((f) => fs.existsSync(path.join(dir, f)));
+}
+
 /**
  * True when the data repo is a v1 repo (kb.json holds v1's `next_id` counter): new entry ids there are decimal
  * (core/format/schema.ts newId), the only ids v1's scripts read whole.
