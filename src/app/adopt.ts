@@ -13,7 +13,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { KbError } from '../core/errors.js';
-import { entryPath, formatEntry, newId, splitEntry, updateEntryText } from '../core/format/entry.js';
+import { entryPath, formatEntry, newId, splitEntry, TITLE_MAX, updateEntryText } from '../core/format/entry.js';
+import { clipText } from '../core/text/clip.js';
 import { linkName } from '../core/format/links.js';
 import { linkSkeleton, rewriteFieldLinks, rewriteMarkdownLinks, rewriteVaultLinks, vaultResolver } from '../core/format/vault.js';
 import { toLf } from '../core/text/line-ends.js';
@@ -85,7 +86,8 @@ export async function adoptNotes(options: AdoptOptions): Promise<AdoptResult> {
       }
       if (data.id !== undefined) throw new KbError('USAGE', `${rel} already has an id (${String(data.id)}): it is an entry, not a note to adopt ("git-kb lint" says what is wrong with it)`, { file: rel });
       const heading = /^#[ \t]+(.+?)[ \t#]*$/m.exec(body)?.[1];
-      const title = oneLineTitle(typeof data.title === 'string' && data.title.trim() ? data.title : heading?.trim() || path.basename(rel).replace(/\.(md|markdown)$/i, ''));
+      // A title the note did not give (its heading or file name) is cut to TITLE_MAX; one it gave is judged as written.
+      const title = oneLineTitle(typeof data.title === 'string' && data.title.trim() ? data.title : clipText(heading?.trim() || path.basename(rel).replace(/\.(md|markdown)$/i, ''), TITLE_MAX));
       const own = typeof data.type === 'string' && (TYPES as readonly string[]).includes(data.type) ? data.type : undefined;
       const type = options.type ?? own ?? 'factual_reference';
       let id = newId(options.now, Math.random, v1);

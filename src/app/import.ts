@@ -15,7 +15,8 @@ import { isV1Repo } from '../adapters/store/layout.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { readRegularFile } from '../adapters/system/read-bounded.js';
-import { entryPath, formatEntry, interpretEntry, isValidId, newId, splitEntry, TYPES, type Problem } from '../core/format/entry.js';
+import { entryPath, formatEntry, interpretEntry, isValidId, newId, splitEntry, TITLE_MAX, TYPES, type Problem } from '../core/format/entry.js';
+import { clipText } from '../core/text/clip.js';
 import { formatProblems, KbError } from '../core/errors.js';
 import { findSecrets, forgetScans, redactSecrets, rememberScans } from '../core/secrets/scan.js';
 import { redactFields, safeName } from '../core/secrets/guard.js';
@@ -160,6 +161,8 @@ function readNote(root: string, file: string, shown: string, options: ImportOpti
   // NOTE: the file name is scanned as it is, before `_` becomes a space: a token named file must not hide.
   const nameSecrets = findSecrets(file).map((f) => ({ kind: f.kind, preview: f.preview }));
   if (!title) title = titleFromName(path.basename(shown));
+  // A title the note did not give (its heading or file name) is cut to TITLE_MAX; one it gave is judged as written.
+  if (typeof data.title !== 'string' || !data.title.trim()) title = clipText(title, TITLE_MAX);
   const folderTags = options.tagsFromFolders ? path.dirname(shown).split('/').filter((s) => s && s !== '.') : [];
   const ownTags = Array.isArray(data.tags) ? data.tags.map(String) : typeof data.tags === 'string' ? data.tags.split(',').map((s) => s.trim()) : [];
   // Tags in written form (src/core/format/tags.ts); one that cannot be mapped is kept as it is and judged below.

@@ -114,6 +114,29 @@ describe('add', () => {
     expect((await kbd(sb, ['add', '--type', 'bookmark', '--title', 'Node streams', '--url', 'https://nodejs.org/api/stream.html'])).code).toBe(0);
   });
 
+  it('refuses a title over 300 characters (add and edit), writing nothing; import cuts a long heading to a title', async () => {
+    sb = makeSandbox();
+    await initRepo(sb);
+    const before = await snapshot(sb);
+    const long = 'word '.repeat(200).trim();
+    const r = await kbd(sb, ['--json', 'add', '--type', 'decision', '--title', long, 'the body']);
+    expect(r.code, r.stderr).toBe(5);
+    expect(jsonError(r)).toMatchObject({ code: 'INVALID_ENTRY', message: expect.stringContaining('"title" is 999 characters, over 300') });
+    await expectUnchanged(sb, before);
+    const ok = await kbj(sb, ['add', '--type', 'decision', '--title', 'x'.repeat(300), 'the body']);
+    const e = await kbd(sb, ['--json', 'edit', ok.id, '--title', long]);
+    expect(e.code, e.stderr).toBe(5);
+    expect(jsonError(e).message).toContain('over 300');
+    // A note whose first heading is a paragraph: imported with that heading cut at a word, not refused.
+    const notes = path.join(sb.root, 'notes');
+    fs.mkdirSync(notes);
+    fs.writeFileSync(path.join(notes, 'rambling.md'), `# ${long}\n\nThe note itself.\n`);
+    const imp = await kbj(sb, ['import', notes]);
+    const title = String(YAML.parse(fs.readFileSync(path.join(sb.data, imp.entries[0].path), 'utf8').split('---')[1]!).title);
+    expect(title.length).toBeLessThanOrEqual(300);
+    expect(title).toMatch(/^word word .* word…$/);
+  });
+
   it('stores a host fact under hosts/<key>/ and a bookmark with its url', async () => {
     sb = makeSandbox();
     await initRepo(sb);

@@ -60,6 +60,9 @@ import { ACTIVITIES, idFromFileName, isValidHostKey, isValidId, RELS, TYPES, typ
 import { toLf } from '../text/line-ends.js';
 import { foldLatin } from '../text/fold.js';
 
+/** The longest title an entry may have, in characters (lists, search results and pointers show it on one line). */
+export const TITLE_MAX = 300;
+
 /** A file-name slug from a title: lowercase ASCII words joined by hyphens, at most 50 characters. */
 export function slugify(title: string): string {
   const ascii = foldLatin(title)
@@ -283,6 +286,7 @@ export function interpretEntry(raw: RawEntry, file: string, options: CheckOption
   if (!title) problem('title-missing', 'missing or empty "title"', 'title');
   else if (/[\r\n]/.test(title)) problem('title-multiline', '"title" must be one line (it holds a line break)', 'title');
   else if (/[\x00-\x08\x0b-\x1f\x7f-\x9f]/.test(title)) problem('title-control', '"title" holds control characters (terminal escapes)', 'title');
+  else if (title.length > TITLE_MAX) problem('title-long', `"title" is ${title.length} characters, over ${TITLE_MAX}: a title is the line a later reader searches for and lists; put the rest in the body`, 'title');
 
   const type = d.type as EntryType;
   if (typeof d.type !== 'string' || !(TYPES as readonly string[]).includes(d.type)) {
