@@ -17,6 +17,7 @@ import {
   splitConflict,
 } from '../src/core/merge/merge.js';
 import { findConflicts } from '../src/core/merge/marks.js';
+import { splitEntry } from '../src/core/format/entry.js';
 import { readSettings } from '../src/adapters/config/settings.js';
 import { expectCleanRepo, git, kb, makeSandbox, type RunResult, type Sandbox } from './helpers/cli.js';
 import { cleanGitEnv, startGitServer, type GitServer } from './helpers/git-server.js';
@@ -87,6 +88,20 @@ describe('entry merge and the conflict form', () => {
     expect(again.text).toBe(m.text < mirrored ? m.text : mirrored);
     expect(findConflicts(again.text)).toHaveLength(1);
   });
+  it('--keep both reads a note once: shared paragraphs once, where the sides differ ours then theirs, a code block whole', () => {
+    const shared = 'Deploys go through the pipeline.\n\n```sh\nmake deploy\n\nmake verify\n```\n\nAsk in #ops first.';
+    const ours = entry('id: kb-1\ntitle: Deploys\ntype: decision\n', shared.replace('Ask in #ops first.', 'Ask in #ops first.\n\nOurs: never on Fridays.'));
+    const theirs = entry('id: kb-1\ntitle: Deploys\ntype: decision\n', shared.replace('Deploys go through the pipeline.', 'Deploys go through the new pipeline.'));
+    const m = mergeEntryText(entry('id: kb-1\ntitle: Deploys\ntype: decision\n', 'Old.'), ours, theirs, 'entries/kb-1-note.md', OPEN);
+    expect(m.conflict).toBe(true);
+    const both = resolveConflictText(m.text, 'both', 'entries/kb-1-note.md', '2026-05-05T00:00:00Z')!;
+    const body = splitEntry(both, 'entries/kb-1-note.md').body.trim();
+    expect(body).toBe('Deploys go through the pipeline.\n\nDeploys go through the new pipeline.\n\n```sh\nmake deploy\n\nmake verify\n```\n\nAsk in #ops first.\n\nOurs: never on Fridays.');
+    // Nothing in common: ours, then theirs.
+    const apart = resolveConflictText(mergeEntryText(entry('id: kb-1\ntitle: D\ntype: decision\n', 'Old.'), entry('id: kb-1\ntitle: D\ntype: decision\n', 'A.'), entry('id: kb-1\ntitle: D\ntype: decision\n', 'B.'), 'entries/kb-1-note.md', OPEN).text, 'both', 'entries/kb-1-note.md')!;
+    expect(splitEntry(apart, 'entries/kb-1-note.md').body.trim()).toBe('A.\n\nB.');
+  });
+
   it("flags git's own conflict markers too", () => {
     expect(findConflicts('a\n<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> other\n')).toEqual([{ line: 2, kind: 'git' }]);
   });

@@ -355,6 +355,38 @@ export type Keep = 'ours' | 'theirs' | 'both';
  * keeps ours' front matter with both sides' tags, aliases and links, and both bodies one after the other.
  * Returns undefined when the text holds no complete git-kb conflict block.
  */
+/**
+ * The blocks of a body: its paragraphs, split at blank lines, a fenced code block (``` or ~~~) one block whatever
+ * blank lines it holds.
+ */
+function blocksOf(body: string): string[] {
+  const out: string[] = [];
+  let cur: string[] = [];
+  let fence: string | undefined;
+  for (const line of body.split('\n')) {
+    const f = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+    if (f && (fence === undefined || (f[0] === fence[0] && f.length >= fence.length))) fence = fence === undefined ? f : undefined;
+    if (fence === undefined && line.trim() === '' && !f) {
+      if (cur.length) out.push(cur.join('\n'));
+      cur = [];
+    } else cur.push(line);
+  }
+  if (cur.length) out.push(cur.join('\n'));
+  return out;
+}
+
+/**
+ * Both bodies in one, for `resolve --keep both`: the blocks they share once, in place, and where they differ our
+ * blocks then theirs (a union of paragraphs, as git's union merge is of lines); with no block in common, our body
+ * then theirs. So a note both machines edited in different places reads once, with both edits.
+ */
+function unionBlocks(ours: string, theirs: string): string {
+  if (ours === theirs) return ours;
+  const parts = diffArrays(blocksOf(ours), blocksOf(theirs));
+  if (!parts.some((p) => !p.added && !p.removed)) return ours && theirs ? `${ours}\n\n${theirs}` : ours || theirs;
+  return parts.flatMap((p) => p.value).join('\n\n');
+}
+
 export function resolveConflictText(text: string, keep: Keep, file: string, updated?: string): string | undefined {
   const { ours, blocks } = splitConflict(text);
   if (blocks.length === 0) return undefined;
@@ -377,7 +409,7 @@ export function resolveConflictText(text: string, keep: Keep, file: string, upda
     const sectioned = findLinksSection(o.body) !== undefined || findLinksSection(t.body) !== undefined;
     const ob = stripLinksSection(o.body).trimEnd();
     const tb = stripLinksSection(t.body).trimEnd();
-    let body = ob === tb || ob.includes(tb) ? ob : tb.includes(ob) ? tb : `${ob}\n\n${tb}`;
+    let body = unionBlocks(ob, tb);
     // Both bodies' Links sections become one, written from the links kept.
     if (sectioned) {
       const known = new Map([...sectionTargets(t.body), ...sectionTargets(o.body)]);
