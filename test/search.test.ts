@@ -59,6 +59,9 @@ describe('terms', () => {
     expect(snip.endsWith('…')).toBe(true);
     expect(snip.length).toBeLessThanOrEqual(165);
     expect(makeSnippet(long, ['absent']).startsWith('Filler words')).toBe(true);
+    // A match the fold makes ("cafe" in "Café") is found as the search found it, in the text as written.
+    const accented = `${'Über die Brücke gehen wir. '.repeat(10)}Das Café am Straßenrand öffnet früh. ${'Noch mehr Text. '.repeat(10)}`;
+    expect(makeSnippet(accented, queryTerms('cafe strassenrand'))).toMatch(/^…[^…]*Das Café am Straßenrand öffnet früh/);
   });
 });
 

@@ -7,6 +7,7 @@ import type { Catalog, EntryMeta } from './catalog.js';
 import { BODY_REL, FIELD_REPEAT, readBody, type SearchMeta } from './search-docs.js';
 import type { SearchStore } from './search-store.js';
 import { SEARCH_TERMS, terms } from '../../core/text/terms.js';
+import { foldLatin } from '../../core/text/fold.js';
 import { isoAtLeast } from '../../core/format/since.js';
 import { decayFactor, freshestDecay, halfLifeOf, relativeDecay, type DecaySettings } from '../../core/decay.js';
 
@@ -91,11 +92,30 @@ export function queryTerms(query: string): string[] {
   return terms(query, SEARCH_TERMS);
 }
 
+/**
+ * `text` folded and lower-cased as the term pipeline reads it (core/text/fold.ts), and for each of its characters
+ * the offset in `text` it comes from (undefined for ASCII text, where the two are one).
+ */
+function foldedLower(text: string): { lower: string; at?: number[] } {
+  if (/^[\x00-\x7f]*$/.test(text)) return { lower: text.toLowerCase() };
+  let lower = '';
+  const at: number[] = [];
+  let i = 0;
+  for (const ch of text) {
+    const f = foldLatin(ch).toLowerCase();
+    lower += f;
+    for (let k = 0; k < f.length; k++) at.push(i);
+    i += ch.length;
+  }
+  return { lower, at };
+}
+
 /** A one-line snippet of about `width` characters around the densest cluster of query terms. */
 export function makeSnippet(body: string, terms: string[], width = 160): string {
   const text = body.replace(/^#+\s.*$/m, '').replace(/```[\s\S]*?```/g, (m) => m.replace(/\s+/g, ' ')).replace(/\s+/g, ' ').trim();
   if (text.length <= width) return text;
-  const lower = text.toLowerCase();
+  // The text as terms are made (folded, lower case: "Café" holds "cafe"), with where each of its characters is.
+  const { lower, at } = foldedLower(text);
   // NOTE: a stem keeps its word's final e ("rebase"); the text may hold "rebasing", so the e is not looked for.
   const needles = terms.map((t) => (t.length > 4 && t.endsWith('e') ? t.slice(0, -1) : t));
   let best = 0;
@@ -114,7 +134,7 @@ export function makeSnippet(body: string, terms: string[], width = 160): string 
       best = start;
     }
   }
-  let start = best;
+  let start = at ? at[best]! : best;
   if (start > 0) {
     const space = text.indexOf(' ', start);
     start = space !== -1 && space - start < 20 ? space + 1 : start;
