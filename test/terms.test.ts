@@ -130,8 +130,21 @@ describe('tokenize and terms', () => {
     }
     expect(tokenize('Ｆｕｌｌ width ÉCOLE')).toEqual(['full', 'width', 'ecole']);
     // Kana keep their voicing marks (a mark there is part of the letter): プ and フ are different words.
-    expect(tokenize('プール フール')).toEqual(['プール', 'フール']);
-    expect(tokenize('データベース')[0]!.normalize('NFC')).toBe('データベース');
+    expect(tokenize('プール フール').map((t) => t.normalize('NFC'))).toEqual(['プー', 'ール', 'フー', 'ール']);
+    expect(tokenize('データベース').map((t) => t.normalize('NFC'))).toEqual(['デー', 'ータ', 'タベ', 'ベー', 'ース']);
+  });
+
+  it('reads text with no spaces between words (Chinese, Japanese, Korean) as pairs of characters, so a word is found inside a run', () => {
+    // "東京都" holds "東京" and "京都"; a query for 京都 (Kyoto) meets it as a query for "rebase" meets "rebasing".
+    expect(tokenize('東京都に住む')).toEqual(['東京', '京都', '都に', 'に住', '住む']);
+    for (const profile of [SEARCH_TERMS, PROMPT_TERMS]) {
+      expect(terms('東京都に住む', profile)).toEqual(expect.arrayContaining(terms('京都', profile)));
+      // One character alone is a word there (a cat), not dropped as a stray letter is.
+      expect(terms('猫 a x', profile)).toEqual(['猫']);
+    }
+    // Latin letters in the run stay one word; the prolonged sound mark is part of a katakana word.
+    expect(tokenize('Rustの本 コーヒー')).toEqual(['rust', 'の本', 'コー', 'ーヒ', 'ヒー']);
+    expect(tokenize('한국어 문서')).toEqual(['한국', '국어', '문서']);
   });
 
   it('folds the names of one thing onto one term, on both sides', () => {

@@ -3,7 +3,7 @@
  * skipped, how titles, tags, aliases, bodies and prompts become keywords (terms.ts with PROMPT_TERMS on both sides, so
  * the index and the prompt always agree, and search stems alike), and which activities a prompt is about. No I/O.
  */
-import { PROMPT_STOP_WORDS, PROMPT_TERMS, stem, termOf, terms, tokenize } from './terms.js';
+import { cjkChars, PROMPT_STOP_WORDS, PROMPT_TERMS, stem, termOf, terms, tokenize } from './terms.js';
 
 /** Why a prompt is skipped, or undefined when it is looked at. */
 export type SkipReason = 'empty' | 'slash-command' | 'shell-command' | 'mechanical' | 'short';
@@ -60,7 +60,8 @@ export function analyzePrompt(prompt: string): PromptAnalysis {
   if (p.startsWith('!') || (p.length < 120 && SHELL_START.test(p))) return { skip: 'shell-command', keywords: [], words: [] };
   const words = tokenize(p, PROMPT_TERMS.numbers);
   if (words.length > 0 && words.every((w) => MECHANICAL.has(w) || PROMPT_STOP_WORDS.has(w))) return { skip: 'mechanical', keywords: [], words };
-  if (p.length < MIN_PROMPT_CHARS) return { skip: 'short', keywords: [], words };
+  // NOTE: a CJK character counts three: "デプロイの手順を教えて" (11 characters) is no short prompt.
+  if (p.length < MIN_PROMPT_CHARS && p.length + 2 * cjkChars(p) < MIN_PROMPT_CHARS) return { skip: 'short', keywords: [], words };
   const kws = new Set<string>();
   for (const w of words) {
     const k = termOf(w, PROMPT_TERMS);

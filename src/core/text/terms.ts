@@ -10,7 +10,7 @@
 import { foldLatin } from './fold.js';
 
 /** Bump when a text's terms change (a word split, dropped or stemmed otherwise): every stored index is rebuilt. */
-export const TERMS_VERSION = 12;
+export const TERMS_VERSION = 13;
 
 /** Tokens longer than this are not words (hashes, base64, minified code). */
 export const MAX_TOKEN_CHARS = 40;
@@ -67,6 +67,35 @@ export const SEARCH_TERMS: TermProfile = { stop: new Set([...STOP_WORDS].filter(
  */
 export const PROMPT_TERMS: TermProfile = { stop: PROMPT_STOP_WORDS, numbers: false };
 
+/** Scripts written without spaces between words (Chinese, Japanese; Korean's words carry their particles). */
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]/u;
+const CJK_RUNS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]+|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]+/gu;
+
+/** How many CJK characters a text holds (each says about as much as a short word of a Latin script). */
+export function cjkChars(text: string): number {
+  return /^[\x00-\x7f]*$/.test(text) ? 0 : (text.match(new RegExp(CJK.source, 'gu'))?.length ?? 0);
+}
+
+/**
+ * A token holding CJK characters as terms: each run of them as its overlapping pairs of characters ("東京都" is
+ * "東京", "京都"; one character alone is itself), as search engines index text with no spaces between words
+ * without a dictionary; a word a query names is then found inside a longer run. Letters of other scripts in the
+ * token stay one token.
+ */
+function cjkTokens(word: string): string[] {
+  const out: string[] = [];
+  for (const run of word.match(CJK_RUNS) ?? []) {
+    if (!CJK.test(run)) {
+      out.push(run);
+      continue;
+    }
+    const chars = [...run];
+    if (chars.length === 1) out.push(run);
+    for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i]! + chars[i + 1]!);
+  }
+  return out;
+}
+
 /**
  * The lower-cased word tokens of a text: runs of letters, digits and combining marks, inner apostrophes dropped
  * ("don't" is "dont"), Latin letters folded to ASCII (fold.ts: "café" is "cafe", "straße" is "strasse"); tokens over MAX_TOKEN_CHARS left out, and pure numbers and ordinals too unless `numbers`.
@@ -77,7 +106,8 @@ export function tokenize(text: string, numbers = true): string[] {
   // NOTE: the Unicode-aware pattern and the fold are only run on text that needs them: they cost a fraction of a
   // millisecond, which the prompt path counts.
   const ascii = /^[\x00-\x7f]*$/.test(lower);
-  const words = (ascii ? lower.match(/[a-z0-9]+/g) : foldLatin(lower).match(/[\p{L}\p{N}\p{M}]+/gu)) ?? [];
+  let words: string[] = (ascii ? lower.match(/[a-z0-9]+/g) : foldLatin(lower).match(/[\p{L}\p{N}\p{M}]+/gu)) ?? [];
+  if (!ascii && CJK.test(lower)) words = words.flatMap(cjkTokens);
   // NOTE: an ordinal ("9th", "2nd") and a number's plural ("404s", "1990s") are numbers too: in a prompt, a date
   // or a count, not its subject.
   const dropped = (w: string): boolean => w.length > MAX_TOKEN_CHARS || (!numbers && /^\d+(?:st|nd|rd|th|s)?$/.test(w));
@@ -88,9 +118,10 @@ export function tokenize(text: string, numbers = true): string[] {
 
 /** One token through the rest of the pipeline: its stem, or undefined when the profile drops it. */
 export function termOf(token: string, profile: TermProfile): string | undefined {
-  if (token.length < 2 || profile.stop.has(token)) return undefined;
+  // NOTE: one character is no word, but for a CJK one (U+2E80 and up), which is.
+  if ((token.length < 2 && token.charCodeAt(0) < 0x2e80) || profile.stop.has(token)) return undefined;
   const s = stem(token);
-  return s.length < 2 || profile.stop.has(s) ? undefined : s;
+  return s === token || !(s.length < 2 || profile.stop.has(s)) ? s : undefined;
 }
 
 /** The terms of a text: tokenized, stop words dropped, each stemmed (order kept, repeats kept). */
