@@ -232,7 +232,7 @@ async function lintWith(dir: string, state: LintState | undefined, namesKey: str
     } catch (err) {
       problems.push({ rule: 'unreadable', message: (err as Error).message, file: 'hosts.yaml', line: 1 });
     }
-    if (text !== undefined) problems.push(...secretProblems(checkers!, text, 'hosts.yaml'), ...forbiddenNameProblems(text));
+    if (text !== undefined) problems.push(...secretProblems(checkers!, text, 'hosts.yaml'), ...hostsProblems(text));
   }
   problems.push(...manifestProblems(dir));
   // Sync conflicts in files that are not entries keep theirs beside ours (spec/sync.md).
@@ -293,13 +293,14 @@ async function lintWith(dir: string, state: LintState | undefined, namesKey: str
 }
 
 /**
- * Hosts of hosts.yaml not marked forbidden whose key or an alias matches a forbidden host or a global forbidden
+ * hosts.yaml's problems: what every reader of it refuses (parseHosts: malformed YAML, a field of the wrong shape,
+ * at its line), and hosts not marked forbidden whose key or an alias matches a forbidden host or a global forbidden
  * pattern (registered before the pattern was added; `host register` and `host add` refuse such names now). The
  * message names the pattern by number, never the name (spec/hosts.md).
  */
-function forbiddenNameProblems(text: string): Problem[] {
+function hostsProblems(text: string): Problem[] {
   const { registry, problems } = parseHosts(text);
-  if (problems.length) return []; // the registry's own problems are reported where hosts.yaml is read
+  if (problems.length) return problems;
   const out: Problem[] = [];
   for (const h of registry.hosts) {
     if (h.forbidden) continue;

@@ -142,6 +142,16 @@ describe('host names and forbidden patterns', () => {
     await kbJson(sb, ['host', 'register', 'oldbox', '--forbidden']);
     expect((await run(['lint'])).code).toBe(0);
   });
+
+  it('lint reports what every reader of hosts.yaml refuses, at its line (a hand edit that broke the YAML)', async () => {
+    await setup();
+    await kbJson(sb, ['host', 'register', 'web1', '--marker', 'web1.example.net']);
+    const file = path.join(sb.data, 'hosts.yaml');
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/markers:\n(\s+)- web1\.example\.net/, 'markers: [web1.example.net'));
+    const r = await run(['lint']);
+    expect(r.code).toBe(5);
+    expect(r.stdout + r.stderr).toMatch(/hosts\.yaml:\d+: malformed YAML: .*\[hosts-yaml\]/);
+  });
 });
 
 describe('host load: sentinels', () => {
