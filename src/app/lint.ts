@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { ErrorCode } from '../core/errors.js';
 import type { Problem } from '../core/format/entry.js';
 import { isConflictSibling } from '../core/merge/marks.js';
-import { entryDirs, inRepoDir, readEntryText, sameStat, statData } from '../adapters/store/layout.js';
+import { claimedId, entryDirs, inRepoDir, readEntryText, sameStat, statData } from '../adapters/store/layout.js';
 import { currentNamesKey, recordableNamesKey } from '../adapters/index/ids.js';
 import { readLintState, writeLintState, type LintState } from '../adapters/index/lint-state.js';
 import { putStat, recordedStat, unchanged, type FileStat, type StatColumns } from '../adapters/index/stat-table.js';
@@ -162,7 +162,7 @@ async function lintWith(dir: string, state: LintState | undefined, namesKey: str
   const ids = new Map<string, string[]>();
   for (const rel of all) {
     if (!isEntryName(rel)) continue;
-    const id = idFromPath(rel);
+    const id = claimedId(dir, rel); // the name's id, else the front matter's (a copy named otherwise)
     if (!id) continue;
     const list = ids.get(id);
     if (list) list.push(rel);

@@ -8,6 +8,7 @@ import { crypto, v8 } from '../system/builtins.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Problem } from '../../core/format/entry.js';
+import { idFromPath } from '../../core/format/schema.js';
 import { entryMetaOf, type EntryMeta } from '../../core/format/meta.js';
 import { currentNamesKey, idMapKey, writeIdMap } from './ids.js';
 import { rememberWarm, warmValue } from './warm.js';
@@ -132,7 +133,7 @@ export async function loadCatalog(dir: string, options: LoadOptions = {}): Promi
   try {
     items = files.map((f) => {
       const c = cached.get(f.path);
-      if (c && sameStat(c, f)) return c;
+      if (c && sameStat(c, f)) return c.id === f.id ? c : { ...c, id: f.id };
       reparsed.push(f.path);
       if (options.onProgress && (reparsed.length % 250 === 0 || reparsed.length === stale.length)) options.onProgress(reparsed.length, stale.length);
       return readItem(dir, f, parse!, options.onText, ahead?.next());
@@ -151,11 +152,14 @@ export async function loadCatalog(dir: string, options: LoadOptions = {}): Promi
   const byId = new Map<string, EntryMeta>();
   const claims = new Map<string, string[]>();
   for (const item of items) {
-    if (!item.entry) continue;
-    const list = claims.get(item.entry.id) ?? [];
+    // A file whose name carries no id claims the id of its front matter (a copy named otherwise: layout.ts,
+    // claimedId), so an id held twice is a duplicate whatever the second file is called.
+    const id = item.entry?.id ?? (idFromPath(item.path) ? undefined : item.id || undefined);
+    if (!id) continue;
+    const list = claims.get(id) ?? [];
     list.push(item.path);
-    claims.set(item.entry.id, list);
-    if (!byId.has(item.entry.id)) byId.set(item.entry.id, item.entry);
+    claims.set(id, list);
+    if (item.entry && !byId.has(id)) byId.set(id, item.entry);
   }
   const duplicates = new Map([...claims].filter(([, paths]) => paths.length > 1));
   const hash = crypto().createHash('sha1');

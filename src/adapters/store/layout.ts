@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { KbError } from '../../core/errors.js';
-import { MAX_INPUT_BYTES } from '../system/read-bounded.js';
-import { idFromPath } from '../../core/format/schema.js';
+import { MAX_INPUT_BYTES, readRegularFile } from '../system/read-bounded.js';
+import { idFromFrontMatter, idFromPath } from '../../core/format/schema.js';
 import { nodeBinding } from '../system/node-binding.js';
 
 /** The top-level folders that hold entries. */
@@ -141,7 +141,7 @@ export function sameStat(a: StatData, b: StatData): boolean {
 /** One entry file as found on disk, with the stat data that tells whether it changed. */
 export interface EntryFile extends StatData {
   path: string;
-  /** The id the file name claims. */
+  /** The id the file claims: its name's, else its front matter's (claimedId); '' when none. */
   id: string;
 }
 
@@ -309,12 +309,28 @@ function inPathOrder(listed: string[], was: number[], gone: Uint8Array): Relisti
   return { listed: order.map((k) => listed[k]!), was: Int32Array.from(order, (k) => was[k]!), gone };
 }
 
+/**
+ * The id an entry file claims: the one its name carries, else the `id` of its front matter (a copy named
+ * otherwise, `entries/copy.md`, claims the id it holds, so two files with one id are found whatever their names;
+ * spec/entry-format.md, "Ids"). Only files whose name carries no id are read (normally none); undefined when
+ * neither gives one.
+ */
+export function claimedId(dir: string, rel: string): string | undefined {
+  const named = idFromPath(rel);
+  if (named) return named;
+  try {
+    return idFromFrontMatter(readRegularFile(path.join(dir, rel), rel, MAX_INPUT_BYTES).toString('utf8'));
+  } catch {
+    return undefined; // gone, not a regular file, too big: lint says so
+  }
+}
+
 /** Lists every `.md` file in the entry folders with its stat data. `withStat: false` skips the stat calls. */
 export function listEntryFiles(dir: string, options: { withStat?: boolean } = {}): EntryFile[] {
   const files: EntryFile[] = [];
   const base = dir.endsWith('/') ? dir : `${dir}/`;
   for (const rel of listEntryPaths(dir)) {
-    const id = idFromPath(rel) ?? '';
+    const id = claimedId(dir, rel) ?? '';
     if (options.withStat === false) {
       files.push({ path: rel, id, mtimeMs: 0, ctimeMs: 0, size: 0, ino: 0 });
       continue;

@@ -84,6 +84,17 @@ export function idArgument(arg: string): string {
   return idFromFileName(name.endsWith('.md') ? name : `${name}.md`) ?? arg;
 }
 
+/**
+ * The id a text's front matter gives (`id: kb-xxxx`, quoted or not, at the top level), or undefined: the id a file
+ * whose name carries none claims (`entries/copy.md`, an Obsidian "duplicate note"). A line match over the front
+ * matter, no YAML parser: the listing runs it on every such file.
+ */
+export function idFromFrontMatter(text: string): string | undefined {
+  const fm = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
+  const m = fm ? /^id:[ \t]*(["']?)(kb-[0-9a-z]+)\1[ \t]*(?:#.*)?\r?$/m.exec(fm[1]!) : null;
+  return m && isValidId(m[2]!) ? m[2] : undefined;
+}
+
 /** The id a path claims by its file name (`entries/kb-xxxx-some-slug.md` → `kb-xxxx`), or undefined. */
 export function idFromPath(p: string): string | undefined {
   return idFromFileName(p.slice(p.lastIndexOf('/') + 1));
