@@ -141,6 +141,34 @@ describe('splitEntry', () => {
     }
   });
 
+  it('names the line a flow list, flow map or quoted value was left open on, in a sentence that ends cleanly', () => {
+    // The YAML parser notices the missing `]`, `}` or quote where the next key starts: a line or more below.
+    const cases: [string, number, RegExp][] = [
+      ['---\nid: kb-0001\ntitle: T\ntype: decision\ntags: [oops\naliases:\n  - T\ncreated: 2026-01-01\n---\n\nBody.\n', 5, /end with a \]$/],
+      ['---\nid: kb-0001\ntags: {a\ntype: decision\n---\n', 3, /end with a \}$/],
+      ['---\nid: kb-0001\ntitle: "abc\ntype: decision\n---\n', 3, /Missing closing "quote$/],
+      ['---\nid: kb-0001\nlinks:\n  - {rel: relates_to, to: [kb-1\n  - x\ntype: d\n---\n', 4, /malformed YAML front matter: /],
+      ['---\nid: kb-1\nid: kb-2\n---\n', 3, /Map keys must be unique$/],
+    ];
+    for (const [text, line, end] of cases) {
+      let err: KbError | undefined;
+      try {
+        splitEntry(text, FILE);
+      } catch (e) {
+        err = e as KbError;
+      }
+      expect(err, JSON.stringify(text)).toBeInstanceOf(KbError);
+      expect(err!.data.line, JSON.stringify(text)).toBe(line);
+      expect(err!.message.startsWith(`${FILE}:${line}: malformed YAML front matter: `), err!.message).toBe(true);
+      expect(err!.message, JSON.stringify(text)).toMatch(end);
+      expect(err!.message).not.toMatch(/at line \d+, column \d+|:$/);
+      // lint's finding carries the same line and message
+      const found = problemsOf(text).find((p) => p.rule === 'parse');
+      expect(found?.line).toBe(line);
+      expect(found?.message).not.toMatch(/column \d+:?$/);
+    }
+  });
+
   it('never evaluates ---js or ---javascript front matter', () => {
     const marker = path.join(os.tmpdir(), `gkb-entry-js-${process.pid}`);
     fs.rmSync(marker, { force: true });
@@ -213,6 +241,12 @@ describe('interpretEntry rules', () => {
       expect(p!.file).toBe(FILE);
     }
     expect(problemsOf(ok(base), 'entries/notes.md').map((p) => p.rule)).toContain('file-name');
+  });
+
+  it('reports a typed link from an entry to itself (link-self), at the links line', () => {
+    const problems = problemsOf(ok(`${base}\nlinks:\n  - rel: relates_to\n    to: kb-0002\n  - rel: part_of\n    to: kb-0001`), FILE, () => true);
+    expect(problems.map((p) => [p.rule, p.line])).toEqual([['link-self', 5]]);
+    expect(problems[0]!.message).toContain('kb-0001');
   });
 
   it('checks links against the repo only when asked, in front matter and in the body', () => {

@@ -124,7 +124,10 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
         if (!e.links.some((l) => l.to === u)) throw new KbError('NOT_FOUND', `${e.id} has no link to ${u}`);
       }
       const next = e.links.filter((l) => !unlink.has(l.to));
-      for (const l of parseLinks(options.links)) if (!next.some((x) => x.rel === l.rel && x.to === l.to)) next.push(l);
+      const added = parseLinks(options.links);
+      const self = added.find((l) => l.to === e.id);
+      if (self) throw new KbError('USAGE', `--link "${self.rel}:${self.to}": an entry cannot link to itself; nothing written`);
+      for (const l of added) if (!next.some((x) => x.rel === l.rel && x.to === l.to)) next.push(l);
       changes.links = next;
     }
     // A field given the value it already has is no change (an edit that only bumped `updated` is none).

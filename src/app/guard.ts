@@ -34,3 +34,15 @@ export async function forbiddenHostKeys(dir: string): Promise<Set<string>> {
   const { loadHosts } = await import('../adapters/store/hosts-file.js');
   return new Set((await loadHosts(dir)).hosts.filter((h) => h.forbidden).map((h) => h.key));
 }
+
+/**
+ * The files of `paths` that could not be read as entries and are worth telling the reader about: those of a
+ * forbidden host's folder (`hosts/<key>/...`) are left out, as its facts are (list, search, tags).
+ */
+export function unreadableShown(paths: readonly string[], hidden: Set<string>): string[] {
+  if (hidden.size === 0) return [...paths];
+  return paths.filter((p) => {
+    const host = /^hosts\/([^/]+)\//.exec(p)?.[1];
+    return !(host && hidden.has(host));
+  });
+}

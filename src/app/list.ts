@@ -6,7 +6,7 @@ import { currentSummary, type SummaryRow } from '../adapters/index/summary.js';
 import { KbError } from '../core/errors.js';
 import { TYPES } from '../core/format/schema.js';
 import { isoAtLeast, parseSince } from '../core/format/since.js';
-import { forbiddenHostKeys } from './guard.js';
+import { forbiddenHostKeys, unreadableShown } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { unknownChoice } from '../core/text/suggest.js';
 
@@ -21,13 +21,14 @@ export interface ListOptions extends RepoOptions {
 /** One entry as `list` shows it: a summary row (adapters/index/summary.ts) without its host. */
 export type ListItem = Omit<SummaryRow, 'host'>;
 
-/** Lists entries. */
-export async function listEntries(options: ListOptions): Promise<ListItem[]> {
-  return (await listing(options)).entries;
+/** What `list` returns: the entries, and the files skipped because they do not read as entries (lint says why). */
+export interface ListResult {
+  entries: ListItem[];
+  unreadable: string[];
 }
 
-/** Lists entries, and counts the entry files that serve no entry (broken front matter, another id: `lint` names them). */
-export async function listing(options: ListOptions): Promise<{ entries: ListItem[]; unserved: number }> {
+/** Lists entries. */
+export async function listEntries(options: ListOptions): Promise<ListResult> {
   if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw unknownChoice('type', options.type, TYPES);
   const since = options.since ? parseSince(options.since) : undefined;
   const { dir } = repoForRead(options);
@@ -40,12 +41,13 @@ export async function listing(options: ListOptions): Promise<{ entries: ListItem
     (!options.host || e.host === options.host) &&
     (!since || isoAtLeast(e.updated ?? e.created, since));
   const out: ListItem[] = [];
+  const result = { entries: out, unreadable: unreadableShown(summary.unreadable, hidden) };
   const limit = options.limit ?? Infinity;
-  if (limit <= 0) return { entries: out, unserved: summary.unserved };
+  if (limit <= 0) return result;
   for await (const e of summary.rows()) {
     if (!keep(e)) continue;
     out.push({ id: e.id, title: e.title, type: e.type, tags: e.tags, path: e.path, created: e.created, updated: e.updated });
     if (out.length >= limit) break;
   }
-  return { entries: out, unserved: summary.unserved };
+  return result;
 }

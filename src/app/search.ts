@@ -5,10 +5,10 @@
 import { KbError } from '../core/errors.js';
 import { TYPES } from '../core/format/schema.js';
 import { parseSince } from '../core/format/since.js';
-import { searchStore, type SearchHit } from '../adapters/index/search.js';
+import { searchCounted, type SearchHit } from '../adapters/index/search.js';
 import { openSearchStore, type BuildProgress } from '../adapters/index/search-store.js';
 import { searchTurns, type TurnHit } from '../adapters/index/turns.js';
-import { forbiddenHostKeys } from './guard.js';
+import { forbiddenHostKeys, unreadableShown } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { readDecaySettings } from '../adapters/store/repo-settings.js';
 import { unknownChoice } from '../core/text/suggest.js';
@@ -34,6 +34,10 @@ export interface SearchResultSet {
   query: string;
   queries: string[];
   results: SearchHit[];
+  /** How many entries matched (after the filters): `results` holds the best `limit` of them, and linked ones (`via`). */
+  total: number;
+  /** The files not searched because they do not read as entries, by path (lint says why). */
+  unreadable: string[];
   /** Sessions found by their turns (spec/sessions.md, "Turns") whose summary is not among `results`. */
   sessions: TurnHit[];
 }
@@ -51,16 +55,20 @@ export async function searchEntries(options: SearchCommandOptions): Promise<Sear
   const { dir } = repoForRead(options);
   const progress = options.onProgress ? { onProgress: options.onProgress } : {};
   const decay = readDecaySettings(dir);
-  const o = { ...options, since, queries, hideHosts: await forbiddenHostKeys(dir), decay, now: (options.now ?? new Date()).getTime() };
-  const store = await openSearchStore(dir, { queries, ...progress });
-  let results: SearchHit[];
+  const hideHosts = await forbiddenHostKeys(dir);
+  const o = { ...options, since, queries, hideHosts, decay, now: (options.now ?? new Date()).getTime() };
+  let store = await openSearchStore(dir, { queries, ...progress });
+  let found: { hits: SearchHit[]; total: number };
   try {
-    results = searchStore(store, o);
+    found = searchCounted(store, o);
   } catch (err) {
     // A stored shard that does not read back (damaged on disk) shows only when a query loads it: rebuild, once.
     if (store.how === 'built') throw err;
-    results = searchStore(await openSearchStore(dir, { queries, ...progress, rebuild: true }), o);
+    store = await openSearchStore(dir, { queries, ...progress, rebuild: true });
+    found = searchCounted(store, o);
   }
+  const results = found.hits;
+  const unreadable = unreadableShown(store.unreadable(), hideHosts);
   // Session turns: a turn is searchable from its Stop on, before its summary is committed. A summary among the
   // results says which turn matched; other sessions follow the entries.
   let sessions: TurnHit[] = [];
@@ -73,5 +81,5 @@ export async function searchEntries(options: SearchCommandOptions): Promise<Sear
       else if (sessions.length < TURN_HITS) sessions.push(t);
     }
   }
-  return { query: queries.join(' | '), queries, results, sessions };
+  return { query: queries.join(' | '), queries, results, total: found.total, unreadable, sessions };
 }

@@ -129,11 +129,36 @@ function out(text: string, settings?: Settings): void {
   else writeStdout(t);
 }
 
+/**
+ * Verbs of other tools (git, the shell, other note tools) and what git-kb calls them: an unknown verb found here is
+ * pointed there, before commander's suggestion by spelling (which offered "lint" for "find").
+ */
+const VERB_ALIASES: Record<string, string> = {
+  show: 'get',
+  cat: 'get',
+  view: 'get',
+  read: 'get',
+  find: 'search',
+  grep: 'search',
+  query: 'search',
+  ls: 'list',
+  rm: 'delete',
+  remove: 'delete',
+  version: '--version',
+  new: 'add',
+  create: 'add',
+};
+
 /** A commander error as a KbError on one line (commander puts its "Did you mean" on a line of its own). */
 function commanderToKbError(err: CommanderError, verb: string | undefined): KbError | undefined {
   if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return undefined;
   const msg = err.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').trim();
-  if (err.code === 'commander.unknownCommand') return new KbError('UNKNOWN_VERB', `${msg}; run "git-kb --help" for the verbs`);
+  if (err.code === 'commander.unknownCommand') {
+    const word = /^unknown command '(.*)'/.exec(msg)?.[1];
+    const alias = word !== undefined && Object.hasOwn(VERB_ALIASES, word.toLowerCase()) ? VERB_ALIASES[word.toLowerCase()] : undefined;
+    if (alias) return new KbError('UNKNOWN_VERB', `unknown command '${word}' (did you mean "git-kb ${alias}"?); run "git-kb --help" for the verbs`);
+    return new KbError('UNKNOWN_VERB', `${msg}; run "git-kb --help" for the verbs`);
+  }
   if (err.code === 'commander.unknownOption') return new KbError('UNKNOWN_OPTION', `${msg}; run "git-kb ${verb ?? '<verb>'} --help" for its flags`);
   return new KbError('USAGE', msg);
 }

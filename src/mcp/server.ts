@@ -160,7 +160,7 @@ export function createServer(options: McpOptions): McpServer {
     (a) =>
       run(async () => {
         const { listEntries } = await import('../app/list.js');
-        return { entries: await listEntries({ ...repo, type: a.type, tag: a.tag, host: a.host, since: a.since, limit: a.limit ?? 50 }) };
+        return { entries: (await listEntries({ ...repo, type: a.type, tag: a.tag, host: a.host, since: a.since, limit: a.limit ?? 50 })).entries };
       }),
   );
 
@@ -330,7 +330,7 @@ export function createServer(options: McpOptions): McpServer {
     () =>
       run(async () => {
         const { tagCounts } = await import('../app/tags.js');
-        return { tags: await tagCounts(repo) };
+        return { tags: (await tagCounts(repo)).tags };
       }),
   );
 
@@ -444,7 +444,7 @@ export function createServer(options: McpOptions): McpServer {
       list: async () => {
         const { listEntries } = await import('../app/list.js');
         try {
-          const items = await listEntries({ ...repo, limit: 200 });
+          const items = (await listEntries({ ...repo, limit: 200 })).entries;
           return { resources: items.map((e) => ({ uri: `kb://entry/${e.id}`, name: e.id, title: e.title, mimeType: 'text/markdown' })) };
         } catch (err) {
           // NOTE: clients list resources when they connect: no data repo yet is no entries, not a broken server

@@ -66,13 +66,13 @@ describe('--json shapes', () => {
     expect(Object.keys(a)).toEqual(['id', 'path', 'commit']);
   });
 
-  it('search: {query, queries, results: [{id, title, type, tags, path, score, snippet, via?, turn?}], sessions: [...]}', async () => {
+  it('search: {query, queries, results: [{id, title, type, tags, path, score, snippet, via?, turn?}], total, sessions: [...], unreadable?}', async () => {
     const r = await kbj(sb, ['search', 'shapes anchor', 'body']);
-    expectShape(r, { query: 'string', queries: ['string'], results: [HIT], sessions: [TURN_HIT] });
+    expectShape(r, { query: 'string', queries: ['string'], results: [HIT], total: 'number', sessions: [TURN_HIT], 'unreadable?': ['string'] });
     expect(r.results.some((h: { via?: unknown }) => h.via)).toBe(false);
     const withVia = await kbj(sb, ['search', 'anchor']);
     expect(withVia.results.find((h: { id: string }) => h.id === b.id)?.via).toEqual({ from: a.id, rel: 'relates_to' });
-    expectShape(withVia, { query: 'string', queries: ['string'], results: [HIT], sessions: [TURN_HIT] });
+    expectShape(withVia, { query: 'string', queries: ['string'], results: [HIT], total: 'number', sessions: [TURN_HIT], 'unreadable?': ['string'] });
   });
 
   it('search over session turns, and session show --turns/--turn/--grep', async () => {
@@ -81,7 +81,7 @@ describe('--json shapes', () => {
     const fixture = path.join(import.meta.dirname, '..', 'fixtures', 'transcripts', 'coding-session.jsonl');
     const rec = await kbj(sb, ['session', 'record', '--transcript', fixture]);
     const r = await kbj(sb, ['search', 'JPY', 'zero decimals']);
-    expectShape(r, { query: 'string', queries: ['string'], results: [HIT], sessions: [TURN_HIT] });
+    expectShape(r, { query: 'string', queries: ['string'], results: [HIT], total: 'number', sessions: [TURN_HIT], 'unreadable?': ['string'] });
     expect(r.results.some((h: { turn?: unknown }) => h.turn) || r.sessions.length > 0).toBe(true);
     const head = { view: 'string', id: 'string', session_id: 'string', title: 'string' };
     expectShape(await kbj(sb, ['session', 'show', rec.id]), { view: 'string', id: 'string', path: 'string', text: 'string' });
@@ -96,8 +96,8 @@ describe('--json shapes', () => {
     expectShape(await kbj(sb, ['get', a.id, b.id, '--links']), { entries: [{ id: 'string', path: 'string', text: 'string', links: [{ id: 'string', title: 'string', rel: 'string', direction: 'string' }] }] });
   });
 
-  it('list: {entries: [{id, title, type, tags, path, created?, updated?}]}', async () => {
-    expectShape(await kbj(sb, ['list']), { entries: [{ id: 'string', title: 'string', type: 'string', tags: ['string'], path: 'string', 'created?': 'string', 'updated?': 'string' }] });
+  it('list: {entries: [{id, title, type, tags, path, created?, updated?}], unreadable?}', async () => {
+    expectShape(await kbj(sb, ['list']), { entries: [{ id: 'string', title: 'string', type: 'string', tags: ['string'], path: 'string', 'created?': 'string', 'updated?': 'string' }], 'unreadable?': ['string'] });
   });
 
   it('edit: {id, path, commit?, changed, diff}', async () => {

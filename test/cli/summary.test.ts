@@ -81,8 +81,10 @@ describe('catalog summary', () => {
     try {
       const r = await kbd(sb, ['list']);
       expect([r.code, r.stdout]).toEqual([0, clean.stdout]);
-      expect(r.stderr).toBe('git-kb: warning: 1 entry file is not shown: front matter that does not parse, or an id that is not the file\'s; "git-kb lint" names it\n');
-      expect((await kbd(sb, ['list', '--json'])).stderr).toBe('');
+      expect(r.stderr).toBe('git-kb: warning: 1 entry could not be read and was skipped (entries/kb-sum00003-broken.md); "git-kb lint" says why\n');
+      const j = await kbd(sb, ['list', '--json']);
+      expect(j.stderr).toBe('');
+      expect(JSON.parse(j.stdout).unreadable).toEqual(['entries/kb-sum00003-broken.md']);
     } finally {
       fs.rmSync(path.join(sb.data, 'entries/kb-sum00003-broken.md'));
     }

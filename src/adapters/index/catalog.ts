@@ -17,7 +17,7 @@ import { listEntryFiles, readAheadPath, readEntryText, sameStat, stateDir, type 
 import { readAhead } from '../store/read-ahead.js';
 
 /** Bump when the cached shape changes. */
-const CATALOG_VERSION = 6;
+const CATALOG_VERSION = 7;
 
 export type { EntryMeta } from '../../core/format/meta.js';
 

@@ -713,6 +713,8 @@ export interface SearchStore {
   byId(id: string): SearchMeta | undefined;
   /** Every servable entry with a link. */
   linkers(): SearchMeta[];
+  /** The files that are not indexed because they do not read as entries (no row), by path. */
+  unreadable(): string[];
   /** Runs a search with the term tree restricted to the shards of `queries` (see LazyRoot). */
   scoped<T>(queries: string[], run: () => T): T;
 }
@@ -721,7 +723,7 @@ export interface SearchStore {
  * A store over rows found by path. `knownPath` answers "which path has this id" for the ids it knows (link
  * targets), undefined otherwise; then every row is read once to find it.
  */
-function storeOf(dir: string, index: MiniSearch<IndexDoc>, how: SearchStore['how'], rowOfPath: (p: string) => string | null | undefined, linkerPaths: () => string[], allPaths: () => string[], knownPath: (id: string) => string | undefined = () => undefined): SearchStore {
+function storeOf(dir: string, index: MiniSearch<IndexDoc>, how: SearchStore['how'], rowOfPath: (p: string) => string | null | undefined, linkerPaths: () => string[], allPaths: () => string[], unreadable: () => string[], knownPath: (id: string) => string | undefined = () => undefined): SearchStore {
   const metas = new Map<string, SearchMeta | undefined>();
   const meta = (p: string): SearchMeta | undefined => {
     if (metas.has(p)) return metas.get(p);
@@ -751,6 +753,7 @@ function storeOf(dir: string, index: MiniSearch<IndexDoc>, how: SearchStore['how
       return p === undefined ? undefined : meta(p);
     },
     linkers: () => linkerPaths().map(meta).filter((m): m is SearchMeta => !!m),
+    unreadable,
     scoped(queries, run) {
       const root = rootOf(index);
       root.scope = scopeOf(queries);
@@ -795,6 +798,11 @@ function openBase(dir: string, b: Base, delta: Delta | undefined, scope: Set<str
     ...(delta?.files ?? []).filter((f) => hasLinks(f.row)).map((f) => f.path),
   ];
   const allPaths = (): string[] => [...paths.filter((p) => !changed.has(p)), ...(delta?.files ?? []).map((f) => f.path)];
+  // A file with no row did not parse: known from the offsets of the rows, without reading a row.
+  const unreadable = (): string[] => [
+    ...paths.filter((p, i) => b.metaEnd[i] === (i === 0 ? 0 : b.metaEnd[i - 1]) && !changed.has(p)),
+    ...(delta?.files ?? []).filter((f) => f.row === null).map((f) => f.path),
+  ].sort();
   // A link target of the base, unless its file changed since; a file of the delta claiming the id comes first
   // when its path does.
   const targets = new Map(header.targets);
@@ -804,7 +812,7 @@ function openBase(dir: string, b: Base, delta: Delta | undefined, scope: Set<str
     for (const f of delta?.files ?? []) if (f.row !== null && f.path < p && (JSON.parse(f.row) as Row)[0] === id) p = f.path;
     return p;
   };
-  return storeOf(dir, index, how, rowOfPath, linkerPaths, allPaths, knownPath);
+  return storeOf(dir, index, how, rowOfPath, linkerPaths, allPaths, unreadable, knownPath);
 }
 
 /** Progress of a rebuild: the phase, and how far it got. */
@@ -861,7 +869,8 @@ async function build(dir: string, onProgress?: BuildProgress, worker: string | n
     // a read-only repo still searches; it rebuilds next time
   }
   const linkers = files.filter((f) => hasLinks(f.row)).map((f) => f.path);
-  return storeOf(dir, index, 'built', (p) => rows.get(p), () => linkers, () => [...rows.keys()]);
+  const unreadable = catalog.items.filter((i) => !i.entry).map((i) => i.path);
+  return storeOf(dir, index, 'built', (p) => rows.get(p), () => linkers, () => [...rows.keys()], () => unreadable);
 }
 
 /** A delta's files by path: each changed file, or null for a path gone. */

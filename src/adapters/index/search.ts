@@ -167,6 +167,14 @@ function filtering(o: SearchOptions): boolean {
  * attaches snippets.
  */
 export function searchStore(store: SearchStore, options: SearchOptions): SearchHit[] {
+  return searchCounted(store, options).hits;
+}
+
+/**
+ * searchStore's hits, with `total`: how many entries the queries matched (after the filters), of which the hits
+ * hold the best `limit` (the link neighbours they also hold are not counted).
+ */
+export function searchCounted(store: SearchStore, options: SearchOptions): { hits: SearchHit[]; total: number } {
   const limit = options.limit ?? 10;
   const merged = new Map<string, number>();
   const allTerms = new Set<string>();
@@ -196,11 +204,15 @@ export function searchStore(store: SearchStore, options: SearchOptions): SearchH
   const factorOf = (e: SearchMeta): number | undefined => (halfLifeOf(e, decay!) > 0 ? decayFactor(e, decay!, now) : undefined);
   const freshest = decaying ? freshestDecay(raw.slice(0, limit).map(([p]) => store.meta(p)).flatMap((e) => (e ? [factorOf(e)] : []))) : 1;
   const ranked: { p: string; score: number; e: SearchMeta }[] = [];
+  let rowless = 0;
   const best: number[] = []; // the `limit` best decayed scores so far, best first
   for (const [p, score] of raw) {
     if (best.length >= limit && score < best[limit - 1]!) break;
     const e = store.meta(p);
-    if (!e) continue;
+    if (!e) {
+      rowless++;
+      continue;
+    }
     const s = score * (decaying ? relativeDecay(factorOf(e), freshest) : 1);
     ranked.push({ p, score: s, e });
     let at = best.length;
@@ -226,7 +238,10 @@ export function searchStore(store: SearchStore, options: SearchOptions): SearchH
   }
   const terms = [...allTerms];
   for (const h of hits) h.snippet = makeSnippet(readBody(store.dir, h.path), terms);
-  return hits;
+  // NOTE: every document of the index is a servable entry with a row and the filters ran inside the search, so
+  // each merged path is one match (one the ranking met without a row is taken off; no more rows are read for it).
+  const total = merged.size - rowless;
+  return { hits, total };
 }
 
 function round(n: number): number {

@@ -30,8 +30,8 @@ import { putStat, readStatTable, unchanged, writeStatTable, type StatTable } fro
 import { compareListing, fileStat, inRepoDir, sameStat, type StatData } from '../store/layout.js';
 import { idFromPath } from '../../core/format/schema.js';
 
-const MAGIC = 'git-kb summary 5';
-const PATCH_MAGIC = 'git-kb summary patch 2';
+const MAGIC = 'git-kb summary 6';
+const PATCH_MAGIC = 'git-kb summary patch 3';
 
 /** Past this many changed files (under the same names) the catalog is loaded instead of the files read one by one. */
 const PATCH_MAX = 256;
@@ -72,6 +72,8 @@ interface Header {
   oddIds: string[];
   /** Ids in file names that do not serve that id (an unservable file, or an odd one; usually none). */
   notServing: string[];
+  /** The files that do not read as an entry (no front matter, malformed YAML, no id...), by path: list says how many it skipped. */
+  unreadable: string[];
   entries: number;
   byType: Record<string, number>;
   problems: number;
@@ -132,9 +134,9 @@ export interface Summary {
   entries: number;
   byType: Record<string, number>;
   problems: number;
-  /** Entry files named for an id they do not serve (front matter that does not parse, or names another id). */
-  unserved: number;
   memory: MemoryStats;
+  /** The files that do not read as an entry, by path (list and status skip them; lint says why). */
+  unreadable: string[];
   /** The servable entries newest first, parsed one by one as they are taken. */
   rows(): AsyncIterable<SummaryRow>;
 }
@@ -177,15 +179,17 @@ function rowOf(e: NonNullable<Fact['entry']>): SummaryRow {
  * loaded catalog and from stored facts alike. Servable entries one per id (an id claimed twice: the first file by
  * path); problems: each file's own, one per link to an id no entry has, one per file of an id claimed twice.
  */
-function summarize(facts: Fact[], paths: readonly string[]): { summary: Summary; rows: SummaryRow[] } & Pick<Header, 'dupIds' | 'dangling' | 'oddIds' | 'notServing'> {
+function summarize(facts: Fact[], paths: readonly string[]): { summary: Summary; rows: SummaryRow[] } & Pick<Header, 'dupIds' | 'dangling' | 'oddIds' | 'notServing' | 'unreadable'> {
   const byId = new Map<string, NonNullable<Fact['entry']>>();
   const claims = new Map<string, number>();
   const oddIds = new Set<string>();
   const notServing = new Set<string>();
+  const unreadable: string[] = [];
   let problems = 0;
   facts.forEach((f, k) => {
     problems += f.problems;
     const p = paths[k]!;
+    if (!f.entry) unreadable.push(p);
     const named = idFromPath(p);
     if (f.entry?.id !== named) {
       if (named) notServing.add(named);
@@ -216,13 +220,13 @@ function summarize(facts: Fact[], paths: readonly string[]): { summary: Summary;
     entries: byId.size,
     byType,
     problems,
-    unserved: notServing.size,
     memory: memoryStats(byId.values()),
+    unreadable,
     async *rows() {
       yield* rows;
     },
   };
-  return { summary, rows, dupIds, dangling: [...dangling], oddIds: [...oddIds], notServing: [...notServing] };
+  return { summary, rows, dupIds, dangling: [...dangling], oddIds: [...oddIds], notServing: [...notServing], unreadable };
 }
 
 /** Writes the summary `made` of the files `table` lists (with that stat data), their fact lines, listed under `namesKey`. Never throws. */
@@ -231,7 +235,7 @@ function writeSummary(dir: string, table: Parameters<typeof writeStatTable>[3], 
     const rows = Buffer.from(made.rows.map((e) => `${JSON.stringify([e.id, e.title, e.type, e.tags, e.path, e.created ?? null, e.updated ?? null, e.host ?? null])}\n`).join(''), 'utf8');
     const { summary } = made;
     const mark = `${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}`;
-    const header: Header = { namesKey, made: mark, dupIds: made.dupIds, dangling: made.dangling, oddIds: made.oddIds, notServing: made.notServing, entries: summary.entries, byType: summary.byType, problems: summary.problems, memory: summary.memory, rowsBytes: rows.length };
+    const header: Header = { namesKey, made: mark, dupIds: made.dupIds, dangling: made.dangling, oddIds: made.oddIds, notServing: made.notServing, unreadable: made.unreadable, entries: summary.entries, byType: summary.byType, problems: summary.problems, memory: summary.memory, rowsBytes: rows.length };
     writeStatTable(summaryFile(dir), MAGIC, header, table, [rows, Buffer.from(factLines.join(''), 'utf8')]);
     fs.rmSync(patchFile(dir), { force: true }); // it named the summary just replaced
   } catch {
@@ -305,8 +309,8 @@ function served(dir: string, table: StatTable<Header>, header: Header, added: Ad
     entries: header.entries,
     byType: header.byType,
     problems: header.problems,
-    unserved: header.notServing.length,
     memory: header.memory,
+    unreadable: header.unreadable,
     rows: () => (rows.length === 0 ? stored() : mergedRows(stored(), rows)),
   };
 }
@@ -529,7 +533,7 @@ function addedHeader(before: Header, paths: readonly string[], added: Added[]): 
  */
 export async function currentSummary(dir: string): Promise<Summary> {
   const namesKey = currentNamesKey(dir);
-  const table = readStatTable<Header>(summaryFile(dir), MAGIC, (h) => typeof h?.namesKey === 'string' && Number.isSafeInteger(h.rowsBytes) && typeof h.made === 'string' && Array.isArray(h.dupIds) && Array.isArray(h.dangling) && Array.isArray(h.oddIds) && Array.isArray(h.notServing));
+  const table = readStatTable<Header>(summaryFile(dir), MAGIC, (h) => typeof h?.namesKey === 'string' && Number.isSafeInteger(h.rowsBytes) && typeof h.made === 'string' && Array.isArray(h.dupIds) && Array.isArray(h.dangling) && Array.isArray(h.oddIds) && Array.isArray(h.notServing) && Array.isArray(h.unreadable));
   // The names are the table's, or those its patch was written under: the table's and the patch's added files.
   let patch = table ? readPatch(dir, table, namesKey) : undefined;
   const sameNames = table && (patch !== undefined || table.header.namesKey === namesKey);

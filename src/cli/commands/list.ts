@@ -20,10 +20,11 @@ export function register(ctx: Cli): void {
     .action(async (o: Record<string, unknown>, cmd: Command) => {
       if (o.all && o.limit !== undefined) throw new KbError('USAGE', '--all and --limit cannot be combined; use one');
       const { all, ...rest } = o;
-      const { listing } = await import('../../app/list.js');
-      const { entries: r, unserved } = await listing({ ...repoOptions(ctx, cmd), ...(rest as object) });
+      const { listEntries } = await import('../../app/list.js');
+      const { entries: r, unreadable } = await listEntries({ ...repoOptions(ctx, cmd), ...(rest as object) });
       // NOTE: the terminal's default limit is for people reading; --json and pipes always get every entry.
       const cut = !all && o.limit === undefined && !isJson() && process.stdout.isTTY === true && r.length > TERMINAL_LIMIT;
-      ctx.reply({ json: { entries: r }, text: () => render.list(cut ? r.slice(0, TERMINAL_LIMIT) : r, cut ? r.length - TERMINAL_LIMIT : 0), warnings: unserved ? [render.unserved(unserved)] : undefined });
+      const warning = render.unreadableWarning(unreadable);
+      ctx.reply({ json: { entries: r, ...(unreadable.length ? { unreadable } : {}) }, text: () => render.list(cut ? r.slice(0, TERMINAL_LIMIT) : r, cut ? r.length - TERMINAL_LIMIT : 0), ...(warning ? { warnings: [warning] } : {}) });
     });
 }

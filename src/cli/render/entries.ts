@@ -55,6 +55,9 @@ export function search(r: SearchResultSet): string {
     const turn = h.turn ? `  (matched in ${where(h.turn)})` : '';
     return `${paint('yellow', h.id)}  ${paint('bold', h.title)}${tags}${via}${turn}\n    ${h.snippet}`;
   });
+  // The entries that matched beyond --limit (linked results are not among the matches counted).
+  const more = r.total - r.results.filter((h) => !h.via).length;
+  if (more > 0) lines.push(paint('dim', `... ${more} more matched; --limit N shows more`));
   if (r.sessions.length) {
     lines.push(r.results.length ? `\n${paint('bold', 'session turns:')}` : paint('bold', 'session turns:'));
     for (const t of r.sessions) {
@@ -65,16 +68,22 @@ export function search(r: SearchResultSet): string {
   return lines.join('\n');
 }
 
+/**
+ * The one line list, search and tags give (a warning, on stderr) when files were skipped because they do not read
+ * as entries: how many, the first few paths, and where to see why.
+ */
+export function unreadableWarning(paths: readonly string[]): string | undefined {
+  if (paths.length === 0) return undefined;
+  const shown = paths.slice(0, 3).join(', ');
+  const rest = paths.length > 3 ? `, and ${paths.length - 3} more` : '';
+  return `${plural(paths.length, 'entry', 'entries')} could not be read and ${paths.length === 1 ? 'was' : 'were'} skipped (${shown}${rest}); "git-kb lint" says why`;
+}
+
 /** `list`: one entry per line (local dates), and how many more there are when the terminal's limit cut it. */
 export function list(items: ListItem[], more = 0): string {
   if (items.length === 0) return 'no entries';
   const footer = more ? `\n... ${more} more; git-kb list --all shows every entry (or --limit N)` : '';
   return items.map((e) => `${paint('yellow', e.id)}  ${paint('dim', localDate(e.updated ?? e.created))}  ${e.type.padEnd(18)} ${e.title}`).join('\n') + paint('dim', footer);
-}
-
-/** The warning of `list` when entry files serve no entry (they are not listed, searched or counted). */
-export function unserved(n: number): string {
-  return `${plural(n, 'entry file')} ${n === 1 ? 'is' : 'are'} not shown: front matter that does not parse, or an id that is not the file's; "git-kb lint" names ${n === 1 ? 'it' : 'them'}`;
 }
 
 /** `lint`: every problem with file, line and rule, then hints (which do not fail lint), then the count line last. */

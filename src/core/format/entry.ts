@@ -123,7 +123,11 @@ function parseFrontMatter(s: string): object {
   if (plain) return plain;
   const lineCounter = new YAML.LineCounter();
   const doc = YAML.parseDocument(s, { lineCounter, logLevel: 'error' });
-  if (doc.errors.length) throw doc.errors[0];
+  if (doc.errors.length) {
+    const err = doc.errors[0]!;
+    const opened = unclosedAt(doc, err.pos[0]);
+    throw opened === undefined ? err : Object.assign(new Error(err.message), { linePos: [lineCounter.linePos(opened)] });
+  }
   let bad: number | undefined;
   YAML.visit(doc, {
     Pair(_key, pair) {
@@ -136,6 +140,22 @@ function parseFrontMatter(s: string): object {
   });
   if (bad !== undefined) throw Object.assign(new Error('a key is a list or a mapping; front matter keys must be plain words'), { linePos: [lineCounter.linePos(bad)] });
   return (doc.toJS() ?? {}) as object;
+}
+
+/**
+ * Where the flow collection (`[a, b`, `{a: 1`) or quoted scalar (`"abc`) left open that error offset `at` ends
+ * lies: its opening's offset (the outermost one), or undefined. The YAML parser notices a missing `]` or quote
+ * only where the next key starts, a line or more below the one to fix.
+ */
+function unclosedAt(doc: YAML.Document, at: number): number | undefined {
+  let start: number | undefined;
+  YAML.visit(doc, (_key, node) => {
+    const range = (node as { range?: [number, number, number] } | null)?.range;
+    if (!range || range[0] >= at || (range[1] !== at && range[2] !== at)) return;
+    const open = (YAML.isCollection(node) && node.flow) || (YAML.isScalar(node) && (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE'));
+    if (open && (start === undefined || range[0] < start)) start = range[0];
+  });
+  return start;
 }
 
 const MATTER_OPTIONS = {
@@ -221,7 +241,9 @@ function yamlError(err: unknown, file: string): KbError {
   // NOTE: gray-matter hands YAML the text from the end of the opening fence, newline included, so YAML's line
   // numbers are already the file's.
   const line = e.linePos?.[0] ? e.linePos[0].line : 2;
-  const reason = String(e.message ?? err).split('\n')[0];
+  // The YAML library's first line ends "at line L, column C:" (its excerpt follows): the line is the file:line
+  // before the message, so the sentence ends there.
+  const reason = String(e.message ?? err).split('\n')[0]!.replace(/\s*at line \d+, column \d+:?\s*$/, '');
   return invalid(`malformed YAML front matter: ${reason}`, file, line);
 }
 
@@ -315,6 +337,7 @@ export function interpretEntry(raw: RawEntry, file: string, options: CheckOption
           continue;
         }
         if (!isValidId(link.to)) problem('link-invalid', `link target "${link.to}" is not an id`, 'links');
+        else if (link.to === id) problem('link-self', `link ${link.rel} → ${link.to}: an entry cannot link to itself (git-kb edit ${link.to} --unlink ${link.to} removes it)`, 'links');
         else if (options.idExists && !options.idExists(link.to)) problem('link-dangling', `link to missing entry ${link.to}`, 'links');
         links.push({ rel: link.rel as Rel, to: link.to });
       }
