@@ -84,7 +84,7 @@ describe('parseHosts: every problem with its line, nothing silently dropped', ()
     ['hosts as a list', 'hosts:\n  - box\n', 'hosts-field', 2],
     ['a bad global pattern', 'forbidden_patterns:\n  - /(/\n', 'forbidden-pattern', 2],
     ['a key written twice', 'hosts:\n  box:\n  box:\n', 'hosts-yaml', 2],
-    ['malformed YAML', 'hosts:\n  box: [a\n', 'hosts-yaml', 3],
+    ['malformed YAML (an unclosed bracket, at the line it opens)', 'hosts:\n  box: [a\n', 'hosts-yaml', 2],
     ['a document that is not a mapping', '- a\n- b\n', 'hosts-yaml', 1],
   ];
   for (const [what, text, rule, line] of cases) {

@@ -5,6 +5,7 @@
  */
 import matter from 'gray-matter';
 import YAML from 'yaml';
+import { yamlErrorAt, yamlReason } from './yaml-error.js';
 import { flowListText, plainYaml, plainYamlText } from './plain-yaml.js';
 import { KbError, type Place } from '../errors.js';
 import { closingFence } from './fence.js';
@@ -123,11 +124,8 @@ function parseFrontMatter(s: string): object {
   if (plain) return plain;
   const lineCounter = new YAML.LineCounter();
   const doc = YAML.parseDocument(s, { lineCounter, logLevel: 'error' });
-  if (doc.errors.length) {
-    const err = doc.errors[0]!;
-    const opened = unclosedAt(doc, err.pos[0]);
-    throw opened === undefined ? err : Object.assign(new Error(err.message), { linePos: [lineCounter.linePos(opened)] });
-  }
+  const error = yamlErrorAt(doc, lineCounter);
+  if (error) throw Object.assign(new Error(error.reason), { linePos: [{ line: error.line, col: 1 }] });
   let bad: number | undefined;
   YAML.visit(doc, {
     Pair(_key, pair) {
@@ -140,22 +138,6 @@ function parseFrontMatter(s: string): object {
   });
   if (bad !== undefined) throw Object.assign(new Error('a key is a list or a mapping; front matter keys must be plain words'), { linePos: [lineCounter.linePos(bad)] });
   return (doc.toJS() ?? {}) as object;
-}
-
-/**
- * Where the flow collection (`[a, b`, `{a: 1`) or quoted scalar (`"abc`) left open that error offset `at` ends
- * lies: its opening's offset (the outermost one), or undefined. The YAML parser notices a missing `]` or quote
- * only where the next key starts, a line or more below the one to fix.
- */
-function unclosedAt(doc: YAML.Document, at: number): number | undefined {
-  let start: number | undefined;
-  YAML.visit(doc, (_key, node) => {
-    const range = (node as { range?: [number, number, number] } | null)?.range;
-    if (!range || range[0] >= at || (range[1] !== at && range[2] !== at)) return;
-    const open = (YAML.isCollection(node) && node.flow) || (YAML.isScalar(node) && (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE'));
-    if (open && (start === undefined || range[0] < start)) start = range[0];
-  });
-  return start;
 }
 
 const MATTER_OPTIONS = {
@@ -241,9 +223,7 @@ function yamlError(err: unknown, file: string): KbError {
   // NOTE: gray-matter hands YAML the text from the end of the opening fence, newline included, so YAML's line
   // numbers are already the file's.
   const line = e.linePos?.[0] ? e.linePos[0].line : 2;
-  // The YAML library's first line ends "at line L, column C:" (its excerpt follows): the line is the file:line
-  // before the message, so the sentence ends there.
-  const reason = String(e.message ?? err).split('\n')[0]!.replace(/\s*at line \d+, column \d+:?\s*$/, '');
+  const reason = yamlReason(String(e.message ?? err));
   return invalid(`malformed YAML front matter: ${reason}`, file, line);
 }
 

@@ -11,6 +11,7 @@ import type * as YAMLNS from 'yaml';
 import { KbError } from '../errors.js';
 import { regexRisk } from '../format/regex-risk.js';
 import { isValidHostKey } from '../format/schema.js';
+import { yamlErrorAt } from '../format/yaml-error.js';
 import { compileMatcher, isRegexMarker, matchHosts, MIN_MARKER_CHARS, REGEX_MARKER, type HostMatcher } from './matcher.js';
 import { toLf } from '../text/line-ends.js';
 
@@ -116,10 +117,11 @@ export function parseHosts(text: string, file = HOSTS_FILE): { registry: HostReg
     problems.push({ rule, message, file, line });
   };
 
-  const doc = YAML.parseDocument(src, { uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    problem('hosts-yaml', `malformed YAML: ${e.message.split('\n')[0]}`, e.linePos?.[0]?.line ?? 1);
+  const lineCounter = new YAML.LineCounter();
+  const doc = YAML.parseDocument(src, { uniqueKeys: true, lineCounter });
+  const error = yamlErrorAt(doc, lineCounter);
+  if (error) {
+    problem('hosts-yaml', `malformed YAML: ${error.reason}`, error.line);
     return { registry, problems };
   }
   const root = doc.contents;
