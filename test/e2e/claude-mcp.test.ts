@@ -10,6 +10,10 @@ import { lastToolResults } from '../helpers/model-api.js';
 import { converse, installedRig, prompt, type Rig } from './claude-support.js';
 
 let rig: Rig;
+// NOTE: `claude -p` connects MCP servers in the background by default and sends its first request without the tools
+// of a server still starting (anthropics/claude-code#65094); on a loaded machine `git-kb mcp` lost that race. An
+// interactive session has connected long before the user types: the connection is made blocking here, as there.
+const BLOCKING = { env: { MCP_CONNECTION_NONBLOCKING: 'false' } };
 beforeAll(async () => {
   rig = await installedRig('gkb-cc-mcp-');
 }, 60_000);
@@ -23,7 +27,7 @@ describe('the plugin MCP server', () => {
     // First turn: find the server's search tool name in the tools the CLI sends.
     converse(api, ['Looking.']);
     api.reset();
-    await prompt(sb, 'What tools do you have for the knowledge base?');
+    await prompt(sb, 'What tools do you have for the knowledge base?', [], BLOCKING);
     // Claude Code 2.1.328 defers MCP tools: their names are listed in the request's text (ToolSearch loads
     // their schemas on demand), not in `tools`.
     const sent = JSON.stringify(api.mainRequests()[0]!.body);
@@ -42,7 +46,7 @@ describe('the plugin MCP server', () => {
       'Use allkeys-lru.',
     ]);
     api.reset();
-    const r = await prompt(sb, 'Which redis eviction policy suits a cache?');
+    const r = await prompt(sb, 'Which redis eviction policy suits a cache?', [], BLOCKING);
     expect((r.json.permission_denials as Array<{ tool_name: string }>).map((d) => d.tool_name)).toEqual([add]);
     const main = api.mainRequests();
     expect(main).toHaveLength(3);
