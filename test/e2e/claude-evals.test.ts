@@ -80,7 +80,8 @@ beforeAll(async () => {
   const r = await claude(
     rig.sb,
     ['plugin', 'eval', 'git-kb@git-kb', '--trust-plugin', '--no-publish', '--runs', '1', '--scaffold', '--keep-temp', '--mocks', 'off', '--allow-tools', 'Bash', `${MCP}*`, '--threshold', '1', '--json', out, '--output-dir', path.join(rig.sb.root, 'eval-out'), '--report', path.join(rig.sb.root, 'report.html')],
-    { timeoutMs: 600_000 },
+    // MCP connected before each agent's first request (claude-mcp.test.ts says why).
+    { timeoutMs: 600_000, env: { MCP_CONNECTION_NONBLOCKING: 'false' } },
   );
   stderr = r.stderr;
   expect(fs.existsSync(out), `claude plugin eval exited ${r.code}:\n${r.stdout}\n${r.stderr}`).toBe(true);
