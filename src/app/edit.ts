@@ -6,7 +6,7 @@
 import { aliasesWith } from '../core/format/meta.js';
 import { createTwoFilesPatch } from 'diff';
 import { parseEntry, splitEntry, updateEntryText, type Rule } from '../core/format/entry.js';
-import { needsBody } from '../core/format/schema.js';
+import { hostOfPath, needsBody } from '../core/format/schema.js';
 import { KbError } from '../core/errors.js';
 import { readEntryText } from '../adapters/store/layout.js';
 import { filesById, findEntryFile, pathLookup, titleLookup } from './find.js';
@@ -186,7 +186,7 @@ export async function entryForEditor(options: RepoOptions & { id: string }): Pro
   const { dir } = repoForRead(options);
   const file = findEntryFile(dir, options.id);
   // A forbidden host's facts are never loaded (spec/hosts.md), into an editor neither.
-  const host = /^hosts\/([^/]+)\//.exec(file.path)?.[1];
+  const host = hostOfPath(file.path);
   if (host && (await forbiddenHostKeys(dir)).has(host)) throw new KbError('FORBIDDEN_HOST', `${options.id} is a fact about the forbidden host "${host}": never loaded`, { id: options.id, host });
   return { id: options.id, path: file.path, text: readEntryText(dir, file.path) };
 }

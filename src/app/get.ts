@@ -3,6 +3,7 @@
  * neighbours (both directions) from the catalog. Every unknown id is reported, none silently skipped.
  */
 import { KbError } from '../core/errors.js';
+import { hostOfPath } from '../core/format/schema.js';
 import { readEntryText } from '../adapters/store/layout.js';
 import { locateEntryFile, type Locator } from './find.js';
 import { forbiddenHostKeys } from './guard.js';
@@ -31,7 +32,7 @@ export async function getEntries(options: GetOptions): Promise<GotEntry[]> {
   for (const id of options.ids) {
     try {
       const f = locateEntryFile(loc, id);
-      const host = /^hosts\/([^/]+)\//.exec(f.path)?.[1];
+      const host = hostOfPath(f.path);
       if (host && hidden.has(host)) throw new KbError('FORBIDDEN_HOST', `${id} is a fact about the forbidden host "${host}": never loaded`, { id, host });
       out.push({ id, path: f.path, text: readEntryText(dir, f.path) });
     } catch (err) {

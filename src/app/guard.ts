@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { KbError } from '../core/errors.js';
+import { hostOfPath } from '../core/format/schema.js';
 
 /**
  * Refuses a write that would store anything about a forbidden host (spec/hosts.md): a `host` field naming one,
@@ -42,7 +43,7 @@ export async function forbiddenHostKeys(dir: string): Promise<Set<string>> {
 export function unreadableShown(paths: readonly string[], hidden: Set<string>): string[] {
   if (hidden.size === 0) return [...paths];
   return paths.filter((p) => {
-    const host = /^hosts\/([^/]+)\//.exec(p)?.[1];
+    const host = hostOfPath(p);
     return !(host && hidden.has(host));
   });
 }

@@ -7,7 +7,7 @@
  * nothing the second time. A forbidden host's facts are never touched; a file in conflict form is left for resolve.
  */
 import { splitEntry } from '../core/format/entry.js';
-import { isValidId } from '../core/format/schema.js';
+import { hostOfPath, isValidId } from '../core/format/schema.js';
 import { findMarkdownLinks, findWikiLinks, linkTargetId, markdownLinkId, writtenBody } from '../core/format/links.js';
 import { linkNames, type LinkNames } from './link-names.js';
 import { readEntryText } from '../adapters/store/layout.js';
@@ -76,7 +76,7 @@ export async function relinkRepo(options: RepoOptions): Promise<RelinkResult> {
     for (const [id, files] of [...index].sort(([a], [b]) => (a < b ? -1 : 1))) {
       for (const f of files) {
         // A forbidden host's facts are never written; a file in conflict form waits for `git-kb resolve`.
-        const host = /^hosts\/([^/]+)\//.exec(f.path)?.[1];
+        const host = hostOfPath(f.path);
         if (host && hidden.has(host)) continue;
         let next: string | undefined;
         try {

@@ -80,8 +80,7 @@ export function idFromFileName(name: string): string | undefined {
  */
 export function idArgument(arg: string): string {
   if (!/(?:^|\/)kb-[0-9a-z]+(?:-|\.md$)/.test(arg)) return arg;
-  const name = arg.slice(arg.lastIndexOf('/') + 1);
-  return idFromFileName(name.endsWith('.md') ? name : `${name}.md`) ?? arg;
+  return idFromPath(arg.endsWith('.md') ? arg : `${arg}.md`) ?? arg;
 }
 
 /**
@@ -93,6 +92,11 @@ export function idFromFrontMatter(text: string): string | undefined {
   const fm = /^\uFEFF?---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
   const m = fm ? /^id:[ \t]*(["']?)(kb-[0-9a-z]+)\1[ \t]*(?:#.*)?\r?$/m.exec(fm[1]!) : null;
   return m && isValidId(m[2]!) ? m[2] : undefined;
+}
+
+/** The host whose folder a path is in (`hosts/web1/kb-xxxx-disk.md` → `web1`), or undefined. */
+export function hostOfPath(p: string): string | undefined {
+  return /^hosts\/([^/]+)\//.exec(p)?.[1];
 }
 
 /** The id a path claims by its file name (`entries/kb-xxxx-some-slug.md` → `kb-xxxx`), or undefined. */

@@ -68,12 +68,15 @@ export const SEARCH_TERMS: TermProfile = { stop: new Set([...STOP_WORDS].filter(
 export const PROMPT_TERMS: TermProfile = { stop: PROMPT_STOP_WORDS, numbers: false };
 
 /** Scripts written without spaces between words (Chinese, Japanese; Korean's words carry their particles). */
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]/u;
-const CJK_RUNS = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]+|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]+/gu;
+const CJK_CLASS = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u30fc';
+const CJK = new RegExp(`[${CJK_CLASS}]`, 'u');
+const CJK_EVERY = new RegExp(`[${CJK_CLASS}]`, 'gu');
+/** A token's runs of CJK characters and of other letters, in order. */
+const CJK_RUNS = new RegExp(`[${CJK_CLASS}]+|[^${CJK_CLASS}]+`, 'gu');
 
 /** How many CJK characters a text holds (each says about as much as a short word of a Latin script). */
 export function cjkChars(text: string): number {
-  return /^[\x00-\x7f]*$/.test(text) ? 0 : (text.match(new RegExp(CJK.source, 'gu'))?.length ?? 0);
+  return /^[\x00-\x7f]*$/.test(text) ? 0 : (text.match(CJK_EVERY)?.length ?? 0);
 }
 
 /**
