@@ -64,6 +64,7 @@ async function runCorpus(c) {
     const firstSearchMs = now() - t;
     const searchSets = [['queries', c.queries.map((q) => ({ query: q.query, expect: q.expect, style: q.style }))]];
     if (c.answerable.some((f, i) => f.prompt !== c.queries[i]?.query)) searchSets.push(['prompts', c.answerable.map((f) => ({ query: f.prompt, expect: f.expect }))]);
+    for (const m of c.more ?? []) searchSets.push([m.name, m.rows.map((f) => ({ query: f.prompt, expect: f.expect, style: f.style }))]);
     t = now();
     let searches = 0;
     const kbRows = {};
@@ -158,11 +159,14 @@ async function runCorpus(c) {
     let session = 0;
     const sid = () => `bench-${key}-${process.pid}-${++session}`;
     t = now();
-    const firingRows = c.answerable.map((f) => {
-      const { ids, chars } = runHook(f.prompt, sid());
-      const want = new Set(f.expect.map((p) => idOf.get(p)));
-      return { hit: ids.some((id) => want.has(id)), pointers: ids.length, chars, shown: ids.map((id) => sourceOf.get(id)) };
-    });
+    const answer = (rows) =>
+      rows.map((f) => {
+        const { ids, chars } = runHook(f.prompt, sid());
+        const want = new Set(f.expect.map((p) => idOf.get(p)));
+        return { hit: ids.some((id) => want.has(id)), pointers: ids.length, chars, shown: ids.map((id) => sourceOf.get(id)) };
+      });
+    const firingRows = answer(c.answerable);
+    const moreRows = (c.more ?? []).map((m) => answer(m.rows));
     const negative = (rows) =>
       rows.map((s) => {
         const { ids, chars } = runHook(s.prompt, sid());
@@ -171,7 +175,7 @@ async function runCorpus(c) {
     const silentRows = negative(c.silent);
     const crossRows = negative(c.cross);
     const hookMs = now() - t;
-    const hookRuns = firingRows.length + silentRows.length + crossRows.length;
+    const hookRuns = firingRows.length + silentRows.length + crossRows.length + moreRows.flat().length;
     const rate = (rows) => (rows.length ? rows.filter((r) => r.fired).length / rows.length : NaN);
     const ownKinds = new Set(['near-miss', 'on-domain']);
     const fires = [...firingRows, ...silentRows, ...crossRows].filter((r) => r.pointers > 0);
@@ -194,14 +198,10 @@ async function runCorpus(c) {
         olderFalse: rate(silentRows.filter((r) => !ownKinds.has(r.why))),
         cross: crossRows.length,
         crossFalse: rate(crossRows),
-        perFiring: fires.length ? fires.reduce((s, r) => s + r.pointers, 0) / fires.length : 0,
+        perFiring: perFiring(fires),
         charsPerFiring: fires.length ? fires.reduce((s, r) => s + r.chars, 0) / fires.length : 0,
-        byStyle: Object.fromEntries(
-          [...new Set(c.answerable.map((f) => f.style).filter(Boolean))].map((st) => {
-            const rows = firingRows.filter((_, i) => c.answerable[i].style === st);
-            return [st, { n: rows.length, hit: rows.filter((r) => r.hit).length / rows.length }];
-          }),
-        ),
+        byStyle: byStyle(c.answerable, firingRows),
+        more: Object.fromEntries((c.more ?? []).map((m, k) => [m.name, { n: m.rows.length, hit: moreRows[k].filter((r) => r.hit).length / m.rows.length, perFiring: perFiring(moreRows[k]), byStyle: byStyle(m.rows, moreRows[k]) }])),
         byWhy: Object.fromEntries([...new Set([...silentRows, ...crossRows].map((s) => s.why))].map((w) => [w, [[...silentRows, ...crossRows].filter((r) => r.fired && r.why === w).length, [...silentRows, ...crossRows].filter((s) => s.why === w).length]])),
       },
       headToHead: {
@@ -210,13 +210,27 @@ async function runCorpus(c) {
       },
       timing: { importMs, firstSearchMs, searchMs, perSearchMs: searchMs / searches, bmBuildMs, bmQueryMs, hookIndexMs, hookMs, perHookMs: hookMs / hookRuns, totalMs: 0 },
       rows: Object.fromEntries(searchSets.map(([name, qs]) => [name, qs.map((q, i) => ({ query: q.query, style: q.style, expect: q.expect, kb: kbRows[name][i], bm25: bmRows[name][i] }))])),
-      hookRows: [...c.answerable.map((f, i) => ({ prompt: f.prompt, expect: f.expect, ...firingRows[i] })), ...c.silent.map((s, i) => ({ prompt: s.prompt, ...silentRows[i] })), ...c.cross.map((s, i) => ({ prompt: s.prompt, ...crossRows[i] }))],
+      hookRows: [...c.answerable.map((f, i) => ({ prompt: f.prompt, expect: f.expect, ...firingRows[i] })), ...(c.more ?? []).flatMap((m, k) => m.rows.map((f, i) => ({ set: m.name, prompt: f.prompt, expect: f.expect, ...moreRows[k][i] }))), ...c.silent.map((s, i) => ({ prompt: s.prompt, ...silentRows[i] })), ...c.cross.map((s, i) => ({ prompt: s.prompt, ...crossRows[i] }))],
     };
     result.timing.totalMs = now() - t0;
     return result;
   } finally {
     fs.rmSync(home, { recursive: true, force: true });
   }
+}
+
+/** Hit rate per query style, where the rows have styles. */
+const byStyle = (asked, rows) =>
+  Object.fromEntries(
+    [...new Set(asked.map((f) => f.style).filter(Boolean))].map((st) => {
+      const mine = rows.filter((_, i) => asked[i].style === st);
+      return [st, { n: mine.length, hit: mine.filter((r) => r.hit).length / mine.length }];
+    }),
+  );
+/** Pointers per prompt that got any. */
+function perFiring(rows) {
+  const fired = rows.filter((r) => r.pointers > 0);
+  return fired.length ? fired.reduce((s, r) => s + r.pointers, 0) / fired.length : 0;
 }
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
@@ -237,7 +251,7 @@ function overview(results) {
   lines.push('', '| corpus | query set | system | recall@1 | recall@5 | recall@10 | MRR |', '|---|---|---|---|---|---|---|');
   for (const r of results) {
     for (const [name, s] of Object.entries(r.search)) {
-      const label = name === 'queries' ? `${s.n} queries` : `${s.n} raw prompts`;
+      const label = name === 'queries' ? `${s.n} queries` : name === 'prompts' ? `${s.n} raw prompts` : `${s.n} ${name} prompts`;
       for (const [sys, x] of [['git-kb search', s.kb], ['BM25 reference', s.bm25], ['SQLite FTS5', s.fts5]]) if (x) lines.push(`| ${r.name} | ${label} | ${sys} | ${pct(x.r1)} | ${pct(x.r5)} | ${pct(x.r10)} | ${x.mrr.toFixed(3)} |`);
     }
   }
@@ -264,6 +278,10 @@ function table(r) {
   notes.push(`Head to head (search queries): BM25 ranks the answer first where git-kb has none in its top 10 on ${r.headToHead.bm25FirstKbMissed} queries; the reverse on ${r.headToHead.kbFirstBm25Missed}.`);
   const styles = Object.entries(h.byStyle);
   if (styles.length) notes.push(`Hook hit rate by query style: ${styles.map(([st, v]) => `${st} ${pct(v.hit)} of ${v.n}`).join(', ')}.`);
+  for (const [name, m] of Object.entries(h.more ?? {})) {
+    const st = Object.entries(m.byStyle);
+    notes.push(`Hook hit rate on the ${m.n} ${name} prompts (reported apart, not in the table's figure): ${pct(m.hit)}${st.length ? ` (${st.map(([k, v]) => `${k} ${pct(v.hit)} of ${v.n}`).join(', ')})` : ''}, ${m.perFiring.toFixed(2)} pointers per firing.`);
+  }
   notes.push(`False fires by kind: ${Object.entries(h.byWhy).map(([w, [f, n]]) => `${w} ${f}/${n}`).join(', ')}.`);
   const tm = r.timing;
   notes.push(`Time: import ${sec(tm.importMs)}, first search (index build) ${sec(tm.firstSearchMs)}, searches ${sec(tm.searchMs)} (${tm.perSearchMs.toFixed(0)} ms each), BM25 build ${sec(tm.bmBuildMs)} and queries ${sec(tm.bmQueryMs)}, hook index ${sec(tm.hookIndexMs)}, hook runs ${sec(tm.hookMs)} (${tm.perHookMs.toFixed(0)} ms each); ${sec(tm.totalMs)} in all.`);

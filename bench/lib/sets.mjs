@@ -8,6 +8,8 @@
 //                (the first sets), near-miss or on-domain (everyday coding prompts on subjects the notes lack)
 //   cross        other corpora's answerable prompts, kept where reading the best candidates showed that no note of
 //                this corpus answers them ({prompt, why: 'cross:<from>'})
+//   more         further answerable sets reported beside the first, not mixed into its figures
+//                ([{name, rows: [{prompt, expect, style}]}])
 // `tuning: true` marks the one corpus the hook's bars are chosen on; corpus3 is for testing only; corpus4 (long pages
 // with headings) is a development corpus.
 import { spawnSync } from 'node:child_process';
@@ -93,7 +95,9 @@ export const CORPORA = {
       answerable: queries.map((q) => ({ prompt: q.query, expect: q.expect, style: q.style })),
       silent: [...readJson('tldr-prompts-silent.json').map((s) => ({ prompt: s.prompt, why: s.why === 'programming' || s.why === 'agent-task' ? 'off-domain-coding' : s.why })), ...onDomain('tldr-silent-ondomain.json')],
       cross: crossFor('tldr', withTest),
-      sets: '`tldr-queries.json` (search, and answerable), `tldr-prompts-silent.json` (silent: programming, agent-task, life), `tldr-silent-ondomain.json` (silent: near-miss, on-domain)',
+      // Prompts as users type them, most naming their tool, drawn by `bench/tldr-sample.mjs --natural` (README).
+      more: [{ name: 'natural', rows: readJson('tldr-natural-queries.json').map((q) => ({ prompt: q.query, expect: list(q.expect), style: q.named ? 'named' : 'unnamed' })) }],
+      sets: '`tldr-queries.json` (search, and answerable), `tldr-natural-queries.json` (search, and answerable, reported apart), `tldr-prompts-silent.json` (silent: programming, agent-task, life), `tldr-silent-ondomain.json` (silent: near-miss, on-domain)',
     };
   },
   corpus3: (withTest) => folderCorpus('corpus3', withTest),
@@ -131,7 +135,7 @@ export function importCorpus(c, dir, env) {
   const imported = JSON.parse(r.stdout);
   const idOf = new Map(imported.entries.map((e) => [e.source, e.id]));
   const sourceOf = new Map(imported.entries.map((e) => [e.id, e.source]));
-  for (const q of [...c.queries, ...c.answerable]) for (const p of q.expect) if (!idOf.has(p)) throw new Error(`${c.name}: expected note not imported: ${p}`);
+  for (const q of [...c.queries, ...c.answerable, ...(c.more ?? []).flatMap((m) => m.rows)]) for (const p of q.expect) if (!idOf.has(p)) throw new Error(`${c.name}: expected note not imported: ${p}`);
   return { imported, idOf, sourceOf };
 }
 
