@@ -12,7 +12,7 @@ import { Transform } from 'node:stream';
 import { z } from 'zod';
 import type { Settings } from '../adapters/config/settings.js';
 import { isKbError, KbError, systemRefusal } from '../core/errors.js';
-import { ACTIVITIES, RELS, TYPES } from '../core/format/schema.js';
+import { ACTIVITIES, idArgument, RELS, TYPES } from '../core/format/schema.js';
 
 /** What the server needs from its container. */
 export interface McpOptions {
@@ -144,7 +144,7 @@ export function createServer(options: McpOptions): McpServer {
     (a) =>
       run(async () => {
         const { getEntries } = await import('../app/get.js');
-        return { entries: await getEntries({ ...repo, ids: a.ids, links: a.links }) };
+        return { entries: await getEntries({ ...repo, ids: a.ids.map(idArgument), links: a.links }) };
       }),
   );
 
@@ -244,7 +244,7 @@ export function createServer(options: McpOptions): McpServer {
         const { editEntry } = await import('../app/edit.js');
         const r = await editEntry({
           ...repo,
-          id: a.id,
+          id: idArgument(a.id),
           title: a.title,
           tags: a.tags,
           addTags: a.add_tags,
@@ -277,7 +277,7 @@ export function createServer(options: McpOptions): McpServer {
     (a) =>
       run(async () => {
         const { promoteEntry } = await import('../app/promote.js');
-        return { ...(await promoteEntry({ ...repo, id: a.id })) };
+        return { ...(await promoteEntry({ ...repo, id: idArgument(a.id) })) };
       }),
   );
 
@@ -314,7 +314,7 @@ export function createServer(options: McpOptions): McpServer {
     (a) =>
       run(async () => {
         const { deleteEntries } = await import('../app/delete.js');
-        return { ...(await deleteEntries({ ...repo, ids: a.ids, force: a.force })) };
+        return { ...(await deleteEntries({ ...repo, ids: a.ids.map(idArgument), force: a.force })) };
       }),
   );
 
@@ -434,7 +434,7 @@ export function createServer(options: McpOptions): McpServer {
     (a) =>
       run(async () => {
         const { showSession } = await import('../app/session.js');
-        return { ...(await showSession({ ...repo, id: a.id, turns: a.turns, turn: a.turn === undefined ? undefined : String(a.turn), grep: a.grep })) };
+        return { ...(await showSession({ ...repo, id: idArgument(a.id), turns: a.turns, turn: a.turn === undefined ? undefined : String(a.turn), grep: a.grep })) };
       }),
   );
 

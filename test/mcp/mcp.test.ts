@@ -88,6 +88,9 @@ describe('git-kb mcp', () => {
     const entry = got.structuredContent!.entries[0];
     expect(entry.text).toContain('Two workers took one job.');
     expect(entry.links.map((l: { id: string }) => l.id)).toContain(id);
+    // An entry's file name (as `list` and `search` print its path) works where an id is asked, as in the CLI.
+    const byPath = await call('get', { ids: [entry.path, entry.path.replace(/^entries\//, '').replace(/\.md$/, '')] });
+    expect(byPath.structuredContent!.entries.map((e: { id: string }) => e.id)).toEqual([id2, id2]);
 
     const listed = await call('list', { type: 'decision' });
     expect(listed.structuredContent!.entries.map((e: { id: string }) => e.id)).toEqual([id]);
