@@ -75,7 +75,10 @@ export async function initDataRepo(options: InitOptions): Promise<InitResult> {
       if (!(await headOid(tmp))) {
         await writeManifest(tmp, 'git-kb: create data repo', identity);
         notes.push('the remote was empty: created the data repo; "git-kb sync" pushes it');
-      } else if (!looksLikeDataRepo(tmp)) await writeManifest(tmp, 'git-kb: adopt this repository as a data repo', identity);
+      } else if (!looksLikeDataRepo(tmp)) {
+        refuseProject(tmp, options.clone, options.force, 'clone a repo of notes, or run init --clone with --force to adopt this one anyway');
+        await writeManifest(tmp, 'git-kb: adopt this repository as a data repo', identity);
+      }
       fs.renameSync(tmp, dir); // an empty DIR is replaced; a DIR filled meanwhile makes this fail, and nothing is lost
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
@@ -87,11 +90,7 @@ export async function initDataRepo(options: InitOptions): Promise<InitResult> {
     // NOTE: adopting a git repo that has no kb.json (entry-like folders or not) marks it as a data repo with one
     // commit adding kb.json; a v1 repo (kb.json with next_id) is left exactly as it is.
     if (!looksLikeDataRepo(dir)) {
-      const project = projectFiles(dir);
-      // A code project is no notes repo: adopting it would commit kb.json (and later every note) into its history.
-      if (project.length > 0 && !options.force) {
-        throw new KbError('CONFLICT', `${dir} is a code project (it has ${project.join(', ')}), not a notes repo: adopting it would commit kb.json and your notes into its history; give the data repo a folder of its own (--data DIR), or run init with --force to adopt this one anyway`, { files: project });
-      }
+      refuseProject(dir, dir, options.force, 'give the data repo a folder of its own (--data DIR), or run init with --force to adopt this one anyway');
       await writeManifest(dir, 'git-kb: adopt this repository as a data repo', identity);
     }
   } else {
@@ -152,6 +151,18 @@ async function followRemoteBranch(dir: string, options: InitOptions, notes: stri
     return; // a branch name git-kb will not write; sync's refusal names it
   }
   notes.push(`the repo had no commit yet: its branch is now "${theirs}" (was "${current}"), the branch ${shown} has, so every machine syncs the same branch`);
+}
+
+/**
+ * Refuses (CONFLICT) to adopt the git repo at `dir`, named `shown`, when it is a code project (projectFiles) and not
+ * `force`: adopting it would commit kb.json, and later every note, into the project's history (and sync would push
+ * them to its remote). `fix` says what to do instead.
+ */
+function refuseProject(dir: string, shown: string, force: boolean | undefined, fix: string): void {
+  const project = projectFiles(dir);
+  if (project.length > 0 && !force) {
+    throw new KbError('CONFLICT', `${shown} is a code project (it has ${project.join(', ')}), not a notes repo: adopting it would commit kb.json and your notes into its history; ${fix}`, { files: project });
+  }
 }
 
 /**

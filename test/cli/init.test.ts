@@ -175,6 +175,32 @@ describe('init --clone over smart HTTP', () => {
     await expectUnchanged(sb, before);
   });
 
+  it('does not clone a code project as a data repo unasked: nothing is left behind; --force clones and adopts it', async () => {
+    sb = makeSandbox();
+    const app = path.join(sb.root, 'my-app');
+    fs.mkdirSync(path.join(app, 'src'), { recursive: true });
+    fs.writeFileSync(path.join(app, 'go.mod'), 'module example.com/app\n');
+    fs.writeFileSync(path.join(app, 'src', 'main.go'), 'package main\n');
+    await sgit(sb, ['init', '-q', '-b', 'main'], app);
+    await sgit(sb, ['add', '-A'], app);
+    await sgit(sb, ['commit', '-q', '-m', 'my app'], app);
+    server.createBare('app');
+    const url = server.repoUrl('app');
+    await sgit(sb, ['push', '-q', url, 'main'], app);
+
+    const r = await kb(sb, ['--data', sb.data, 'init', '--clone', url, '--json']);
+    expect(r.code).toBe(4);
+    expect(jsonError(r)).toMatchObject({ code: 'CONFLICT', data: { files: ['go.mod'] } });
+    expect(jsonError(r).message).toMatch(/is a code project \(it has go.mod\), not a notes repo: .*--force/);
+    expect(fs.existsSync(sb.data)).toBe(false);
+    expect(fs.readdirSync(path.dirname(sb.data)).filter((n) => n.includes('.clone-'))).toEqual([]);
+
+    const forced = await kbj(sb, ['init', '--clone', url, '--force']);
+    expect(forced).toMatchObject({ data_dir: sb.data, action: 'cloned' });
+    expect(fs.existsSync(path.join(sb.data, 'kb.json'))).toBe(true);
+    await expectCleanRepo(sb.data);
+  });
+
   it('run again after it finished (or was killed once it had), the same clone is reported existing, not refused', async () => {
     sb = makeSandbox();
     server.createBare('again');
