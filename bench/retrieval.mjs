@@ -64,7 +64,7 @@ async function runCorpus(c) {
     const firstSearchMs = now() - t;
     const searchSets = [['queries', c.queries.map((q) => ({ query: q.query, expect: q.expect, style: q.style }))]];
     if (c.answerable.some((f, i) => f.prompt !== c.queries[i]?.query)) searchSets.push(['prompts', c.answerable.map((f) => ({ query: f.prompt, expect: f.expect }))]);
-    for (const m of c.more ?? []) searchSets.push([m.name, m.rows.map((f) => ({ query: f.prompt, expect: f.expect, style: f.style }))]);
+    for (const m of c.more ?? []) if (m.rows[0]?.expect) searchSets.push([m.name, m.rows.map((f) => ({ query: f.prompt, expect: f.expect, style: f.style }))]);
     t = now();
     let searches = 0;
     const kbRows = {};
@@ -166,7 +166,6 @@ async function runCorpus(c) {
         return { hit: ids.some((id) => want.has(id)), pointers: ids.length, chars, shown: ids.map((id) => sourceOf.get(id)) };
       });
     const firingRows = answer(c.answerable);
-    const moreRows = (c.more ?? []).map((m) => answer(m.rows));
     const negative = (rows) =>
       rows.map((s) => {
         const { ids, chars } = runHook(s.prompt, sid());
@@ -174,6 +173,7 @@ async function runCorpus(c) {
       });
     const silentRows = negative(c.silent);
     const crossRows = negative(c.cross);
+    const moreRows = (c.more ?? []).map((m) => (m.rows[0]?.expect ? answer(m.rows) : negative(m.rows)));
     const hookMs = now() - t;
     const hookRuns = firingRows.length + silentRows.length + crossRows.length + moreRows.flat().length;
     const rate = (rows) => (rows.length ? rows.filter((r) => r.fired).length / rows.length : NaN);
@@ -201,8 +201,15 @@ async function runCorpus(c) {
         perFiring: perFiring(fires),
         charsPerFiring: fires.length ? fires.reduce((s, r) => s + r.chars, 0) / fires.length : 0,
         byStyle: byStyle(c.answerable, firingRows),
-        more: Object.fromEntries((c.more ?? []).map((m, k) => [m.name, { n: m.rows.length, hit: moreRows[k].filter((r) => r.hit).length / m.rows.length, perFiring: perFiring(moreRows[k]), byStyle: byStyle(m.rows, moreRows[k]) }])),
-        byWhy: Object.fromEntries([...new Set([...silentRows, ...crossRows].map((s) => s.why))].map((w) => [w, [[...silentRows, ...crossRows].filter((r) => r.fired && r.why === w).length, [...silentRows, ...crossRows].filter((s) => s.why === w).length]])),
+        more: Object.fromEntries(
+          (c.more ?? []).map((m, k) => [
+            m.name,
+            m.rows[0]?.expect
+              ? { n: m.rows.length, hit: moreRows[k].filter((r) => r.hit).length / m.rows.length, perFiring: perFiring(moreRows[k]), byStyle: byStyle(m.rows, moreRows[k]) }
+              : { n: m.rows.length, falseFire: rate(moreRows[k]), perFiring: perFiring(moreRows[k]), byWhy: byWhyOf(moreRows[k]) },
+          ]),
+        ),
+        byWhy: byWhyOf([...silentRows, ...crossRows]),
       },
       headToHead: {
         bm25FirstKbMissed: kbRows.queries.filter((r, i) => bmRows.queries[i].rank === 1 && r.rank === 0).length,
@@ -210,7 +217,7 @@ async function runCorpus(c) {
       },
       timing: { importMs, firstSearchMs, searchMs, perSearchMs: searchMs / searches, bmBuildMs, bmQueryMs, hookIndexMs, hookMs, perHookMs: hookMs / hookRuns, totalMs: 0 },
       rows: Object.fromEntries(searchSets.map(([name, qs]) => [name, qs.map((q, i) => ({ query: q.query, style: q.style, expect: q.expect, kb: kbRows[name][i], bm25: bmRows[name][i] }))])),
-      hookRows: [...c.answerable.map((f, i) => ({ prompt: f.prompt, expect: f.expect, ...firingRows[i] })), ...(c.more ?? []).flatMap((m, k) => m.rows.map((f, i) => ({ set: m.name, prompt: f.prompt, expect: f.expect, ...moreRows[k][i] }))), ...c.silent.map((s, i) => ({ prompt: s.prompt, ...silentRows[i] })), ...c.cross.map((s, i) => ({ prompt: s.prompt, ...crossRows[i] }))],
+      hookRows: [...c.answerable.map((f, i) => ({ prompt: f.prompt, expect: f.expect, ...firingRows[i] })), ...(c.more ?? []).flatMap((m, k) => m.rows.map((f, i) => ({ set: m.name, prompt: f.prompt, ...(f.expect ? { expect: f.expect } : {}), ...moreRows[k][i] }))), ...c.silent.map((s, i) => ({ prompt: s.prompt, ...silentRows[i] })), ...c.cross.map((s, i) => ({ prompt: s.prompt, ...crossRows[i] }))],
     };
     result.timing.totalMs = now() - t0;
     return result;
@@ -227,6 +234,8 @@ const byStyle = (asked, rows) =>
       return [st, { n: mine.length, hit: mine.filter((r) => r.hit).length / mine.length }];
     }),
   );
+/** Per kind of negative (`why`): [prompts that got a pointer, prompts]. */
+const byWhyOf = (rows) => Object.fromEntries([...new Set(rows.map((s) => s.why))].map((w) => [w, [rows.filter((r) => r.fired && r.why === w).length, rows.filter((s) => s.why === w).length]]));
 /** Pointers per prompt that got any. */
 function perFiring(rows) {
   const fired = rows.filter((r) => r.pointers > 0);
@@ -279,6 +288,10 @@ function table(r) {
   const styles = Object.entries(h.byStyle);
   if (styles.length) notes.push(`Hook hit rate by query style: ${styles.map(([st, v]) => `${st} ${pct(v.hit)} of ${v.n}`).join(', ')}.`);
   for (const [name, m] of Object.entries(h.more ?? {})) {
+    if (m.falseFire !== undefined) {
+      notes.push(`False fires on the ${m.n} ${name} prompts (reported apart, not in the table's figure): ${pct(m.falseFire)} (${Object.entries(m.byWhy).map(([w, [f, n]]) => `${w} ${f}/${n}`).join(', ')}).`);
+      continue;
+    }
     const st = Object.entries(m.byStyle);
     notes.push(`Hook hit rate on the ${m.n} ${name} prompts (reported apart, not in the table's figure): ${pct(m.hit)}${st.length ? ` (${st.map(([k, v]) => `${k} ${pct(v.hit)} of ${v.n}`).join(', ')})` : ''}, ${m.perFiring.toFixed(2)} pointers per firing.`);
   }

@@ -30,7 +30,7 @@ for (const c of corpora(keys, { tuning: true })) {
   const repo = cachedCorpusRepo(c);
   const sets = [['queries', c.queries]];
   if (c.answerable.some((f, i) => f.prompt !== c.queries[i]?.query)) sets.push(['prompts', c.answerable.map((f) => ({ query: f.prompt, expect: f.expect }))]);
-  for (const m of c.more ?? []) sets.push([m.name, m.rows.map((f) => ({ query: f.prompt, expect: f.expect }))]);
+  for (const m of c.more ?? []) if (m.rows[0]?.expect) sets.push([m.name, m.rows.map((f) => ({ query: f.prompt, expect: f.expect }))]);
   const notes = readNotes(c.dir);
   const bm = bm25Index(notes);
   const fts = ftsIndex(notes);

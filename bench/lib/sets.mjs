@@ -8,8 +8,8 @@
 //                (the first sets), near-miss or on-domain (everyday coding prompts on subjects the notes lack)
 //   cross        other corpora's answerable prompts, kept where reading the best candidates showed that no note of
 //                this corpus answers them ({prompt, why: 'cross:<from>'})
-//   more         further answerable sets reported beside the first, not mixed into its figures
-//                ([{name, rows: [{prompt, expect, style}]}])
+//   more         further sets reported beside the first ones, not mixed into their figures: answerable
+//                ([{name, rows: [{prompt, expect, style}]}]) or, with no `expect`, silent ([{name, rows: [{prompt, why}]}])
 // `tuning: true` marks the one corpus the hook's bars are chosen on; corpus3 is for testing only; corpus4 (long pages
 // with headings) is a development corpus.
 import { spawnSync } from 'node:child_process';
@@ -82,7 +82,9 @@ export const CORPORA = {
       answerable: hook.firing.map((f) => ({ prompt: f.prompt, expect: list(f.expect) })),
       silent: [...hook.silent.map((s) => ({ prompt: s.prompt, why: s.why })), ...onDomain('til-silent-ondomain.json')],
       cross: crossFor('til', withTest),
-      sets: '`search-queries.json` (search), `hook-prompts.json` (answerable, and silent: mechanical, short, off-topic), `til-silent-ondomain.json` (silent: near-miss, on-domain)',
+      // Negatives written after the bars were final (README).
+      more: [{ name: 'fresh silent', rows: onDomain('til-silent-fresh.json') }],
+      sets: '`search-queries.json` (search), `hook-prompts.json` (answerable, and silent: mechanical, short, off-topic), `til-silent-ondomain.json` (silent: near-miss, on-domain), `til-silent-fresh.json` (silent, written after the bars were final, reported apart)',
     };
   },
   tldr: (withTest) => {
@@ -135,7 +137,7 @@ export function importCorpus(c, dir, env) {
   const imported = JSON.parse(r.stdout);
   const idOf = new Map(imported.entries.map((e) => [e.source, e.id]));
   const sourceOf = new Map(imported.entries.map((e) => [e.id, e.source]));
-  for (const q of [...c.queries, ...c.answerable, ...(c.more ?? []).flatMap((m) => m.rows)]) for (const p of q.expect) if (!idOf.has(p)) throw new Error(`${c.name}: expected note not imported: ${p}`);
+  for (const q of [...c.queries, ...c.answerable, ...(c.more ?? []).flatMap((m) => m.rows.filter((r) => r.expect))]) for (const p of q.expect) if (!idOf.has(p)) throw new Error(`${c.name}: expected note not imported: ${p}`);
   return { imported, idOf, sourceOf };
 }
 
