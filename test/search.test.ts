@@ -121,6 +121,16 @@ describe('searchStore', () => {
     expect(both[0]!.score).toBeGreaterThan(1);
   });
 
+  it('lists an exact tie of the same age by title, then path, whatever order the files were indexed in', async () => {
+    // The ids run against the titles, so neither id nor file order gives the title order.
+    put('entries/kb-0009-b.md', { id: 'kb-0009', title: 'Wombat beta', type: 'factual_reference', updated: '2025-01-01' }, 'Numbat.');
+    put('entries/kb-000a-a.md', { id: 'kb-000a', title: 'Wombat alpha', type: 'factual_reference', updated: '2025-01-01' }, 'Numbat.');
+    put('entries/kb-000b-c.md', { id: 'kb-000b', title: 'Wombat alpha', type: 'factual_reference', updated: '2025-01-01' }, 'Numbat.');
+    const r = (await search(['numbat'])).hits;
+    expect(new Set(r.map((h) => h.score)).size).toBe(1);
+    expect(ids(r)).toEqual(['kb-000a', 'kb-000b', 'kb-0009']);
+  });
+
   it('breaks ties by recency', async () => {
     put('entries/kb-0007-g.md', { id: 'kb-0007', title: 'Quokka facts', type: 'factual_reference', updated: '2025-01-01' }, 'Quokka.');
     put('entries/kb-0008-h.md', { id: 'kb-0008', title: 'Quokka facts', type: 'factual_reference', updated: '2020-01-01' }, 'Quokka.');

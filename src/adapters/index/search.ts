@@ -220,7 +220,10 @@ export function searchCounted(store: SearchStore, options: SearchOptions): { hit
     best.splice(at, 0, s);
     if (best.length > limit) best.pop();
   }
-  ranked.sort((a, b) => b.score - a.score || (recency(a.e) < recency(b.e) ? 1 : recency(a.e) > recency(b.e) ? -1 : 0));
+  // Equal scores: the newer first, then by title and path, so that an exact tie (two pages alike in length and in
+  // the words matched) reads the same on every clone and after every rebuild, whatever order the index holds them in.
+  const order = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
+  ranked.sort((a, b) => b.score - a.score || order(recency(b.e), recency(a.e)) || order(a.e.title, b.e.title) || order(a.p, b.p));
   const hits: SearchHit[] = ranked.slice(0, limit).map(({ p, score, e }) => ({ id: e.id, title: e.title, type: e.type, tags: e.tags, path: p, score: round(score), snippet: '' }));
   if (options.links !== false && hits.length > 0) {
     const seen = new Set(hits.map((h) => h.id));
