@@ -109,8 +109,3 @@ export function keywordWeights(term: string, n: number, df: number): { rank: num
   const r = rarity(n, df);
   return { rank: Math.sqrt(r), cover: Math.sqrt(r * specificity(term)) };
 }
-
-/** A match of weighted term frequency x, saturated: x / (x + k1), from 0 towards 1. */
-export function saturate(x: number, k1: number): number {
-  return x / (x + k1);
-}

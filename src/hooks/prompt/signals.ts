@@ -8,7 +8,7 @@
 import type { HookInput } from '../protocol.js';
 import { decayOf, lookupTerms, postingsHave, readDoc, readParts, type IndexReader } from '../../adapters/index/prompt/format.js';
 import type { PromptActivity } from '../../core/text/prompt-text.js';
-import { KEYWORD_PARAMS, keywordWeights, saturate, type KeywordParams } from '../../core/text/relevance.js';
+import { KEYWORD_PARAMS, keywordWeights, type KeywordParams } from '../../core/text/relevance.js';
 import { freshestDecay, relativeDecay } from '../../core/decay.js';
 
 export { KEYWORD_PARAMS, type KeywordParams };
@@ -134,19 +134,33 @@ export function rankKeywords(reader: IndexReader, keywords: string[], params: Ke
         seen[doc] = 1;
         touched[nTouched++] = doc;
       }
-      evidence[doc]! += rank * saturate(tf[2 * i + 1]!, k1);
+      // The match saturated (KeywordParams.k1), written out here: a call per posting costs more than the division
+      // while the loop is interpreted.
+      const x = tf[2 * i + 1]!;
+      evidence[doc]! += rank * (x / (x + k1));
     }
   }
   const before = (a: number, b: number): number => evidence[b]! - evidence[a]! || a - b;
-  // The best `top`, kept sorted by insertion (top is small; the touched entries can be thousands).
+  // The best `top`, kept sorted by insertion (top is small; the touched entries can be thousands). Once it is full,
+  // an entry below the last one's evidence (or equal to it, with a higher document number) is passed over without
+  // a call.
   const best: number[] = [];
+  let last = -1;
+  let floor = 0;
   for (let t = 0; t < nTouched; t++) {
     const d = touched[t]!;
-    if (best.length === top && before(d, best[top - 1]!) >= 0) continue;
+    if (last >= 0) {
+      const e = evidence[d]!;
+      if (e < floor || (e === floor && d > last)) continue;
+    }
     let i = best.length === top ? top - 1 : best.length;
     while (i > 0 && before(d, best[i - 1]!) < 0) i--;
     best.splice(i, 0, d);
     if (best.length > top) best.pop();
+    if (best.length === top) {
+      last = best[top - 1]!;
+      floor = evidence[last]!;
+    }
   }
   // NOTE: each document is read once here (its id, title, keyword count and decay stamp); the signal and the
   // debug log use it.
