@@ -120,23 +120,24 @@ await build({
 });
 // NOTE: esbuild's CommonJS interop (__toESM) gives each default import of a Node module a fresh object with a
 // getter per property (about 160 KB for fs, path, os and url, and a young-generation collection a prompt); the
-// hook imports nothing but Node's modules (test/architecture.test.ts), so an object that inherits from the
-// module and adds `default` does the same job. The helper's minified shape is fixed by the pinned esbuild; a new
-// shape fails the build here rather than passing unnoticed.
-{
-  const file = `${tmp}/hook.cjs`;
+// hook and the code cache import nothing but Node's modules (test/architecture.test.ts), so an object that
+// inherits from the module and adds `default` does the same job. The helper's minified shape is fixed by the
+// pinned esbuild; a new shape fails the build here rather than passing unnoticed.
+function plainInterop(file) {
   const text = fs.readFileSync(file, 'utf8');
   const helper = /=\((\w+),(\w+),(\w+)\)=>\(\3=\1!=null\?[\w$]+\([\w$]+\(\1\)\):\{\},[\w$]+\(\2\|\|!\1\|\|!\1\.__esModule\?([\w$]+)\(\3,"default",\{value:\1,enumerable:!0\}\):\3,\1\)\)/g;
   const found = text.match(helper) ?? [];
   if (process.env.GIT_KB_BUILD_MINIFY !== '0' && found.length !== 1) {
-    console.error(`build.mjs: expected esbuild's __toESM helper once in hook.cjs, found it ${found.length} times`);
+    console.error(`build.mjs: expected esbuild's __toESM helper once in ${path.basename(file)}, found it ${found.length} times`);
     process.exit(1);
   }
   fs.writeFileSync(file, text.replace(helper, '=($1,$2,$3)=>($3=Object.create($1),$4($3,"default",{value:$1,enumerable:!0}),$3)'));
 }
+plainInterop(`${tmp}/hook.cjs`);
 // The code cache (src/adapters/system/code-cache.ts) as one CommonJS file of its own: bin/git-kb and
 // bin/git-kb-hook install it before they require the CLI or the hook, so every file they load is in its reach.
 await build({ ...common, format: 'cjs', outExtension: { '.js': '.cjs' }, entryPoints: { 'code-cache': 'src/adapters/system/code-cache.ts' }, outdir: tmp, splitting: false });
+plainInterop(`${tmp}/code-cache.cjs`);
 /** The chunks a build wrote itself, from its dist/chunks/.gitignore (undefined when there is none). */
 function ownChunks(dir) {
   try {

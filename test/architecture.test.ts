@@ -310,7 +310,7 @@ describe('the layering of src/', () => {
     for (const h of handlers) expect(hookViolations(real, h), h).toEqual([]);
   });
 
-  it('the built hook bundle is CommonJS and loads only Node modules and its on-demand handlers', () => {
+  it('the built hook bundle is CommonJS and loads only Node modules and its on-demand handlers, and the code cache only Node modules', () => {
     const file = path.join(ROOT, 'dist', 'hook.cjs');
     expect(fs.existsSync(file), 'dist/hook.cjs is built by npm run bundle').toBe(true);
     const text = fs.readFileSync(file, 'utf8');
@@ -326,6 +326,12 @@ describe('the layering of src/', () => {
     expect(specs.length).toBeGreaterThan(0);
     for (const s of specs) expect(/^node:[a-z_/]+$/.test(s) || /^\.\/hooks\/[a-z-]+\.js$/.test(s), s).toBe(true);
     expect(text).not.toMatch(/isomorphic-git|MiniSearch|commander/);
+    // The code cache both commands install first loads Node's modules alone too (build.mjs gives both files the
+    // plain interop that holds only for those).
+    const cache = fs.readFileSync(path.join(ROOT, 'dist', 'code-cache.cjs'), 'utf8');
+    const cacheSpecs = [...cache.matchAll(/\brequire\s*\(\s*["']([^"']+)["']/g)].map((m) => m[1]!);
+    expect(cacheSpecs.length).toBeGreaterThan(0);
+    for (const s of cacheSpecs) expect(s, s).toMatch(/^node:[a-z_/]+$/);
   });
 
   it('the built CLI is CommonJS from bin/ to its last chunk: no command starts the ES module loader', () => {
