@@ -69,14 +69,23 @@ export const PROMPT_TERMS: TermProfile = { stop: PROMPT_STOP_WORDS, numbers: fal
 
 /** Scripts written without spaces between words (Chinese, Japanese; Korean's words carry their particles). */
 const CJK_CLASS = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u30fc';
-const CJK = new RegExp(`[${CJK_CLASS}]`, 'u');
-const CJK_EVERY = new RegExp(`[${CJK_CLASS}]`, 'gu');
-/** A token's runs of CJK characters and of other letters, in order. */
-const CJK_RUNS = new RegExp(`[${CJK_CLASS}]+|[^${CJK_CLASS}]+`, 'gu');
+let cjkPatterns: { one: RegExp; every: RegExp; runs: RegExp } | undefined;
+/**
+ * The CJK patterns: one character, every character, and a token's runs of CJK characters and of other letters in
+ * order. NOTE: compiled on first use: only a text with non-ASCII characters needs them, and building their Unicode
+ * classes costs most of a millisecond in a process that starts for one prompt.
+ */
+function cjk(): { one: RegExp; every: RegExp; runs: RegExp } {
+  return (cjkPatterns ??= {
+    one: new RegExp(`[${CJK_CLASS}]`, 'u'),
+    every: new RegExp(`[${CJK_CLASS}]`, 'gu'),
+    runs: new RegExp(`[${CJK_CLASS}]+|[^${CJK_CLASS}]+`, 'gu'),
+  });
+}
 
 /** How many CJK characters a text holds (each says about as much as a short word of a Latin script). */
 export function cjkChars(text: string): number {
-  return /^[\x00-\x7f]*$/.test(text) ? 0 : (text.match(CJK_EVERY)?.length ?? 0);
+  return /^[\x00-\x7f]*$/.test(text) ? 0 : (text.match(cjk().every)?.length ?? 0);
 }
 
 /**
@@ -87,8 +96,9 @@ export function cjkChars(text: string): number {
  */
 function cjkTokens(word: string): string[] {
   const out: string[] = [];
-  for (const run of word.match(CJK_RUNS) ?? []) {
-    if (!CJK.test(run)) {
+  const { one, runs } = cjk();
+  for (const run of word.match(runs) ?? []) {
+    if (!one.test(run)) {
       out.push(run);
       continue;
     }
@@ -110,7 +120,7 @@ export function tokenize(text: string, numbers = true): string[] {
   // millisecond, which the prompt path counts.
   const ascii = /^[\x00-\x7f]*$/.test(lower);
   let words: string[] = (ascii ? lower.match(/[a-z0-9]+/g) : foldLatin(lower).match(/[\p{L}\p{N}\p{M}]+/gu)) ?? [];
-  if (!ascii && CJK.test(lower)) words = words.flatMap(cjkTokens);
+  if (!ascii && cjk().one.test(lower)) words = words.flatMap(cjkTokens);
   // NOTE: an ordinal ("9th", "2nd") and a number's plural ("404s", "1990s") are numbers too: in a prompt, a date
   // or a count, not its subject.
   const dropped = (w: string): boolean => w.length > MAX_TOKEN_CHARS || (!numbers && /^\d+(?:st|nd|rd|th|s)?$/.test(w));
