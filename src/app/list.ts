@@ -5,6 +5,7 @@
 import { currentSummary, type SummaryRow } from '../adapters/index/summary.js';
 import { KbError } from '../core/errors.js';
 import { TYPES } from '../core/format/schema.js';
+import { writtenTag } from '../core/format/tags.js';
 import { isoAtLeast, parseSince } from '../core/format/since.js';
 import { forbiddenHostKeys, unreadableShown } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
@@ -31,13 +32,14 @@ export interface ListResult {
 export async function listEntries(options: ListOptions): Promise<ListResult> {
   if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw unknownChoice('type', options.type, TYPES);
   const since = options.since ? parseSince(options.since) : undefined;
+  const tag = options.tag === undefined ? undefined : writtenTag(options.tag);
   const { dir } = repoForRead(options);
   const summary = await currentSummary(dir);
   const hidden = await forbiddenHostKeys(dir);
   const keep = (e: SummaryRow): boolean =>
     !(e.host && hidden.has(e.host)) &&
     (!options.type || e.type === options.type) &&
-    (!options.tag || e.tags.some((t) => t.toLowerCase() === options.tag!.toLowerCase())) &&
+    (!tag || e.tags.some((t) => t.toLowerCase() === tag)) &&
     (!options.host || e.host === options.host) &&
     (!since || isoAtLeast(e.updated ?? e.created, since));
   const out: ListItem[] = [];

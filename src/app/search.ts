@@ -4,6 +4,7 @@
  */
 import { KbError } from '../core/errors.js';
 import { TYPES } from '../core/format/schema.js';
+import { writtenTag } from '../core/format/tags.js';
 import { parseSince } from '../core/format/since.js';
 import { searchCounted, type SearchHit } from '../adapters/index/search.js';
 import { openSearchStore, type BuildProgress } from '../adapters/index/search-store.js';
@@ -52,11 +53,12 @@ export async function searchEntries(options: SearchCommandOptions): Promise<Sear
   if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw unknownChoice('type', options.type, TYPES);
   if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 1)) throw new KbError('USAGE', '--limit must be a positive integer');
   const since = options.since ? parseSince(options.since) : undefined;
+  const tag = options.tag === undefined ? undefined : writtenTag(options.tag);
   const { dir } = repoForRead(options);
   const progress = options.onProgress ? { onProgress: options.onProgress } : {};
   const decay = readDecaySettings(dir);
   const hideHosts = await forbiddenHostKeys(dir);
-  const o = { ...options, since, queries, hideHosts, decay, now: (options.now ?? new Date()).getTime() };
+  const o = { ...options, tag, since, queries, hideHosts, decay, now: (options.now ?? new Date()).getTime() };
   let store = await openSearchStore(dir, { queries, ...progress });
   let found: { hits: SearchHit[]; total: number };
   try {
@@ -73,7 +75,7 @@ export async function searchEntries(options: SearchCommandOptions): Promise<Sear
   // results says which turn matched; other sessions follow the entries.
   let sessions: TurnHit[] = [];
   if (options.turns !== false && !options.host && (!options.type || options.type === 'session_summary')) {
-    const found = searchTurns(dir, { queries, limit: TURN_HITS + results.length, toolOutput: options.toolOutput, since, tag: options.tag });
+    const found = searchTurns(dir, { queries, limit: TURN_HITS + results.length, toolOutput: options.toolOutput, since, tag });
     const byId = new Map(results.map((r) => [r.id, r]));
     for (const t of found) {
       const hit = byId.get(t.id);

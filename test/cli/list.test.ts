@@ -13,7 +13,7 @@ beforeAll(async () => {
   await initRepo(sb);
   writeFile(sb, 'entries/kb-0001-oldest.md', entryText({ id: 'kb-0001', title: 'Oldest', type: 'decision', tags: ['a'], created: '2021-01-01', updated: '2021-01-01' }));
   writeFile(sb, 'entries/kb-0002-edited-late.md', entryText({ id: 'kb-0002', title: 'Created early, edited late', type: 'lesson_learned', tags: ['a', 'B'], created: '2020-01-01', updated: '2024-06-01T10:00:00Z' }));
-  writeFile(sb, 'entries/kb-0003-created-only.md', entryText({ id: 'kb-0003', title: 'Only a created date', type: 'decision', created: '2023-05-05' }));
+  writeFile(sb, 'entries/kb-0003-created-only.md', entryText({ id: 'kb-0003', title: 'Only a created date', type: 'decision', tags: ['big-data'], created: '2023-05-05' }));
   writeFile(sb, 'hosts/db-1/kb-0004-host-fact.md', entryText({ id: 'kb-0004', title: 'Host fact', type: 'host_fact', host: 'db-1', created: '2022-02-02', updated: '2022-02-02' }));
   writeFile(sb, 'entries/kb-0005-middle.md', entryText({ id: 'kb-0005', title: 'Middle', type: 'bookmark', url: 'https://example.com', created: '2022-08-08', updated: '2023-01-01' }));
   await commitAll(sb, 'entries with known dates');
@@ -49,6 +49,14 @@ describe('list', () => {
     expect(await listIds(['--limit', '2'])).toEqual(['kb-0002', 'kb-0003']);
     expect(await listIds(['--type', 'host_fact', '--since', '2023-01-01'])).toEqual([]);
     expect((await kbd(sb, ['list', '--tag', 'nothing'])).stdout.trim()).toBe('no entries');
+  });
+
+  it('reads a --tag filter as add writes a tag: "Big Data" and "#big-data" find big-data, in list and search', async () => {
+    expect(await listIds(['--tag', 'Big Data'])).toEqual(['kb-0003']);
+    expect(await listIds(['--tag', '#big-data'])).toEqual(['kb-0003']);
+    const found = await kbj(sb, ['search', 'created date', '--tag', 'Big Data']);
+    expect(found.results.map((h: { id: string }) => h.id)).toEqual(['kb-0003']);
+    expect((await kbj(sb, ['search', 'created date', '--tag', 'big data stuff'])).results).toEqual([]);
   });
 
   it('refuses an unknown type or a date that is not one (exit 2)', async () => {

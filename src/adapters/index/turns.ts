@@ -16,6 +16,7 @@ import path from 'node:path';
 import MiniSearch, { type SearchResult } from 'minisearch';
 import { pieceText, turnPieces, TURN_LOG_VERSION, type PieceKind, type SessionLog } from '../../core/sessions/turns.js';
 import { isoAtLeast } from '../../core/format/since.js';
+import { projectTag } from '../../core/sessions/summary.js';
 import { writeFileAtomic } from '../store/fsutil.js';
 import { stateDir } from '../store/layout.js';
 import { sessionFileBase } from '../store/session-state.js';
@@ -286,7 +287,7 @@ export interface TurnSearchOptions {
   toolOutput?: boolean;
   /** Sessions ended since (ISO). */
   since?: string;
-  /** Only sessions of this project (the tag a summary gets). */
+  /** Only sessions of this project: the tag its summaries get (projectTag), in written form. */
   tag?: string;
   /** Session ids to leave out (the running session). */
   exclude?: Set<string>;
@@ -324,7 +325,7 @@ export function searchTurns(dir: string, options: TurnSearchOptions): TurnHit[] 
     const log = readLogFile(path.join(turnsDir(dir), file));
     if (!log || options.exclude?.has(log.sessionId)) continue;
     if (options.since && !isoAtLeast(log.ended ?? log.started, options.since)) continue;
-    if (options.tag && (log.project ?? '').toLowerCase() !== options.tag.toLowerCase()) continue;
+    if (options.tag && projectTag(log.project) !== options.tag) continue;
     const piece = bestPiece(log, terms, m.inText);
     if (!piece) continue;
     const hit: TurnHit = {

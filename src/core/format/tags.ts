@@ -16,9 +16,17 @@ function invalidWhy(tag: string): string | undefined {
   return undefined;
 }
 
-/** A typed tag in its written form (lower case, spaces as `-`, no leading `#`), or a reason it cannot be one. */
+/**
+ * A typed tag in written form, unchecked: lower case, spaces as `-`, no leading `#`. A `--tag` filter is read so
+ * ("Big Data" finds the entries add stored with big-data); one that is no valid tag simply matches nothing.
+ */
+export function writtenTag(raw: string): string {
+  return raw.trim().replace(/^#+/, '').toLowerCase().replace(/\s+/g, '-');
+}
+
+/** A typed tag in its written form (writtenTag), or a reason it cannot be one. */
 export function normalizeTag(raw: string): { tag: string } | { why: string } {
-  const tag = raw.trim().replace(/^#+/, '').toLowerCase().replace(/\s+/g, '-');
+  const tag = writtenTag(raw);
   const why = invalidWhy(tag);
   return why ? { why } : { tag };
 }

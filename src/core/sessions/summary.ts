@@ -249,9 +249,10 @@ export function projectName(cwd: string | undefined): string | undefined {
   return base || undefined;
 }
 
-function tagOf(name: string | undefined): string[] {
+/** The tag a session summary of a project gets (none without a project): its name, lower case, other characters as `-`. */
+export function projectTag(name: string | undefined): string | undefined {
   const t = (name ?? '').toLowerCase().replace(/[^a-z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '');
-  return t ? [t] : [];
+  return t || undefined;
 }
 
 /**
@@ -270,6 +271,7 @@ export function summarizeSession(facts: TranscriptFacts, options: SummaryOptions
   const { scrub, count } = makeScrubber(secrets.values);
   const cwd = facts.cwd ? scrub(facts.cwd) : undefined;
   const project = projectName(cwd);
+  const tag = projectTag(project);
 
   const title = sessionTitle(facts, sessionId, project, scrub);
 
@@ -277,7 +279,7 @@ export function summarizeSession(facts: TranscriptFacts, options: SummaryOptions
   const fields: Record<string, unknown> = {
     title,
     type: 'session_summary',
-    tags: tagOf(project),
+    tags: tag ? [tag] : [],
     session_id: sessionId,
     project,
     cwd,
