@@ -1,10 +1,13 @@
 /**
  * Contract: `get` returns entry files verbatim, by id, without parsing the repo or listing its folders (the id map); `links` adds each entry's 1-hop
- * neighbours (both directions) from the catalog. Every unknown id is reported, none silently skipped.
+ * neighbours (both directions) from the catalog. Every unknown id is reported, none silently skipped. A file that
+ * does not read as an entry (list and search skip it) is returned as it is, with why (spec/cli.md, "Entries that
+ * do not read").
  */
 import { KbError } from '../core/errors.js';
 import { hostOfPath } from '../core/format/schema.js';
 import { readEntryText } from '../adapters/store/layout.js';
+import { plainYaml } from '../core/format/plain-yaml.js';
 import { locateEntryFile, type Locator } from './find.js';
 import { forbiddenHostKeys } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
@@ -18,6 +21,8 @@ export interface GotEntry {
   id: string;
   path: string;
   text: string;
+  /** Why the file does not read as an entry (`file:line: reason`), when it does not. */
+  unreadable?: string;
   links?: { id: string; title: string; rel: string; direction: 'out' | 'in' }[];
 }
 
@@ -34,7 +39,9 @@ export async function getEntries(options: GetOptions): Promise<GotEntry[]> {
       const f = locateEntryFile(loc, id);
       const host = hostOfPath(f.path);
       if (host && hidden.has(host)) throw new KbError('FORBIDDEN_HOST', `${id} is a fact about the forbidden host "${host}": never loaded`, { id, host });
-      out.push({ id, path: f.path, text: readEntryText(dir, f.path) });
+      const text = readEntryText(dir, f.path);
+      const why = await unreadableWhy(text, f.path);
+      out.push({ id, path: f.path, text, ...(why ? { unreadable: why } : {}) });
     } catch (err) {
       if (err instanceof KbError && err.code === 'NOT_FOUND') missing.push(id);
       else throw err;
@@ -52,4 +59,20 @@ export async function getEntries(options: GetOptions): Promise<GotEntry[]> {
     }
   }
   return out;
+}
+
+/**
+ * Why an entry file's text does not read as an entry (no front matter, malformed YAML, no id: what list and search
+ * skip), as `file:line: reason`, or undefined when it reads. NOTE: front matter the plain reader takes, with an id,
+ * is the common case and needs no YAML library; only another file loads the parser to say why.
+ */
+async function unreadableWhy(text: string, file: string): Promise<string | undefined> {
+  const fm = /^---\n([\s\S]*?\n)---(?:\n|$)/.exec(text);
+  const plain = fm ? plainYaml(fm[1]!) : undefined;
+  if (plain && typeof plain.id === 'string' && plain.id !== '') return undefined;
+  const { parseEntry } = await import('../core/format/entry.js');
+  const { entry, problems } = parseEntry(text, file);
+  if (entry) return undefined;
+  const p = problems[0];
+  return p ? `${p.file}:${p.line}: ${p.message}` : `${file}: does not read as an entry`;
 }

@@ -76,4 +76,22 @@ describe('get', () => {
     expect(jsonError(j)).toMatchObject({ code: 'NOT_FOUND' });
     expect(jsonError(j).message).toContain('kb-nothere');
   });
+
+  it('prints a file that does not read as an entry as it is, and says why (stderr; "unreadable" with --json)', async () => {
+    const rel = 'entries/kb-brokenyaml1-bad.md';
+    const text = '---\nid: kb-brokenyaml1\ntitle: [unclosed\n---\nA body.\n';
+    fs.writeFileSync(path.join(sb.data, rel), text);
+    try {
+      const r = await kbd(sb, ['get', 'kb-brokenyaml1']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(text);
+      expect(r.stderr).toMatch(/^git-kb: warning: entries\/kb-brokenyaml1-bad\.md:3: malformed YAML front matter: .*list and search skip it/);
+      const j = await kbj(sb, ['get', 'kb-brokenyaml1']);
+      expect(j.entries[0]).toMatchObject({ id: 'kb-brokenyaml1', path: rel, text, unreadable: expect.stringMatching(/^entries\/kb-brokenyaml1-bad\.md:3: malformed YAML/) });
+      // An entry that reads says nothing.
+      expect((await kbd(sb, ['get', hub.id])).stderr).toBe('');
+    } finally {
+      fs.rmSync(path.join(sb.data, rel));
+    }
+  });
 });

@@ -13,6 +13,7 @@ export function register(ctx: Cli): void {
     .action(async (ids: string[], o: { links?: boolean }, cmd: Command) => {
       const { getEntries } = await import('../../app/get.js');
       const r = await getEntries({ ...repoOptions(ctx, cmd), ids: ids.map(idArgument), links: o.links });
-      ctx.reply({ json: { entries: r }, text: () => render.get(r) });
+      const unreadable = r.filter((e) => e.unreadable).map((e) => `${e.unreadable}; it is shown as it is, and list and search skip it ("git-kb lint" lists every problem)`);
+      ctx.reply({ json: { entries: r }, text: () => render.get(r), ...(unreadable.length ? { warnings: unreadable } : {}) });
     });
 }
