@@ -6,7 +6,7 @@ import { type Cli, collect, readFileArg, readStdinIfPiped, repoOptions } from '.
 /** Registers the verb on the program. */
 export function register(ctx: Cli): void {
   const { group } = ctx;
-  const host = group('host', 'per-host facts: register, add, load, detect, list, status (man git-kb)');
+  const host = group('host', 'per-host facts: register, add, load, detect, list, status, forbid (man git-kb)');
   host('register', 'add a host to hosts.yaml, or add markers and aliases to one, and commit')
     .argument('<key>', 'the host key (lowercase letters, digits, _ and -)')
     .option('--marker <m>', 'a name, IP or /regex/ that identifies the host in text (repeatable)', collect)

@@ -33,7 +33,7 @@ export function status(r: StatusResult): string {
     `problems: ${r.problems}${r.problems ? ' (run git-kb lint)' : ''}`,
     `head: ${r.head ?? '(no commits)'}`,
     `remote: ${r.remote ?? '(none)'}${r.sync.auto_sync ? ' (auto-sync on)' : ''}`,
-    ...(r.remote && r.sync.ahead !== undefined ? [`sync: ${r.sync.ahead} commit(s) to push, ${r.sync.behind ?? 0} to pull, as last seen`] : r.remote ? ['sync: never synced'] : []),
+    ...(r.remote && r.sync.ahead !== undefined ? [`sync: ${plural(r.sync.ahead, 'commit')} to push, ${r.sync.behind ?? 0} to pull, as last seen`] : r.remote ? ['sync: never synced'] : []),
     ...(r.sync.unresolved ? [`conflicts: ${r.sync.unresolved} unresolved (git-kb lint lists them; git-kb resolve settles them)`] : []),
   ].join('\n');
 }

@@ -10,7 +10,7 @@ import type { CatchUpResult, RecordResult, SessionItem, ShowResult } from '../..
 /** `session list`: one summary per line, most recent first. */
 export function list(items: SessionItem[]): string {
   if (items.length === 0) return 'no session summaries';
-  return items.map((s) => `${paint('yellow', s.id)}  ${paint('dim', localTime(s.ended))}  ${s.project ?? '-'}  ${s.branch ?? '-'}  ${s.turns ?? '?'} prompts  ${s.title}`).join('\n');
+  return items.map((s) => `${paint('yellow', s.id)}  ${paint('dim', localTime(s.ended))}  ${s.project ?? '-'}  ${s.branch ?? '-'}  ${s.turns === undefined ? '? prompts' : plural(s.turns, 'prompt')}  ${s.title}`).join('\n');
 }
 
 /** `session show`: the summary entry verbatim, or the turns, one turn, or the lines found. */

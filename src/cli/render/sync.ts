@@ -4,6 +4,7 @@
  */
 import type { ResolveResult } from '../../app/resolve.js';
 import type { SyncResult } from '../../app/sync.js';
+import { plural } from './plural.js';
 
 /** `sync`: what moved each way, notes, and every conflict left to settle. */
 export function sync(r: SyncResult): string {
@@ -19,9 +20,9 @@ export function sync(r: SyncResult): string {
     if (r.pushed) lines.push(`  pushed: ${short(r.head_after)} to ${r.remote}/${r.branch}`);
   }
   for (const n of r.notes) lines.push(`  note: ${n}`);
-  if (r.conflicts.length) lines.push(`  ${r.conflicts.length} new conflict(s): both versions kept`);
+  if (r.conflicts.length) lines.push(`  ${plural(r.conflicts.length, 'new conflict')}: both versions kept`);
   if (r.unresolved.length) {
-    lines.push(`${r.unresolved.length} unresolved conflict(s):`);
+    lines.push(`${plural(r.unresolved.length, 'unresolved conflict')}:`);
     for (const c of r.unresolved) lines.push(`  ${c.path}:${c.line}${c.id ? `  ${c.id}` : ''}${c.of ? `  (theirs of ${c.of})` : ''}`);
     lines.push('settle each with: git-kb resolve <id or file> --keep ours|theirs|both (git-kb resolve --help)');
   }
@@ -32,6 +33,6 @@ export function sync(r: SyncResult): string {
 export function resolve(r: ResolveResult): string {
   const lines = r.resolved.map((x) => `resolved ${x.id ?? x.path} (${x.path}): kept ${r.keep}`);
   if (r.commit) lines.push(`commit ${r.commit.slice(0, 12)}`);
-  lines.push(r.unresolved.length ? `${r.unresolved.length} conflict(s) left` : 'no conflicts left');
+  lines.push(r.unresolved.length ? `${plural(r.unresolved.length, 'conflict')} left` : 'no conflicts left');
   return lines.join('\n');
 }
