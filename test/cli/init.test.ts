@@ -116,6 +116,19 @@ describe('init', () => {
     expect(fs.existsSync(path.join(sb.home, '.config', 'git-kb', 'config.json'))).toBe(false);
   });
 
+  it('a clone of a path that does not exist says so and how to fix it, and leaves nothing (no "local commits" to keep)', async () => {
+    sb = makeSandbox();
+    const missing = path.join(sb.root, 'no-such-remote.git');
+    const r = await kb(sb, ['--data', sb.data, 'init', '--clone', missing, '--json']);
+    expect(r.code).toBe(6);
+    const { message } = jsonError(r);
+    expect(message).toContain(`the remote path ${missing} does not exist`);
+    expect(message).toContain('check the URL given to --clone');
+    expect(message).toContain('nothing was cloned');
+    expect(message).not.toMatch(/local commits are kept|init --remote/);
+    expect(fs.existsSync(sb.data)).toBe(false);
+  });
+
   it('refuses to create a data repo in a non-empty directory that is not a repo', async () => {
     sb = makeSandbox();
     fs.mkdirSync(sb.data);

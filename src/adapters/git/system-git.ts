@@ -65,22 +65,26 @@ export function systemGitError(err: unknown, url: string, what: string, cwd?: st
   const boiler = /^(fatal: Could not read from remote repository\.|Please make sure you have the correct access rights|and the repository exists\.)\s*$/;
   const useful = text.split('\n').map((l) => l.trim()).filter((l) => l && !boiler.test(l));
   const last = (useful.length ? useful : [text]).slice(0, 2).join(' / ');
-  if (e.killed || e.name === 'AbortError') return new KbError('NETWORK', `git ${what} ${where} did not finish in time (${SYSTEM_NOTE}); ${KEPT}`, { url: where, reason: 'timeout' });
+  // A clone has no local commits to keep (its folder is removed), and a wrong path is fixed in the URL given to it.
+  const cloning = what === 'clone';
+  const kept = cloning ? 'nothing was cloned' : KEPT;
+  const other = cloning ? 'check the URL given to --clone' : 'set another remote with "git-kb init --remote PATH"';
+  if (e.killed || e.name === 'AbortError') return new KbError('NETWORK', `git ${what} ${where} did not finish in time (${SYSTEM_NOTE}); ${kept}`, { url: where, reason: 'timeout' });
   if (/\[rejected\]|non-fast-forward|fetch first|failed to push some refs/i.test(text)) {
     const hook = /pre-receive hook declined|hook declined|protected branch/i.test(text);
-    return new KbError('PUSH_REJECTED', `${where} refused the push (${last}); ${hook ? 'the server refused the update' : 'the remote moved on meanwhile; run "git-kb sync" again'} (${SYSTEM_NOTE}); ${KEPT}`, { url: where, reason: hook ? 'refused' : 'not-fast-forward' });
+    return new KbError('PUSH_REJECTED', `${where} refused the push (${last}); ${hook ? 'the server refused the update' : 'the remote moved on meanwhile; run "git-kb sync" again'} (${SYSTEM_NOTE}); ${kept}`, { url: where, reason: hook ? 'refused' : 'not-fast-forward' });
   }
   if (/Authentication failed|Permission denied|could not read Username|publickey|403|401/i.test(text)) {
-    return new KbError('AUTH_FAILED', `authentication to ${where} failed (${last}) (${SYSTEM_NOTE}); check your ssh key or credentials; ${KEPT}`, { url: where });
+    return new KbError('AUTH_FAILED', `authentication to ${where} failed (${last}) (${SYSTEM_NOTE}); check your ssh key or credentials; ${kept}`, { url: where });
   }
   const local = localRemotePath(url, cwd);
   if (local && /does not appear to be a git repository|does not exist|not a git repository/i.test(text)) {
     const missing = !fs.existsSync(local);
-    const why = missing ? `the remote path ${local} does not exist (create it with "git init --bare ${local}", or set another remote with "git-kb init --remote PATH")` : `the remote path ${local} is not a git repository (set another remote with "git-kb init --remote PATH")`;
-    return new KbError('SYNC_FAILED', `git ${what} ${where} failed: ${why} (${SYSTEM_NOTE}); ${KEPT}`, { url: where, path: local, reason: missing ? 'missing-path' : 'not-a-repository' });
+    const why = missing ? `the remote path ${local} does not exist (create it with "git init --bare ${local}", or ${other})` : `the remote path ${local} is not a git repository (${other})`;
+    return new KbError('SYNC_FAILED', `git ${what} ${where} failed: ${why} (${SYSTEM_NOTE}); ${kept}`, { url: where, path: local, reason: missing ? 'missing-path' : 'not-a-repository' });
   }
   if (/Could not resolve hostname|Connection refused|Connection timed out|Network is unreachable|No route to host|Could not read from remote|unable to access|Connection closed/i.test(text)) {
-    return new KbError('NETWORK', `cannot reach ${where} (${last}) (${SYSTEM_NOTE}); ${KEPT}, sync again when online`, { url: where });
+    return new KbError('NETWORK', `cannot reach ${where} (${last}) (${SYSTEM_NOTE}); ${kept}, ${cloning ? 'clone' : 'sync'} again when online`, { url: where });
   }
-  return new KbError('SYNC_FAILED', `git ${what} ${where} failed: ${last} (${SYSTEM_NOTE}); ${KEPT}`, { url: where });
+  return new KbError('SYNC_FAILED', `git ${what} ${where} failed: ${last} (${SYSTEM_NOTE}); ${kept}`, { url: where });
 }
