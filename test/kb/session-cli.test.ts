@@ -114,7 +114,12 @@ describe('session record', () => {
   it('says why there is no summary for a transcript without prompts, and fails clearly on a missing file', async () => {
     const t = writeTranscript(path.join(sb.root, 'empty.jsonl'), 'sess-empty', [reply('hello', 'm1')]);
     const r = await run(['session', 'record', '--transcript', t]);
-    expect([r.code, r.stdout]).toEqual([0, 'no summary: no-prompts\n']);
+    expect([r.code, r.stdout]).toEqual([0, 'no summary: no-prompts (the transcript holds no prompt of yours)\n']);
+    // A file that is no transcript at all (a README given by mistake) is told so.
+    const readme = path.join(sb.root, 'README.md');
+    fs.writeFileSync(readme, '# A readme\n\nNot a transcript.\n');
+    const wrong = await run(['session', 'record', '--transcript', readme]);
+    expect(wrong.stdout).toBe('no summary: no-session-id (the file holds no session id: is it a Claude Code transcript (a .jsonl file under ~/.claude/projects)?)\n');
     const missing = await run(['session', 'record', '--transcript', path.join(sb.root, 'nope.jsonl')]);
     expect(missing.code).toBe(3);
     expect(missing.stderr).toMatch(/cannot read transcript .*nope\.jsonl: ENOENT/);

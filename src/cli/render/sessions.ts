@@ -37,9 +37,20 @@ export function show(r: ShowResult): string {
   return out.join('\n');
 }
 
+/** What each reason a transcript gets no summary means (core/sessions/summary.ts SkipReason), for a person. */
+const NO_SUMMARY: Record<string, string> = {
+  'no-prompts': 'the transcript holds no prompt of yours',
+  'no-session-id': 'the file holds no session id: is it a Claude Code transcript (a .jsonl file under ~/.claude/projects)?',
+  'no-timestamps': 'the transcript holds no timestamps',
+  'git-kb-child': "it is a session of git-kb's own model judge or reflection",
+};
+
 /** `session record`: written (with its commit), unchanged, or why there is no summary. */
 export function record(r: RecordResult): string {
-  return r.status === 'written' ? `${r.id} written (commit ${r.commit!.slice(0, 12)})` : r.status === 'unchanged' ? `${r.id} unchanged` : `no summary: ${r.reason}`;
+  if (r.status === 'written') return `${r.id} written (commit ${r.commit!.slice(0, 12)})`;
+  if (r.status === 'unchanged') return `${r.id} unchanged`;
+  const why = r.reason ? NO_SUMMARY[r.reason] : undefined;
+  return `no summary: ${r.reason}${why ? ` (${why})` : ''}`;
 }
 
 /** `session catch-up`: how many transcripts ended each way. */
