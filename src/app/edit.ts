@@ -156,7 +156,7 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     validateEntryText(after, file.path, linkable(ids, before));
     await refuseForbidden(dir, [{ text: after, where: file.path, host: e.host }]);
     const commit = await tx.commit([{ path: file.path, content: after }], `edit ${e.id}: ${String(changes.title ?? e.title)}`);
-    const diff = createTwoFilesPatch(`a/${file.path}`, `b/${file.path}`, before, after, '', '', { context: 2 });
+    const diff = unifiedDiff(file.path, before, after);
     const over = (changes.kernel ?? e.kernel) === true ? await (await import('./memory.js')).kernelOverBudget(dir) : undefined;
     return { id: e.id, path: file.path, commit, changed: true, diff, ...(over ? { kernel_over: over } : {}) };
   }, { identity: options.settings });
@@ -225,8 +225,17 @@ export async function saveEditedText(options: EditTextOptions): Promise<EditResu
     const e = parseEntry(after, file.path).entry!;
     await refuseForbidden(dir, [{ text: after, where: file.path, host: e.host }]);
     const commit = await tx.commit([{ path: file.path, content: after }], `edit ${e.id}: ${e.title}`);
-    const diff = createTwoFilesPatch(`a/${file.path}`, `b/${file.path}`, current, after, '', '', { context: 2 });
+    const diff = unifiedDiff(file.path, current, after);
     const over = e.kernel ? await (await import('./memory.js')).kernelOverBudget(dir) : undefined;
     return { id: e.id, path: file.path, commit, changed: true, diff, ...(over ? { kernel_over: over } : {}) };
   }, { identity: options.settings });
+}
+
+/**
+ * The change of one file as git prints it: `--- a/PATH`, `+++ b/PATH`, hunks with 2 lines of context. NOTE: the
+ * diff library adds a line of `=` before the headers and, given empty headers, a tab after each path; neither is
+ * git's, and the text and --json outputs show the same diff.
+ */
+function unifiedDiff(file: string, before: string, after: string): string {
+  return createTwoFilesPatch(`a/${file}`, `b/${file}`, before, after, undefined, undefined, { context: 2 }).replace(/^={10,}\n/, '');
 }

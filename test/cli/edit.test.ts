@@ -64,6 +64,8 @@ describe('edit', () => {
     expect(Object.keys(appended).sort()).toEqual(['changed', 'commit', 'diff', 'id', 'path']);
     expect(appended).toMatchObject({ id: 'kb-0042', path: HAND, changed: true });
     expect(appended.diff).toContain('+Second paragraph.');
+    // git's headers: no line of '=' before them, no tab after the paths.
+    expect(appended.diff.split('\n').slice(0, 2)).toEqual([`--- a/${HAND}`, `+++ b/${HAND}`]);
     expect(read()).toMatch(/First paragraph\.\n\nSecond paragraph\.\n$/);
 
     await kbj(sb, ['edit', 'kb-0042', '--body', 'Replaced body.']);

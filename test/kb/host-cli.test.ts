@@ -248,7 +248,11 @@ describe('host detect, list, status', () => {
       ['pop-os', 1, false],
     ]);
     // The text names aliases as aliases and markers as markers.
-    expect((await run(['host', 'list'])).stdout).toContain('pop-os  1 fact  aliases: popos  markers: 192.168.1.20, /pop-?os\\.lan/i\n');
+    const listed = (await run(['host', 'list'])).stdout;
+    expect(listed).toContain('pop-os  1 fact  aliases: popos  markers: 192.168.1.20, /pop-?os\\.lan/i\n');
+    // The keys in one column: the counts line up.
+    expect(listed).toContain('dssh    1 fact\n');
+    expect(listed).toContain('hssh    forbidden\n');
     const status = await kbJson(sb, ['host', 'status']);
     expect(status).toMatchObject({ valid: true, problems: [], forbidden_patterns: 1, facts: 2 });
     expect(status.bytes).toBeGreaterThan(200);

@@ -27,7 +27,7 @@ export function add(r: AddResult): string {
 
 /** `edit`: the diff and the commit, or that nothing changed. */
 export function edit(r: EditResult): string {
-  return r.changed ? `${diff(r.diff.replace(/^={10,}\n/m, ''))}\nedited ${r.id} (commit ${r.commit!.slice(0, 12)})` : `${r.id}: no change`;
+  return r.changed ? `${diff(r.diff)}\nedited ${r.id} (commit ${r.commit!.slice(0, 12)})` : `${r.id}: no change`;
 }
 
 /** `get`: each entry verbatim, with its 1-hop neighbours when asked for. */

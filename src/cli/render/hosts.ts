@@ -51,12 +51,15 @@ export function detect(r: DetectResult): string {
 /** `host list`: one host per line with its fact count and other names. */
 export function list(hosts: HostInfo[]): string {
   if (hosts.length === 0) return 'no hosts yet; "git-kb host register KEY --marker NAME" adds one';
+  // The keys in one column, so the counts line up (as host status has them).
+  const width = Math.max(...hosts.map((h) => h.key.length));
   return hosts
     .map((h) => {
-      if (h.forbidden) return `${h.key}  forbidden`;
+      const key = h.key.padEnd(width);
+      if (h.forbidden) return `${key}  forbidden`;
       const aliases = h.aliases.filter((m) => m !== h.key);
       const markers = h.markers.filter((m) => m !== h.key && !aliases.includes(m));
-      return `${h.key}  ${plural(h.facts, 'fact')}${aliases.length ? `  aliases: ${aliases.join(', ')}` : ''}${markers.length ? `  markers: ${markers.join(', ')}` : ''}${h.unregistered ? '  (not in hosts.yaml)' : ''}`;
+      return `${key}  ${plural(h.facts, 'fact')}${aliases.length ? `  aliases: ${aliases.join(', ')}` : ''}${markers.length ? `  markers: ${markers.join(', ')}` : ''}${h.unregistered ? '  (not in hosts.yaml)' : ''}`;
     })
     .join('\n');
 }

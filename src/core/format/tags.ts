@@ -36,7 +36,7 @@ export function normalizeTags(list: string[]): string[] {
   const out: string[] = [];
   for (const raw of list) {
     const r = normalizeTag(raw);
-    if ('why' in r) throw new KbError('USAGE', `tag ${JSON.stringify(raw)} ${r.why} (tags are letters, digits, _, - and /, lower case; spaces become -)`);
+    if ('why' in r) throw new KbError('USAGE', `tag ${JSON.stringify(raw)} ${r.why} (a tag is written lower case, with spaces as -)`);
     if (!out.includes(r.tag)) out.push(r.tag);
   }
   return out;
