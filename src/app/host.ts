@@ -161,7 +161,8 @@ export async function forbidPattern(options: RepoOptions & { pattern: string }):
 
 export interface AddFactOptions extends RepoOptions {
   key: string;
-  fact: string;
+  /** The fact; undefined when none was given at all (USAGE, as add), blank when given empty (INVALID_ENTRY). */
+  fact: string | undefined;
   title?: string;
   tags?: string | string[];
   now?: Date;
@@ -215,7 +216,8 @@ export async function newFactFile(ids: Set<string>, f: FactSpec): Promise<{ id: 
 /** Writes one host fact (registering the host when it is new) in one commit. */
 export async function addHostFact(options: AddFactOptions): Promise<AddFactResult> {
   refuseSecretInputs({ 'the host key': options.key, 'the title': options.title, 'the tags': options.tags });
-  const body = toLf(options.fact ?? '').trim();
+  if (options.fact === undefined) throw new KbError('USAGE', 'host add needs the fact: git-kb host add KEY "the fact", --file FILE, or on stdin (nothing came from stdin); nothing was added');
+  const body = toLf(options.fact).trim();
   if (!body) throw new KbError('INVALID_ENTRY', 'a host fact needs text: git-kb host add KEY "the fact" (or pipe it on stdin)');
   const title = (options.title ?? factTitle(body)).trim();
   if (!title) throw new KbError('INVALID_ENTRY', 'a host fact needs a title (--title)');

@@ -109,6 +109,8 @@ describe('host add', () => {
       [['host', 'add', 'pop-os', '--title', 'seedbox: whatbox'], 'the fact', 5, /forbidden pattern #1/],
       [['host', 'add', 'pop-os', `the deploy token is ghp_${'a1B2c3D4e5'.repeat(3)}abcdef`], undefined, 5, /secret-shaped content/],
       [['host', 'add', 'pop-os', ''], undefined, 5, /needs text/],
+      // No fact at all (nothing on stdin) is a usage error, as add's missing body; an empty one (above) is invalid.
+      [['host', 'add', 'pop-os'], '', 2, /host add needs the fact/],
       [['host', 'add', 'Bad Key', 'x y z'], undefined, 2, /host key "Bad Key" must match/],
       // A new host's key covered by a global pattern: it would land in hosts.yaml, hosts/<key>/ and the commit message.
       [['host', 'add', 'whatbox-db', 'x y z'], undefined, 5, /forbidden pattern #1/],

@@ -29,7 +29,9 @@ export function register(ctx: Cli): void {
     .option('--file <path>', 'read the fact from a file (- for stdin)')
     .action(async (key: string, words: string[], o: { title?: string; tags?: string; file?: string }, cmd: Command) => {
       const repo = repoOptions(ctx, cmd);
-      const fact = o.file ? readFileArg(o.file) : words.length ? words.join(' ') : ((await readStdinIfPiped()) ?? '');
+      // NOTE: nothing but white space on stdin is no fact given at all, a usage error (as add's body).
+      const piped = o.file || words.length ? undefined : await readStdinIfPiped();
+      const fact = o.file ? readFileArg(o.file) : words.length ? words.join(' ') : piped?.trim() ? piped : undefined;
       const m = await import('../../app/host.js');
       const r = await m.addHostFact({ ...repo, key, fact, title: o.title, tags: o.tags });
       ctx.reply({ json: r, text: () => render.addFact(r) });
