@@ -19,6 +19,7 @@ import { readKernel, type IndexKernel } from '../adapters/index/prompt/format.js
 import { loadPromptIndex } from '../adapters/index/prompt/load.js';
 import { checkRules, type GateRule } from '../core/gate/rules.js';
 import { JUDGE_VERSION, judgeablePieces, judgeOutcome } from '../core/gate/verdict.js';
+import { redactSecrets } from '../core/secrets/scan.js';
 
 /** The judge model when KB_PROSE_LINT_MODEL is not set. */
 export const DEFAULT_MODEL = 'sonnet';
@@ -136,7 +137,10 @@ export async function gateCall(c: GateCall): Promise<object | undefined> {
     log({ decision: 'allow', layer: 'judge', why: outcome.reason, stderr: outcome.stderr });
     return undefined;
   }
-  saveVerdict(dir, key, { pass: outcome.kind === 'pass', violations: outcome.kind === 'fail' ? outcome.violations : [] });
+  // NOTE: a verdict whose quote or fix holds a secret (the prose's own, or the judge's words) is not cached: the
+  // cache is a file, and secrets never land in one; the same prose is judged again instead.
+  const violations = outcome.kind === 'fail' ? outcome.violations : [];
+  if (!violations.some((v) => redactSecrets(JSON.stringify(v)).count > 0)) saveVerdict(dir, key, { pass: outcome.kind === 'pass', violations });
   log({ decision: outcome.kind === 'pass' ? 'allow' : 'deny', layer: 'judge', cache: 'miss' });
   return outcome.kind === 'pass' ? undefined : denyOutput(denyReason({ tool, layer: 'judge', violations: outcome.violations, model }));
 }

@@ -114,6 +114,15 @@ describe('verdicts', () => {
     expect(calls[1]!.stdin).toBe(calls[0]!.stdin);
   });
 
+  it('a verdict quoting a secret from the prose denies but is not cached: no secret lands in the verdict file', async () => {
+    const token = `ghp_${'Zx9Qw2Er4Ty6Ui8Op0As1Df3Gh5Jk7Lz9Xc2Vb'}`;
+    const r = await runGate(sb, readme(`Configure the deploy with the token ${token} before you run it (case ${n}).`), withStub('fail.mjs', { STUB_QUOTE: token }));
+    expect(r.code).toBe(0);
+    expect(parseDeny(r).hookSpecificOutput.permissionDecisionReason).toContain('README.md:1:');
+    const cache = path.join(sb.data, '.git', 'git-kb', 'gate-verdicts.json');
+    if (fs.existsSync(cache)) expect(fs.readFileSync(cache, 'utf8')).not.toContain(token);
+  });
+
   it('a failing verdict that quotes nothing found in the prose allows', async () => {
     const r = await runGate(sb, readme(), withStub('fail.mjs', { STUB_QUOTE: 'a phrase the author never wrote' }));
     expect(r.stdout).toBe('');

@@ -7,6 +7,7 @@
  */
 import type { ProsePiece } from '../prose/pieces.js';
 import { answerObjects, childSays, type ModelRun } from '../text/model-json.js';
+import { redactSecrets } from '../secrets/scan.js';
 import { locate, quoteOf, type Violation } from './rules.js';
 
 /**
@@ -112,7 +113,8 @@ export function verifyViolations(raw: RawViolation[], pieces: ProsePiece[]): Vio
 /** The outcome of one judge run (see the module contract). */
 export function judgeOutcome(run: JudgeRun, pieces: ProsePiece[]): JudgeOutcome {
   if (run.kind === 'error') return run;
-  const stderr = run.stderr.slice(0, 2_000);
+  // The child may echo what it was given: its stderr is kept (for the debug log) with secrets redacted.
+  const stderr = redactSecrets(run.stderr.slice(0, 64_000)).text.slice(0, 2_000);
   if (run.code !== 0) return { kind: 'error', reason: `judge exited with ${run.code ?? run.signal}${childSays(run)}`, stderr };
   const verdict = parseVerdict(run.stdout);
   if (!verdict) return { kind: 'error', reason: 'no verdict in the judge output', stderr };
