@@ -19,6 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KbError } from '../core/errors.js';
+import { shellQuote } from '../core/text/shell-quote.js';
 import { writeFileAtomic } from '../adapters/store/fsutil.js';
 import { findExecutable } from '../adapters/system/which.js';
 
@@ -441,8 +442,7 @@ export function installedPlugin(claudeConfigDir: string, settingsText = ''): str
 const SHIM_MARK = '# git-kb shim, written by "git-kb install"; "git-kb uninstall" removes it';
 
 function shimText(root: string): string {
-  const cli = path.join(root, 'bin', 'git-kb').replace(/'/g, `'\\''`);
-  return `#!/bin/sh\n${SHIM_MARK}\nexec node '${cli}' "$@"\n`;
+  return `#!/bin/sh\n${SHIM_MARK}\nexec node ${shellQuote(path.join(root, 'bin', 'git-kb'))} "$@"\n`;
 }
 
 function isOurShim(file: string): boolean {

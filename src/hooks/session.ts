@@ -31,6 +31,7 @@ import { isDataRepo } from '../adapters/store/layout.js';
 import { writeLockBusy } from '../adapters/store/lock.js';
 import { budgetSignature, catchUpDue, readBudgetState, readReflectState, readSessionState, reflectionDue, stateIsCurrent, writeBudgetState, writeSessionState, type SessionState } from '../adapters/store/session-state.js';
 import { TOOL_USE_MARK, type TranscriptFacts } from '../core/sessions/transcript.js';
+import { shellQuote } from '../core/text/shell-quote.js';
 import { readRepoSettings } from '../adapters/store/repo-settings.js';
 import { KB_JSON_MAX, readRegularFile } from '../adapters/system/read-bounded.js';
 import { readAt } from '../adapters/store/fsutil.js';
@@ -188,7 +189,7 @@ async function settle(file: string, last: string | undefined, log: (what: Record
 function tailHolds(file: string, size: number, needle: string): boolean {
   const len = Math.min(size, 256 * 1024);
   try {
-    const fd = fs.openSync(file, 'r');
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
     try {
       return readAt(fd, size - len, len).toString('utf8').includes(needle);
     } finally {
@@ -291,7 +292,7 @@ function mayHaveWork(file: string, size: number): boolean {
   if (size > WORK_SCAN_MAX_BYTES) return true;
   let fd: number | undefined;
   try {
-    fd = fs.openSync(file, 'r');
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
     const buf = Buffer.alloc(1024 * 1024);
     const overlap = TOOL_USE_MARK.length - 1;
     let carry = '';
@@ -372,6 +373,9 @@ export function handleSessionEnd(input: HookInput, ctx: HookContext): undefined 
   return undefined;
 }
 
+/** The largest session env file looked into; a bigger one is left alone. */
+const ENV_FILE_MAX = 1024 * 1024;
+
 /**
  * Puts this plugin's bin/ on the PATH of the session's Bash commands through Claude Code's session env file
  * (`CLAUDE_ENV_FILE`, given to SessionStart hooks) when it is not there already: Claude Code adds a plugin's bin/
@@ -384,12 +388,20 @@ export function exportBinPath(env: NodeJS.ProcessEnv): boolean {
   const bin = path.dirname(cliPath());
   if (!fs.existsSync(path.join(bin, 'git-kb'))) return false;
   if ((env.PATH ?? '').split(path.delimiter).includes(bin)) return false;
+  // NOTE: non-blocking and regular files only: a FIFO or a device given as the env file must not hold the hook.
+  let fd: number | undefined;
   try {
-    if (fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes(bin)) return false;
-    fs.appendFileSync(file, `export PATH=${JSON.stringify(bin)}:"$PATH"\n`);
+    fd = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NONBLOCK, 0o600);
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || st.size > ENV_FILE_MAX) return false;
+    const line = `export PATH=${shellQuote(bin)}:"$PATH"\n`;
+    if (st.size > 0 && readAt(fd, 0, st.size).toString('utf8').includes(line)) return false;
+    fs.writeSync(fd, line);
     return true;
   } catch {
     return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 

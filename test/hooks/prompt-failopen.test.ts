@@ -2,6 +2,7 @@
  * Fail-open: every bad input to the prompt hook ends in exit 0 within one second with either no output or one
  * valid UserPromptSubmit JSON object under the cap. Run through the exact command of hooks/hooks.json.
  */
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -44,6 +45,12 @@ function copySandbox(): Sandbox {
 }
 
 const state = (sb: Sandbox, ...p: string[]): string => path.join(sb.data, '.git', 'git-kb', ...p);
+
+/** Makes a FIFO at `file` (its folder too): opened for reading as a file is, it waits for a writer for ever. */
+function mkfifo(file: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  execFileSync('mkfifo', [file]);
+}
 
 interface Case {
   name: string;
@@ -182,6 +189,26 @@ const cases: Case[] = [
       fs.writeFileSync(state(sb, 'prompt', 'ledger', 'session-a.json'), '{"generation": ');
     },
   },
+  // Hostile state files: what a hook reads on every prompt must never hold it past its deadline (a FIFO waits for a
+  // writer, /dev/zero never ends) nor be read in vain prompt after prompt (an index cut short after its header).
+  { name: 'the ledger is a FIFO', serves: true, input: payload(PROMPT, 'fifo-ledger'), setup: (sb) => mkfifo(state(sb, 'prompt', 'ledger', 'fifo-ledger.json')) },
+  {
+    name: 'the ledger is a link to /dev/zero', serves: true,
+    input: payload(PROMPT, 'zero-ledger'),
+    setup: (sb) => {
+      fs.mkdirSync(state(sb, 'prompt', 'ledger'), { recursive: true });
+      fs.symlinkSync('/dev/zero', state(sb, 'prompt', 'ledger', 'zero-ledger.json'));
+    },
+  },
+  {
+    name: 'the index file is a FIFO', serves: true,
+    input: payload(PROMPT),
+    setup: (sb) => {
+      fs.rmSync(state(sb, 'prompt', 'index.v1'));
+      mkfifo(state(sb, 'prompt', 'index.v1'));
+    },
+  },
+  { name: 'the delta file is a FIFO', serves: true, input: payload(PROMPT), setup: (sb) => mkfifo(state(sb, 'prompt', 'delta.v1')) },
   { name: 'malformed hosts.yaml', serves: true, input: payload(PROMPT), setup: (sb) => fs.writeFileSync(path.join(sb.data, 'hosts.yaml'), 'hosts: [ {key: a, forbidden: tru\n  - :\n') },
   {
     name: '.git/HEAD unreadable garbage and a missing index',
@@ -232,6 +259,22 @@ describe('prompt hook fails open', () => {
       }
     });
   }
+
+  it('an index cut short after its whole header is rebuilt, not read in vain on every prompt', async () => {
+    const sb = copySandbox();
+    try {
+      expect((await runPromptHook(sb, payload(PROMPT, 'cut-0'))).stdout).toContain(tid(1)); // fresh for this copy
+      const f = state(sb, 'prompt', 'index.v1');
+      const whole = fs.readFileSync(f);
+      fs.writeFileSync(f, whole.subarray(0, 12 + whole.readUInt32LE(8) + 16));
+      const r = await runPromptHook(sb, payload(PROMPT, 'cut-1'));
+      expectFailOpen(r, 'cut short');
+      expect(r.stdout).toContain(`- ${tid(1)} — `);
+      expect(fs.statSync(f).size).toBe(whole.length);
+    } finally {
+      sb.cleanup();
+    }
+  });
 
   it('a repo mid-write still answers from the files as they are, and the finished write is seen next', async () => {
     const sb = copySandbox();

@@ -173,6 +173,34 @@ describe('Stop and PreCompact', () => {
   });
 });
 
+describe('hostile transcripts', () => {
+  /** A tool call whose input holds `text` under `depth` nested lists, as one transcript line (built as text: too deep for JSON.stringify). */
+  const deepCall = (sid: string, text: string, depth: number): string => {
+    const head = line(sid, { type: 'assistant', message: { id: `m-deep-${clock}`, role: 'assistant', model: 'claude-test-1', content: [{ type: 'tool_use', id: `tu-${clock}`, name: 'Bash', input: { command: 'ls', extra: 'NESTED' } }] } });
+    return head.replace('"NESTED"', `${'['.repeat(depth)}${JSON.stringify(text)}${']'.repeat(depth)}`);
+  };
+
+  it('a record nested 20,000 levels deep is summarised, and a forbidden host inside it still blocks the summary', async () => {
+    await dataRepo();
+    await kbJson(sb, ['host', 'register', 'hdeep', '--forbidden', '--marker', 'deep.example.net']);
+    const ok = path.join(sb.root, 'sess-deep.jsonl');
+    turn(ok, 'sess-deep', 'tidy the flaky gallery test');
+    fs.appendFileSync(ok, deepCall('sess-deep', 'nothing to see', 20_000));
+    turn(ok, 'sess-deep', 'and now the carousel test');
+    const r = await runHook('stop', payload('stop', 'sess-deep', ok));
+    expect([r.code, r.stdout]).toEqual([0, '']);
+    expect(summaries()).toHaveLength(1);
+    expect(summaries()[0]).toContain('2. and now the carousel test');
+
+    const bad = path.join(sb.root, 'sess-deep-forb.jsonl');
+    turn(bad, 'sess-deep-forb', 'check the deploy');
+    fs.appendFileSync(bad, deepCall('sess-deep-forb', 'ssh deploy@deep.example.net', 20_000));
+    await runHook('stop', payload('stop', 'sess-deep-forb', bad));
+    expect(summaries()).toHaveLength(1);
+    await expectCleanRepo(sb.data);
+  });
+});
+
 describe('SessionEnd and SessionStart', () => {
   it('SessionEnd leaves a summary committed within the window pending (its turns are searchable already); past the window a detached worker writes it', async () => {
     await dataRepo();
@@ -358,7 +386,7 @@ describe('SessionStart and PATH', () => {
     const r = await runHook('session-start', payload('session-start', 's-path', path.join(sb.root, 'none.jsonl'), { source: 'startup' }), { env: { CLAUDE_ENV_FILE: envFile, KB_SESSIONS: '0', PATH: '/usr/bin:/bin' } });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('');
-    expect(fs.readFileSync(envFile, 'utf8')).toBe(`export PATH=${JSON.stringify(bin)}:"$PATH"\n`);
+    expect(fs.readFileSync(envFile, 'utf8')).toBe(`export PATH='${bin}':"$PATH"\n`);
     // Sourced by bash, git-kb is found.
     const found = await run('bash', ['-c', `. ${JSON.stringify(envFile)} && command -v git-kb`], { env: { PATH: '/usr/bin:/bin' } });
     expect(found.stdout.trim()).toBe(path.join(bin, 'git-kb'));
@@ -368,5 +396,33 @@ describe('SessionStart and PATH', () => {
     const other = path.join(sb.root, 'other-env.sh');
     await runHook('session-start', payload('session-start', 's-path2', path.join(sb.root, 'none.jsonl'), { source: 'startup' }), { env: { CLAUDE_ENV_FILE: other, KB_SESSIONS: '0', PATH: `${bin}:/usr/bin:/bin` } });
     expect(fs.existsSync(other)).toBe(false);
+  });
+
+  it('writes a plugin folder whose name holds $(…), backquotes and quotes as one literal word', async () => {
+    // A copy of the plugin (bin/, dist/, package.json) under a hostile folder name, run from there.
+    const root = path.join(sb.root, `plug $(touch pwned) \`touch pwned2\` 'q' "$HOME"`);
+    fs.mkdirSync(root);
+    for (const part of ['bin', 'dist', 'package.json']) fs.cpSync(path.join(ROOT, part), path.join(root, part), { recursive: true });
+    const envFile = path.join(sb.root, 'hostile-env.sh');
+    const r = await run(process.execPath, [path.join(root, 'bin', 'git-kb-hook'), 'session-start'], {
+      env: hookEnv({ CLAUDE_ENV_FILE: envFile, KB_SESSIONS: '0', PATH: '/usr/bin:/bin' }),
+      input: JSON.stringify(payload('session-start', 's-hostile', path.join(sb.root, 'none.jsonl'), { source: 'startup' })),
+    });
+    expect(r.code).toBe(0);
+    const found = await run('bash', ['-c', `. ${JSON.stringify(envFile)} && command -v git-kb`], { env: { PATH: '/usr/bin:/bin', HOME: sb.home }, cwd: sb.root });
+    expect(found.stdout.trim()).toBe(path.join(root, 'bin', 'git-kb'));
+    expect(fs.existsSync(path.join(sb.root, 'pwned'))).toBe(false);
+    expect(fs.existsSync(path.join(sb.root, 'pwned2'))).toBe(false);
+  });
+
+  it('leaves a CLAUDE_ENV_FILE that is a FIFO or a device alone, without waiting on it', async () => {
+    const fifo = path.join(sb.root, 'env-fifo');
+    await run('mkfifo', [fifo]);
+    for (const envFile of [fifo, '/dev/zero', '/dev/null']) {
+      const r = await runHook('session-start', payload('session-start', 's-fifo', path.join(sb.root, 'none.jsonl'), { source: 'startup' }), { env: { CLAUDE_ENV_FILE: envFile, KB_SESSIONS: '0', PATH: '/usr/bin:/bin' } });
+      expect(r.code, envFile).toBe(0);
+      expect(r.stdout, envFile).toBe('');
+    }
+    expect(fs.statSync(fifo).isFIFO()).toBe(true);
   });
 });

@@ -37,9 +37,11 @@ export interface Settings {
   dataDir?: string;
   /** CLAUDE_CONFIG_DIR, else ~/.claude. */
   claudeConfigDir: string;
-  /** KB_HOOK_DEBUG, and where the log goes (KB_HOOK_DEBUG_FILE, else <tmp>/git-kb-hooks/debug.jsonl). */
+  /** KB_HOOK_DEBUG, and where the log goes (KB_HOOK_DEBUG_FILE, else <tmp>/git-kb-hooks-<uid>/debug.jsonl). */
   hookDebug: boolean;
   hookDebugFile: string;
+  /** True when hookDebugFile is the default one, in the shared temp folder. */
+  hookDebugShared: boolean;
   /** KB_PROSE_LINT (0/false/no/off: off; rules: layer 1 only; anything else: on). */
   proseLint: ProseLintMode;
   /** KB_PROSE_LINT_MODEL, KB_PROSE_LINT_TIMEOUT_MS (default 45 s), KB_PROSE_LINT_CLAUDE (the judge's executable). */
@@ -101,6 +103,12 @@ function colorSetting(env: NodeJS.ProcessEnv): Settings['color'] {
   return env.TERM === 'dumb' ? 'never' : 'auto';
 }
 
+/** The debug log when KB_HOOK_DEBUG_FILE is not set: `<tmp>/git-kb-hooks-<uid>/debug.jsonl`, one folder per user. */
+function defaultDebugFile(): string {
+  const uid = process.getuid?.();
+  return path.join(os.tmpdir(), uid === undefined ? 'git-kb-hooks' : `git-kb-hooks-${uid}`, 'debug.jsonl');
+}
+
 /** Parses the environment once. */
 export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const home = env.HOME || os.homedir();
@@ -113,7 +121,8 @@ export function readSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     dataDir: env.GIT_KB_DATA || undefined,
     claudeConfigDir: env.CLAUDE_CONFIG_DIR || path.join(home, '.claude'),
     hookDebug: parseBool(env.KB_HOOK_DEBUG) === true,
-    hookDebugFile: env.KB_HOOK_DEBUG_FILE || path.join(os.tmpdir(), 'git-kb-hooks', 'debug.jsonl'),
+    hookDebugFile: env.KB_HOOK_DEBUG_FILE || defaultDebugFile(),
+    hookDebugShared: !env.KB_HOOK_DEBUG_FILE,
     proseLint: parseBool(lint) === false ? 'off' : lint === 'rules' ? 'rules' : 'on',
     proseLintModel: env.KB_PROSE_LINT_MODEL || undefined,
     proseLintTimeoutMs: parseNumber(env.KB_PROSE_LINT_TIMEOUT_MS, 45_000, 1),

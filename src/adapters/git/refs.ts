@@ -3,14 +3,14 @@
  * (whose load alone costs a read command like `status` tens of milliseconds). Loose refs, then packed-refs; a
  * symbolic ref (HEAD) is followed. Anything unreadable is undefined, never an error.
  */
-import fs from 'node:fs';
+import { readSmall } from '../system/read-bounded.js';
 
+/** The largest ref, packed-refs or config file read; a bigger one is unreadable. */
+const REF_FILE_MAX = 16 * 1024 * 1024;
+
+/** A file's text, or undefined when it is missing or not a regular file (a FIFO in `.git` is never waited on). */
 function read(file: string): string | undefined {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
+  return readSmall(file, REF_FILE_MAX)?.toString('utf8');
 }
 
 /** A full object id, as refs hold it. */

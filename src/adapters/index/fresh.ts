@@ -7,6 +7,7 @@
  * parses YAML or walks the entry folders.
  */
 import fs from 'node:fs';
+import { readSmall } from '../system/read-bounded.js';
 import { readWindow, type IndexReader } from './prompt/format.js';
 
 /** The directory of the prompt hook's derived state inside a data repo. */
@@ -67,12 +68,9 @@ function dirSig(abs: string): string {
   return st ? `${st.mtimeMs}:${st.ino}` : '-';
 }
 
-function readSmall(abs: string): string {
-  try {
-    return fs.readFileSync(abs, 'utf8').trim();
-  } catch {
-    return '-';
-  }
+/** A small state file's text trimmed (HEAD, the window cursor), or '-' when it is missing or not a small regular file. */
+function readState(abs: string): string {
+  return readSmall(abs, 4096)?.toString('utf8').trim() ?? '-';
 }
 
 /**
@@ -83,7 +81,7 @@ export function repoKey(dir: string, dirs: string[]): string {
   // NOTE: plain concatenation, not path.join: it runs for every path of every prompt, and path.join's
   // normalisation cost more than the stat calls themselves. `dir` is absolute and the parts are our own.
   const git = `${dir}/.git/`;
-  const head = readSmall(`${git}HEAD`);
+  const head = readState(`${git}HEAD`);
   const parts = [head];
   const ref = /^ref:\s*(refs\/\S+)$/.exec(head)?.[1];
   if (ref && !ref.includes('..')) parts.push(statSig(git + ref));
@@ -158,7 +156,7 @@ export function writeInPlace(file: string, text: string): void {
 
 function nextWindow(dir: string, count: number): number {
   const file = `${promptStateDir(dir)}/cursor`;
-  let n = Number.parseInt(readSmall(file), 10);
+  let n = Number.parseInt(readState(file), 10);
   if (!Number.isFinite(n) || n < 0) n = 0;
   try {
     writeInPlace(file, String((n + 1) % 1_000_000_000).padStart(10, '0'));

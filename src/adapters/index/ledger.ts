@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fnv1a } from '../../core/text/fnv.js';
+import { readSmall } from '../system/read-bounded.js';
 import { promptStateDir, writeInPlace } from './fresh.js';
 
 export interface Ledger {
@@ -29,16 +30,19 @@ function ledgerPath(dir: string, sessionId: string): string {
   return path.join(promptStateDir(dir), 'ledger', ledgerName(sessionId));
 }
 
-/** Reads a session's ledger; the ids are emptied when the generation differs. */
+/** The largest ledger read: far more ids than a session is ever pointed to; a bigger file reads as empty. */
+const LEDGER_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Reads a session's ledger; the ids are emptied when the generation differs. What is not a regular file of at most
+ * LEDGER_MAX_BYTES (a FIFO, `/dev/zero` linked in its place) reads as a corrupt ledger, without waiting or reading it.
+ */
 export function readLedger(dir: string, sessionId: string, generation: string): Ledger {
-  let text: string;
+  const file = ledgerPath(dir, sessionId);
+  const bytes = readSmall(file, LEDGER_MAX_BYTES);
+  if (!bytes) return { generation, ids: [], exists: fs.existsSync(file) };
   try {
-    text = fs.readFileSync(ledgerPath(dir, sessionId), 'utf8');
-  } catch {
-    return { generation, ids: [], exists: false };
-  }
-  try {
-    const raw = JSON.parse(text) as { generation?: unknown; ids?: unknown };
+    const raw = JSON.parse(bytes.toString('utf8')) as { generation?: unknown; ids?: unknown };
     if (raw.generation !== generation || !Array.isArray(raw.ids)) return { generation, ids: [], exists: true };
     return { generation, ids: raw.ids.filter((x): x is string => typeof x === 'string'), exists: true };
   } catch {

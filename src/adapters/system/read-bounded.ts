@@ -1,8 +1,10 @@
 /**
- * Contract: bounded reads of files git-kb did not write. `readBounded`: a file a tool call names (`git commit -F`,
+ * Contract: bounded reads, where a file may be anything. `readBounded`: a file a tool call names (`git commit -F`,
  * `gh pr create --body-file`) for the prose gate, never throwing. `readRegularFile` and `readStdin`: input the user
  * names (`--file`, stdin, hosts.yaml, kb.json, an entry reached through a link), refusing what is not a regular
  * file (a FIFO waits for a writer for ever, `/dev/zero` never ends) and anything over a limit, with a clear error.
+ * `openRegular` and `readSmall`: the hooks' own state files (a session's ledger, the prompt index, Claude Code's
+ * session env file), which must never hold a hook past its deadline whatever was put in their place.
  * Every open is non-blocking, so a FIFO cannot hang the open itself.
  */
 import fs from 'node:fs';
@@ -17,10 +19,40 @@ export const KB_JSON_MAX = 1024 * 1024;
 
 /** The text of a regular file of at most `maxBytes`, else undefined (missing, a folder, too big); never throws. */
 export function readBounded(file: string, maxBytes = MAX_READ_BYTES): string | undefined {
+  return readSmall(file, maxBytes)?.toString('utf8');
+}
+
+/**
+ * Opens a regular file for reading without waiting: its descriptor and size, or undefined when it is missing or is
+ * not a regular file (a FIFO, a device such as `/dev/zero`, a folder). Never throws; the caller closes the fd.
+ */
+export function openRegular(file: string): { fd: number; size: number } | undefined {
+  let fd: number;
   try {
-    return readRegularFile(file, 'file', maxBytes).toString('utf8');
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
   } catch {
     return undefined;
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (st.isFile()) return { fd, size: st.size };
+  } catch {
+    /* refused below */
+  }
+  fs.closeSync(fd);
+  return undefined;
+}
+
+/** The bytes of a regular file of at most `maxBytes`, else undefined (missing, not a regular file, bigger); never throws. */
+export function readSmall(file: string, maxBytes: number): Buffer | undefined {
+  const f = openRegular(file);
+  if (!f) return undefined;
+  try {
+    return f.size > maxBytes ? undefined : readAll(f.fd, maxBytes, () => new KbError('USAGE', `${file} grew while it was read`));
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(f.fd);
   }
 }
 

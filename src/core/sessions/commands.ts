@@ -11,6 +11,7 @@
 import { isReadVerb } from '../gate/own-reads.js';
 import { commandWords, lexShell, type ShellCommand } from '../prose/shell.js';
 import type { CommandRun } from './transcript.js';
+import { shellQuote } from '../text/shell-quote.js';
 
 /** Programs that only look: a command made of these alone (and `cd`) did no work. */
 const LOOK_PROGRAMS = new Set([
@@ -78,7 +79,7 @@ export function didWork(run: CommandRun): boolean {
 
 /** A word as the shell would need it written. */
 function quoteWord(w: string): string {
-  return SAFE_WORD.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
+  return SAFE_WORD.test(w) ? w : shellQuote(w);
 }
 
 /** A git-kb command's words with its text elided: flags and short words kept, each run of others one `…`. */

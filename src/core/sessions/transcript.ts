@@ -192,11 +192,23 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' && v.trim() !== '' ? v : undefined;
 }
 
+/**
+ * A value as JSON text, for the checks that must see every text in it; a value nested too deep for
+ * JSON.stringify gives its strings one per line instead, found without recursion.
+ */
 function json(v: unknown): string {
   try {
     return JSON.stringify(v) ?? '';
   } catch {
-    return '';
+    const out: string[] = [];
+    const stack: unknown[] = [v];
+    while (stack.length > 0) {
+      const x = stack.pop();
+      if (typeof x === 'string') out.push(x);
+      else if (Array.isArray(x)) for (const y of x) stack.push(y);
+      else if (isRec(x)) for (const [k, y] of Object.entries(x)) stack.push(k, y);
+    }
+    return out.join('\n');
   }
 }
 
@@ -670,6 +682,13 @@ const STRUCTURAL_KEYS = new Set([
 ]);
 
 /**
+ * How deep a redaction walks a record: what lies deeper (no transcript Claude Code writes comes near) is replaced
+ * by DROPPED_DEEP, not walked, so that a record nested thousands of levels cannot overflow the stack.
+ */
+const REDACT_MAX_DEPTH = 64;
+const DROPPED_DEEP = '[git-kb: nested too deep, left out]';
+
+/**
  * One transcript line with every text in it passed through `scrub` (the session's redaction), its structure kept;
  * a line that is not a JSON object is scrubbed as text. Pure; never throws on content.
  */
@@ -680,15 +699,16 @@ export function redactTranscriptLine(line: string, scrub: (s: string) => string)
   } catch {
     return scrub(line);
   }
-  const walk = (v: unknown, key?: string): unknown => {
+  const walk = (v: unknown, depth: number, key?: string): unknown => {
     if (typeof v === 'string') return key !== undefined && STRUCTURAL_KEYS.has(key) ? v : scrub(v);
-    if (Array.isArray(v)) return v.map((x) => walk(x));
+    if (depth >= REDACT_MAX_DEPTH && typeof v === 'object' && v !== null) return DROPPED_DEEP;
+    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
     if (isRec(v)) {
       const out: Rec = {};
-      for (const [k, x] of Object.entries(v)) out[k] = walk(x, k);
+      for (const [k, x] of Object.entries(v)) out[k] = walk(x, depth + 1, k);
       return out;
     }
     return v;
   };
-  return JSON.stringify(walk(rec));
+  return JSON.stringify(walk(rec, 0));
 }

@@ -7,9 +7,9 @@
  * and the reader an overlay (format.ts Overlay): the index's own documents, less those it replaced or removed,
  * then its own. Safe to delete: the next prompt finds the index stale and updates it again.
  */
-import fs from 'node:fs';
 import type { DecayStamp } from '../../../core/decay.js';
 import { promptStateDir } from '../fresh.js';
+import { readSmall } from '../../system/read-bounded.js';
 import { openIndexFile, type ActivityItem, type FileKind, type IndexExtras, type IndexHeader, type IndexReader, type OverlayDoc } from './format.js';
 
 const MAGIC = 'git-kb prompt delta 1';
@@ -46,11 +46,17 @@ export function baseMark(h: IndexHeader): string {
   return `${h.built}|${h.generation}|${h.n}|${h.fileCount}`;
 }
 
-/** The delta stored for index file `base`, or undefined when there is none that applies to it. */
+/** The largest delta file read (a delta is folded into a rebuild long before); a bigger one is ignored. */
+const DELTA_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The delta stored for index file `base`, or undefined when there is none that applies to it (or what is there is
+ * not a regular file of at most DELTA_MAX_BYTES: a FIFO is never waited on).
+ */
 export function readDelta(dir: string, base: IndexReader): DeltaFile | undefined {
   let d: DeltaFile;
   try {
-    d = JSON.parse(fs.readFileSync(deltaFile(dir), 'utf8')) as DeltaFile;
+    d = JSON.parse(readSmall(deltaFile(dir), DELTA_MAX_BYTES)?.toString('utf8') ?? '') as DeltaFile;
   } catch {
     return undefined;
   }

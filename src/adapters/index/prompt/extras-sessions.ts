@@ -13,6 +13,7 @@ import { isTrivialSession } from '../../../core/sessions/trivial.js';
 import { clipText } from '../../../core/text/clip.js';
 import { fnv1a } from '../../../core/text/fnv.js';
 import { crypto } from '../../system/builtins.js';
+import { openRegular, readSmall } from '../../system/read-bounded.js';
 import { writeFileAtomic } from '../../store/fsutil.js';
 import { promptStateDir } from '../fresh.js';
 
@@ -56,12 +57,9 @@ export function encodeSide(byDir: Record<string, SideRow[]>): Buffer {
 
 /** The rows of one directory from a side file (undefined when the file is missing or foreign). */
 export function readSideRows(file: string, dir: string): SideRow[] | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch {
-    return undefined;
-  }
+  const f = openRegular(file);
+  if (!f) return undefined;
+  const fd = f.fd;
   try {
     const table = Buffer.alloc(TABLE);
     if (fs.readSync(fd, table, 0, TABLE, 0) !== TABLE || table.toString('latin1', 0, 8) !== MAGIC) return undefined;
@@ -69,6 +67,7 @@ export function readSideRows(file: string, dir: string): SideRow[] | undefined {
     const off = table.readUInt32LE(8 + b * 8);
     const len = table.readUInt32LE(12 + b * 8);
     if (len === 0) return [];
+    if (off + len > f.size) return undefined;
     const part = Buffer.alloc(len);
     if (fs.readSync(fd, part, 0, len, off) !== len) return undefined;
     const all = JSON.parse(part.toString('utf8')) as Record<string, SideRow[]>;
@@ -150,10 +149,14 @@ export async function sessionExtras(build: { dir: string; entries: SessionEntry[
   return writeSide(build.dir, out, count);
 }
 
+/** The largest side file read whole (by the updater); a bigger one is rebuilt. */
+const SIDE_MAX_BYTES = 256 * 1024 * 1024;
+
 /** Every directory's rows of a side file (undefined when it is missing or foreign). */
 export function readAllSideRows(file: string): Record<string, SideRow[]> | undefined {
   try {
-    const buf = fs.readFileSync(file);
+    const buf = readSmall(file, SIDE_MAX_BYTES);
+    if (!buf) return undefined;
     if (buf.length < TABLE || buf.toString('latin1', 0, 8) !== MAGIC) return undefined;
     const out: Record<string, SideRow[]> = {};
     for (let b = 0; b < BUCKETS; b++) {

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import { fnv1a } from '../../../core/text/fnv.js';
+import { openRegular } from '../../system/read-bounded.js';
 import { dayOf, stampFactor, type DecayStamp } from '../../../core/decay.js';
 import { linePath, needsEscape, pathLine } from '../../../core/text/path-line.js';
 import { TERMS_VERSION } from '../../../core/text/terms.js';
@@ -356,14 +357,22 @@ function parseHeader(head: Buffer, readMore: (len: number) => Buffer): IndexHead
   return h;
 }
 
-/** Opens an index file; undefined when it is missing, foreign, of another version or corrupt. */
+/** Where an index's last section ends: the least size of a whole index file. */
+function indexEnd(h: IndexHeader): number {
+  let end = 0;
+  for (const [off, len] of [...Object.values(h.sections), ...(Array.isArray(h.windows) ? h.windows : [])]) end = Math.max(end, off + len);
+  return end;
+}
+
+/**
+ * Opens an index file; undefined when it is missing, foreign, of another version or corrupt, shorter than its
+ * header says (cut short: it is rebuilt, not read in vain on every prompt), or not a regular file (a FIFO or a
+ * device in its place is never waited on).
+ */
 export function openIndexFile(file: string): IndexReader | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch {
-    return undefined;
-  }
+  const f = openRegular(file);
+  if (!f) return undefined;
+  const fd = f.fd;
   // NOTE: its own loop rather than fsutil's readAt: no zero-fill (allocUnsafe), and the prompt hook's bundle does
   // not carry fsutil and its pid module. Measured against readAt: within the 1 ms noise of paired runs.
   const read = (off: number, len: number): Buffer => {
@@ -379,7 +388,7 @@ export function openIndexFile(file: string): IndexReader | undefined {
   try {
     const head = read(0, FIRST_READ);
     const header = parseHeader(head, (len) => read(12, len));
-    if (!header) {
+    if (!header || f.size < indexEnd(header)) {
       fs.closeSync(fd);
       return undefined;
     }

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { builtFile } from '../../system/built.js';
 import { processAlive } from '../../system/pid.js';
+import { readSmall } from '../../system/read-bounded.js';
 import type { BuildResult } from './build.js';
 import { buildLockFile, catalogCacheFile, checkFreshness, indexFile, servableWhileStale } from '../fresh.js';
 import { openPromptIndex } from './delta.js';
@@ -107,7 +108,7 @@ export function estimateRebuildMs(dir: string, knownFiles?: number): number {
 export function buildRunning(dir: string): boolean {
   try {
     const st = fs.statSync(buildLockFile(dir));
-    const pid = Number.parseInt(fs.readFileSync(buildLockFile(dir), 'utf8'), 10);
+    const pid = Number.parseInt(readSmall(buildLockFile(dir), 1024)?.toString('utf8') ?? '', 10);
     return Date.now() - st.mtimeMs < BUILD_LOCK_MAX_AGE_MS && (!Number.isInteger(pid) || pid <= 0 ? Date.now() - st.mtimeMs < 5000 : processAlive(pid));
   } catch {
     return false;

@@ -1,0 +1,2 @@
+"use strict";
+var t=Object.defineProperty;var p=Object.getOwnPropertyDescriptor;var u=Object.getOwnPropertyNames;var f=Object.prototype.hasOwnProperty;var g=(r,e)=>{for(var n in e)t(r,n,{get:e[n],enumerable:!0})},i=(r,e,n,c)=>{if(e&&typeof e=="object"||typeof e=="function")for(let a of u(e))!f.call(r,a)&&a!==n&&t(r,a,{get:()=>e[a],enumerable:!(c=p(e,a))||c.enumerable});return r};var l=r=>i(t({},"__esModule",{value:!0}),r);var s={};g(s,{a:()=>o});module.exports=l(s);function o(r){return`'${r.replace(/'/g,"'\\''")}'`}
