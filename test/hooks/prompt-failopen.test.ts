@@ -209,6 +209,16 @@ const cases: Case[] = [
     },
   },
   { name: 'the delta file is a FIFO', serves: true, input: payload(PROMPT), setup: (sb) => mkfifo(state(sb, 'prompt', 'delta.v1')) },
+  {
+    name: 'the catalog cache and the id map are FIFOs (read by the rebuild)', serves: true,
+    input: payload(PROMPT),
+    setup: (sb) => {
+      for (const f of ['catalog.v8', 'ids.v2']) {
+        fs.rmSync(state(sb, f), { force: true });
+        mkfifo(state(sb, f));
+      }
+    },
+  },
   { name: 'malformed hosts.yaml', serves: true, input: payload(PROMPT), setup: (sb) => fs.writeFileSync(path.join(sb.data, 'hosts.yaml'), 'hosts: [ {key: a, forbidden: tru\n  - :\n') },
   {
     name: '.git/HEAD unreadable garbage and a missing index',

@@ -199,6 +199,22 @@ describe('hostile transcripts', () => {
     expect(summaries()).toHaveLength(1);
     await expectCleanRepo(sb.data);
   });
+
+  it('a FIFO in place of the session state, the id map or the budget state is not waited on: Stop still writes the summary', async () => {
+    await dataRepo();
+    const t = path.join(sb.root, 'sess-fifo.jsonl');
+    turn(t, 'sess-fifo', 'why does the carousel flicker');
+    const state = path.join(sb.data, '.git', 'git-kb');
+    fs.mkdirSync(path.join(state, 'sessions'), { recursive: true });
+    for (const f of [path.join(state, 'sessions', 'sess-fifo.json'), path.join(state, 'ids.v2'), path.join(state, 'sessions', 'budget-blocks.json')]) {
+      fs.rmSync(f, { force: true });
+      await run('mkfifo', [f]);
+    }
+    const r = await runHook('stop', payload('stop', 'sess-fifo', t));
+    expect([r.code, r.stdout]).toEqual([0, '']);
+    expect(summaries().some((s) => s.includes('1. why does the carousel flicker'))).toBe(true);
+    await expectCleanRepo(sb.data);
+  });
 });
 
 describe('SessionEnd and SessionStart', () => {

@@ -13,6 +13,7 @@ import { entryMetaOf, type EntryMeta } from '../../core/format/meta.js';
 import { currentNamesKey, idMapKey, writeIdMap } from './ids.js';
 import { rememberWarm, warmValue } from './warm.js';
 import { writeFileAtomic } from '../store/fsutil.js';
+import { readSmall } from '../system/read-bounded.js';
 import { listEntryFiles, readAheadPath, readEntryText, sameStat, stateDir, type EntryFile } from '../store/layout.js';
 import { readAhead } from '../store/read-ahead.js';
 
@@ -71,9 +72,14 @@ function cacheFile(dir: string): string {
   return path.join(stateDir(dir), 'catalog.v8');
 }
 
+/** The largest catalog cache read (about 300 bytes an entry); a bigger or non-regular one is rebuilt. */
+const CACHE_MAX_BYTES = 512 * 1024 * 1024;
+
 function readCache(dir: string): Map<string, CatalogItem> {
   try {
-    const data = v8().deserialize(fs.readFileSync(cacheFile(dir))) as CacheShape;
+    const bytes = readSmall(cacheFile(dir), CACHE_MAX_BYTES);
+    if (!bytes) return new Map();
+    const data = v8().deserialize(bytes) as CacheShape;
     if (data?.v !== CATALOG_VERSION || !Array.isArray(data.items)) return new Map();
     return new Map(data.items.map((a) => [a[0] as string, decodeItem(a)]));
   } catch {

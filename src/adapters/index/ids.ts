@@ -16,6 +16,7 @@
 import fs from 'node:fs';
 import { fnv1a } from '../../core/text/fnv.js';
 import { readAt, writeFileAtomic } from '../store/fsutil.js';
+import { openRegular } from '../system/read-bounded.js';
 import { entryDirs } from '../store/layout.js';
 import { keyDirs, namesKey, settledNamesKey } from './fresh.js';
 
@@ -56,14 +57,10 @@ export interface IdMap {
 
 /** Opens the id map (head and tail checked), or undefined when it is missing, torn or not one. */
 export function openIdMap(dir: string): IdMap | undefined {
-  let fd: number;
+  const f = openRegular(idMapFile(dir));
+  if (!f) return undefined;
+  const { fd, size } = f;
   try {
-    fd = fs.openSync(idMapFile(dir), 'r');
-  } catch {
-    return undefined;
-  }
-  try {
-    const size = fs.fstatSync(fd).size;
     let head = readAt(fd, 0, Math.min(size, 16 * 1024));
     const l1 = head.indexOf(10);
     const l2 = l1 < 0 ? -1 : head.indexOf(10, l1 + 1);

@@ -10,6 +10,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ProsePiece } from '../../core/prose/extract.js';
+import { readSmall } from '../system/read-bounded.js';
 import type { Violation } from '../../core/gate/rules.js';
 
 const VERDICTS_VERSION = 1;
@@ -40,9 +41,12 @@ export function verdictKey(parts: { version: number; model: string; digest: stri
   return h.digest('hex');
 }
 
+/** The largest verdict cache read; a bigger or non-regular one reads as empty. */
+const VERDICTS_MAX_BYTES = 64 * 1024 * 1024;
+
 function readAll(dir: string): CacheShape {
   try {
-    const data = JSON.parse(fs.readFileSync(verdictFile(dir), 'utf8')) as CacheShape;
+    const data = JSON.parse(readSmall(verdictFile(dir), VERDICTS_MAX_BYTES)?.toString('utf8') ?? '') as CacheShape;
     if (data?.v === VERDICTS_VERSION && data.items && typeof data.items === 'object' && !Array.isArray(data.items)) return data;
   } catch {
     /* missing or corrupt: empty */

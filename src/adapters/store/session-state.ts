@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fnv1a } from '../../core/text/fnv.js';
+import { readSmall } from '../system/read-bounded.js';
 import { writeFileAtomic } from './fsutil.js';
 import { stateDir } from './layout.js';
 
@@ -43,6 +44,16 @@ export function sessionFileBase(sessionId: string): string {
   return `${safe.slice(0, 60)}-${fnv1a(sessionId).toString(36)}`;
 }
 
+/** The largest state file read; a bigger one is unreadable. */
+const STATE_MAX_BYTES = 1024 * 1024;
+
+/** A state file's JSON; throws when it is missing, not a small regular file (a FIFO is never waited on) or not JSON. */
+function readStateJson(file: string): unknown {
+  const bytes = readSmall(file, STATE_MAX_BYTES);
+  if (!bytes) throw new Error(`${file} is missing or is not a small regular file`);
+  return JSON.parse(bytes.toString('utf8'));
+}
+
 function stateName(sessionId: string): string {
   return `${sessionFileBase(sessionId)}.json`;
 }
@@ -50,7 +61,7 @@ function stateName(sessionId: string): string {
 /** Reads a session's state; undefined when missing or unreadable. */
 export function readSessionState(dir: string, sessionId: string): SessionState | undefined {
   try {
-    const raw = JSON.parse(fs.readFileSync(path.join(sessionStateDir(dir), stateName(sessionId)), 'utf8')) as SessionState;
+    const raw = readStateJson(path.join(sessionStateDir(dir), stateName(sessionId))) as SessionState;
     return raw && typeof raw === 'object' && raw.sessionId === sessionId ? raw : undefined;
   } catch {
     return undefined;
@@ -95,7 +106,7 @@ function reflectStateFile(dir: string, sessionId: string): string {
 /** Reads a session's reflection state; undefined when missing or unreadable. */
 export function readReflectState(dir: string, sessionId: string): ReflectState | undefined {
   try {
-    const raw = JSON.parse(fs.readFileSync(reflectStateFile(dir, sessionId), 'utf8')) as ReflectState;
+    const raw = readStateJson(reflectStateFile(dir, sessionId)) as ReflectState;
     return raw && typeof raw === 'object' && raw.sessionId === sessionId && typeof raw.outcome === 'string' ? raw : undefined;
   } catch {
     return undefined;
@@ -160,7 +171,7 @@ function budgetBlocksFile(dir: string): string {
 /** The budget state; empty when missing or unreadable. */
 export function readBudgetState(dir: string): BudgetState {
   try {
-    const raw = JSON.parse(fs.readFileSync(budgetBlocksFile(dir), 'utf8')) as unknown;
+    const raw = readStateJson(budgetBlocksFile(dir));
     if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return { blocks: {} };
     const o = raw as Record<string, unknown>;
     const blocks: BudgetState['blocks'] = {};
@@ -197,7 +208,7 @@ export function budgetSignature(dir: string): string {
   };
   let ref = 'HEAD';
   try {
-    const head = fs.readFileSync(path.join(dir, '.git', 'HEAD'), 'utf8').trim();
+    const head = (readSmall(path.join(dir, '.git', 'HEAD'), STATE_MAX_BYTES)?.toString('utf8') ?? '').trim();
     if (head.startsWith('ref: ')) ref = head.slice(5);
   } catch {
     /* no HEAD: the signature says so */
