@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { readConflictList, writeConflictList } from '../adapters/store/conflict-list.js';
-import { entryFolderNames, safeJoin } from '../adapters/store/layout.js';
+import { entryFolderNames, readEntryText, safeJoin } from '../adapters/store/layout.js';
 import { idFromPath } from '../core/format/schema.js';
 import { findConflicts, isConflictSibling } from '../core/merge/marks.js';
 
@@ -26,10 +26,13 @@ export function siblingOf(p: string): string {
   return p.replace(/\.conflict-[0-9a-f]{8}$/, '');
 }
 
-/** Conflict marks in a working file (entries in conflict form, git's own markers). */
+/**
+ * Conflict marks in a working file (entries in conflict form, git's own markers); none in a file that does not read
+ * as an entry does (a link out of the repo, a FIFO or device, over the input limit: layout.ts readEntryText).
+ */
 export function conflictMarksIn(dir: string, p: string): { line: number; kind: string }[] {
   try {
-    return findConflicts(fs.readFileSync(safeJoin(dir, p), 'utf8'));
+    return findConflicts(readEntryText(dir, p));
   } catch {
     return [];
   }

@@ -11,7 +11,7 @@
  * `created`, and everything not imported is reported with the reason (`skipped`, and `unresolved` for links
  * left as written). Attachments are secret-scanned like notes (text-like ones: an image has no text to scan).
  */
-import { isV1Repo } from '../adapters/store/layout.js';
+import { isV1Repo, readEntryText } from '../adapters/store/layout.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { readRegularFile } from '../adapters/system/read-bounded.js';
@@ -232,7 +232,7 @@ function presentFinder(dir: string, existing: Map<string, { path: string }[]>): 
     for (const c of byKey.get(slugKey(rel)) ?? []) {
       let raw;
       try {
-        raw = splitEntry(fs.readFileSync(path.join(dir, c.path), 'utf8'), c.path);
+        raw = splitEntry(readEntryText(dir, c.path), c.path);
       } catch {
         continue;
       }

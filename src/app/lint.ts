@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { ErrorCode } from '../core/errors.js';
 import type { Problem } from '../core/format/entry.js';
 import { isConflictSibling } from '../core/merge/marks.js';
-import { claimedId, entryDirs, inRepoDir, readEntryText, sameStat, statData } from '../adapters/store/layout.js';
+import { claimedId, entryDirs, inRepoDir, readEntryText, readRootFile, sameStat, statData } from '../adapters/store/layout.js';
 import { currentNamesKey, recordableNamesKey } from '../adapters/index/ids.js';
 import { readLintState, writeLintState, type LintState } from '../adapters/index/lint-state.js';
 import { putStat, recordedStat, unchanged, type FileStat, type StatColumns } from '../adapters/index/stat-table.js';
@@ -31,7 +31,7 @@ async function entryNames(dir: string): Promise<LinkNames> {
 import { readHostsText } from '../adapters/store/hosts-file.js';
 import { describeForbidden, forbiddenMatch, parseHosts } from '../core/hosts/hosts.js';
 import { readRepoSettings } from '../adapters/store/repo-settings.js';
-import { KB_JSON_MAX, readRegularFile } from '../adapters/system/read-bounded.js';
+import { KB_JSON_MAX } from '../adapters/system/read-bounded.js';
 
 export interface LintResult {
   files: number;
@@ -318,9 +318,9 @@ export function manifestProblems(dir: string): Problem[] {
   const file = 'kb.json';
   let text: string;
   try {
-    text = readRegularFile(path.join(dir, file), file, KB_JSON_MAX).toString('utf8');
+    text = readRootFile(dir, file, KB_JSON_MAX).toString('utf8');
   } catch (err) {
-    return fs.existsSync(path.join(dir, file)) ? [{ rule: 'kb-json', message: (err as Error).message, file, line: 1 }] : [];
+    return (err as { code?: string }).code !== 'NOT_FOUND' ? [{ rule: 'kb-json', message: (err as Error).message, file, line: 1 }] : [];
   }
   let parsed: unknown;
   try {

@@ -8,6 +8,7 @@ import { unknownChoice } from '../core/text/suggest.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { readEntryText, safeJoin } from '../adapters/store/layout.js';
+import { MAX_INPUT_BYTES, readRegularFile } from '../adapters/system/read-bounded.js';
 import { withWriteLock, type PendingFile } from '../adapters/write/transaction.js';
 import { KbError } from '../core/errors.js';
 import { isConflictSibling } from '../core/merge/marks.js';
@@ -78,7 +79,7 @@ export async function resolveConflicts(options: ResolveOptions): Promise<Resolve
       if (keep === 'both') throw new KbError('USAGE', `--keep both works for entries only; for ${base} keep ours or theirs, or merge ${siblings[0]} into it by hand and delete it`);
       if (keep === 'theirs') {
         if (siblings.length > 1) throw new KbError('CONFLICT', `${base} has ${siblings.length} other versions (${siblings.join(', ')}); name the one to keep`);
-        files.push({ path: base, content: fs.readFileSync(safeJoin(dir, siblings[0]!), 'utf8') });
+        files.push({ path: base, content: readRegularFile(safeJoin(dir, siblings[0]!), siblings[0]!, MAX_INPUT_BYTES, true).toString('utf8') });
       }
       for (const s of siblings) files.push({ path: s, content: null });
       resolved.push({ target, path: base });

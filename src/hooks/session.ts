@@ -27,13 +27,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveDataDir } from '../adapters/config/config.js';
 import type { Settings } from '../adapters/config/settings.js';
-import { isDataRepo } from '../adapters/store/layout.js';
+import { isDataRepo, readRootFile } from '../adapters/store/layout.js';
 import { writeLockBusy } from '../adapters/store/lock.js';
 import { budgetSignature, catchUpDue, readBudgetState, readReflectState, readSessionState, reflectionDue, stateIsCurrent, writeBudgetState, writeSessionState, type SessionState } from '../adapters/store/session-state.js';
 import { TOOL_USE_MARK, type TranscriptFacts } from '../core/sessions/transcript.js';
 import { shellQuote } from '../core/text/shell-quote.js';
 import { readRepoSettings } from '../adapters/store/repo-settings.js';
-import { KB_JSON_MAX, readRegularFile } from '../adapters/system/read-bounded.js';
+import { KB_JSON_MAX } from '../adapters/system/read-bounded.js';
 import { readAt } from '../adapters/store/fsutil.js';
 import { budgetBlockReason, budgetOverruns, type BudgetName } from '../core/budget.js';
 import { debugLog, type HookContext, type HookInput } from './protocol.js';
@@ -224,7 +224,7 @@ export async function budgetBlock(input: HookInput, ctx: HookContext): Promise<{
   if (!dir) return undefined;
   const log = (what: Record<string, unknown>): void => debugLog({ event: 'stop', budget: true, ...what }, settings);
   try {
-    JSON.parse(readRegularFile(path.join(dir, 'kb.json'), 'kb.json', KB_JSON_MAX).toString('utf8'));
+    JSON.parse(readRootFile(dir, 'kb.json', KB_JSON_MAX).toString('utf8'));
   } catch {
     return void log({ outcome: 'no block', reason: 'kb.json does not parse' });
   }

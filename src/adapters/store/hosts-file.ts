@@ -5,7 +5,8 @@
  */
 import path from 'node:path';
 import { KbError } from '../../core/errors.js';
-import { readRegularFile } from '../system/read-bounded.js';
+import { MAX_INPUT_BYTES } from '../system/read-bounded.js';
+import { readRootFile } from './layout.js';
 import { checkedRegistry, emptyRegistry, HOSTS_FILE, type HostRegistry } from '../../core/hosts/hosts.js';
 
 /** The absolute path of hosts.yaml in a data repo. */
@@ -15,12 +16,12 @@ export function hostsFile(dir: string): string {
 
 /**
  * The text of a data repo's hosts.yaml, undefined when there is none. Anything else that keeps it from being read
- * (not a regular file, over the input limit, no permission) throws INVALID_ENTRY: a registry that cannot be read
+ * (a symbolic link, not a regular file, over the input limit, no permission) throws INVALID_ENTRY: a registry that cannot be read
  * forbids what it would have forbidden, so every caller fails closed.
  */
 export function readHostsText(dir: string): string | undefined {
   try {
-    return readRegularFile(hostsFile(dir), HOSTS_FILE).toString('utf8');
+    return readRootFile(dir, HOSTS_FILE, MAX_INPUT_BYTES).toString('utf8');
   } catch (err) {
     if (err instanceof KbError && err.code === 'NOT_FOUND') return undefined;
     throw new KbError('INVALID_ENTRY', `${HOSTS_FILE}: cannot be read (${(err as Error).message})`, { file: HOSTS_FILE });

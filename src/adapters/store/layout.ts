@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { KbError } from '../../core/errors.js';
-import { MAX_INPUT_BYTES, readRegularFile } from '../system/read-bounded.js';
+import { KB_JSON_MAX, MAX_INPUT_BYTES, readRegularFile } from '../system/read-bounded.js';
 import { idFromFrontMatter, idFromPath } from '../../core/format/schema.js';
 import { nodeBinding } from '../system/node-binding.js';
 
@@ -375,10 +375,19 @@ export function projectFiles(dir: string): string[] {
  */
 export function isV1Repo(dir: string): boolean {
   try {
-    return typeof (JSON.parse(fs.readFileSync(path.join(dir, 'kb.json'), 'utf8')) as { next_id?: unknown }).next_id === 'number';
+    return typeof (JSON.parse(readRootFile(dir, 'kb.json', KB_JSON_MAX).toString('utf8')) as { next_id?: unknown }).next_id === 'number';
   } catch {
     return false;
   }
+}
+
+/**
+ * The bytes of one of the data repo's own files at its top (kb.json, hosts.yaml, .gitignore): a regular file,
+ * never read through a symbolic link (a cloned repo's `hosts.yaml -> ~/.ssh/config` must not be printed, merged
+ * or committed), nor a FIFO or device, at most `maxBytes`. NOT_FOUND when missing, USAGE otherwise (read-bounded.ts).
+ */
+export function readRootFile(dir: string, name: string, maxBytes: number): Buffer {
+  return readRegularFile(path.join(dir, name), name, maxBytes, true);
 }
 
 /** True when `dir` is a git repo that is a data repo (the rule of requireDataRepo, as a test). */

@@ -4,9 +4,8 @@
  * that is not a positive integer, or a kernel budget above what the prompt hook injects, is refused with the file
  * and field named. A missing or unreadable kb.json means the defaults.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { KB_JSON_MAX, readRegularFile } from '../system/read-bounded.js';
+import { KB_JSON_MAX } from '../system/read-bounded.js';
+import { readRootFile } from './layout.js';
 import { DEFAULT_BUDGETS, KERNEL_BUDGET, PROMOTE_AFTER, type MemoryBudgets } from '../../core/budget.js';
 import { KbError } from '../../core/errors.js';
 import { DEFAULT_DECAY, type DecaySettings } from '../../core/decay.js';
@@ -66,7 +65,7 @@ function positive(v: unknown, field: string, max = Number.MAX_SAFE_INTEGER): num
 /** The memory settings of the data repo at `dir`. */
 function readRaw(dir: string): Record<string, unknown> {
   try {
-    const parsed = JSON.parse(readRegularFile(path.join(dir, 'kb.json'), 'kb.json', KB_JSON_MAX).toString('utf8')) as unknown;
+    const parsed = JSON.parse(readRootFile(dir, 'kb.json', KB_JSON_MAX).toString('utf8')) as unknown;
     if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
   } catch {
     /* no kb.json (or not JSON: lint's business): the defaults */

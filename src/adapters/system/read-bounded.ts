@@ -23,23 +23,34 @@ export function readBounded(file: string, maxBytes = MAX_READ_BYTES): string | u
 }
 
 /**
+ * Opens `file` for reading without waiting (a FIFO's open would wait for a writer for ever) and stats the open
+ * file; with `noFollow`, a symbolic link in the last place fails with ELOOP. Throws the errno error; the caller
+ * closes the fd.
+ */
+function openStat(file: string, noFollow = false): { fd: number; st: fs.Stats } {
+  const flags = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (noFollow ? fs.constants.O_NOFOLLOW ?? 0 : 0);
+  const fd = fs.openSync(file, flags);
+  try {
+    return { fd, st: fs.fstatSync(fd) };
+  } catch (err) {
+    fs.closeSync(fd);
+    throw err;
+  }
+}
+
+/**
  * Opens a regular file for reading without waiting: its descriptor and size, or undefined when it is missing or is
  * not a regular file (a FIFO, a device such as `/dev/zero`, a folder). Never throws; the caller closes the fd.
  */
 export function openRegular(file: string): { fd: number; size: number } | undefined {
-  let fd: number;
+  let f: { fd: number; st: fs.Stats };
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+    f = openStat(file);
   } catch {
     return undefined;
   }
-  try {
-    const st = fs.fstatSync(fd);
-    if (st.isFile()) return { fd, size: st.size };
-  } catch {
-    /* refused below */
-  }
-  fs.closeSync(fd);
+  if (f.st.isFile()) return { fd: f.fd, size: f.st.size };
+  fs.closeSync(f.fd);
   return undefined;
 }
 
@@ -81,17 +92,21 @@ export function readError(err: unknown, file: string, what: string): KbError {
 
 /**
  * The bytes of a regular file of at most `maxBytes`: `USAGE` for a FIFO, a device, a folder or a bigger file,
- * `NOT_FOUND` for a missing one. `what` names the input in the message (`--file`, `hosts.yaml`).
+ * `NOT_FOUND` for a missing one. `what` names the input in the message (`--file`, `hosts.yaml`). `noFollow`: a
+ * symbolic link is refused too (`USAGE`), never read through (a data repo's own files: store/layout.ts readRootFile).
  */
-export function readRegularFile(file: string, what: string, maxBytes = MAX_INPUT_BYTES): Buffer {
-  let fd: number;
+export function readRegularFile(file: string, what: string, maxBytes = MAX_INPUT_BYTES, noFollow = false): Buffer {
+  let f: { fd: number; st: fs.Stats };
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+    f = openStat(file, noFollow);
   } catch (err) {
+    if (noFollow && (err as NodeJS.ErrnoException).code === 'ELOOP') {
+      throw new KbError('USAGE', `${what}: ${file} is a symbolic link; git-kb reads it only as a regular file, never through a link`, { file });
+    }
     throw readError(err, file, what);
   }
+  const { fd, st } = f;
   try {
-    const st = fs.fstatSync(fd);
     if (!st.isFile()) throw new KbError('USAGE', `${what}: ${file} is ${kindOf(st)}, not a regular file`, { file });
     if (st.size > maxBytes) throw new KbError('USAGE', `${what}: ${file} is ${megabytes(st.size)}; the limit is ${megabytes(maxBytes)}`, { file });
     return readAll(fd, maxBytes, () => new KbError('USAGE', `${what}: ${file} grew past ${megabytes(maxBytes)} while it was read`, { file }));

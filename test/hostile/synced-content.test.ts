@@ -1,0 +1,112 @@
+/**
+ * Hostile battery on content that arrives from someone else (`init --clone`, `sync`): a data repo's own files at
+ * its top (.gitignore, hosts.yaml, kb.json) committed as symbolic links to the user's secrets must never be read
+ * through, printed, merged or committed; an entry linked to /dev/zero or a FIFO must not hang a verb that scans
+ * the working tree (status, sync, resolve).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { git, kb, makeSandbox, run, type Sandbox } from '../helpers/cli.js';
+
+let sb: Sandbox;
+/** A file outside the data repo that must never reach a commit, stdout or stderr. */
+let secretFile: string;
+const SECRET = 'Host bastion\n  IdentityFile ~/.ssh/id_ed25519_prod_SENTINEL\n';
+const SENTINEL = 'SENTINEL';
+
+beforeEach(async () => {
+  sb = makeSandbox('gkb-hsync-');
+  secretFile = path.join(sb.home, '.ssh', 'config');
+  fs.mkdirSync(path.dirname(secretFile), { recursive: true });
+  fs.writeFileSync(secretFile, SECRET);
+  const r = await kb(sb, ['--data', sb.data, 'add', '--title', 'Rotate the deploy key', '--type', 'lesson_learned', 'Rotate it every quarter.']);
+  expect(r.code, r.stderr).toBe(0);
+});
+afterEach(() => sb.cleanup());
+
+/** Replaces `name` at the top of the data repo with a link to `target` and commits that, as a cloned repo holds it. */
+async function committedLink(name: string, target: string): Promise<void> {
+  fs.rmSync(path.join(sb.data, name), { force: true });
+  fs.symlinkSync(target, path.join(sb.data, name));
+  await git(sb.data, ['add', '-A', name], sb.env);
+  await git(sb.data, ['commit', '-q', '-m', `${name} as a link`], sb.env);
+}
+
+/** Every blob reachable from any ref, as text: what a push would send. */
+async function everyBlob(): Promise<string> {
+  return git(sb.data, ['log', '--all', '-p', '--format=%H'], sb.env);
+}
+
+describe('a top-level file of the data repo that is a symbolic link', () => {
+  it('.gitignore -> ~/.ssh/config: commit with .obsidian/ present never reads or commits what it points to', async () => {
+    await committedLink('.gitignore', secretFile);
+    fs.mkdirSync(path.join(sb.data, '.obsidian'));
+    fs.writeFileSync(path.join(sb.data, '.obsidian', 'app.json'), '{}');
+    const r = await kb(sb, ['--data', sb.data, 'commit']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(`${r.stdout}${r.stderr}`).not.toContain(SENTINEL);
+    expect(await everyBlob()).not.toContain(SENTINEL);
+    // The link is left as it was: still a link, still pointing where the user's clone had it.
+    expect(fs.lstatSync(path.join(sb.data, '.gitignore')).isSymbolicLink()).toBe(true);
+    expect(fs.readFileSync(secretFile, 'utf8')).toBe(SECRET);
+  });
+
+  it('hosts.yaml -> ~/.ssh/config: host list, status and register refuse it, print none of it and commit nothing', async () => {
+    await committedLink('hosts.yaml', secretFile);
+    const head = (await git(sb.data, ['rev-parse', 'HEAD'], sb.env)).trim();
+    for (const args of [['host', 'list'], ['host', 'status'], ['host', 'register', 'pop-os', '--marker', '192.168.1.20'], ['host', 'add', 'pop-os', 'docker socket is in /run']]) {
+      const r = await kb(sb, ['--data', sb.data, ...args]);
+      expect(`${r.stdout}${r.stderr}`, args.join(' ')).not.toContain(SENTINEL);
+      if (args[1] !== 'status') expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(5);
+      expect(r.stderr + r.stdout, args.join(' ')).toMatch(/symbolic link/);
+    }
+    expect((await git(sb.data, ['rev-parse', 'HEAD'], sb.env)).trim()).toBe(head);
+    expect(await everyBlob()).not.toContain(SENTINEL);
+  });
+
+  it('kb.json -> a file outside: lint names the link and quotes none of it; add still works with the defaults', async () => {
+    await committedLink('kb.json', secretFile);
+    const lint = await kb(sb, ['--data', sb.data, 'lint']);
+    expect(lint.code).toBe(5);
+    expect(`${lint.stdout}${lint.stderr}`).not.toContain(SENTINEL);
+    expect(`${lint.stdout}${lint.stderr}`).not.toContain('bastion');
+    expect(lint.stdout + lint.stderr).toMatch(/kb\.json.*symbolic link/);
+  });
+
+  it('kb.json linked to /dev/zero or a FIFO: add and lint answer at once instead of reading for ever', async () => {
+    const fifo = path.join(sb.root, 'fifo');
+    await run('mkfifo', [fifo]);
+    for (const target of ['/dev/zero', fifo]) {
+      fs.rmSync(path.join(sb.data, 'kb.json'));
+      fs.symlinkSync(target, path.join(sb.data, 'kb.json'));
+      const add = await kb(sb, ['--data', sb.data, 'add', '--title', `A note beside ${path.basename(target)}`, '--type', 'lesson_learned', 'Body.']);
+      expect(add.code, `${target}: ${add.stderr}`).toBe(0);
+      const lint = await kb(sb, ['--data', sb.data, 'lint']);
+      expect(lint.code, target).toBe(5);
+      expect(lint.stdout + lint.stderr).toMatch(/symbolic link/);
+    }
+  });
+});
+
+describe('an entry that is a link to a device or a FIFO', () => {
+  for (const kind of ['/dev/zero', 'fifo'] as const) {
+    it(`${kind}: status and sync answer (the conflict scan skips it) and nothing is committed from it`, async () => {
+      let target: string = kind;
+      if (kind === 'fifo') {
+        target = path.join(sb.root, 'fifo');
+        await run('mkfifo', [target]);
+      }
+      fs.symlinkSync(target, path.join(sb.data, 'entries', 'kb-0zzz-endless.md'));
+      await git(sb.data, ['add', '-A'], sb.env);
+      await git(sb.data, ['commit', '-q', '-m', 'an endless entry'], sb.env);
+      const status = await kb(sb, ['--data', sb.data, 'status']);
+      // Before: status read the link's target whole, for ever (the test's 60 s kill gave code 128).
+      expect(status.code, status.stderr).not.toBe(128);
+      const sync = await kb(sb, ['--data', sb.data, 'sync']);
+      expect(sync.code, sync.stderr).not.toBe(128);
+      const doctor = await kb(sb, ['--data', sb.data, 'doctor']);
+      expect(doctor.code, doctor.stderr).not.toBe(128);
+    });
+  }
+});
