@@ -38,6 +38,7 @@ export async function getEntries(options: GetOptions): Promise<GotEntry[]> {
     try {
       const f = locateEntryFile(loc, id);
       const host = hostOfPath(f.path);
+      if (host && hidden.invalid) throw new KbError('INVALID_ENTRY', `${id} is a fact about host "${host}", and no host's facts are loaded while hosts.yaml does not load: ${hidden.invalid}`, { id, host });
       if (host && hidden.has(host)) throw new KbError('FORBIDDEN_HOST', `${id} is a fact about the forbidden host "${host}": never loaded`, { id, host });
       const text = readEntryText(dir, f.path);
       const why = await unreadableWhy(text, f.path);

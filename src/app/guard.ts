@@ -1,7 +1,8 @@
 /**
  * Contract: forbidden hosts (spec/hosts.md) are never written, loaded or surfaced. Writes call refuseForbidden;
  * reads (search, list, get) drop or refuse entries about a forbidden host. Both cost nothing in a repo without
- * hosts.yaml, and an invalid hosts.yaml stops them (a broken forbidden flag must not let anything through).
+ * hosts.yaml. An invalid hosts.yaml stops a write, and makes a read leave out every host's facts (a broken
+ * forbidden flag must not let anything through).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -29,18 +30,35 @@ export async function refuseForbidden(dir: string, texts: { text: string; where:
   }
 }
 
-/** The keys of the forbidden hosts of the repo (empty without hosts.yaml). */
-export async function forbiddenHostKeys(dir: string): Promise<Set<string>> {
+/** The hosts whose facts a read leaves out; `invalid` says why all of them are, when hosts.yaml does not load. */
+export interface HiddenHosts {
+  has(host: string): boolean;
+  readonly size: number;
+  /** hosts.yaml's problems, when it does not load: every host's facts are then hidden. */
+  invalid?: string;
+}
+
+/**
+ * The keys of the forbidden hosts of the repo (empty without hosts.yaml). A hosts.yaml that does not load hides
+ * every host's facts instead of stopping the read (fail closed for the hosts, the other entries still served):
+ * one typo in a synced hosts.yaml must not lock the user out of list, search and get.
+ */
+export async function forbiddenHostKeys(dir: string): Promise<HiddenHosts> {
   if (!fs.existsSync(path.join(dir, 'hosts.yaml'))) return new Set();
   const { loadHosts } = await import('../adapters/store/hosts-file.js');
-  return new Set((await loadHosts(dir)).hosts.filter((h) => h.forbidden).map((h) => h.key));
+  try {
+    return new Set((await loadHosts(dir)).hosts.filter((h) => h.forbidden).map((h) => h.key));
+  } catch (err) {
+    if (!(err instanceof KbError) || err.code !== 'INVALID_ENTRY') throw err;
+    return { has: () => true, size: Number.POSITIVE_INFINITY, invalid: err.message };
+  }
 }
 
 /**
  * The files of `paths` that could not be read as entries and are worth telling the reader about: those of a
  * forbidden host's folder (`hosts/<key>/...`) are left out, as its facts are (list, search, tags).
  */
-export function unreadableShown(paths: readonly string[], hidden: Set<string>): string[] {
+export function unreadableShown(paths: readonly string[], hidden: HiddenHosts): string[] {
   if (hidden.size === 0) return [...paths];
   return paths.filter((p) => {
     const host = hostOfPath(p);

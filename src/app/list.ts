@@ -26,6 +26,8 @@ export type ListItem = Omit<SummaryRow, 'host'>;
 export interface ListResult {
   entries: ListItem[];
   unreadable: string[];
+  /** hosts.yaml's problems when it does not load (every host's facts are then left out). */
+  hostsInvalid?: string;
 }
 
 /** Lists entries. */
@@ -43,7 +45,7 @@ export async function listEntries(options: ListOptions): Promise<ListResult> {
     (!options.host || e.host === options.host) &&
     (!since || isoAtLeast(e.updated ?? e.created, since));
   const out: ListItem[] = [];
-  const result = { entries: out, unreadable: unreadableShown(summary.unreadable, hidden) };
+  const result: ListResult = { entries: out, unreadable: unreadableShown(summary.unreadable, hidden), ...(hidden.invalid ? { hostsInvalid: hidden.invalid } : {}) };
   const limit = options.limit ?? Infinity;
   if (limit <= 0) return result;
   for await (const e of summary.rows()) {

@@ -39,6 +39,8 @@ export interface SearchResultSet {
   total: number;
   /** The files not searched because they do not read as entries, by path (lint says why). */
   unreadable: string[];
+  /** hosts.yaml's problems when it does not load (every host's facts are then left out). */
+  hostsInvalid?: string;
   /** Sessions found by their turns (spec/sessions.md, "Turns") whose summary is not among `results`. */
   sessions: TurnHit[];
 }
@@ -83,5 +85,5 @@ export async function searchEntries(options: SearchCommandOptions): Promise<Sear
       else if (sessions.length < TURN_HITS) sessions.push(t);
     }
   }
-  return { query: queries.join(' | '), queries, results, total: found.total, unreadable, sessions };
+  return { query: queries.join(' | '), queries, results, total: found.total, unreadable, sessions, ...(hideHosts.invalid ? { hostsInvalid: hideHosts.invalid } : {}) };
 }

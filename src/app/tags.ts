@@ -15,6 +15,8 @@ export interface TagCount {
 export interface TagsResult {
   tags: TagCount[];
   unreadable: string[];
+  /** hosts.yaml's problems when it does not load (every host's facts are then left out). */
+  hostsInvalid?: string;
 }
 
 /** Every tag with the number of entries that carry it. */
@@ -30,5 +32,5 @@ export async function tagCounts(options: RepoOptions): Promise<TagsResult> {
   const tags = [...counts].map(([tag, count]) => ({ tag, count })).sort((a, b) => b.count - a.count || (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0));
   // The catalog keeps each file's parse result: the files with no entry are known without reading them again.
   const unreadable = unreadableShown(catalog.items.filter((i) => !i.entry).map((i) => i.path), hidden);
-  return { tags, unreadable };
+  return { tags, unreadable, ...(hidden.invalid ? { hostsInvalid: hidden.invalid } : {}) };
 }

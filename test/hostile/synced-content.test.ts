@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { git, kb, makeSandbox, run, type Sandbox } from '../helpers/cli.js';
+import { CLI, git, kb, makeSandbox, run, type Sandbox } from '../helpers/cli.js';
 
 let sb: Sandbox;
 /** A file outside the data repo that must never reach a commit, stdout or stderr. */
@@ -109,4 +109,69 @@ describe('an entry that is a link to a device or a FIFO', () => {
       expect(doctor.code, doctor.stderr).not.toBe(128);
     });
   }
+});
+
+/** Commits `rel` with `text` as a collaborator would, with the real git CLI. */
+async function committedFile(rel: string, text: string): Promise<void> {
+  fs.mkdirSync(path.dirname(path.join(sb.data, rel)), { recursive: true });
+  fs.writeFileSync(path.join(sb.data, rel), text);
+  await git(sb.data, ['add', '-A', rel], sb.env);
+  await git(sb.data, ['commit', '-q', '-m', `add ${rel}`], sb.env);
+}
+
+describe('front matter that refers to itself', () => {
+  for (const field of ['links', 'host', 'pattern_key', 'recurrences']) {
+    it(`a cyclic YAML alias in ${field}: is one broken entry, not every read verb failing`, async () => {
+      await committedFile('entries/kb-0zzz-cyclic.md', `---\nid: kb-0zzz\ntitle: Cyclic\ntype: lesson_learned\ncreated: 2026-01-01T00:00:00Z\n${field}: &a [*a]\n---\nbody\n`);
+      const list = await kb(sb, ['--data', sb.data, 'list']);
+      expect(list.code, list.stderr).toBe(0);
+      expect(list.stdout).toContain('Rotate the deploy key');
+      expect(list.stderr).toContain('entries/kb-0zzz-cyclic.md');
+      const search = await kb(sb, ['--data', sb.data, 'search', 'deploy key']);
+      expect(search.code, search.stderr).toBe(0);
+      const get = await kb(sb, ['--data', sb.data, 'get', 'kb-0zzz']);
+      expect(get.code, get.stderr).toBe(0);
+      expect(get.stderr).toMatch(/kb-0zzz-cyclic\.md:6: .*alias \*a is inside the value it names/);
+      const lint = await kb(sb, ['--data', sb.data, 'lint']);
+      expect(lint.code).toBe(5);
+      expect(lint.stdout + lint.stderr).toMatch(/entries\/kb-0zzz-cyclic\.md:6: /);
+      expect(lint.stdout + lint.stderr).not.toMatch(/internal error|circular/);
+    });
+  }
+});
+
+describe('text built to make a pattern run for ever', () => {
+  it('an entry of 1 MB that opens a markdown link 250,000 times and never closes one: lint and list end', async () => {
+    await committedFile('entries/kb-0zzy-open-links.md', `---\nid: kb-0zzy\ntitle: Open links\ntype: lesson_learned\ncreated: 2026-01-01T00:00:00Z\n---\n${'[x]('.repeat(250_000)}\n`);
+    for (const args of [['lint'], ['list'], ['search', 'open links']]) {
+      // Before: the link pattern scanned from each "[" to the line's end (quadratic, many minutes here).
+      const r = await run(process.execPath, [CLI, '--data', sb.data, ...args], { env: sb.env, timeoutMs: 40_000 });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).not.toBe(128);
+    }
+  });
+
+  it('hosts.yaml: a marker of three runs in a row is refused by name', async () => {
+    await committedFile('hosts.yaml', 'hosts:\n  pop:\n    markers:\n      - /[a-z]+[0-9a-z]+[a-z]+!/\n');
+    const status = await kb(sb, ['--data', sb.data, 'host', 'status']);
+    expect(status.stdout + status.stderr).toMatch(/hosts\.yaml:4: .*two open-ended runs in a row/);
+    const detect = await kb(sb, ['--data', sb.data, 'host', 'detect', 'pop']);
+    expect(detect.code).toBe(5);
+  });
+
+  it('hosts.yaml: a marker of one run, over a text of one 1 MB word, ends', async () => {
+    await committedFile('hosts.yaml', 'hosts:\n  pop:\n    markers:\n      - /[a-z0-9]+\\.lan!/i\n');
+    // Before: each start scanned the whole word (quadratic: hours for 1 MB); now windows of 256 characters.
+    const long = await run(process.execPath, [CLI, '--data', sb.data, 'host', 'detect'], { env: sb.env, input: `${'a'.repeat(1_000_000)} and mybox.lan!`, timeoutMs: 40_000 });
+    expect(long.code, long.stderr).toBe(0);
+    expect(long.stdout).toContain('pop');
+  });
+});
+
+it('an entry with 130,000 wikilinks to entries that do not exist: lint lists them all instead of overflowing the stack', async () => {
+  const links = Array.from({ length: 130_000 }, (_, i) => `[[kb-${String(i % 9999).padStart(4, '0')}]]`).join(' ');
+  await committedFile('entries/kb-0zzx-many-links.md', `---\nid: kb-0zzx\ntitle: Many links\ntype: lesson_learned\ncreated: 2026-01-01T00:00:00Z\n---\n${links}\n`);
+  const lint = await kb(sb, ['--data', sb.data, 'lint']);
+  expect(lint.code).toBe(5);
+  expect(lint.stderr).not.toMatch(/internal error|call stack/);
+  expect(lint.stdout + lint.stderr).toMatch(/130000 problems/);
 });

@@ -72,6 +72,28 @@ describe('host register', () => {
     expect(status.stdout).toContain('hosts.yaml: INVALID');
     expect(await commits()).toBe(before);
   });
+
+  it('reads go on while hosts.yaml is invalid: every host fact is left out, with a warning that names the line', async () => {
+    await setup();
+    const fact = await kbJson(sb, ['host', 'add', 'pop-os', 'the docker socket of pop-os is rootless']);
+    const note = await kbJson(sb, ['add', '--type', 'lesson_learned', '--title', 'Docker contexts', 'Switch with docker context use.']);
+    fs.writeFileSync(path.join(sb.data, 'hosts.yaml'), 'hosts:\n  pop-os:\n    forbiden: true\n');
+    await git(sb.data, ['commit', '-qam', 'hand edit with a typo'], sb.env);
+    const warning = /every host's facts are left out until hosts\.yaml is fixed .*hosts\.yaml:3: host "pop-os": unknown field "forbiden"/;
+    for (const args of [['list'], ['search', 'docker'], ['tags']]) {
+      const r = await run(args);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(r.stdout, args.join(' ')).not.toContain(fact.id);
+      expect(r.stderr, args.join(' ')).toMatch(warning);
+    }
+    expect((await run(['list'])).stdout).toContain(note.id);
+    expect((await run(['search', 'docker'])).stdout).toContain(note.id);
+    expect((await run(['get', note.id])).code).toBe(0);
+    const hidden = await run(['get', fact.id]);
+    expect(hidden.code).toBe(5);
+    expect(hidden.stdout).toBe('');
+    expect(hidden.stderr).toMatch(/no host's facts are loaded while hosts\.yaml does not load/);
+  });
 });
 
 describe('host add', () => {

@@ -58,7 +58,7 @@ export function queryOptions(count: number) {
 export interface SearchOptions {
   queries: string[];
   /** Host keys whose facts are never surfaced (forbidden hosts). */
-  hideHosts?: Set<string>;
+  hideHosts?: { has(host: string): boolean; readonly size: number };
   type?: string;
   tag?: string;
   host?: string;

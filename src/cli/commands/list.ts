@@ -21,10 +21,11 @@ export function register(ctx: Cli): void {
       if (o.all && o.limit !== undefined) throw new KbError('USAGE', '--all and --limit cannot be combined; use one');
       const { all, ...rest } = o;
       const { listEntries } = await import('../../app/list.js');
-      const { entries: r, unreadable } = await listEntries({ ...repoOptions(ctx, cmd), ...(rest as object) });
+      const listed = await listEntries({ ...repoOptions(ctx, cmd), ...(rest as object) });
+      const { entries: r, unreadable } = listed;
       // NOTE: the terminal's default limit is for people reading; --json and pipes always get every entry.
       const cut = !all && o.limit === undefined && !isJson() && process.stdout.isTTY === true && r.length > TERMINAL_LIMIT;
-      const warning = render.unreadableWarning(unreadable);
-      ctx.reply({ json: { entries: r, ...(unreadable.length ? { unreadable } : {}) }, text: () => render.list(cut ? r.slice(0, TERMINAL_LIMIT) : r, cut ? r.length - TERMINAL_LIMIT : 0), ...(warning ? { warnings: [warning] } : {}) });
+      const warnings = render.readWarnings(listed);
+      ctx.reply({ json: { entries: r, ...(unreadable.length ? { unreadable } : {}) }, text: () => render.list(cut ? r.slice(0, TERMINAL_LIMIT) : r, cut ? r.length - TERMINAL_LIMIT : 0), ...(warnings.length ? { warnings } : {}) });
     });
 }

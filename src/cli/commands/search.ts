@@ -28,7 +28,7 @@ export function register(ctx: Cli): void {
         bar.bar.update(done, total);
       };
       const r = await searchEntries({ ...repoOptions(ctx, cmd), queries, ...(o as object), onProgress }).finally(() => bar?.bar.done());
-      const warning = render.unreadableWarning(r.unreadable);
-      ctx.reply({ json: { query: r.query, queries: r.queries, results: r.results, total: r.total, sessions: r.sessions, ...(r.unreadable.length ? { unreadable: r.unreadable } : {}) }, text: () => render.search(r), ...(warning ? { warnings: [warning] } : {}) });
+      const warnings = render.readWarnings(r);
+      ctx.reply({ json: { query: r.query, queries: r.queries, results: r.results, total: r.total, sessions: r.sessions, ...(r.unreadable.length ? { unreadable: r.unreadable } : {}) }, text: () => render.search(r), ...(warnings.length ? { warnings } : {}) });
     });
 }

@@ -8,8 +8,9 @@ export function register(ctx: Cli): void {
   const { verb } = ctx;
   verb('tags', 'every tag with the number of entries that carry it, most used first').action(async (_o: unknown, cmd: Command) => {
     const { tagCounts } = await import('../../app/tags.js');
-    const { tags, unreadable } = await tagCounts(repoOptions(ctx, cmd));
-    const warning = render.unreadableWarning(unreadable);
-    ctx.reply({ json: { tags, ...(unreadable.length ? { unreadable } : {}) }, text: () => render.tags(tags), ...(warning ? { warnings: [warning] } : {}) });
+    const counted = await tagCounts(repoOptions(ctx, cmd));
+    const { tags, unreadable } = counted;
+    const warnings = render.readWarnings(counted);
+    ctx.reply({ json: { tags, ...(unreadable.length ? { unreadable } : {}) }, text: () => render.tags(tags), ...(warnings.length ? { warnings } : {}) });
   });
 }

@@ -69,6 +69,18 @@ export function search(r: SearchResultSet): string {
 }
 
 /**
+ * The warnings list, search and tags give on stderr: the files skipped (unreadableWarning), and a hosts.yaml that
+ * does not load, whose problems hide every host's facts until it is fixed.
+ */
+export function readWarnings(r: { unreadable: readonly string[]; hostsInvalid?: string }): string[] {
+  const out: string[] = [];
+  const skipped = unreadableWarning(r.unreadable);
+  if (skipped) out.push(skipped);
+  if (r.hostsInvalid) out.push(`every host's facts are left out until hosts.yaml is fixed ("git-kb host status" shows its problems): ${r.hostsInvalid.replace(/^hosts\.yaml is invalid; fix it \([^)]*\) and try again:\n/, '')}`);
+  return out;
+}
+
+/**
  * The one line list, search and tags give (a warning, on stderr) when files were skipped because they do not read
  * as entries: how many, the first few paths, and where to see why.
  */

@@ -2,7 +2,8 @@
  * Contract: `regexRisk(pattern, flags)` says why a rule pattern could take more than linear time on long prose,
  * or returns undefined. It parses the pattern (which must already compile) into a small tree and refuses, in
  * this order: back-references; repetition inside repetition (`(a+)+`); a repeated group whose alternatives can
- * start with the same character or that can match nothing (`(a|ab)*`, `(a?)*`); and two or more open-ended
+ * start with the same character or that can match nothing (`(a|ab)*`, `(a?)*`); two open-ended runs in a row
+ * that can match the same characters (`[a-z]+[a-z0-9]+`); and two or more open-ended
  * runs of characters that cross words, i.e. match both a space and a letter (`.*x.*`, `[^.]*x[^.]*`). It is
  * conservative: a pattern it refuses may be harmless, and the message says how to rewrite it. Pure, no imports.
  */
@@ -226,6 +227,52 @@ function intersects(a: Set<string>, b: Set<string>): boolean {
   return false;
 }
 
+/** True when `n` holds an open-ended repetition outside a lookaround. */
+function openRun(n: Node): boolean {
+  if (n.t === 'group' && n.look) return false;
+  return (n.t === 'quant' && n.max > OPEN) || children(n).some(openRun);
+}
+
+/**
+ * A sequence with its groups opened and its short repetitions written out (`(?:\w+\s+){2}` is `\w+ \s+ \w+ \s+`;
+ * a copy beyond the least count is optional), so runs are compared with what really stands between them.
+ */
+function flat(items: Node[]): Node[] {
+  const out: Node[] = [];
+  for (const n of items) {
+    if (n.t === 'group' && !n.look) out.push(...flat(n.body.t === 'seq' ? n.body.items : [n.body]));
+    else if (n.t === 'quant' && n.max <= MANY && n.max > 0 && openRun(n.body)) {
+      const body = flat([n.body]);
+      for (let k = 0; k < n.max; k++) out.push(...(k < n.min ? body : body.map((b): Node => ({ t: 'quant', body: b, min: 0, max: 1 }))));
+    } else out.push(n);
+  }
+  return out;
+}
+
+/**
+ * Two open-ended runs in one sequence that can match the same characters, with nothing between them that must
+ * match a character neither can (`[a-z]+[a-z0-9]+`, `\w+_?\w+`): each split of a long run between them is tried
+ * at each start, cubic time or worse on one long word (a base64 blob in a transcript). `\w+\s+\w+` and
+ * `\d+\.\d+` are fine: the space and the dot separate them.
+ */
+function adjacentRuns(seq: Node[], sets: Sets): string | undefined {
+  const items = flat(seq);
+  for (let i = 0; i < items.length; i++) {
+    if (!openRun(items[i]!)) continue;
+    const a = reach(items[i]!, sets);
+    for (let j = i + 1; j < items.length; j++) {
+      if (!openRun(items[j]!)) continue;
+      const both = new Set([...reach(items[j]!, sets)].filter((c) => a.has(c)));
+      if (both.size === 0) continue;
+      const separated = items.slice(i + 1, j).some((k) => !nullable(k) && !intersects(first(k, sets), both) && !intersects(reach(k, sets), both));
+      if (!separated) {
+        return 'two open-ended runs in a row that can match the same characters (like [a-z]+[a-z0-9]+) take cubic time or worse on one long word; merge them into one run, or put a character neither matches between them';
+      }
+    }
+  }
+  return undefined;
+}
+
 /** Why `pattern` could run away on long input, or undefined. The pattern must compile with `flags`. */
 export function regexRisk(pattern: string, flags = 'i'): string | undefined {
   const unicode = flags.includes('u') || flags.includes('v');
@@ -259,6 +306,10 @@ export function regexRisk(pattern: string, flags = 'i'): string | undefined {
         }
         if (reason) return;
       }
+    }
+    if (n.t === 'seq' || (n.t === 'quant' && n.max <= MANY)) {
+      reason = adjacentRuns(n.t === 'seq' ? n.items : [n], sets);
+      if (reason) return;
     }
     if (n.t === 'quant' && n.max > OPEN) {
       const chars = reach(n.body, sets);

@@ -95,6 +95,24 @@ function looseIndex(hay: string, needle: string): number {
   return -1;
 }
 
+/** The longest text a regex marker matches, and the windows it is run over (each overlaps the next by that much). */
+export const REGEX_MARKER_SPAN = 128;
+const REGEX_WINDOW = 2 * REGEX_MARKER_SPAN;
+
+/**
+ * Where `re` first matches in `text`, or -1, run over windows of 256 characters that overlap by 128: a match of up
+ * to 128 characters is found whole in one of them. NOTE: a pattern that passes the risk check (regex-risk.ts) may
+ * still scan from each start to the end of a run it repeats (`[a-z0-9]+\.lan` on a 300 KB base64 line of a
+ * transcript: quadratic, 90 s); in windows that costs at most the window's square per window, about 0.3 s a MB.
+ */
+function regexIndex(re: RegExp, text: string): number {
+  for (let at = 0; ; at += REGEX_WINDOW - REGEX_MARKER_SPAN) {
+    const m = re.exec(text.length <= REGEX_WINDOW ? text : text.slice(at, at + REGEX_WINDOW));
+    if (m) return at + m.index;
+    if (at + REGEX_WINDOW >= text.length) return -1;
+  }
+}
+
 /**
  * The labels whose terms occur in `text`, in order of first occurrence. Plain single-word markers are looked up
  * in the set of the text's words, other plain markers are searched for only when their first word occurs, and
@@ -130,8 +148,8 @@ export function matchHosts(matcher: HostMatcher, text: string): string[] {
     } catch {
       continue;
     }
-    const m = re.exec(text);
-    if (m) hit(label, m.index);
+    const at = regexIndex(re, text);
+    if (at >= 0) hit(label, at);
   }
   return [...first.entries()].sort((a, b) => a[1] - b[1]).map(([label]) => matcher.labels[label]!);
 }
