@@ -25,6 +25,8 @@ describe('init', () => {
     expect((await sgit(sb, ['ls-tree', '-r', '--name-only', 'HEAD'])).trim()).toBe('.gitignore\nkb.json');
     expect(fs.readFileSync(path.join(sb.data, '.gitignore'), 'utf8').split('\n')).toEqual(expect.arrayContaining(['.obsidian/', '.trash/']));
     expect((await sgit(sb, ['symbolic-ref', 'HEAD'])).trim()).toBe('refs/heads/main');
+    // As git's own init sets it on this (case-sensitive) file system: Foo.md and foo.md are two files.
+    expect((await sgit(sb, ['config', 'core.ignorecase'])).trim()).toBe('false');
     fs.mkdirSync(path.join(sb.data, '.obsidian'));
     fs.writeFileSync(path.join(sb.data, '.obsidian', 'workspace.json'), '{}');
     await expectCleanRepo(sb.data);
@@ -162,6 +164,7 @@ describe('init --clone over smart HTTP', () => {
     const r = await kbj(sb, ['init', '--clone', url]);
     expect(r).toMatchObject({ data_dir: sb.data, action: 'cloned', remote: url, entries: 1 });
     expect((await sgit(sb, ['remote', 'get-url', 'origin'])).trim()).toBe(url);
+    expect((await sgit(sb, ['config', 'core.ignorecase'])).trim()).toBe('false');
     expect(await headOf(sb)).toBe(await headOf(sb, origin));
     await expectCleanRepo(sb.data);
 

@@ -175,3 +175,13 @@ it('an entry with 130,000 wikilinks to entries that do not exist: lint lists the
   expect(lint.stderr).not.toMatch(/internal error|call stack/);
   expect(lint.stdout + lint.stderr).toMatch(/130000 problems/);
 });
+
+it('an entry that is a link to a file that does not exist: get and lint say so at its line, no stack trace', async () => {
+  fs.symlinkSync('/nonexistent/kb-file.md', path.join(sb.data, 'entries', 'kb-0zzw-dangling.md'));
+  const get = await kb(sb, ['--data', sb.data, 'get', 'kb-0zzw']);
+  expect(get.code).toBe(5);
+  expect(get.stderr).toMatch(/entries\/kb-0zzw-dangling\.md:1: a symbolic link to \/nonexistent\/kb-file\.md, which does not exist/);
+  expect(get.stderr).not.toMatch(/internal error|ENOENT|\n\s+at /);
+  const lint = await kb(sb, ['--data', sb.data, 'lint']);
+  expect(lint.stdout + lint.stderr).toMatch(/kb-0zzw-dangling\.md:1: a symbolic link/);
+});

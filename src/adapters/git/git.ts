@@ -44,6 +44,16 @@ export const KB_BRANCH = 'main';
 export async function initRepo(dir: string): Promise<void> {
   fs.mkdirSync(dir, { recursive: true });
   await (await iso()).init({ fs: gfs, dir, defaultBranch: KB_BRANCH });
+  await matchCaseConfig(dir);
+}
+
+/**
+ * Sets `core.ignorecase` as git's own init and clone do, from the file system: isomorphic-git writes `true`
+ * everywhere, and git on Linux would then take `Foo.md` and `foo.md` for one file.
+ */
+export async function matchCaseConfig(dir: string): Promise<void> {
+  const insensitive = fs.existsSync(path.join(dir, '.git', 'head')); // HEAD is there in capitals
+  await (await iso()).setConfig({ fs: gfs, dir, path: 'core.ignorecase', value: insensitive });
 }
 
 /** The ref HEAD points at (refs/heads/main), or undefined for a detached HEAD. */

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import * as git from 'isomorphic-git';
 import { KbError } from '../../core/errors.js';
-import { gfs, headOid, KB_BRANCH, setRef, setRemote } from './git.js';
+import { gfs, headOid, KB_BRANCH, matchCaseConfig, setRef, setRemote } from './git.js';
 import { storePack } from './objects.js';
 import { ObjectReader } from './reader.js';
 import { authFor, httpClient, isHttpUrl, networkError, redactUrl, type RemoteTarget, type Transport, type TransportSettings } from './remote.js';
@@ -187,6 +187,7 @@ export async function cloneRepo(options: { url: string; dir: string; settings: T
     fs.rmSync(dir, { recursive: true, force: true });
     throw err instanceof KbError ? err : networkError(err, url);
   }
+  await matchCaseConfig(dir);
   // NOTE: an empty remote leaves HEAD on isomorphic-git's default ("master"); git-kb's branch is "main".
   const heads = fs.existsSync(`${dir}/.git/refs/heads`) ? fs.readdirSync(`${dir}/.git/refs/heads`) : [];
   if (heads.length === 0 && !fs.existsSync(`${dir}/.git/packed-refs`)) fs.writeFileSync(`${dir}/.git/HEAD`, `ref: refs/heads/${KB_BRANCH}\n`);

@@ -428,7 +428,9 @@ function refuseEscapingLink(dir: string, rel: string, abs: string): void {
     // NOTE: the native realpath (one call) rather than Node's own (an lstat per path component, in JS): every
     // entry read pays for it, 10,000 of them in a rebuild.
     real = fs.realpathSync.native(abs);
-  } catch {
+  } catch (err) {
+    const link = (err as NodeJS.ErrnoException).code === 'ENOENT' && fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink();
+    if (link) throw new KbError('INVALID_ENTRY', `${rel}:1: a symbolic link to ${fs.readlinkSync(abs)}, which does not exist; an entry must be a file inside the data repo`, { file: rel, line: 1 });
     return; // missing or unreadable: the read itself reports it
   }
   if (real === abs) return;

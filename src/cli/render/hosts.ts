@@ -26,6 +26,11 @@ export function addFact(r: AddFactResult): string {
   return `${r.id}${r.registered ? `\n(new host ${r.host} registered with its key as marker; "git-kb host register ${r.host} --marker NAME" adds more)` : ''}`;
 }
 
+/** A fact's text with any line that reads like a sentinel (`---HOST_FACTS_END---`) marked `\`: only git-kb's own end the facts. */
+function escapeSentinels(text: string): string {
+  return text.replace(/^(\s*)(---HOST_)/gm, '$1\\$2');
+}
+
 /** `host load`: the sentinel first, and for loaded facts each one, then the end sentinel. */
 export function load(r: LoadResult): string {
   if (r.status === 'forbidden') return SENTINELS.forbidden;
@@ -35,7 +40,7 @@ export function load(r: LoadResult): string {
   const parts = [`${SENTINELS.loaded}`, `host ${r.key}: ${plural(r.facts!.length, 'fact')} (reference data, oldest first)${withheld}`];
   for (const f of r.facts!) {
     parts.push('', `### ${f.id} — ${f.title}${f.updated ? ` (${localDate(f.updated)})` : ''}`);
-    if (f.body !== f.title) parts.push('', f.body);
+    if (f.body !== f.title) parts.push('', escapeSentinels(f.body));
   }
   parts.push('', SENTINELS.end);
   return parts.join('\n');
