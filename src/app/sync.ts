@@ -17,6 +17,7 @@ import { newCommits, objectsToSend } from '../adapters/git/walk.js';
 import { journalPending } from '../adapters/store/journal.js';
 import { withWriteLock } from '../adapters/write/transaction.js';
 import { isKbError, KbError } from '../core/errors.js';
+import { shellQuote } from '../core/text/shell-quote.js';
 import { trackConflicts, type ConflictInfo } from './conflicts.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { integrate } from './sync-merge.js';
@@ -94,6 +95,20 @@ async function fetchTip(t: RemoteTarget, tip: string, result: SyncResult): Promi
   } finally {
     reader.close();
   }
+}
+
+/**
+ * The error for a remote commit holding a path git-kb never writes (into `.git`, out of the repo, through a
+ * symbolic link): nothing was merged, and each sync stops here until the remote is repaired, so say how.
+ */
+function unwritableTree(err: unknown, t: RemoteTarget, tip: string): KbError | undefined {
+  const p = err instanceof KbError ? err.data?.unwritable : undefined;
+  if (typeof p !== 'string') return undefined;
+  return new KbError(
+    'SYNC_FAILED',
+    `the remote's ${t.branch} (commit ${tip.slice(0, 12)}) holds "${p}", a path git-kb never writes (inside .git, outside the data repo, or through a symbolic link): nothing was merged or changed here, and local commits are kept. Every sync stops here until the remote is repaired (a commit on top that removes ${shellQuote(p)}, pushed by whoever can write there) or this repo syncs with another remote ("git -C ${shellQuote(t.dir)} remote set-url ${t.remote} URL")`,
+    { url: redactUrl(t.url), commit: tip, path: p },
+  );
 }
 
 /** Pushes HEAD: a pack of just the missing objects over HTTP, the system git otherwise (spec/sync.md). */
@@ -187,7 +202,9 @@ export async function syncRepo(options: SyncOptions): Promise<SyncResult> {
       }
       const tracking = `refs/remotes/${t.remote}/${t.branch}`;
       if ((await refOid(dir, tracking)) !== tip) await setRef(dir, tracking, tip);
-      await integrate(t, tip, result, options.settings);
+      await integrate(t, tip, result, options.settings).catch((err: unknown) => {
+        throw unwritableTree(err, t, tip) ?? err;
+      });
     }
     result.remote_after = tip ?? null;
     const head = await headOid(dir);

@@ -185,3 +185,27 @@ it('an entry that is a link to a file that does not exist: get and lint say so a
   const lint = await kb(sb, ['--data', sb.data, 'lint']);
   expect(lint.stdout + lint.stderr).toMatch(/kb-0zzw-dangling\.md:1: a symbolic link/);
 });
+
+it('a remote commit whose tree holds .git/config: sync refuses it each time, says how to get out, changes nothing', async () => {
+  const remote = path.join(sb.root, 'remote.git');
+  await git(sb.root, ['init', '-q', '--bare', remote], sb.env);
+  await git(sb.data, ['push', '-q', remote, 'main'], sb.env);
+  const clone = path.join(sb.root, 'clone');
+  expect((await kb(sb, ['--data', clone, 'init', '--clone', remote])).code).toBe(0);
+  // The remote's author builds a tree with a .git folder in it (git's own commands never would) and pushes it.
+  const blob = (await run('git', ['hash-object', '-w', '--stdin'], { cwd: sb.data, env: sb.env, input: '[core]\n\thooksPath = /tmp\n' })).stdout.trim();
+  const sub = (await run('git', ['mktree'], { cwd: sb.data, env: sb.env, input: `100644 blob ${blob}\tconfig\n` })).stdout.trim();
+  const top = (await run('git', ['mktree'], { cwd: sb.data, env: sb.env, input: `${await git(sb.data, ['ls-tree', 'HEAD'], sb.env)}040000 tree ${sub}\t.git\n` })).stdout.trim();
+  const crafted = (await git(sb.data, ['commit-tree', top, '-p', 'HEAD', '-m', 'crafted'], sb.env)).trim();
+  await git(sb.data, ['push', '-q', remote, `${crafted}:refs/heads/main`], sb.env);
+  const head = (await git(clone, ['rev-parse', 'HEAD'], sb.env)).trim();
+  const config = fs.readFileSync(path.join(clone, '.git', 'config'), 'utf8');
+  for (let i = 0; i < 2; i++) {
+    const r = await kb(sb, ['--data', clone, 'sync']);
+    expect(r.code, r.stderr).toBe(6);
+    expect(r.stderr).toContain(`holds ".git/config", a path git-kb never writes`);
+    expect(r.stderr).toMatch(/nothing was merged or changed here.*remote set-url origin URL/s);
+  }
+  expect((await git(clone, ['rev-parse', 'HEAD'], sb.env)).trim()).toBe(head);
+  expect(fs.readFileSync(path.join(clone, '.git', 'config'), 'utf8')).toBe(config);
+});

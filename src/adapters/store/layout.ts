@@ -156,7 +156,7 @@ export function safeJoin(dir: string, rel: string): string {
   const abs = path.resolve(dir, norm);
   const relBack = path.relative(dir, abs);
   if (!relBack || relBack.startsWith('..') || path.isAbsolute(relBack) || relBack.split(path.sep)[0] === '.git' || norm.includes('\0')) {
-    throw new KbError('USAGE', `path "${rel}" is outside the data repo ${dir}`);
+    throw new KbError('USAGE', `path "${rel}" is outside the data repo ${dir}`, { unwritable: rel });
   }
   return abs;
 }
@@ -174,7 +174,7 @@ export function writablePath(dir: string, rel: string): string {
     const st = fs.lstatSync(at, { throwIfNoEntry: false });
     if (!st) break;
     if (st.isSymbolicLink()) {
-      throw new KbError('USAGE', `refusing to write ${rel}: ${path.relative(dir, at)} is a symbolic link (to ${fs.readlinkSync(at)}); a data repo's folders must be real folders inside it`, { file: rel });
+      throw new KbError('USAGE', `refusing to write ${rel}: ${path.relative(dir, at)} is a symbolic link (to ${fs.readlinkSync(at)}); a data repo's folders must be real folders inside it`, { file: rel, unwritable: rel });
     }
   }
   return abs;
