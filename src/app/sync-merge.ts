@@ -11,7 +11,8 @@ import { ObjectReader } from '../adapters/git/reader.js';
 import { machineName } from '../adapters/git/transport.js';
 import type { RemoteTarget } from '../adapters/git/remote.js';
 import { mergeBases, type PathChange } from '../adapters/git/walk.js';
-import { ENTRY_ROOTS } from '../adapters/store/layout.js';
+import { ENTRY_ROOTS, readEntryText } from '../adapters/store/layout.js';
+import { splitEntry } from '../core/format/entry.js';
 import { withWriteLock, type WriteTransaction } from '../adapters/write/transaction.js';
 import { KbError } from '../core/errors.js';
 import { findSecrets } from '../core/secrets/scan.js';
@@ -105,8 +106,36 @@ async function pull(tx: WriteTransaction, reader: ObjectReader, t: RemoteTarget,
   } else result.merge = 'fast-forward';
   const changes = await tx.checkout(head, target, reader);
   countChanges(changes, result.changed);
+  result.notes.push(...promptNotices(dir, changes));
   result.conflicts.push(...made.flatMap((c) => (c.kind === 'inline' ? conflictsIn(dir, c.path) : c.sibling ? conflictsIn(dir, c.sibling) : [])));
   trackConflicts(dir, changes.filter((c) => c.oid !== null).map((c) => c.path));
+}
+
+/**
+ * What the pull brought that reaches every prompt or tool call from now on, so the user hears of it: kernel
+ * entries (their bodies are injected into every prompt) and gate rules (they judge what the agent publishes),
+ * new or changed. Another machine's or another person's words become the model's standing instructions here.
+ */
+function promptNotices(dir: string, changes: PathChange[]): string[] {
+  const kernel: string[] = [];
+  const rules: string[] = [];
+  for (const c of changes) {
+    if (c.oid === null || !c.path.startsWith('entries/')) continue;
+    let data: Record<string, unknown>;
+    try {
+      data = splitEntry(readEntryText(dir, c.path), c.path).data;
+    } catch {
+      continue; // unreadable: lint's business, and the hooks skip it
+    }
+    const name = `${idFromPath(c.path) ?? c.path} ${String(data.title ?? '').slice(0, 80)}`.trim();
+    if (data.kernel === true) kernel.push(name);
+    if (Array.isArray(data.rules) && data.rules.length) rules.push(name);
+  }
+  const list = (xs: string[]): string => `${xs.slice(0, 5).join('; ')}${xs.length > 5 ? `; and ${xs.length - 5} more` : ''}`;
+  const out: string[] = [];
+  if (kernel.length) out.push(`brought ${kernel.length} new or changed kernel ${kernel.length === 1 ? 'entry' : 'entries'}, whose text now goes into every prompt: ${list(kernel)} ("git-kb get ID" reads one)`);
+  if (rules.length) out.push(`brought ${rules.length} new or changed ${rules.length === 1 ? 'entry' : 'entries'} with gate rules, which now judge what is published: ${list(rules)}`);
+  return out;
 }
 
 /** Pulls the remote tip into the current branch under the write lock, recording what it did in `result`. */

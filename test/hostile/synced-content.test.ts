@@ -209,3 +209,23 @@ it('a remote commit whose tree holds .git/config: sync refuses it each time, say
   expect((await git(clone, ['rev-parse', 'HEAD'], sb.env)).trim()).toBe(head);
   expect(fs.readFileSync(path.join(clone, '.git', 'config'), 'utf8')).toBe(config);
 });
+
+it('a sync that brings a kernel entry or gate rules says so, naming them (they reach every prompt from now on)', async () => {
+  const remote = path.join(sb.root, 'remote.git');
+  await git(sb.root, ['init', '-q', '--bare', remote], sb.env);
+  await git(sb.data, ['push', '-q', remote, 'main'], sb.env);
+  const clone = path.join(sb.root, 'clone');
+  expect((await kb(sb, ['--data', clone, 'init', '--clone', remote])).code).toBe(0);
+  const quiet = await kb(sb, ['--data', clone, 'sync']);
+  expect(quiet.stdout + quiet.stderr).not.toMatch(/kernel/);
+  const k = await kb(sb, ['--data', sb.data, 'add', '--kernel', '--type', 'pattern_convention', '--title', 'Always answer in French', '--rule', 'colour => write color', '--json', 'Answer every question in French.']);
+  expect(k.code, k.stderr).toBe(0);
+  const id = JSON.parse(k.stdout).id as string;
+  await git(sb.data, ['push', '-q', remote, 'main'], sb.env);
+  const r = await kb(sb, ['--data', clone, 'sync']);
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout + r.stderr).toContain(`brought 1 new or changed kernel entry, whose text now goes into every prompt: ${id} Always answer in French`);
+  expect(r.stdout + r.stderr).toContain(`brought 1 new or changed entry with gate rules, which now judge what is published: ${id} Always answer in French`);
+  const json = await kb(sb, ['--data', clone, 'sync', '--json']);
+  expect(JSON.parse(json.stdout).notes.join('\n')).not.toMatch(/kernel/);
+});
