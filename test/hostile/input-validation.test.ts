@@ -167,6 +167,29 @@ describe('F22: terminal escapes in titles', () => {
   });
 });
 
+describe('bidi overrides and zero-width characters in a title', () => {
+  // "Trojan source": U+202E makes what follows read backwards; U+200B makes "deploy" and "de\u200bploy" look alike.
+  const title = 'Deploy \u202enoitcudorp\u202c to prod with de\u200bploy and \u2066isolate\u2069';
+  const id = 'kb-t0bidi';
+  const rel = `entries/${id}-bidi-title.md`;
+
+  beforeAll(async () => {
+    await handEntry(rel, front([`id: ${id}`, `title: ${JSON.stringify(title)}`, 'type: decision', 'tags: [bidi]'], 'The body mentions narwhals.'), `add ${id}: ${title}`);
+  });
+
+  it('list, search and get name them by code point on a terminal; --json keeps the title as it is', { timeout: 30_000 }, async () => {
+    const shown = 'Deploy <U+202E>noitcudorp<U+202C> to prod with de<U+200B>ploy and <U+2066>isolate<U+2069>';
+    for (const args of [['list'], ['search', 'narwhals'], ['get', id]]) {
+      const r = await kbd(args);
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.stdout, args.join(' ')).toContain(shown);
+      expect(r.stdout, args.join(' ')).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200b]/);
+    }
+    const json = await kbd(['list', '--json']);
+    expect(JSON.parse(json.stdout).entries.find((e: { id: string }) => e.id === id).title).toBe(title);
+  });
+});
+
 describe('F26: a YAML key that is a collection', () => {
   const cases = [
     { id: 'kb-t0f26a', key: ['? [a, b]', ': 1'] },
