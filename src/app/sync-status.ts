@@ -2,9 +2,9 @@
  * Contract: where the data repo stands against its remote for `status` (spec/sync.md), from what the last sync
  * saw: no network, a short walk of recent commits, and the kept list of unresolved conflicts.
  */
-import fs from 'node:fs';
 import { configRemote, readConfig } from '../adapters/config/config.js';
 import { configValue, readRef } from '../adapters/git/refs.js';
+import { headSymbolicRef } from '../adapters/store/layout.js';
 import { trackConflicts } from './conflicts.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { autoSyncOn } from './sync-settings.js';
@@ -34,7 +34,7 @@ export async function syncStatus(options: RepoOptions): Promise<SyncStatus> {
   out.remote = 'origin';
   const { redactUrl } = await import('../adapters/git/remote.js');
   out.url = redactUrl(url);
-  const ref = /^ref:\s*(\S+)/.exec(fs.readFileSync(`${dir}/.git/HEAD`, 'utf8'))?.[1];
+  const ref = headSymbolicRef(dir);
   if (!ref?.startsWith('refs/heads/')) return out;
   out.branch = ref.slice('refs/heads/'.length);
   const head = readRef(dir, 'HEAD');

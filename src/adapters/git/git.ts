@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { KbError } from '../../core/errors.js';
 import { atomicFs, writeFileAtomic } from '../store/fsutil.js';
+import { headSymbolicRef } from '../store/layout.js';
 import { writeLooseObject } from './objects.js';
 import { OID, readRef } from './refs.js';
 import type { Author } from './author.js';
@@ -58,8 +59,7 @@ export async function matchCaseConfig(dir: string): Promise<void> {
 
 /** The ref HEAD points at (refs/heads/main), or undefined for a detached HEAD. */
 export function headRef(dir: string): string | undefined {
-  const text = fs.readFileSync(path.join(dir, '.git', 'HEAD'), 'utf8').trim();
-  return text.startsWith('ref: ') ? text.slice(5) : undefined;
+  return headSymbolicRef(dir);
 }
 
 /**

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { KbError } from '../../core/errors.js';
-import { KB_JSON_MAX, MAX_INPUT_BYTES, readRegularFile } from '../system/read-bounded.js';
+import { KB_JSON_MAX, MAX_INPUT_BYTES, readRegularFile, readSmall } from '../system/read-bounded.js';
 import { idFromFrontMatter, idFromPath } from '../../core/format/schema.js';
 import { nodeBinding } from '../system/node-binding.js';
 
@@ -388,6 +388,15 @@ export function isV1Repo(dir: string): boolean {
  */
 export function readRootFile(dir: string, name: string, maxBytes: number): Buffer {
   return readRegularFile(path.join(dir, name), name, maxBytes, true);
+}
+
+/**
+ * The ref HEAD names (`refs/heads/main`), or undefined for a detached, missing or unreadable HEAD: the one reader
+ * of `.git/HEAD`'s symbolic ref (adapters/git's headRef, the budget signature and sync status all ask here).
+ */
+export function headSymbolicRef(dir: string): string | undefined {
+  const text = readSmall(path.join(dir, '.git', 'HEAD'), 4096)?.toString('utf8').trim();
+  return text?.startsWith('ref: ') ? text.slice(5).trim() : undefined;
 }
 
 /** True when `dir` is a git repo that is a data repo (the rule of requireDataRepo, as a test). */

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fnv1a } from '../../core/text/fnv.js';
 import { readSmall } from '../system/read-bounded.js';
 import { writeFileAtomic } from './fsutil.js';
-import { stateDir } from './layout.js';
+import { headSymbolicRef, stateDir } from './layout.js';
 
 /** What the last look at a session's transcript found. */
 export interface SessionState {
@@ -206,12 +206,6 @@ export function budgetSignature(dir: string): string {
     const s = fs.statSync(p, { throwIfNoEntry: false });
     return s ? `${s.mtimeMs}:${s.size}:${s.ino}` : '-';
   };
-  let ref = 'HEAD';
-  try {
-    const head = (readSmall(path.join(dir, '.git', 'HEAD'), STATE_MAX_BYTES)?.toString('utf8') ?? '').trim();
-    if (head.startsWith('ref: ')) ref = head.slice(5);
-  } catch {
-    /* no HEAD: the signature says so */
-  }
+  const ref = headSymbolicRef(dir) ?? 'HEAD';
   return `${st(path.join(dir, 'kb.json'))}|${st(path.join(dir, '.git', ref))}|${st(path.join(dir, '.git', 'packed-refs'))}`;
 }
