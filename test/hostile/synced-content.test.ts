@@ -186,12 +186,18 @@ it('an entry that is a link to a file that does not exist: get and lint say so a
   expect(lint.stdout + lint.stderr).toMatch(/kb-0zzw-dangling\.md:1: a symbolic link/);
 });
 
-it('a remote commit whose tree holds .git/config: sync refuses it each time, says how to get out, changes nothing', async () => {
+/** A bare remote on disk that the sandbox's data repo is pushed to, and a second data repo cloned from it. */
+async function clonedThroughRemote(): Promise<{ remote: string; clone: string }> {
   const remote = path.join(sb.root, 'remote.git');
   await git(sb.root, ['init', '-q', '--bare', remote], sb.env);
   await git(sb.data, ['push', '-q', remote, 'main'], sb.env);
   const clone = path.join(sb.root, 'clone');
   expect((await kb(sb, ['--data', clone, 'init', '--clone', remote])).code).toBe(0);
+  return { remote, clone };
+}
+
+it('a remote commit whose tree holds .git/config: sync refuses it each time, says how to get out, changes nothing', async () => {
+  const { remote, clone } = await clonedThroughRemote();
   // The remote's author builds a tree with a .git folder in it (git's own commands never would) and pushes it.
   const blob = (await run('git', ['hash-object', '-w', '--stdin'], { cwd: sb.data, env: sb.env, input: '[core]\n\thooksPath = /tmp\n' })).stdout.trim();
   const sub = (await run('git', ['mktree'], { cwd: sb.data, env: sb.env, input: `100644 blob ${blob}\tconfig\n` })).stdout.trim();
@@ -211,11 +217,7 @@ it('a remote commit whose tree holds .git/config: sync refuses it each time, say
 });
 
 it('a sync that brings a kernel entry or gate rules says so, naming them (they reach every prompt from now on)', async () => {
-  const remote = path.join(sb.root, 'remote.git');
-  await git(sb.root, ['init', '-q', '--bare', remote], sb.env);
-  await git(sb.data, ['push', '-q', remote, 'main'], sb.env);
-  const clone = path.join(sb.root, 'clone');
-  expect((await kb(sb, ['--data', clone, 'init', '--clone', remote])).code).toBe(0);
+  const { remote, clone } = await clonedThroughRemote();
   const quiet = await kb(sb, ['--data', clone, 'sync']);
   expect(quiet.stdout + quiet.stderr).not.toMatch(/kernel/);
   const k = await kb(sb, ['--data', sb.data, 'add', '--kernel', '--type', 'pattern_convention', '--title', 'Always answer in French', '--rule', 'colour => write color', '--json', 'Answer every question in French.']);
