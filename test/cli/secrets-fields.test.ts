@@ -101,7 +101,7 @@ describe('a secret in a short field is refused as typed (issue 30)', () => {
     expect(failures).toEqual([]);
   });
 
-  it('host add of a private key block (an argument commander reads as an option, and stdin) prints none of it', { timeout: 60_000 }, async () => {
+  it('host add of a private key block (an argument commander reads as an option, and stdin) prints none of it', async () => {
     const lines = Array.from({ length: 6 }, (_, i) => Buffer.from(`line ${i} of a fake key `.repeat(3)).toString('base64').slice(0, 64));
     const block = ['-----' + 'BEGIN RSA PRIVATE ' + 'KEY-----', ...lines, '-----' + 'END RSA PRIVATE ' + 'KEY-----'].join('\n');
     for (const [args, input] of [[['host', 'add', 'web1', block], undefined], [['host', 'add', 'web1'], block]] as const) {
@@ -111,7 +111,7 @@ describe('a secret in a short field is refused as typed (issue 30)', () => {
     }
   });
 
-  it('left no part of any secret in a git object, path, index or cache of the data repos', { timeout: 120_000 }, async () => {
+  it('left no part of any secret in a git object, path, index or cache of the data repos', async () => {
     for (const dir of [sb.data, adoptRepo()]) {
       const all = await everythingIn(dir, sb.env);
       expect(all).toContain(dir === sb.data ? target.id : 'First entry'); // the dump really holds the repo's content

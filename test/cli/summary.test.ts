@@ -246,7 +246,7 @@ describe('catalog summary', () => {
     await commitAll(sb, 'drop the patch test entries');
   });
 
-  it('a list killed at any point after a body edit leaves the next status and list what a catalog load says', { timeout: 120_000 }, async () => {
+  it('a list killed at any point after a body edit leaves the next status and list what a catalog load says', async () => {
     const added = [];
     for (let i = 0; i < 6; i++) added.push(await addEntry(sb, { type: 'decision', title: `Killed list ${i}`, body: `Body ${i}. `.repeat(10 + 40 * i), extra: i === 0 ? ['--kernel'] : [] }));
     const rnd = seeded(0x5eed);
@@ -272,7 +272,7 @@ describe('catalog summary', () => {
     await commitAll(sb, 'drop the killed-list entries');
   });
 
-  it('writes files made since as a patch, one change on another, and says what a catalog load of a copy says', { timeout: 120_000 }, async () => {
+  it('writes files made since as a patch, one change on another, and says what a catalog load of a copy says', async () => {
     const patchFile = (): string => `${file()}.patch`;
     const target = await addEntry(sb, { type: 'decision', title: 'Added target', body: 'Linked to.' });
     await kbj(sb, ['host', 'add', 'added-box', '--title', 'Added disk', '--', 'The disk.']);

@@ -16,7 +16,7 @@ beforeEach(() => {
 });
 afterEach(() => sb.cleanup());
 
-it('a prompt with a fake secret leaves no fragment of it (nor its words) in the debug log; the log is 600 in a 700 folder', { timeout: 30_000 }, async () => {
+it('a prompt with a fake secret leaves no fragment of it (nor its words) in the debug log; the log is 600 in a 700 folder', async () => {
   const r = await kb(sb, ['--data', sb.data, 'add', '--type', 'pattern_convention', '--title', 'Rebase onto main before merging', '--tags', 'git,rebase', '--', 'Always rebase.']);
   expect(r.code, r.stderr).toBe(0);
   const item = SECRET_BATTERY.find((s) => s.kind === 'GitHub token')!;
@@ -44,7 +44,7 @@ async function promptWithDefaultLog(sessionId = 'sess-default'): Promise<void> {
   expect(h.stdout).toBe('');
 }
 
-it('the default log is one folder per user in the temp folder; a link or a hard link planted there is not written through', { timeout: 30_000 }, async () => {
+it('the default log is one folder per user in the temp folder; a link or a hard link planted there is not written through', async () => {
   expect((await kb(sb, ['--data', sb.data, 'init'])).code).toBe(0);
   const tmp = sb.env.TMPDIR!;
   const own = path.join(tmp, `git-kb-hooks-${process.getuid!()}`);
@@ -67,7 +67,7 @@ it('the default log is one folder per user in the temp folder; a link or a hard 
   expect(fs.readFileSync(victim, 'utf8')).toBe('precious\n');
 });
 
-it('the default log is not written into a folder others may write', { timeout: 30_000 }, async () => {
+it('the default log is not written into a folder others may write', async () => {
   expect((await kb(sb, ['--data', sb.data, 'init'])).code).toBe(0);
   const own = path.join(sb.env.TMPDIR!, `git-kb-hooks-${process.getuid!()}`);
   fs.mkdirSync(own);
@@ -76,7 +76,7 @@ it('the default log is not written into a folder others may write', { timeout: 3
   expect(fs.readdirSync(own)).toEqual([]);
 });
 
-it('a record over the size limit is shortened, never cut: every line stays one JSON object', { timeout: 30_000 }, async () => {
+it('a record over the size limit is shortened, never cut: every line stays one JSON object', async () => {
   expect((await kb(sb, ['--data', sb.data, 'init'])).code).toBe(0);
   await promptWithDefaultLog('s'.repeat(40_000));
   const lines = fs.readFileSync(path.join(sb.env.TMPDIR!, `git-kb-hooks-${process.getuid!()}`, 'debug.jsonl'), 'utf8').trim().split('\n');

@@ -233,7 +233,7 @@ describe('prompt index updates', () => {
     expect(declined).toBeGreaterThanOrEqual(7);
   }, 120_000);
 
-  it('an update killed at any point leaves an index that reads, and the next update right', { timeout: 120_000 }, async () => {
+  it('an update killed at any point leaves an index that reads, and the next update right', async () => {
     const entries: TestEntry[] = Array.from({ length: 30 }, (_, i) => ({ id: tid(i + 1), title: `${words[i % words.length]} ${words[(i * 3) % words.length]} note ${i}`, body: words.slice(i % 7, (i % 7) + 6).join(' ') }));
     await makeRepo(sb, entries);
     const dir = sb.data;

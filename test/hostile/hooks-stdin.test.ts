@@ -48,7 +48,7 @@ function watch(child: ChildProcess, pid: number, capMs: number): Promise<Ended> 
 }
 
 describe('F15: a hook whose stdin never closes', () => {
-  it('F15: session-end with an open, silent stdin pipe ends by itself (its deadline), exit 0', { timeout: 60_000 }, async () => {
+  it('F15: session-end with an open, silent stdin pipe ends by itself (its deadline), exit 0', async () => {
     const child = spawn(process.execPath, [HOOK_ENTRY, 'session-end'], { env: { ...sb.env, GIT_KB_DATA: sb.data }, stdio: ['pipe', 'pipe', 'pipe'] });
     child.stdin!.on('error', () => undefined); // never written, never closed
     const end = await watch(child, child.pid!, 30_000);
@@ -57,7 +57,7 @@ describe('F15: a hook whose stdin never closes', () => {
     expect(end.code).toBe(0);
   });
 
-  it('F15: prompt with an open, silent stdin pipe ends by itself (its deadline), exit 0', { timeout: 60_000 }, async () => {
+  it('F15: prompt with an open, silent stdin pipe ends by itself (its deadline), exit 0', async () => {
     const child = spawn(process.execPath, [HOOK_ENTRY, 'prompt'], { env: { ...sb.env, GIT_KB_DATA: sb.data }, stdio: ['pipe', 'pipe', 'pipe'] });
     child.stdin!.on('error', () => undefined);
     const end = await watch(child, child.pid!, 30_000);
@@ -66,7 +66,7 @@ describe('F15: a hook whose stdin never closes', () => {
     expect(end.code).toBe(0);
   });
 
-  it('F15: session-end with an empty non-blocking stdin exits 0 by its deadline and does not spin the CPU', { timeout: 20_000 }, async () => {
+  it('F15: session-end with an empty non-blocking stdin exits 0 by its deadline and does not spin the CPU', async () => {
     // A FIFO held open for writing by the test (so no EOF ever) and set O_NONBLOCK on the hook's side: every
     // read says EAGAIN. perl sets the flag and then execs node, so the pid is the hook's own.
     const fifo = path.join(sb.root, 'stdin.fifo');
@@ -91,7 +91,7 @@ describe('F16: the debug log under /proc', () => {
   ];
   // A payload that is not JSON makes every event write one debug line ("stdin is not one JSON object").
   for (const ev of ['session-end', 'stop', 'prompt'] as const) {
-    it(`F16: ${ev} exits 0 promptly with KB_HOOK_DEBUG=1 and the debug log under /proc`, { timeout: 30_000 }, async () => {
+    it(`F16: ${ev} exits 0 promptly with KB_HOOK_DEBUG=1 and the debug log under /proc`, async () => {
       const failures: string[] = [];
       await Promise.all(
         cases.map(async (c) => {

@@ -55,7 +55,7 @@ describe('F17: invalid UTF-8 on every input path', () => {
   // "café au lait" in Latin-1: the é is the single byte 0xE9, not valid UTF-8.
   const LATIN1 = Buffer.concat([Buffer.from('caf'), Buffer.from([0xe9]), Buffer.from(' au lait, in Latin-1\n')]);
 
-  it('F17: add --file, add on stdin, edit --file and import refuse invalid UTF-8 with an error naming the input; nothing committed', { timeout: 30_000 }, async () => {
+  it('F17: add --file, add on stdin, edit --file and import refuse invalid UTF-8 with an error naming the input; nothing committed', async () => {
     const file = path.join(sb.root, 'latin1-note.txt');
     fs.writeFileSync(file, LATIN1);
     const notes = path.join(sb.root, 'latin1-notes');
@@ -82,7 +82,7 @@ describe('F17: invalid UTF-8 on every input path', () => {
 });
 
 describe('F18: multi-line titles and odd tags', () => {
-  it('F18: add refuses a multi-line --title (exit 2 or 5, a clear message) and commits nothing', { timeout: 30_000 }, async () => {
+  it('F18: add refuses a multi-line --title (exit 2 or 5, a clear message) and commits nothing', async () => {
     const before = await head();
     const r = await kbd(['add', '--type', 'decision', '--title', 'first line of the title\nsecond line of the title', '--', 'body']);
     expect([2, 5], `exit ${r.code}: ${r.stdout}${r.stderr}`).toContain(r.code);
@@ -91,7 +91,7 @@ describe('F18: multi-line titles and odd tags', () => {
     expect(await head()).toBe(before);
   });
 
-  it('F18: tags with capitals or spaces are normalised (lower case, spaces to -) or refused', { timeout: 30_000 }, async () => {
+  it('F18: tags with capitals or spaces are normalised (lower case, spaces to -) or refused', async () => {
     const r = await kbd(['--json', 'add', '--type', 'decision', '--title', 'Tag casing probe', '--tags', 'Foo Bar,BIG', '--', 'body']);
     if (r.code === 0) {
       const id = JSON.parse(r.stdout).id as string;
@@ -106,7 +106,7 @@ describe('F18: multi-line titles and odd tags', () => {
     }
   });
 
-  it('F18: lint flags a hand-written entry with a multi-line title and tags with capitals and spaces', { timeout: 30_000 }, async () => {
+  it('F18: lint flags a hand-written entry with a multi-line title and tags with capitals and spaces', async () => {
     const rel = 'entries/kb-t0f18a-odd-title-and-tags.md';
     await handEntry(rel, front(['id: kb-t0f18a', 'title: "first line\\nsecond line"', 'type: decision', 'tags: [Foo Bar, BIG]']), 'hand-written entry');
     try {
@@ -123,7 +123,7 @@ describe('F18: multi-line titles and odd tags', () => {
 
 describe('F19: --since the same for search and list', () => {
   for (const since of ['yesterday', '2026-13-45', 'not-a-date']) {
-    it(`F19: search and list give the same outcome for --since ${since}`, { timeout: 30_000 }, async () => {
+    it(`F19: search and list give the same outcome for --since ${since}`, async () => {
       const list = await kbd(['list', '--since', since]);
       const search = await kbd(['search', 'cafe', '--since', since]);
       expect({ search: search.code }, `list exited ${list.code} (${list.stderr.trim()}), search exited ${search.code} (${(search.stdout + search.stderr).trim()})`).toEqual({ search: list.code });
@@ -145,7 +145,7 @@ describe('F22: terminal escapes in titles', () => {
     await handEntry(rel, front([`id: ${id}`, `title: ${JSON.stringify(title)}`, 'type: decision', 'tags: [escapes]'], 'The body mentions zebrafish.'), `add ${id}: ${title}`);
   });
 
-  it('F22: list, search, history and error messages print no ESC or other control characters', { timeout: 30_000 }, async () => {
+  it('F22: list, search, history and error messages print no ESC or other control characters', async () => {
     const runs: [string, RunResult][] = [
       ['list', await kbd(['list'])],
       ['search', await kbd(['search', 'zebrafish'])],
@@ -177,7 +177,7 @@ describe('bidi overrides and zero-width characters in a title', () => {
     await handEntry(rel, front([`id: ${id}`, `title: ${JSON.stringify(title)}`, 'type: decision', 'tags: [bidi]'], 'The body mentions narwhals.'), `add ${id}: ${title}`);
   });
 
-  it('list, search and get name them by code point on a terminal; --json keeps the title as it is', { timeout: 30_000 }, async () => {
+  it('list, search and get name them by code point on a terminal; --json keeps the title as it is', async () => {
     const shown = 'Deploy <U+202E>noitcudorp<U+202C> to prod with de<U+200B>ploy and <U+2066>isolate<U+2069>';
     for (const args of [['list'], ['search', 'narwhals'], ['get', id]]) {
       const r = await kbd(args);
@@ -196,7 +196,7 @@ describe('F26: a YAML key that is a collection', () => {
     { id: 'kb-t0f26b', key: ['{a: 1}: x'] },
   ];
 
-  it('F26: list, search and lint print no Node warning, and lint reports the entry with file and line', { timeout: 30_000 }, async () => {
+  it('F26: list, search and lint print no Node warning, and lint reports the entry with file and line', async () => {
     const rels: string[] = [];
     for (const c of cases) {
       const rel = `entries/${c.id}-collection-key.md`;
@@ -252,7 +252,7 @@ describe('file names that break a line: a newline in an entry file name', () => 
     expect(readStatTable(file, 'test-table 1')!.paths).toEqual(['entries\\x\\a.md']);
   });
 
-  it('are one file to every cache: search and list are served as stored, the prompt index stays fresh', { timeout: 30_000 }, async () => {
+  it('are one file to every cache: search and list are served as stored, the prompt index stays fresh', async () => {
     // NOTE: a backslash is read as a folder separator (safeJoin, as on Windows); a name with `\n` in it
     // is still written escaped in every line-oriented cache.
     const rels = ['entries/kb-0nl0001a-line\nbreak.md', 'entries/kb-0nl0002a-line\nbreak\nagain.md'];

@@ -122,7 +122,7 @@ describe('F11: a killed import', () => {
 });
 
 describe('F12: a first write killed before the repo is whole', () => {
-  it('F12: the next command completes or redoes the creation (never "not a git-kb data repo")', { timeout: 120_000 }, async () => {
+  it('F12: the next command completes or redoes the creation (never "not a git-kb data repo")', async () => {
     // The window: from the moment .git appears to the end of an unkilled first write, measured here; kill points
     // are spread over its first 80%, where the repo exists but kb.json is not committed yet.
     const probe = path.join(sb.root, 'first-probe');
@@ -157,7 +157,7 @@ describe('F12: a first write killed before the repo is whole', () => {
 });
 
 describe('F13: concurrent first writes', () => {
-  it('F13: eight first writes at once to a data repo that does not exist yet all succeed, eight entries', { timeout: 60_000 }, async () => {
+  it('F13: eight first writes at once to a data repo that does not exist yet all succeed, eight entries', async () => {
     const failures: string[] = [];
     // A few rounds: the race is between the creations, so each round is a new, missing repo.
     for (let round = 0; round < 8 && failures.length === 0; round++) {
@@ -176,7 +176,7 @@ describe('F13: concurrent first writes', () => {
 });
 
 describe('F25: temp files of killed writes', () => {
-  it('F25: after a killed add and one more command, `git fsck --strict` reports no bad sha1 file and no temp file is left', { timeout: 120_000 }, async () => {
+  it('F25: after a killed add and one more command, `git fsck --strict` reports no bad sha1 file and no temp file is left', async () => {
     // Every round starts from a copy of the same small repo, so the objects an add writes land in new folders
     // under .git/objects (the cue for the kills aimed at the object writes).
     const base = path.join(sb.root, 'tmp-base');

@@ -53,7 +53,7 @@ function alive(pid: number): boolean {
 describe('F3: session hooks and a repo the CLI refuses', () => {
   for (const ev of Object.keys(EVENTS) as (keyof typeof EVENTS)[]) {
     for (const via of ['GIT_KB_DATA', 'config'] as const) {
-      it(`F3: ${EVENTS[ev]} (data repo named by ${via}) commits nothing into a plain code repo`, { timeout: 30_000 }, async () => {
+      it(`F3: ${EVENTS[ev]} (data repo named by ${via}) commits nothing into a plain code repo`, async () => {
         const c = await codeRepo(`code-${ev}`);
         // The CLI refuses it.
         const refused = await kb(sb, ['--data', c, 'list']);
@@ -82,7 +82,7 @@ describe('F3: session hooks and a repo the CLI refuses', () => {
 });
 
 describe('F3: the SessionEnd worker and a code repo with a sessions/ folder', () => {
-  it('F3: SessionEnd\'s worker commits no summary into a code repo that merely has a sessions/ folder (no kb.json)', { timeout: 30_000 }, async () => {
+  it('F3: SessionEnd\'s worker commits no summary into a code repo that merely has a sessions/ folder (no kb.json)', async () => {
     // A plain code repo is refused by the worker (it is the CLI); one with an app's sessions/ module is not (F24),
     // so the worker commits into it.
     const c = await codeRepo('code-app');
@@ -104,7 +104,7 @@ describe('F3: the SessionEnd worker and a code repo with a sessions/ folder', ()
 
 describe('F24: an entries/, hosts/ or sessions/ folder does not make a data repo', () => {
   for (const folder of ['entries', 'hosts', 'sessions']) {
-    it(`F24: a code repo with a ${folder}/ folder and no kb.json is refused like any code repo`, { timeout: 30_000 }, async () => {
+    it(`F24: a code repo with a ${folder}/ folder and no kb.json is refused like any code repo`, async () => {
       const c = await codeRepo(`code-${folder}`);
       fs.mkdirSync(path.join(c, folder), { recursive: true });
       fs.writeFileSync(path.join(c, folder, 'README.md'), `# ${folder}\n\nPart of the application, not a knowledge base.\n`);
@@ -122,7 +122,7 @@ describe('F24: an entries/, hosts/ or sessions/ folder does not make a data repo
 });
 
 describe('F14: an entry folder that is a symlink out of the data repo', () => {
-  it('F14: add refuses when entries/ is a symlink out of the repo, and writes nothing outside', { timeout: 30_000 }, async () => {
+  it('F14: add refuses when entries/ is a symlink out of the repo, and writes nothing outside', async () => {
     expect((await kb(sb, ['--data', sb.data, 'init'])).code).toBe(0);
     const outside = path.join(sb.root, 'outside');
     fs.mkdirSync(outside);
@@ -136,7 +136,7 @@ describe('F14: an entry folder that is a symlink out of the data repo', () => {
     expect((await git(sb.data, ['rev-parse', 'HEAD'], sb.env)).trim()).toBe(head);
   });
 
-  it('F14: host add refuses when hosts/<key> is a symlink out of the repo, and writes nothing outside', { timeout: 30_000 }, async () => {
+  it('F14: host add refuses when hosts/<key> is a symlink out of the repo, and writes nothing outside', async () => {
     expect((await kb(sb, ['--data', sb.data, 'host', 'register', 'pop-os', '--marker', '192.168.1.20'])).code).toBe(0);
     const outside = path.join(sb.root, 'outside-host');
     fs.mkdirSync(outside);
@@ -152,7 +152,7 @@ describe('F14: an entry folder that is a symlink out of the data repo', () => {
 });
 
 describe('F23: a symlinked ~/.claude/settings.json', () => {
-  it('F23: install keeps the symlink (the target gets the hooks) and uninstall restores the target byte for byte', { timeout: 30_000 }, async () => {
+  it('F23: install keeps the symlink (the target gets the hooks) and uninstall restores the target byte for byte', async () => {
     const dotfiles = path.join(sb.home, 'dotfiles');
     const claude = path.join(sb.home, '.claude');
     fs.mkdirSync(dotfiles, { recursive: true });

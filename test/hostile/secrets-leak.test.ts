@@ -40,7 +40,7 @@ async function leaks(dir: string, item: { secret: string }, extra: string[] = []
 }
 
 describe('F4: import --redact and the title slug', () => {
-  it('F4: a secret in a note\'s heading is in no path or object after import --redact (any case), and the entry lints clean', { timeout: 60_000 }, async () => {
+  it('F4: a secret in a note\'s heading is in no path or object after import --redact (any case), and the entry lints clean', async () => {
     const notes = path.join(sb.root, 'notes');
     fs.mkdirSync(notes);
     // The finding's note (an AWS key id as the whole heading), then every one-line battery item as a heading.
@@ -77,7 +77,7 @@ describe('F5: a note whose file name is a token', () => {
   /** The random part after the provider prefix: survives `_` turned into spaces and lower-casing. */
   const tail = (s: string): string => s.slice(s.lastIndexOf('_') + 1);
 
-  it('F5: without --redact the import is refused and nothing of the token is stored', { timeout: 30_000 }, async () => {
+  it('F5: without --redact the import is refused and nothing of the token is stored', async () => {
     const failures: string[] = [];
     for (const [i, item] of tokens.entries()) {
       const notes = path.join(sb.root, `notes-${i}`);
@@ -93,7 +93,7 @@ describe('F5: a note whose file name is a token', () => {
     expect(failures).toEqual([]);
   });
 
-  it('F5: with --redact the token is redacted from title and file name, in no object or path', { timeout: 30_000 }, async () => {
+  it('F5: with --redact the token is redacted from title and file name, in no object or path', async () => {
     const failures: string[] = [];
     for (const [i, item] of tokens.entries()) {
       const notes = path.join(sb.root, `notes-${i}`);
@@ -110,7 +110,7 @@ describe('F5: a note whose file name is a token', () => {
 });
 
 describe('import --redact: values the YAML writer escapes, and the body', () => {
-  it('redacts a secret in a front matter value with a tab (written escaped) and one in the body: in no object or path', { timeout: 30_000 }, async () => {
+  it('redacts a secret in a front matter value with a tab (written escaped) and one in the body: in no object or path', async () => {
     const notes = path.join(sb.root, 'notes-escaped');
     fs.mkdirSync(notes);
     const aws = byKind('AWS access key id', 'AKIA');
@@ -130,7 +130,7 @@ describe('import --redact: values the YAML writer escapes, and the body', () => 
 });
 
 describe('a secret behind a YAML escape in a front matter value', () => {
-  it('refuses an import without --redact, and lint reports a hand-written file that holds one', { timeout: 30_000 }, async () => {
+  it('refuses an import without --redact, and lint reports a hand-written file that holds one', async () => {
     const notes = path.join(sb.root, 'notes-escaped-refused');
     fs.mkdirSync(notes);
     const secret = 'S3cr3tXq9wZ7';
@@ -154,7 +154,7 @@ describe('a secret behind a YAML escape in a front matter value', () => {
 });
 
 describe('F8: the refusal of a secret in a title', () => {
-  it('F8: the error (text and --json) never holds the secret, not even lower-cased in the would-be path', { timeout: 30_000 }, async () => {
+  it('F8: the error (text and --json) never holds the secret, not even lower-cased in the would-be path', async () => {
     await kbd(['init']);
     const items = [byKind('AWS access key id', 'AKIA'), byKind('GitHub token', 'ghp'), byKind('Stripe secret key', 'sk'), byKind('npm token', 'npm'), byKind('Slack token', 'xoxb'), byKind('GitLab token')];
     const failures: string[] = [];
@@ -172,7 +172,7 @@ describe('F8: the refusal of a secret in a title', () => {
 describe('F7: a password in a remote URL', () => {
   const PASSWORD = ['Sup3r', 'Secret', 'Passw0rd', '91'].join('');
 
-  it('F7: init --remote masks the password (text and --json)', { timeout: 30_000 }, async () => {
+  it('F7: init --remote masks the password (text and --json)', async () => {
     const url = `https://dana:${PASSWORD}@git.example.com/dana/kb.git`;
     const text = await kbd(['init', '--remote', url], path.join(sb.root, 'd1'));
     expect(text.code, text.stderr).toBe(0);
@@ -182,7 +182,7 @@ describe('F7: a password in a remote URL', () => {
     expect(json.stdout + json.stderr, '--json output').not.toContain(PASSWORD);
   });
 
-  it('F7: init --clone masks the password (text and --json)', { timeout: 30_000 }, async () => {
+  it('F7: init --clone masks the password (text and --json)', async () => {
     server = await startGitServer({ auth: { username: 'dana', password: PASSWORD } });
     server.createBare('kb');
     const url = server.repoUrl('kb').replace('http://', `http://dana:${PASSWORD}@`);
@@ -196,7 +196,7 @@ describe('F7: a password in a remote URL', () => {
 });
 
 describe('F6: host forbid with a secret', () => {
-  it('F6: host forbid <secret> is refused and commits nothing; host register still works afterwards', { timeout: 30_000 }, async () => {
+  it('F6: host forbid <secret> is refused and commits nothing; host register still works afterwards', async () => {
     await kbd(['init']);
     const head = (await git(sb.data, ['rev-parse', 'HEAD'], sb.env)).trim();
     const failures: string[] = [];

@@ -117,7 +117,7 @@ function label(n: number, k: KillResult, offset: number): string {
 }
 
 describe('sync SIGKILLed while it checks out a merge', () => {
-  it('F1: the index is never left without the merged-in paths; the next sync repairs it and HEAD holds every entry', { timeout: 150_000 }, async () => {
+  it('F1: the index is never left without the merged-in paths; the next sync repairs it and HEAD holds every entry', async () => {
     let killed = 0;
     const offs = offsets(ROUNDS, 0xf1);
     for (let n = 0; n < ROUNDS; n++) {
@@ -138,7 +138,7 @@ describe('sync SIGKILLed while it checks out a merge', () => {
     expect(killed, 'most rounds should really be killed').toBeGreaterThanOrEqual(Math.ceil(ROUNDS / 2));
   });
 
-  it('F2: a conflict the killed sync made is reported consistently: sync, resolve and lint agree', { timeout: 150_000 }, async () => {
+  it('F2: a conflict the killed sync made is reported consistently: sync, resolve and lint agree', async () => {
     let killed = 0;
     const offs = offsets(ROUNDS, 0xf2);
     for (let n = 0; n < ROUNDS; n++) {
@@ -187,7 +187,7 @@ describe('sync SIGKILLed while it stores the fetched objects', () => {
     expect(killed).toBeGreaterThanOrEqual(Math.ceil(ROUNDS / 2));
   }
 
-  it('F25: no temp file is left under .git, and git fsck --strict reports no bad sha1 file, after the next sync', { timeout: 150_000 }, async () => {
+  it('F25: no temp file is left under .git, and git fsck --strict reports no bad sha1 file, after the next sync', async () => {
     await killDuringStore(0xf25, 200, async (dir, what) => {
       const out: string[] = [];
       const fsck = (await fsckOutput(dir, a.env)).text;
@@ -198,7 +198,7 @@ describe('sync SIGKILLed while it stores the fetched objects', () => {
     });
   });
 
-  it('NEW-1: the next sync completes the merge (no "Could not find <oid>": the objects a killed fetch left out are fetched again)', { timeout: 150_000 }, async () => {
+  it('NEW-1: the next sync completes the merge (no "Could not find <oid>": the objects a killed fetch left out are fetched again)', async () => {
     await killDuringStore(0x7e1, 300, async (dir, what, next) => {
       if (![0, 4].includes(next.code)) return [`${what}: the next sync exited ${next.code}: ${next.stderr.trim().slice(0, 200)}`];
       const inHead = await entriesInHead(dir);

@@ -97,7 +97,7 @@ async function rawServer(head: string): Promise<string> {
 
 describe('F20: rename on one clone, edit on the other', () => {
   for (const order of ['renamer merges', 'editor merges'] as const) {
-    it(`F20: after sync there is one file per id (or sync reports the conflict, exit 4, and resolve settles it); get and edit work (${order})`, { timeout: 60_000 }, async () => {
+    it(`F20: after sync there is one file per id (or sync reports the conflict, exit 4, and resolve settles it); get and edit work (${order})`, async () => {
       server = await startGitServer();
       server.createBare('kb');
       const url = server.repoUrl('kb');
@@ -138,7 +138,7 @@ describe('F21: a server that is not a git server, or refuses the password', () =
   const HTML = '<!doctype html><html><body><h1>Welcome</h1></body></html>\n';
   const NOT_GIT = /not a git server|smart"? ?HTTP|html/i;
 
-  it('F21: a server that answers HTTP 500 or a web page at once and keeps the connection open: sync fails within a few seconds naming the cause', { timeout: 40_000 }, async () => {
+  it('F21: a server that answers HTTP 500 or a web page at once and keeps the connection open: sync fails within a few seconds naming the cause', async () => {
     // The status line and headers (no length) come at once, then nothing: a proxy or a web app that never ends
     // its error page. The status is known at once; waiting for the body to end is not needed to report it.
     const cases = [
@@ -166,7 +166,7 @@ describe('F21: a server that is not a git server, or refuses the password', () =
     expect(failures).toEqual([]);
   });
 
-  it('F21: HTTP 500 or a web page in answer to the pack requests (fetch and push): fails at once naming the cause', { timeout: 60_000 }, async () => {
+  it('F21: HTTP 500 or a web page in answer to the pack requests (fetch and push): fails at once naming the cause', async () => {
     server = await startGitServer();
     server.createBare('kb');
     const up = machine();
@@ -204,7 +204,7 @@ describe('F21: a server that is not a git server, or refuses the password', () =
     expect(failures).toEqual([]);
   });
 
-  it('F21: a wrong password in the URL is reported as refused credentials, not as missing ones', { timeout: 30_000 }, async () => {
+  it('F21: a wrong password in the URL is reported as refused credentials, not as missing ones', async () => {
     server = await startGitServer({ auth: { username: 'dana', password: 'right-horse-battery' } });
     server.createBare('kb');
     const sb = machine();
@@ -221,7 +221,7 @@ describe('F21: a server that is not a git server, or refuses the password', () =
 });
 
 describe('F9: secrets pushed to the remote by plain git', () => {
-  it('F9: lint reports the secret (file and line), and git-kb\'s own merge commit writes no new blob holding it', { timeout: 60_000 }, async () => {
+  it('F9: lint reports the secret (file and line), and git-kb\'s own merge commit writes no new blob holding it', async () => {
     server = await startGitServer();
     const bare = server.createBare('kb');
     const url = server.repoUrl('kb');
