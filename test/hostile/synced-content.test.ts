@@ -150,13 +150,19 @@ describe('text built to make a pattern run for ever', () => {
     }
   });
 
-  it('hosts.yaml: a marker of three runs in a row is refused by name', async () => {
-    await committedFile('hosts.yaml', 'hosts:\n  pop:\n    markers:\n      - /[a-z]+[0-9a-z]+[a-z]+!/\n');
-    const status = await kb(sb, ['--data', sb.data, 'host', 'status']);
-    expect(status.stdout + status.stderr).toMatch(/hosts\.yaml:4: .*two open-ended runs in a row/);
-    const detect = await kb(sb, ['--data', sb.data, 'host', 'detect', 'pop']);
-    expect(detect.code).toBe(5);
-  });
+  for (const marker of ['/[a-z]+[0-9a-z]+[a-z]+!/', '/\\d{0,100}\\d{0,100}\\d{0,100}\\d{0,100}x/']) {
+    it(`hosts.yaml: a marker of long runs in a row (${marker}) is refused by name, as marker and as forbidden pattern`, async () => {
+      await committedFile('hosts.yaml', `hosts:\n  pop:\n    markers:\n      - ${marker}\n`);
+      const status = await kb(sb, ['--data', sb.data, 'host', 'status']);
+      expect(status.stdout + status.stderr).toMatch(/hosts\.yaml:4: .*two long runs in a row/);
+      const detect = await run(process.execPath, [CLI, '--data', sb.data, 'host', 'detect'], { env: sb.env, input: `${'7'.repeat(400)} ${'a'.repeat(400)}`, timeoutMs: 40_000 });
+      expect(detect.code).toBe(5);
+      await committedFile('hosts.yaml', `forbidden_patterns:\n  - ${marker}\n`);
+      const add = await run(process.execPath, [CLI, '--data', sb.data, 'add', '--type', 'lesson_learned', '--title', 'Digits', `${'7'.repeat(400)} ${'a'.repeat(400)}`], { env: sb.env, timeoutMs: 40_000 });
+      expect(add.code, add.stderr).toBe(5);
+      expect(add.stderr).toMatch(/two long runs in a row/);
+    });
+  }
 
   it('hosts.yaml: a marker of one run, over a text of one 1 MB word, ends', async () => {
     await committedFile('hosts.yaml', 'hosts:\n  pop:\n    markers:\n      - /[a-z0-9]+\\.lan!/i\n');
@@ -214,6 +220,22 @@ it('a remote commit whose tree holds .git/config: sync refuses it each time, say
   }
   expect((await git(clone, ['rev-parse', 'HEAD'], sb.env)).trim()).toBe(head);
   expect(fs.readFileSync(path.join(clone, '.git', 'config'), 'utf8')).toBe(config);
+});
+
+it('a tracked symbolic link that the remote points elsewhere: sync takes it (no "uncommitted changes" for ever)', async () => {
+  fs.symlinkSync('notes-a.txt', path.join(sb.data, 'link.txt'));
+  await git(sb.data, ['add', 'link.txt'], sb.env);
+  await git(sb.data, ['commit', '-q', '-m', 'a link'], sb.env);
+  const { remote, clone } = await clonedThroughRemote();
+  expect(fs.lstatSync(path.join(clone, 'link.txt')).isSymbolicLink()).toBe(true); // git clone writes links as links
+  fs.rmSync(path.join(sb.data, 'link.txt'));
+  fs.symlinkSync('notes-b.txt', path.join(sb.data, 'link.txt'));
+  await git(sb.data, ['commit', '-q', '-am', 'the link retargeted'], sb.env);
+  await git(sb.data, ['push', '-q', remote, 'main'], sb.env);
+  const r = await kb(sb, ['--data', clone, 'sync']);
+  expect(r.code, r.stderr).toBe(0);
+  expect(fs.readFileSync(path.join(clone, 'link.txt'), 'utf8')).toBe('notes-b.txt'); // a plain file holding the target (spec/sync.md)
+  expect((await git(clone, ['rev-parse', 'HEAD'], sb.env)).trim()).toBe((await git(sb.data, ['rev-parse', 'HEAD'], sb.env)).trim());
 });
 
 it('a sync that brings a kernel entry or gate rules says so, naming them (they reach every prompt from now on)', async () => {

@@ -152,7 +152,7 @@ export async function cloneRepo(options: { url: string; dir: string; settings: T
   if (transport === 'system-git') {
     notes.push(`${SYSTEM_NOTE}: ${redactUrl(url)}`);
     try {
-      await runGit(['clone', '--quiet', url, dir], settings, { signal: options.signal, timeoutMs: 30 * 60_000 });
+      await runGit(['clone', '--quiet', '--', url, dir], settings, { signal: options.signal, timeoutMs: 30 * 60_000 });
     } catch (err) {
       fs.rmSync(dir, { recursive: true, force: true });
       throw systemGitError(err, url, 'clone');

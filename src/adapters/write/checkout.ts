@@ -21,11 +21,16 @@ import { addConflictCandidates } from '../store/conflict-list.js';
 import { clearJournal, writeJournal, type Journal } from '../store/journal.js';
 import { safeJoin, writablePath } from '../store/layout.js';
 
-/** The blob a working file holds now: null when missing, "not-a-file" for a folder or link. */
+/**
+ * The blob a working file holds now: null when missing, "not-a-file" for a folder or a FIFO. A symbolic link (a
+ * clone made by git, which writes the repo's links as links) holds its target, as git hashes it, so a link the
+ * remote changes is not taken for a hand edit; the checkout then writes the new target as a plain file.
+ */
 export function workingOid(dir: string, p: string): string | null {
   const abs = safeJoin(dir, p);
   try {
     const st = fs.lstatSync(abs);
+    if (st.isSymbolicLink()) return blobOid(Buffer.from(fs.readlinkSync(abs)));
     if (!st.isFile()) return 'not-a-file';
     return blobOid(fs.readFileSync(abs));
   } catch (err) {

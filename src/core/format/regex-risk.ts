@@ -227,10 +227,13 @@ function intersects(a: Set<string>, b: Set<string>): boolean {
   return false;
 }
 
-/** True when `n` holds an open-ended repetition outside a lookaround. */
+/**
+ * True when `n` holds a long repetition (over 10: `\d{0,100}` counts, as `\d+` does) outside a lookaround: two of
+ * them in a row cost their lengths multiplied at each start, 100 x 100 x 100 x 100 for four `\d{0,100}`.
+ */
 function openRun(n: Node): boolean {
   if (n.t === 'group' && n.look) return false;
-  return (n.t === 'quant' && n.max > OPEN) || children(n).some(openRun);
+  return (n.t === 'quant' && n.max > MANY) || children(n).some(openRun);
 }
 
 /**
@@ -240,7 +243,7 @@ function openRun(n: Node): boolean {
 function flat(items: Node[]): Node[] {
   const out: Node[] = [];
   for (const n of items) {
-    if (n.t === 'group' && !n.look) out.push(...flat(n.body.t === 'seq' ? n.body.items : [n.body]));
+    if (n.t === 'group' && !n.look) for (const m of flat(n.body.t === 'seq' ? n.body.items : [n.body])) out.push(m);
     else if (n.t === 'quant' && n.max <= MANY && n.max > 0 && openRun(n.body)) {
       const body = flat([n.body]);
       for (let k = 0; k < n.max; k++) out.push(...(k < n.min ? body : body.map((b): Node => ({ t: 'quant', body: b, min: 0, max: 1 }))));
@@ -266,7 +269,7 @@ function adjacentRuns(seq: Node[], sets: Sets): string | undefined {
       if (both.size === 0) continue;
       const separated = items.slice(i + 1, j).some((k) => !nullable(k) && !intersects(first(k, sets), both) && !intersects(reach(k, sets), both));
       if (!separated) {
-        return 'two open-ended runs in a row that can match the same characters (like [a-z]+[a-z0-9]+) take cubic time or worse on one long word; merge them into one run, or put a character neither matches between them';
+        return 'two long runs in a row (over 10 repeats, like [a-z]+[a-z0-9]+ or \\d{0,100}\\d{0,100}) that can match the same characters take cubic time or worse on one long word; merge them into one run, or put a character neither matches between them';
       }
     }
   }
