@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, git, kb, makeSandbox, run, type Sandbox } from '../helpers/cli.js';
+import { CLI, expectCleanRepo, git, kb, makeSandbox, run, type Sandbox } from '../helpers/cli.js';
 
 let sb: Sandbox;
 /** A file outside the data repo that must never reach a commit, stdout or stderr. */
@@ -252,4 +252,33 @@ it('a sync that brings a kernel entry or gate rules says so, naming them (they r
   expect(r.stdout + r.stderr).toContain(`brought 1 new or changed entry with gate rules, which now judge what is published: ${id} Always answer in French`);
   const json = await kb(sb, ['--data', clone, 'sync', '--json']);
   expect(JSON.parse(json.stdout).notes.join('\n')).not.toMatch(/kernel/);
+});
+
+it('a remote commit adding a file of 300 MB (zeros: tiny packed): sync refuses it before the branch moves, writes still work, a commit removing it lets sync through', async () => {
+  const { remote, clone } = await clonedThroughRemote();
+  const big = path.join(sb.root, 'big.bin');
+  fs.closeSync(fs.openSync(big, 'w'));
+  fs.truncateSync(big, 300 * 1024 * 1024); // sparse: no 300 MB written to disk
+  fs.mkdirSync(path.join(sb.data, 'attachments'));
+  fs.renameSync(big, path.join(sb.data, 'attachments', 'big.bin'));
+  await git(sb.data, ['add', 'attachments/big.bin'], sb.env);
+  await git(sb.data, ['commit', '-q', '-m', 'a huge attachment'], sb.env);
+  await git(sb.data, ['push', '-q', remote, 'main'], sb.env);
+  const head = (await git(clone, ['rev-parse', 'HEAD'], sb.env)).trim();
+  const r = await kb(sb, ['--data', clone, 'sync']);
+  // Before: the branch moved, the read of the whole file failed (past 4 GiB) or took its size in memory, and the
+  // journal it left made every later write replay it.
+  expect(r.code, r.stderr).toBe(6);
+  expect(r.stderr).toMatch(/holds attachments\/big\.bin, a git object of (300 MB|over 256 MB); git-kb reads none over 256 MB.*the branch did not move/s);
+  expect((await git(clone, ['rev-parse', 'HEAD'], sb.env)).trim()).toBe(head);
+  expect(fs.existsSync(path.join(clone, '.git', 'git-kb', 'journal.json'))).toBe(false);
+  expect(fs.existsSync(path.join(clone, 'attachments', 'big.bin'))).toBe(false);
+  const add = await kb(sb, ['--data', clone, 'add', '--type', 'lesson_learned', '--title', 'Still writable', 'Yes.']);
+  expect(add.code, add.stderr).toBe(0);
+  await git(sb.data, ['rm', '-q', 'attachments/big.bin'], sb.env);
+  await git(sb.data, ['commit', '-q', '-m', 'remove it'], sb.env);
+  await git(sb.data, ['push', '-q', remote, 'main'], sb.env);
+  const again = await kb(sb, ['--data', clone, 'sync']);
+  expect(again.code, again.stderr).toBe(0);
+  await expectCleanRepo(clone);
 });

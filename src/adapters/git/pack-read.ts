@@ -7,6 +7,30 @@ import type { ObjectType } from './encoding.js';
 
 /** The object types by their pack type code (6 and 7 are deltas). */
 export const PACKED_TYPES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
+
+/**
+ * The largest object git-kb reads (256 MB): a data repo holds notes, and a file of gigabytes (a few MB packed, as
+ * zeros are) would take that much memory on every read, past Node's 4 GiB buffer at worst. Sync refuses a pull that
+ * holds one before anything moves (write/checkout.ts).
+ */
+export const MAX_OBJECT_BYTES = 256 * 1024 * 1024;
+
+/** An object over MAX_OBJECT_BYTES, refused before it is inflated whole. */
+export class ObjectTooLarge extends Error {
+  constructor(readonly size: number) {
+    super(`a git object of ${size > 0 ? `${(size / 2 ** 20).toFixed(0)} MB` : 'over 256 MB'}; git-kb reads none over ${MAX_OBJECT_BYTES / 2 ** 20} MB`);
+  }
+}
+
+/** zlib's inflate under the object cap: ObjectTooLarge when the output would pass it. */
+export function inflateCapped(inflate: (buf: Buffer, o: { maxOutputLength: number }) => Buffer, raw: Buffer, extra = 0): Buffer {
+  try {
+    return inflate(raw, { maxOutputLength: MAX_OBJECT_BYTES + extra });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) throw new ObjectTooLarge(0);
+    throw err;
+  }
+}
 /** Pack type code of a delta against an object at an earlier offset. */
 export const OFS_DELTA = 6;
 /** Pack type code of a delta against an object named by its id. */
@@ -113,7 +137,9 @@ export function applyDelta(base: Buffer, delta: Buffer): Buffer {
   };
   const srcSize = varint();
   if (srcSize !== base.length) throw new Error('delta base size mismatch');
-  const out = Buffer.allocUnsafe(varint());
+  const size = varint();
+  if (size > MAX_OBJECT_BYTES) throw new ObjectTooLarge(size);
+  const out = Buffer.allocUnsafe(size);
   let o = 0;
   while (i < delta.length) {
     const op = delta[i++]!;

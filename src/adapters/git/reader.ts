@@ -10,7 +10,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { parseTree, type GitObject, type ObjectType, type TreeEntry } from './encoding.js';
 import { gfs, iso } from './git.js';
-import { applyDelta, findInPack, OFS_DELTA, PACKED_TYPES, parsePackedHeader, parsePackIndex, REF_DELTA, type PackIndex } from './pack-read.js';
+import { applyDelta, findInPack, inflateCapped, MAX_OBJECT_BYTES, ObjectTooLarge, OFS_DELTA, PACKED_TYPES, parsePackedHeader, parsePackIndex, REF_DELTA, type PackIndex } from './pack-read.js';
 
 export interface CommitInfo {
   tree: string;
@@ -79,6 +79,7 @@ export class ObjectReader {
     const head = Buffer.alloc(32);
     fs.readSync(p.fd, head, 0, 32, offset);
     const h = parsePackedHeader(head, 0, offset);
+    if (h.size > MAX_OBJECT_BYTES) throw new ObjectTooLarge(h.size);
     const start = offset + h.dataStart;
     let window = h.size + 1024 + Math.ceil(h.size / 100);
     let data: Buffer;
@@ -117,7 +118,7 @@ export class ObjectReader {
       /* not loose */
     }
     if (raw) {
-      const buf = zlib.inflateSync(raw);
+      const buf = inflateCapped(zlib.inflateSync, raw, 64); // the header ("blob 123\0") on top
       const nul = buf.indexOf(0);
       const [type] = buf.subarray(0, nul).toString('latin1').split(' ');
       return { type: type as ObjectType, data: buf.subarray(nul + 1) };
@@ -135,8 +136,9 @@ export class ObjectReader {
     try {
       const o = this.readSync(oid);
       if (o) return o;
-    } catch {
-      // fall through to isomorphic-git
+    } catch (err) {
+      if (err instanceof ObjectTooLarge) throw err; // isomorphic-git would read it whole
+      // else fall through to isomorphic-git
     }
     const r = await (await iso()).readObject({ fs: gfs, dir: this.dir, oid, format: 'content' });
     return { type: r.type as ObjectType, data: Buffer.from(r.object as Uint8Array) };

@@ -14,6 +14,7 @@ import { KbError } from '../../core/errors.js';
 import { blobOid } from '../git/encoding.js';
 import { currentBranch, headOid, setRef } from '../git/git.js';
 import { updateIndexFile } from '../git/index-file.js';
+import { ObjectTooLarge } from '../git/pack-read.js';
 import { ObjectReader } from '../git/reader.js';
 import { diffTrees, type PathChange } from '../git/walk.js';
 import { removeTempSiblings, writeFileAtomic } from '../store/fsutil.js';
@@ -84,6 +85,15 @@ function noteWritten(dir: string, targets: PathTarget[]): void {
   addConflictCandidates(dir, targets.filter((c) => c.oid !== null).map((c) => c.path));
 }
 
+/** SYNC_FAILED for a commit holding a file over the object cap: what, where, and the way out. */
+function tooLarge(dir: string, to: string, p: string, err: ObjectTooLarge): KbError {
+  return new KbError(
+    'SYNC_FAILED',
+    `commit ${to.slice(0, 12)} holds ${p}, ${err.message}: a data repo holds notes, not files that size. Nothing was checked out and the branch did not move. A commit on top that removes the file, pushed by whoever can write to the remote, lets the next sync through; or this repo syncs with another remote ("git -C ${dir} remote set-url origin URL")`,
+    { commit: to, path: p, size: err.size },
+  );
+}
+
 /** Moves the current branch from `from` to commit `to` with its working files; returns the files it changed. */
 export async function checkoutCommit(dir: string, from: string | undefined, to: string, reader: ObjectReader): Promise<PathChange[]> {
   const ref = currentBranch(dir, 'syncing');
@@ -99,6 +109,17 @@ export async function checkoutCommit(dir: string, from: string | undefined, to: 
       `uncommitted changes in ${dirty.slice(0, 5).join(', ')}${dirty.length > 5 ? ` and ${dirty.length - 5} more` : ''} would be overwritten by the incoming changes; commit them (git -C ${dir} commit -am "...") or undo them, then sync again. Nothing was changed`,
       { files: dirty },
     );
+  }
+  // Every file it would write is read first (packed ones stay cached for the write): one over the object cap stops
+  // the checkout here, before the branch moves, not halfway with a journal every later write would replay.
+  for (const c of changes) {
+    if (c.oid === null) continue;
+    try {
+      await reader.blob(c.oid);
+    } catch (err) {
+      if (err instanceof ObjectTooLarge) throw tooLarge(dir, to, c.path, err);
+      throw err;
+    }
   }
   writeJournal(dir, { kind: 'checkout', from: from ?? null, to, paths: changes.map((c) => c.path) });
   await setRef(dir, ref, to);
