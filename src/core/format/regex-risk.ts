@@ -228,13 +228,20 @@ function intersects(a: Set<string>, b: Set<string>): boolean {
 }
 
 /**
- * True when `n` holds a long repetition (over 10: `\d{0,100}` counts, as `\d+` does) outside a lookaround: two of
- * them in a row cost their lengths multiplied at each start, 100 x 100 x 100 x 100 for four `\d{0,100}`.
+ * How many lengths a repetition inside `n` can take (outside lookarounds): `\d{0,100}` 100, `\d+` without end,
+ * `\d{20}` none (one length, nothing to try). Runs in a row that can match the same characters multiply these at
+ * each start: 100 x 100 x 100 x 100 for four `\d{0,100}`.
  */
-function openRun(n: Node): boolean {
-  if (n.t === 'group' && n.look) return false;
-  return (n.t === 'quant' && n.max > MANY) || children(n).some(openRun);
+function spread(n: Node): number {
+  if (n.t === 'group' && n.look) return 0;
+  const own = n.t === 'quant' ? n.max - n.min : 0;
+  return Math.max(own, ...children(n).map(spread));
 }
+
+const openRun = (n: Node): boolean => spread(n) > MANY;
+
+/** The most lengths runs in a row may multiply to at each start (`[^.]{0,80}x[^.]{0,80}`: 6,400). */
+const ADJACENT_BUDGET = 10_000;
 
 /**
  * A sequence with its groups opened and its short repetitions written out (`(?:\w+\s+){2}` is `\w+ \s+ \w+ \s+`;
@@ -246,7 +253,11 @@ function flat(items: Node[]): Node[] {
     if (n.t === 'group' && !n.look) for (const m of flat(n.body.t === 'seq' ? n.body.items : [n.body])) out.push(m);
     else if (n.t === 'quant' && n.max <= MANY && n.max > 0 && openRun(n.body)) {
       const body = flat([n.body]);
-      for (let k = 0; k < n.max; k++) out.push(...(k < n.min ? body : body.map((b): Node => ({ t: 'quant', body: b, min: 0, max: 1 }))));
+      // A copy beyond the least count is one optional unit: its parts stay together (`(?:\.\w{2,9}){0,2}`).
+      for (let k = 0; k < n.max; k++) {
+        if (k < n.min) for (const b of body) out.push(b);
+        else out.push({ t: 'quant', body: n.body, min: 0, max: 1 });
+      }
     } else out.push(n);
   }
   return out;
@@ -263,12 +274,16 @@ function adjacentRuns(seq: Node[], sets: Sets): string | undefined {
   for (let i = 0; i < items.length; i++) {
     if (!openRun(items[i]!)) continue;
     const a = reach(items[i]!, sets);
+    let cost = spread(items[i]!);
     for (let j = i + 1; j < items.length; j++) {
       if (!openRun(items[j]!)) continue;
-      const both = new Set([...reach(items[j]!, sets)].filter((c) => a.has(c)));
+      // Where the later run can start with a character the earlier one takes, a long run splits between them.
+      const both = new Set([...first(items[j]!, sets)].filter((c) => a.has(c)));
       if (both.size === 0) continue;
       const separated = items.slice(i + 1, j).some((k) => !nullable(k) && !intersects(first(k, sets), both) && !intersects(reach(k, sets), both));
-      if (!separated) {
+      if (separated) continue;
+      cost *= spread(items[j]!);
+      if (cost > ADJACENT_BUDGET) {
         return 'two long runs in a row (over 10 repeats, like [a-z]+[a-z0-9]+ or \\d{0,100}\\d{0,100}) that can match the same characters take cubic time or worse on one long word; merge them into one run, or put a character neither matches between them';
       }
     }
@@ -284,6 +299,7 @@ export function regexRisk(pattern: string, flags = 'i'): string | undefined {
   if (some(tree, (n) => n.t === 'backref')) return 'back-references can run away on long input';
 
   let reason: string | undefined;
+  let adjacent: string | undefined;
   const crossing: string[] = [];
   const visit = (n: Node): void => {
     if (reason) return;
@@ -310,10 +326,7 @@ export function regexRisk(pattern: string, flags = 'i'): string | undefined {
         if (reason) return;
       }
     }
-    if (n.t === 'seq' || (n.t === 'quant' && n.max <= MANY)) {
-      reason = adjacentRuns(n.t === 'seq' ? n.items : [n], sets);
-      if (reason) return;
-    }
+    if (!adjacent && (n.t === 'seq' || (n.t === 'quant' && n.max <= MANY))) adjacent = adjacentRuns(n.t === 'seq' ? n.items : [n], sets);
     if (n.t === 'quant' && n.max > OPEN) {
       const chars = reach(n.body, sets);
       if (SPACES.some((c) => chars.has(c)) && [...chars].some((c) => LETTERS.has(c))) crossing.push(n.t);
@@ -325,5 +338,5 @@ export function regexRisk(pattern: string, flags = 'i'): string | undefined {
   if (crossing.length >= 2) {
     return 'two open-ended runs that cross words (like .*a.* or [^.]*a[^.]*) take quadratic time or worse on long input; bound all but one, e.g. .{0,80}';
   }
-  return undefined;
+  return adjacent;
 }
