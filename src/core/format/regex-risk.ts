@@ -2,10 +2,11 @@
  * Contract: `regexRisk(pattern, flags)` says why a rule pattern could take more than linear time on long prose,
  * or returns undefined. It parses the pattern (which must already compile) into a small tree and refuses, in
  * this order: back-references; repetition inside repetition (`(a+)+`); a repeated group whose alternatives can
- * start with the same character or that can match nothing (`(a|ab)*`, `(a?)*`); two open-ended runs in a row
- * that can match the same characters (`[a-z]+[a-z0-9]+`); and two or more open-ended
+ * start with the same character or that can match nothing (`(a|ab)*`, `(a?)*`); two or more open-ended
  * runs of characters that cross words, i.e. match both a space and a letter (`.*x.*`, `[^.]*x[^.]*`). It is
- * conservative: a pattern it refuses may be harmless, and the message says how to rewrite it. Pure, no imports.
+ * conservative: a pattern it refuses may be harmless, and the message says how to rewrite it. Last, runs in a row
+ * that can split one long word between them (`[a-z]+[a-z0-9]+`, `\d{0,100}` three times): adjacentRuns. Pure,
+ * no imports.
  */
 
 /** A repeat count above this counts as "many" for nesting and alternation checks. */
@@ -284,7 +285,7 @@ function adjacentRuns(seq: Node[], sets: Sets): string | undefined {
       if (separated) continue;
       cost *= spread(items[j]!);
       if (cost > ADJACENT_BUDGET) {
-        return 'two long runs in a row (over 10 repeats, like [a-z]+[a-z0-9]+ or \\d{0,100}\\d{0,100}) that can match the same characters take cubic time or worse on one long word; merge them into one run, or put a character neither matches between them';
+        return 'long runs in a row that can match the same characters (like [a-z]+[a-z0-9]+ or \\d{0,100}\\d{0,100}\\d{0,100}) take cubic time or worse on one long word; merge them into one run, bound them, or put a character neither matches between them';
       }
     }
   }
