@@ -5,7 +5,8 @@
  * `list` reads) and hosts.yaml; facts and keys of forbidden hosts are never offered. Each candidate starts with
  * WORD; a comma list (`--tags a,b`) completes its last item and a link (`--link rel:id`) its rel, then its id.
  */
-import { ACTIVITIES, RELS, TYPES } from '../core/format/schema.js';
+import { ACTIVITIES, isValidId, RELS, TYPES } from '../core/format/schema.js';
+import { tagProblem } from '../core/format/tags.js';
 import { forbiddenHostKeys } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 
@@ -70,14 +71,16 @@ export async function completions(options: RepoOptions, kind: CompletionKind, wo
   const entries = [...catalog.byId.values()].filter((e) => !(e.host && hidden.has(e.host)));
   if (kind === 'tags') {
     const counts = new Map<string, number>();
-    for (const e of entries) for (const t of new Set(e.tags)) counts.set(t, (counts.get(t) ?? 0) + 1);
+    // NOTE: only tags in written form (tagProblem): a synced entry's tag such as "$(touch x)" is a lint problem, and a
+    // shell puts a candidate on the command line as it is.
+    for (const e of entries) for (const t of new Set(e.tags)) if (!tagProblem(t)) counts.set(t, (counts.get(t) ?? 0) + 1);
     return [...counts]
       .filter(([t]) => t.startsWith(word))
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
       .map(([value, n]) => ({ value, description: `${n} entr${n === 1 ? 'y' : 'ies'}` }));
   }
   return entries
-    .filter((e) => e.id.startsWith(word))
+    .filter((e) => e.id.startsWith(word) && isValidId(e.id))
     .sort((a, b) => String(b.updated ?? b.created ?? '').localeCompare(String(a.updated ?? a.created ?? '')) || (a.id < b.id ? 1 : -1))
     .map((e) => ({ value: e.id, description: e.title }));
 }

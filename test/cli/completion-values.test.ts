@@ -89,6 +89,27 @@ describe('bash completion of values', () => {
     expect(r).toMatchObject({ code: 0, stdout: '', stderr: '' });
   });
 
+  it('offers only tags in written form: a hand-written tag holding a command substitution never reaches the line', async () => {
+    const other = makeSandbox();
+    try {
+      await initRepo(other);
+      const { path: file } = await addEntry(other, { title: 'Shared note', tags: 'shared' });
+      const full = path.join(other.data, file);
+      const planted = path.join(other.root, 'PWNED');
+      fs.writeFileSync(full, fs.readFileSync(full, 'utf8').replace(/^tags:.*$/m, `tags: ["$(touch ${planted})", shared]`));
+      const r = await kb(other, ['--data', other.data, '__complete', 'tags', '']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe('shared\t1 entry\n');
+      const bash = await run('bash', ['--norc', '--noprofile', '-c', `source '${script}'; COMP_WORDS=(git-kb --data '${other.data}' list --tag ''); COMP_CWORD=5; COMPREPLY=(); _git-kb; echo "\${COMPREPLY[*]}"`], {
+        env: { ...other.env, PATH: `${path.join(ROOT, 'bin')}:${other.env.PATH}` },
+      });
+      expect(bash.stdout.trim()).toBe('shared');
+      expect(fs.existsSync(planted)).toBe(false);
+    } finally {
+      other.cleanup();
+    }
+  });
+
   it('is hidden: not in help, not offered as a verb', async () => {
     expect((await kb(sb, ['--help'])).stdout).not.toContain('__complete');
     expect((await complete([['git-kb', '_']]))[0]).toBe('');
