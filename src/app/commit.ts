@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { formatProblems, KbError } from '../core/errors.js';
+import { formatProblems, KbError, messageWithoutPlace } from '../core/errors.js';
 import { parseEntry, type Problem } from '../core/format/entry.js';
 import { idFromPath } from '../core/format/schema.js';
 import { conflictProblems } from '../core/merge/merge.js';
@@ -54,7 +54,7 @@ export async function commitWorkingChanges(dir: string, tx: WriteTransaction, me
       files.push({ path: c.path, content: readEntryText(dir, c.path) });
     } catch (err) {
       const e = err as KbError;
-      problems.push({ rule: 'unreadable', message: e.message.replace(/^[^:]+:\d+: /, ''), file: c.path, line: (e.data?.line as number) ?? 1 });
+      problems.push({ rule: 'unreadable', message: messageWithoutPlace(e), file: c.path, line: (e.data?.line as number) ?? 1 });
     }
   }
   const status = changes.map((c) => ({ path: c.path, status: c.work === null ? ('deleted' as const) : c.head === null ? ('added' as const) : ('modified' as const) }));

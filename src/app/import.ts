@@ -17,7 +17,7 @@ import path from 'node:path';
 import { readRegularFile } from '../adapters/system/read-bounded.js';
 import { entryPath, formatEntry, interpretEntry, isValidId, newId, splitEntry, TITLE_MAX, TYPES, type Problem } from '../core/format/entry.js';
 import { clipText } from '../core/text/clip.js';
-import { formatProblems, KbError } from '../core/errors.js';
+import { formatProblems, KbError, messageWithoutPlace } from '../core/errors.js';
 import { findSecrets, forgetScans, redactSecrets, rememberScans } from '../core/secrets/scan.js';
 import { redactFields, safeName } from '../core/secrets/guard.js';
 import { normalizeTag } from '../core/format/tags.js';
@@ -338,7 +338,7 @@ async function importLocked(options: ImportOptions, root: string, walked: Return
       } catch (err) {
         const e = err as KbError;
         const line = (e.data?.line as number | undefined) ?? 1;
-        problems.push({ rule: 'parse', message: e.message.replace(/^[^:]+:\d+: /, ''), file: shown, line });
+        problems.push({ rule: 'parse', message: messageWithoutPlace(e), file: shown, line });
         placed.set(file, { why: 'not imported (it does not parse)' });
         continue;
       }

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ErrorCode } from '../core/errors.js';
+import { messageWithoutPlace, type ErrorCode } from '../core/errors.js';
 import type { Problem } from '../core/format/entry.js';
 import { isConflictSibling } from '../core/merge/marks.js';
 import { claimedId, entryDirs, inRepoDir, readEntryText, readRootFile, sameStat, statData } from '../adapters/store/layout.js';
@@ -68,7 +68,7 @@ function checkFile(c: Checkers, dir: string, rel: string, ids: Map<string, strin
     text = readEntryText(dir, rel);
   } catch (err) {
     const e = err as { message: string; data?: { line?: number } };
-    return { problems: [{ rule: 'unreadable', message: e.message.replace(/^[^:]+:\d+: /, ''), file: rel, line: e.data?.line ?? 1 }], hints: [], links: [] };
+    return { problems: [{ rule: 'unreadable', message: messageWithoutPlace(e), file: rel, line: e.data?.line ?? 1 }], hints: [], links: [] };
   }
   const pathOf = (id: string): string | undefined => {
     const l = ids.get(id);

@@ -7,6 +7,7 @@
  * nothing the second time. A forbidden host's facts are never touched; a file in conflict form is left for resolve.
  */
 import { splitEntry } from '../core/format/entry.js';
+import { messageWithoutPlace } from '../core/errors.js';
 import { hostOfPath, isValidId } from '../core/format/schema.js';
 import { findMarkdownLinks, findWikiLinks, linkTargetId, markdownLinkId, writtenBody } from '../core/format/links.js';
 import { linkNames, type LinkNames } from './link-names.js';
@@ -88,7 +89,7 @@ export async function relinkRepo(options: RepoOptions): Promise<RelinkResult> {
           next = relinkEntryText(text, f.path, pathOf, names, (x) => catalog.byId.get(x)?.title);
           unresolved.push(...unresolvedLinks(next ?? text, f.path, names));
         } catch (err) {
-          unreadable.push({ path: f.path, reason: String((err as Error).message ?? err).replace(/^[^:]+:\d+: /, '') });
+          unreadable.push({ path: f.path, reason: err instanceof Error ? messageWithoutPlace(err) : String(err) });
           continue;
         }
         if (next === undefined) continue;

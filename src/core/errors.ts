@@ -60,9 +60,30 @@ export class KbError extends Error {
   }
 }
 
+/**
+ * A repo path as text output shows it: as it is, or quoted with JSON's escapes when it holds a control character
+ * (a synced file named "notes\nok: 0 problems.md" would otherwise print a line of its own, and terminalSafe keeps
+ * newlines, which output needs).
+ */
+export function shownPath(p: string): string {
+  // eslint-disable-next-line no-control-regex
+  return /[\x00-\x1f\x7f]/.test(p) ? JSON.stringify(p) : p;
+}
+
+/**
+ * An error's message without the `file:line: ` it starts with (the problem it becomes carries the place): cut by
+ * the place the error holds, so a file name with a colon or a newline in it is cut whole.
+ */
+export function messageWithoutPlace(err: { message: string; data?: { file?: unknown; line?: unknown } }): string {
+  const data = err.data;
+  const place = typeof data?.file === 'string' && typeof data.line === 'number' ? `${data.file}:${data.line}: ` : undefined;
+  if (place && err.message.startsWith(place)) return err.message.slice(place.length);
+  return err.message.replace(/^[^:\n]+:\d+: /, '');
+}
+
 /** Formats problems one per line as `file:line: message [rule]` (the line left out when unknown). */
 export function formatProblems(problems: (Place & { message: string; rule: string })[]): string {
-  return problems.map((p) => `${p.file ?? ''}${p.line ? `:${p.line}` : ''}: ${p.message} [${p.rule}]`).join('\n');
+  return problems.map((p) => `${p.file === undefined ? '' : shownPath(p.file)}${p.line ? `:${p.line}` : ''}: ${p.message} [${p.rule}]`).join('\n');
 }
 
 /** True when `err` is a KbError, optionally with the given code. */

@@ -38,6 +38,29 @@ async function everyBlob(): Promise<string> {
   return git(sb.data, ['log', '--all', '-p', '--format=%H'], sb.env);
 }
 
+describe('a file name built to forge output', () => {
+  it('a name holding a newline is shown quoted on one line by lint, list and search, never as a line of its own', async () => {
+    const name = 'entries/notes\nok: 0 problems.md';
+    fs.writeFileSync(path.join(sb.data, name), 'x\n');
+    await git(sb.data, ['add', '-A'], sb.env);
+    await git(sb.data, ['commit', '-q', '-m', 'a forged name'], sb.env);
+    const shown = JSON.stringify(name);
+    const lint = await kb(sb, ['--data', sb.data, 'lint']);
+    expect(lint.code).toBe(5);
+    // Before: the name broke the problem line in two, and its second half read "ok: 0 problems.md:1: ...".
+    expect(lint.stdout.split('\n').filter((l) => l.startsWith('ok: 0 problems'))).toEqual([]);
+    expect(lint.stdout).toContain(`${shown}:1: no front matter`);
+    expect(lint.stdout).toContain(`git-kb adopt ${shown}`);
+    for (const verb of [['list'], ['search', 'deploy']]) {
+      const r = await kb(sb, ['--data', sb.data, ...verb]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr.trim().split('\n'), verb[0]).toEqual([`git-kb: warning: 1 entry could not be read and was skipped (${shown}); "git-kb lint" says why`]);
+    }
+    const json = JSON.parse((await kb(sb, ['--data', sb.data, 'lint', '--json'])).stdout) as { problems: { file: string }[] };
+    expect(json.problems.map((p) => p.file)).toContain(name);
+  });
+});
+
 describe('a top-level file of the data repo that is a symbolic link', () => {
   it('.gitignore -> ~/.ssh/config: commit with .obsidian/ present never reads or commits what it points to', async () => {
     await committedLink('.gitignore', secretFile);

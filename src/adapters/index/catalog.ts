@@ -8,6 +8,7 @@ import { crypto, v8 } from '../system/builtins.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Problem } from '../../core/format/entry.js';
+import { messageWithoutPlace } from '../../core/errors.js';
 import { idFromPath } from '../../core/format/schema.js';
 import { entryMetaOf, type EntryMeta } from '../../core/format/meta.js';
 import { currentNamesKey, idMapKey, writeIdMap } from './ids.js';
@@ -94,7 +95,7 @@ export function readItem(dir: string, file: EntryFile, parseEntry: typeof import
     text = readEntryText(dir, file.path, bytes);
   } catch (err) {
     const e = err as { message: string; data?: { line?: number } };
-    return { ...file, problems: [{ rule: 'unreadable', message: e.message.replace(/^[^:]+:\d+: /, ''), file: file.path, line: e.data?.line ?? 1 }] };
+    return { ...file, problems: [{ rule: 'unreadable', message: messageWithoutPlace(e), file: file.path, line: e.data?.line ?? 1 }] };
   }
   const { entry, problems } = parseEntry(text, file.path);
   if (!entry) return { ...file, problems };

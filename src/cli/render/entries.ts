@@ -15,7 +15,7 @@ import type { RelinkResult } from '../../app/relink.js';
 import type { ListItem } from '../../app/list.js';
 import type { SearchResultSet } from '../../app/search.js';
 import type { TagCount } from '../../app/tags.js';
-import { formatProblems } from '../../core/errors.js';
+import { formatProblems, shownPath } from '../../core/errors.js';
 import { diff, entryText, paint } from './colour.js';
 import { localDate, localTime } from './time.js';
 import { plural } from './plural.js';
@@ -86,7 +86,7 @@ export function readWarnings(r: { unreadable: readonly string[]; hostsInvalid?: 
  */
 export function unreadableWarning(paths: readonly string[]): string | undefined {
   if (paths.length === 0) return undefined;
-  const shown = paths.slice(0, 3).join(', ');
+  const shown = paths.slice(0, 3).map(shownPath).join(', ');
   const rest = paths.length > 3 ? `, and ${paths.length - 3} more` : '';
   return `${plural(paths.length, 'entry', 'entries')} could not be read and ${paths.length === 1 ? 'was' : 'were'} skipped (${shown}${rest}); "git-kb lint" says why`;
 }

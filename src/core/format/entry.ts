@@ -7,7 +7,7 @@ import matter from 'gray-matter';
 import YAML from 'yaml';
 import { yamlErrorAt, yamlReason } from './yaml-error.js';
 import { flowListText, plainYaml, plainYamlText } from './plain-yaml.js';
-import { KbError, type Place } from '../errors.js';
+import { KbError, messageWithoutPlace, shownPath, type Place } from '../errors.js';
 import { closingFence } from './fence.js';
 import { checkLearningFields } from './learning.js';
 import { regexRisk } from './regex-risk.js';
@@ -202,7 +202,7 @@ export function splitEntry(text: string, file: string): RawEntry {
       const lang = first.slice(3).trim();
       throw invalid(`front matter in "${lang}" is refused: only YAML front matter is read (never evaluated)`, file, 1);
     }
-    throw invalid(`no front matter: an entry starts with a line "---"; a plain markdown note becomes an entry with "git-kb adopt ${file}"`, file, 1);
+    throw invalid(`no front matter: an entry starts with a line "---"; a plain markdown note becomes an entry with "git-kb adopt ${shownPath(file)}"`, file, 1);
   }
   const close = closingFence(src);
   if (!close) throw invalid('front matter is not closed by a line "---"', file, 1);
@@ -295,7 +295,7 @@ export function interpretEntry(raw: RawEntry, file: string, options: CheckOption
   const fileName = file.split('/').pop() ?? file;
   const fileId = idFromFileName(fileName);
   const id = typeof d.id === 'string' ? d.id : undefined;
-  if (!id) problem('id-missing', `missing "id" field; a note made outside git-kb becomes an entry with "git-kb adopt ${file}"`, 'id');
+  if (!id) problem('id-missing', `missing "id" field; a note made outside git-kb becomes an entry with "git-kb adopt ${shownPath(file)}"`, 'id');
   else if (!isValidId(id)) problem('id-invalid', `id "${id}" must match kb-[0-9a-z]+`, 'id');
   else if (fileId && fileId !== id) problem('id-mismatch', `id "${id}" does not match the file name's id "${fileId}"`, 'id');
   if (!fileId) problem('file-name', `file name "${fileName}" must be <id>-<slug>.md`, 'id');
@@ -516,7 +516,7 @@ export function parseEntry(text: string, file: string, options: CheckOptions = {
   } catch (err) {
     if (err instanceof KbError) {
       const line = (err.data.line as number | undefined) ?? 1;
-      return { problems: [{ rule: 'parse', message: err.message.replace(/^[^:]+:\d+: /, ''), file, line }], hints: [] };
+      return { problems: [{ rule: 'parse', message: messageWithoutPlace(err), file, line }], hints: [] };
     }
     throw err;
   }
