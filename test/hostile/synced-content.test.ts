@@ -130,6 +130,14 @@ describe('an entry that is a link to a device or a FIFO', () => {
       expect(sync.code, sync.stderr).not.toBe(128);
       const doctor = await kb(sb, ['--data', sb.data, 'doctor']);
       expect(doctor.code, doctor.stderr).not.toBe(128);
+      // Counted where lint counts it. Before: status said "problems: 0", doctor "no problems in the entries" and
+      // list warned of nothing, while lint failed on it.
+      expect(status.stdout).toContain('problems: 1 (run git-kb lint)');
+      expect(doctor.stdout).toMatch(/warn +lint +1 problem in the entries/);
+      const list = await kb(sb, ['--data', sb.data, 'list']);
+      expect(list.stderr).toContain('1 entry could not be read and was skipped (entries/kb-0zzz-endless.md)');
+      const lint = await kb(sb, ['--data', sb.data, 'lint']);
+      expect(lint.stdout).toMatch(/^entries\/kb-0zzz-endless\.md:1: .*\[unreadable\]$/m);
     });
   }
 });

@@ -337,6 +337,10 @@ export function listEntryFiles(dir: string, options: { withStat?: boolean } = {}
     }
     const st = fileStat(base + rel);
     if (st) files.push({ path: rel, id, ...st });
+    // NOTE: a name that is no regular file when followed (a link to /dev/zero or to nothing, a FIFO, a folder
+    // named x.md) is listed with empty stat data, so the catalog reads it (readEntryText refuses it, naming why)
+    // and every verb counts the problem lint reports, instead of dropping it unseen. One lstat, for such names only.
+    else if (fs.lstatSync(base + rel, { throwIfNoEntry: false })) files.push({ path: rel, id, mtimeMs: 0, ctimeMs: 0, size: 0, ino: 0 });
   }
   return files;
 }
