@@ -10,7 +10,7 @@ import { zlib } from '../system/builtins.js';
 import { writeFileAtomic } from '../store/fsutil.js';
 import { checksumValid, objectHeader, objectId, type GitObject, type ObjectType } from './encoding.js';
 import { encodePack, encodePackIndex, type PackInput } from './pack.js';
-import { applyDelta, MAX_OBJECT_BYTES, ObjectTooLarge, OFS_DELTA, PACKED_TYPES, parsePackedHeader, REF_DELTA } from './pack-read.js';
+import { applyDelta, inflateCapped, MAX_OBJECT_BYTES, ObjectTooLarge, OFS_DELTA, PACKED_TYPES, parsePackedHeader, REF_DELTA } from './pack-read.js';
 import type { ObjectReader } from './reader.js';
 
 /** Where object `oid` is stored as a loose object. */
@@ -91,8 +91,9 @@ export async function storePack(dir: string, pack: Buffer, reader: ObjectReader)
   for (let n = 0; n < count; n++) {
     const offset = i;
     const h = parsePackedHeader(pack, i, offset);
-    if (h.size > MAX_OBJECT_BYTES) throw new ObjectTooLarge(h.size);
-    const r = zlib().inflateSync(pack.subarray(h.dataStart, pack.length - 20), { info: true, maxOutputLength: MAX_OBJECT_BYTES }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } };
+    const what = `the fetched pack's object at ${offset}`;
+    if (h.size > MAX_OBJECT_BYTES) throw new ObjectTooLarge(h.size, what);
+    const r = inflateCapped((buf, o) => zlib().inflateSync(buf, { ...o, info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } }, pack.subarray(h.dataStart, pack.length - 20), { what });
     raws.set(offset, { type: h.type, data: r.buffer, baseOffset: h.baseOffset, baseOid: h.baseOid });
     order.push(offset);
     i = h.dataStart + r.engine.bytesWritten;

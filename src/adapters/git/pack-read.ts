@@ -15,19 +15,29 @@ export const PACKED_TYPES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree'
  */
 export const MAX_OBJECT_BYTES = 256 * 1024 * 1024;
 
-/** An object over MAX_OBJECT_BYTES, refused before it is inflated whole. */
+const mb = (n: number): string => `${(n / 2 ** 20).toFixed(0)} MB`;
+
+/** An object over MAX_OBJECT_BYTES, refused before it is inflated whole; `what` names it where the reader knows. */
 export class ObjectTooLarge extends Error {
-  constructor(readonly size: number) {
-    super(`a git object of ${size > 0 ? `${(size / 2 ** 20).toFixed(0)} MB` : 'over 256 MB'}; git-kb reads none over ${MAX_OBJECT_BYTES / 2 ** 20} MB`);
+  constructor(
+    readonly size: number,
+    what?: string,
+  ) {
+    super(`a git object${what ? ` (${what})` : ''} of ${size > 0 ? mb(size) : `over ${mb(MAX_OBJECT_BYTES)}`}; git-kb reads none over ${mb(MAX_OBJECT_BYTES)}`);
   }
 }
 
-/** zlib's inflate under the object cap: ObjectTooLarge when the output would pass it. */
-export function inflateCapped(inflate: (buf: Buffer, o: { maxOutputLength: number }) => Buffer, raw: Buffer, extra = 0): Buffer {
+/**
+ * zlib's inflate under the object cap, the one way every reader inflates an object (a loose object, a packed one,
+ * one in a fetched pack): ObjectTooLarge naming `what` when the output would pass the cap, whatever size the
+ * object's header claims (a crafted pack can understate it). `extra` allows for a loose object's header
+ * ("blob 123\0") on top; `inflate` is the caller's zlib call, returning what it returns.
+ */
+export function inflateCapped<T>(inflate: (buf: Buffer, o: { maxOutputLength: number }) => T, raw: Buffer, options: { what?: string; extra?: number } = {}): T {
   try {
-    return inflate(raw, { maxOutputLength: MAX_OBJECT_BYTES + extra });
+    return inflate(raw, { maxOutputLength: MAX_OBJECT_BYTES + (options.extra ?? 0) });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) throw new ObjectTooLarge(0);
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) throw new ObjectTooLarge(0, options.what);
     throw err;
   }
 }

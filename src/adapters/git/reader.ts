@@ -71,7 +71,8 @@ export class ObjectReader {
     this.packs = undefined;
   }
 
-  private readAt(p: Pack, offset: number): GitObject {
+  /** The object at `offset` of pack `p`; `oid` (when the caller knows it) names it in an ObjectTooLarge. */
+  private readAt(p: Pack, offset: number, oid?: string): GitObject {
     const key = `${p.pack}:${offset}`;
     const hit = this.byOffset.get(key);
     if (hit) return hit;
@@ -79,7 +80,8 @@ export class ObjectReader {
     const head = Buffer.alloc(32);
     fs.readSync(p.fd, head, 0, 32, offset);
     const h = parsePackedHeader(head, 0, offset);
-    if (h.size > MAX_OBJECT_BYTES) throw new ObjectTooLarge(h.size);
+    const what = oid ? oid.slice(0, 12) : `${path.basename(p.pack)} at ${offset}`;
+    if (h.size > MAX_OBJECT_BYTES) throw new ObjectTooLarge(h.size, what);
     const start = offset + h.dataStart;
     let window = h.size + 1024 + Math.ceil(h.size / 100);
     let data: Buffer;
@@ -88,10 +90,10 @@ export class ObjectReader {
       const raw = Buffer.allocUnsafe(len);
       fs.readSync(p.fd, raw, 0, len, start);
       try {
-        data = zlib.inflateSync(raw);
+        data = inflateCapped(zlib.inflateSync, raw, { what }); // capped: the header's size may understate it
         break;
       } catch (err) {
-        if (len >= p.size - start) throw err;
+        if (err instanceof ObjectTooLarge || len >= p.size - start) throw err;
         window *= 4;
       }
     }
@@ -118,7 +120,7 @@ export class ObjectReader {
       /* not loose */
     }
     if (raw) {
-      const buf = inflateCapped(zlib.inflateSync, raw, 64); // the header ("blob 123\0") on top
+      const buf = inflateCapped(zlib.inflateSync, raw, { what: oid.slice(0, 12), extra: 64 }); // the header ("blob 123\0") on top
       const nul = buf.indexOf(0);
       const [type] = buf.subarray(0, nul).toString('latin1').split(' ');
       return { type: type as ObjectType, data: buf.subarray(nul + 1) };
@@ -126,7 +128,7 @@ export class ObjectReader {
     const bin = Buffer.from(oid, 'hex');
     for (const p of this.loadPacks()) {
       const off = findInPack(p, bin);
-      if (off !== undefined) return this.readAt(p, off);
+      if (off !== undefined) return this.readAt(p, off, oid);
     }
     return undefined;
   }
