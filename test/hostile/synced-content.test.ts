@@ -313,3 +313,40 @@ it('a remote commit adding a file of 300 MB (zeros: tiny packed): sync refuses i
   expect(again.code, again.stderr).toBe(0);
   await expectCleanRepo(clone);
 });
+
+it('a journal an earlier git-kb left after moving the branch to a commit with a 300 MB file: the next write puts files and branch back, names the file, and writes go on', async () => {
+  const { remote, clone } = await clonedThroughRemote();
+  fs.mkdirSync(path.join(sb.data, 'attachments'));
+  fs.writeFileSync(path.join(sb.data, 'attachments', 'a.txt'), 'a small attachment\n');
+  fs.closeSync(fs.openSync(path.join(sb.data, 'attachments', 'big.bin'), 'w'));
+  fs.truncateSync(path.join(sb.data, 'attachments', 'big.bin'), 300 * 1024 * 1024); // sparse
+  await git(sb.data, ['add', 'attachments'], sb.env);
+  await git(sb.data, ['commit', '-q', '-m', 'a huge attachment'], sb.env);
+  await git(sb.data, ['push', '-q', remote, 'main'], sb.env);
+  // What a git-kb before the size check did: fetch, journal, move the branch, write the files in order (a.txt),
+  // then fail on big.bin, leaving the journal every later write replayed (and failed on).
+  await git(clone, ['fetch', '-q', 'origin'], sb.env);
+  const from = (await git(clone, ['rev-parse', 'HEAD'], sb.env)).trim();
+  const to = (await git(clone, ['rev-parse', 'origin/main'], sb.env)).trim();
+  fs.mkdirSync(path.join(clone, '.git', 'git-kb'), { recursive: true });
+  fs.writeFileSync(path.join(clone, '.git', 'git-kb', 'journal.json'), JSON.stringify({ kind: 'checkout', from, to, paths: ['attachments/a.txt', 'attachments/big.bin'] }));
+  await git(clone, ['update-ref', 'refs/heads/main', to], sb.env);
+  fs.mkdirSync(path.join(clone, 'attachments'));
+  fs.writeFileSync(path.join(clone, 'attachments', 'a.txt'), 'a small attachment\n');
+
+  const args = ['--data', clone, 'add', '--type', 'lesson_learned', '--title', 'Still writable', 'Yes.'];
+  const r = await kb(sb, args);
+  // Before: the replay read big.bin, failed, and left the journal: every write failed the same way.
+  expect(r.code, r.stderr).toBe(6);
+  expect(r.stderr).toMatch(new RegExp(`commit ${to.slice(0, 12)} holds attachments/big\\.bin, a git object .* of (300 MB|over 256 MB); .*the branch is back at ${from.slice(0, 12)}`, 's'));
+  expect((await git(clone, ['rev-parse', 'HEAD'], sb.env)).trim()).toBe(from);
+  expect(fs.existsSync(path.join(clone, '.git', 'git-kb', 'journal.json'))).toBe(false);
+  expect(fs.existsSync(path.join(clone, 'attachments'))).toBe(false);
+  await expectCleanRepo(clone);
+  const again = await kb(sb, args);
+  expect(again.code, again.stderr).toBe(0);
+  const sync = await kb(sb, ['--data', clone, 'sync']);
+  expect(sync.code, sync.stderr).toBe(6);
+  expect(sync.stderr).toMatch(/holds attachments\/big\.bin, .*the branch did not move/s);
+  await expectCleanRepo(clone);
+});

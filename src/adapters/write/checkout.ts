@@ -85,11 +85,25 @@ function noteWritten(dir: string, targets: PathTarget[]): void {
   addConflictCandidates(dir, targets.filter((c) => c.oid !== null).map((c) => c.path));
 }
 
-/** SYNC_FAILED for a commit holding a file over the object cap: what, where, and the way out. */
-function tooLarge(dir: string, to: string, p: string, err: ObjectTooLarge): KbError {
+/** The first target whose blob is over the object cap, or undefined; every other is read (packed ones stay cached). */
+async function overCap(reader: ObjectReader, targets: PathTarget[]): Promise<{ path: string; err: ObjectTooLarge } | undefined> {
+  for (const c of targets) {
+    if (c.oid === null) continue;
+    try {
+      await reader.blob(c.oid);
+    } catch (err) {
+      if (err instanceof ObjectTooLarge) return { path: c.path, err };
+      throw err;
+    }
+  }
+  return undefined;
+}
+
+/** SYNC_FAILED for a commit holding a file over the object cap: what, where, what was done (`done`), and the way out. */
+function tooLarge(dir: string, to: string, p: string, err: ObjectTooLarge, done = 'Nothing was checked out and the branch did not move'): KbError {
   return new KbError(
     'SYNC_FAILED',
-    `commit ${to.slice(0, 12)} holds ${p}, ${err.message}: a data repo holds notes, not files that size. Nothing was checked out and the branch did not move. A commit on top that removes the file, pushed by whoever can write to the remote, lets the next sync through; or this repo syncs with another remote ("git -C ${dir} remote set-url origin URL")`,
+    `commit ${to.slice(0, 12)} holds ${p}, ${err.message}: a data repo holds notes, not files that size. ${done}. A commit on top that removes the file, pushed by whoever can write to the remote, lets the next sync through; or this repo syncs with another remote ("git -C ${dir} remote set-url origin URL")`,
     { commit: to, path: p, size: err.size },
   );
 }
@@ -110,17 +124,10 @@ export async function checkoutCommit(dir: string, from: string | undefined, to: 
       { files: dirty },
     );
   }
-  // Every file it would write is read first (packed ones stay cached for the write): one over the object cap stops
-  // the checkout here, before the branch moves, not halfway with a journal every later write would replay.
-  for (const c of changes) {
-    if (c.oid === null) continue;
-    try {
-      await reader.blob(c.oid);
-    } catch (err) {
-      if (err instanceof ObjectTooLarge) throw tooLarge(dir, to, c.path, err);
-      throw err;
-    }
-  }
+  // Every file it would write is read first: one over the object cap stops the checkout here, before the branch
+  // moves, not halfway with a journal every later write would replay.
+  const big = await overCap(reader, changes);
+  if (big) throw tooLarge(dir, to, big.path, big.err);
   writeJournal(dir, { kind: 'checkout', from: from ?? null, to, paths: changes.map((c) => c.path) });
   await setRef(dir, ref, to);
   try {
@@ -138,32 +145,64 @@ export async function checkoutCommit(dir: string, from: string | undefined, to: 
  * Finishes a checkout a killed process left half done, by replaying it against the branch (which moved first, or
  * not at all): every journalled path gets HEAD's version in the work tree (a file changed by hand since, holding
  * neither version, is left as it is) and in the index, and goes on the conflict list. Returns the files rewritten.
+ * A journal left by a git-kb from before the size check (checkoutCommit) may have moved the branch to a commit
+ * holding a file over the object cap, which no replay can write: the branch goes back to the journal's `from`,
+ * the paths with it, the journal is removed (later writes are not held up by it), and SYNC_FAILED names the file.
  */
 export async function finishCheckout(dir: string, journal: Extract<Journal, { kind: 'checkout' }>): Promise<string[]> {
   for (const p of journal.paths) removeTempSiblings(safeJoin(dir, p));
   const reader = new ObjectReader(dir);
   try {
-    const headTree = await reader.treeOf(await headOid(dir));
-    const fromTree = await reader.treeOf(journal.from);
-    const targets: PathTarget[] = [];
-    const rewritten: string[] = [];
-    const byHand: PathTarget[] = [];
-    for (const p of journal.paths) {
-      const was = (await reader.blobAt(fromTree, p))?.oid ?? null;
-      const want = await reader.blobAt(headTree, p);
-      const now = workingOid(dir, p);
-      const target = { path: p, oid: want?.oid ?? null, mode: want?.mode };
-      if (now === target.oid || now === was) {
-        if (now !== target.oid) rewritten.push(p);
-        targets.push(target);
-      } else byHand.push(target);
+    const head = await headOid(dir);
+    const plan = await replayPlan(reader, dir, head, journal.from, journal.paths);
+    const big = await overCap(reader, plan.targets);
+    if (!big) {
+      await replay(dir, plan, reader);
+      clearJournal(dir);
+      return plan.rewritten;
     }
-    await bringPaths(dir, targets, reader);
-    if (byHand.length) updateIndexFile(dir, byHand); // changed by hand: the file stays, the index follows the branch
-    noteWritten(dir, targets);
+    if (!journal.from || head !== journal.to) throw big.err; // not that old checkout's branch move: nothing to undo
+    // The files go back first, then the branch, then the journal: killed before the branch moved, the next
+    // replay comes here again; after, it finds the paths at HEAD's version.
+    await replay(dir, await replayPlan(reader, dir, journal.from, journal.to, journal.paths), reader);
+    await setRef(dir, currentBranch(dir, 'syncing'), journal.from);
     clearJournal(dir);
-    return rewritten;
+    throw tooLarge(dir, journal.to, big.path, big.err, `An interrupted sync of an earlier git-kb had moved the branch to it; the branch is back at ${journal.from.slice(0, 12)}, its files with it, and the unfinished checkout is dropped, so writes work again`);
   } finally {
     reader.close();
   }
+}
+
+/** What replaying a checkout toward commit `head` does to each path (`from`: the commit it came from). */
+interface ReplayPlan {
+  /** The paths to bring to `head`'s version. */
+  targets: PathTarget[];
+  /** Paths changed by hand since: the file stays, the index follows the branch. */
+  byHand: PathTarget[];
+  /** The paths whose working file changes. */
+  rewritten: string[];
+}
+
+async function replayPlan(reader: ObjectReader, dir: string, head: string | undefined, from: string | null, paths: string[]): Promise<ReplayPlan> {
+  const headTree = await reader.treeOf(head);
+  const fromTree = await reader.treeOf(from);
+  const plan: ReplayPlan = { targets: [], byHand: [], rewritten: [] };
+  for (const p of paths) {
+    const was = (await reader.blobAt(fromTree, p))?.oid ?? null;
+    const want = await reader.blobAt(headTree, p);
+    const now = workingOid(dir, p);
+    const target = { path: p, oid: want?.oid ?? null, mode: want?.mode };
+    if (now === target.oid || now === was) {
+      if (now !== target.oid) plan.rewritten.push(p);
+      plan.targets.push(target);
+    } else plan.byHand.push(target);
+  }
+  return plan;
+}
+
+/** Carries out a replay plan (the journal stays: the caller removes it once the branch is where it belongs). */
+async function replay(dir: string, plan: ReplayPlan, reader: ObjectReader): Promise<void> {
+  await bringPaths(dir, plan.targets, reader);
+  if (plan.byHand.length) updateIndexFile(dir, plan.byHand);
+  noteWritten(dir, plan.targets);
 }
