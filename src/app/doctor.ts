@@ -16,7 +16,7 @@ import { checkFreshness, indexFile } from '../adapters/index/fresh.js';
 import { openIndexFile } from '../adapters/index/prompt/format.js';
 import { catalogProblems, loadCatalog } from '../adapters/index/catalog.js';
 import { journalPending } from '../adapters/store/journal.js';
-import { dataRepoExists, stateDir } from '../adapters/store/layout.js';
+import { dataRepoExists, linkedEntryFolders, stateDir } from '../adapters/store/layout.js';
 import { writeLockBusy } from '../adapters/store/lock.js';
 import { findExecutable } from '../adapters/system/which.js';
 import type { ErrorCode } from '../core/errors.js';
@@ -117,7 +117,7 @@ async function repoChecks(dir: string, settings: Settings, add: Add): Promise<vo
   add('conflicts', conflicts ? 'fail' : 'ok', conflicts ? `${conflicts} unresolved sync conflict${conflicts === 1 ? '' : 's'}` : 'no unresolved sync conflicts', 'settle them with "git-kb resolve ID --keep ours|theirs|both" (git-kb sync lists them)');
 
   try {
-    const problems = catalogProblems(await loadCatalog(dir)).length;
+    const problems = catalogProblems(await loadCatalog(dir)).length + linkedEntryFolders(dir).length;
     add('lint', problems ? 'warn' : 'ok', problems ? `${problems} problem${problems === 1 ? '' : 's'} in the entries` : 'no problems in the entries', 'run "git-kb lint" to list them');
   } catch (err) {
     add('lint', 'fail', `the entries cannot be read: ${(err as Error).message.split('\n')[0]}`, 'run "git-kb lint"');

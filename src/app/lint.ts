@@ -10,7 +10,7 @@ import path from 'node:path';
 import { messageWithoutPlace, type ErrorCode } from '../core/errors.js';
 import type { Problem } from '../core/format/entry.js';
 import { isConflictSibling } from '../core/merge/marks.js';
-import { claimedId, entryDirs, inRepoDir, readEntryText, readRootFile, sameStat, statData } from '../adapters/store/layout.js';
+import { claimedId, entryDirs, inRepoDir, linkedEntryFolders, readEntryText, readRootFile, sameStat, statData } from '../adapters/store/layout.js';
 import { currentNamesKey, recordableNamesKey } from '../adapters/index/ids.js';
 import { readLintState, writeLintState, type LintState } from '../adapters/index/lint-state.js';
 import { putStat, recordedStat, unchanged, type FileStat, type StatColumns } from '../adapters/index/stat-table.js';
@@ -199,6 +199,9 @@ async function lintWith(dir: string, state: LintState | undefined, namesKey: str
   // Links that are not ids are judged against every file of the repo and the entries' titles and aliases.
   const names = toCheck.size > 0 ? await entryNames(dir) : undefined;
   const problems: Problem[] = [];
+  for (const folder of linkedEntryFolders(dir)) {
+    problems.push({ rule: 'unreadable', message: `${folder} is a symbolic link; entries are read only from real folders inside the data repo, so nothing in it is listed or read (replace it with a folder)`, file: folder, line: 1 });
+  }
   const hints: Problem[] = [];
   // A file's findings as recorded: its problems and its hints (marked), which never fail lint.
   const own = new Map<string, (Problem & { hint?: true })[]>();

@@ -5,6 +5,7 @@
 import { manifestProblems } from './lint.js';
 import { currentSummary } from '../adapters/index/summary.js';
 import { readRepoSettings } from '../adapters/store/repo-settings.js';
+import { linkedEntryFolders } from '../adapters/store/layout.js';
 import { readRef } from '../adapters/git/refs.js';
 import { syncStatus, type SyncStatus } from './sync-status.js';
 import { repoForRead, type RepoOptions } from './repo.js';
@@ -38,7 +39,7 @@ export async function repoStatus(options: RepoOptions): Promise<StatusResult> {
     kernel: { entries: memory.kernel.entries, chars: memory.kernel.chars, budget: memory.kernel.budget },
     memory,
     // kb.json's own problems too (lint.ts manifestProblems: one small file read).
-    problems: summary.problems + manifestProblems(dir).length,
+    problems: summary.problems + manifestProblems(dir).length + linkedEntryFolders(dir).length,
     head: readRef(dir, 'HEAD'),
     remote: sync.url,
     sync,

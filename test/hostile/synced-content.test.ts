@@ -38,6 +38,33 @@ async function everyBlob(): Promise<string> {
   return git(sb.data, ['log', '--all', '-p', '--format=%H'], sb.env);
 }
 
+describe('an entry folder that is a symbolic link', () => {
+  it('entries -> a folder outside: no name in it is listed or printed; lint, status and doctor name the link', async () => {
+    const outside = path.join(sb.home, '.ssh');
+    fs.writeFileSync(path.join(outside, 'id_ed25519_SENTINEL'), 'key');
+    fs.writeFileSync(path.join(outside, 'kb-zz-SENTINEL.md'), '---\nid: kb-zz\ntitle: t\ntype: decision\n---\nbody\n');
+    await git(sb.data, ['rm', '-r', '-q', 'entries'], sb.env);
+    fs.rmSync(path.join(sb.data, 'entries'), { recursive: true, force: true });
+    fs.symlinkSync(outside, path.join(sb.data, 'entries'));
+    fs.mkdirSync(path.join(sb.data, 'hosts'), { recursive: true });
+    fs.symlinkSync(outside, path.join(sb.data, 'hosts', 'pop-os'));
+    await git(sb.data, ['add', '-A'], sb.env);
+    await git(sb.data, ['commit', '-q', '-m', 'entries as a link'], sb.env);
+    const lint = await kb(sb, ['--data', sb.data, 'lint']);
+    // Before: lint listed entries/id_ed25519_SENTINEL (stray-file) and entries/kb-zz-SENTINEL.md; list warned of it.
+    expect(lint.code).toBe(5);
+    expect(`${lint.stdout}${lint.stderr}`).not.toContain(SENTINEL);
+    expect(lint.stdout).toMatch(/^entries:1: entries is a symbolic link; .*\[unreadable\]$/m);
+    expect(lint.stdout).toMatch(/^hosts\/pop-os:1: hosts\/pop-os is a symbolic link; /m);
+    for (const verb of [['list'], ['search', 'body'], ['status'], ['doctor']]) {
+      const r = await kb(sb, ['--data', sb.data, ...verb]);
+      expect(`${r.stdout}${r.stderr}`, verb[0]).not.toContain(SENTINEL);
+    }
+    expect((await kb(sb, ['--data', sb.data, 'status'])).stdout).toContain('problems: 2 (run git-kb lint)');
+    expect((await kb(sb, ['--data', sb.data, 'doctor'])).stdout).toMatch(/warn +lint +2 problems in the entries/);
+  });
+});
+
 describe('a file name built to forge output', () => {
   it('a name holding a newline is shown quoted on one line by lint, list and search, never as a line of its own', async () => {
     const name = 'entries/notes\nok: 0 problems.md';

@@ -194,13 +194,36 @@ const readDirents = (abs: string): fs.Dirent[] => listedOrNone(() => fs.readdirS
 /** The names in folder `abs` (none when it is missing or not a folder). */
 const readNames = (abs: string): string[] => listedOrNone(() => fs.readdirSync(abs));
 
-/** The directories that hold entry files: entries/, hosts/<key>/, sessions/<yyyy>/<mm>/. */
+/** True when `abs` is a symbolic link (false when it is anything else or missing). */
+const isLink = (abs: string): boolean => fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink() === true;
+
+/**
+ * The directories that hold entry files: entries/, hosts/<key>/, sessions/<yyyy>/<mm>/. Only real folders: one
+ * that is a symbolic link (a synced `entries -> ~/.ssh`) is never walked, so no name of what it points to is
+ * listed or printed; linkedEntryFolders names it for lint.
+ */
 export function entryDirs(dir: string): string[] {
-  const out = ['entries'];
-  for (const h of readDirents(path.join(dir, 'hosts'))) if (h.isDirectory()) out.push(`hosts/${h.name}`);
+  const out = isLink(path.join(dir, 'entries')) ? [] : ['entries'];
+  if (!isLink(path.join(dir, 'hosts'))) for (const h of readDirents(path.join(dir, 'hosts'))) if (h.isDirectory()) out.push(`hosts/${h.name}`);
+  if (isLink(path.join(dir, 'sessions'))) return out;
   for (const y of readDirents(path.join(dir, 'sessions'))) {
     if (!y.isDirectory()) continue;
     for (const m of readDirents(path.join(dir, 'sessions', y.name))) if (m.isDirectory()) out.push(`sessions/${y.name}/${m.name}`);
+  }
+  return out;
+}
+
+/** The entry folders that are symbolic links (entryDirs passes them over): `entries`, `hosts`, `sessions`, or one inside them. */
+export function linkedEntryFolders(dir: string): string[] {
+  const out: string[] = [];
+  for (const top of ['entries', 'hosts', 'sessions']) {
+    if (isLink(path.join(dir, top))) out.push(top);
+    else if (top !== 'entries') {
+      for (const d of readDirents(path.join(dir, top))) {
+        if (d.isSymbolicLink()) out.push(`${top}/${d.name}`);
+        else if (top === 'sessions' && d.isDirectory()) for (const m of readDirents(path.join(dir, top, d.name))) if (m.isSymbolicLink()) out.push(`${top}/${d.name}/${m.name}`);
+      }
+    }
   }
   return out;
 }
