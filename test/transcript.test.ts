@@ -403,7 +403,7 @@ describe('parseTranscript: garbage and odd shapes', () => {
     expect(parseTranscript(rec('m4', '<synthetic>')).model).toBeUndefined();
   });
 
-  it('parses a 5 MB transcript well under a second', () => {
+  it('parses a 5 MB transcript whole: every turn of every copy, the files changed, no line malformed', () => {
     const base = fixture('coding-session.jsonl').trimEnd().split('\n');
     const parts: string[] = [];
     let size = 0;

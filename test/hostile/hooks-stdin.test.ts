@@ -91,16 +91,17 @@ describe('F16: the debug log under /proc', () => {
   ];
   // A payload that is not JSON makes every event write one debug line ("stdin is not one JSON object").
   for (const ev of ['session-end', 'stop', 'prompt'] as const) {
-    it(`F16: ${ev} exits 0 promptly with KB_HOOK_DEBUG=1 and the debug log under /proc`, async () => {
+    it(`F16: ${ev} ends by itself, exit 0, with KB_HOOK_DEBUG=1 and the debug log under /proc`, async () => {
       const failures: string[] = [];
       await Promise.all(
         cases.map(async (c) => {
           const child = spawn(process.execPath, [HOOK_ENTRY, ev], { env: { ...sb.env, GIT_KB_DATA: sb.data, ...c.env }, stdio: ['pipe', 'pipe', 'pipe'] });
           child.stdin!.on('error', () => undefined);
           child.stdin!.end('this is not json');
-          const cap = 4_000; // a working hook is done in well under a second here
-          const end = await watch(child, child.pid!, cap);
-          if (end.signal || end.code !== 0 || end.ms > 3_000) failures.push(`${c.name}: ${end.signal ? `killed by the test after ${end.ms} ms` : `exit ${end.code} after ${end.ms} ms`} (CPU ${end.cpuMs} ms)`);
+          // The hang guard times nothing: a hook wedged on the log (a write that never returns holds the event loop,
+          // so its own deadline cannot fire) is killed here; one that ends, at whatever speed the machine allows, passes.
+          const end = await watch(child, child.pid!, 60_000);
+          if (end.signal || end.code !== 0) failures.push(`${c.name}: ${end.signal ? `killed by the test after ${end.ms} ms` : `exit ${end.code} after ${end.ms} ms`} (CPU ${end.cpuMs} ms)`);
         }),
       );
       expect(failures).toEqual([]);
