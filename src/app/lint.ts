@@ -10,7 +10,7 @@ import path from 'node:path';
 import { messageWithoutPlace, type ErrorCode } from '../core/errors.js';
 import type { Problem } from '../core/format/entry.js';
 import { isConflictSibling } from '../core/merge/marks.js';
-import { claimedId, entryDirs, inRepoDir, linkedEntryFolders, readEntryText, readRootFile, sameStat, statData } from '../adapters/store/layout.js';
+import { claimedId, entryDirs, fileStat, inRepoDir, isListedOddity, linkedEntryFolders, readEntryText, readRootFile, sameStat } from '../adapters/store/layout.js';
 import { currentNamesKey, recordableNamesKey } from '../adapters/index/ids.js';
 import { readLintState, writeLintState, type LintState } from '../adapters/index/lint-state.js';
 import { putStat, recordedStat, unchanged, type FileStat, type StatColumns } from '../adapters/index/stat-table.js';
@@ -96,7 +96,7 @@ function listFolders(dir: string): string[] {
     for (const n of names) {
       if (n.name.startsWith('.')) continue;
       const rel = `${d}/${n.name}`;
-      if (n.isDirectory() || (!n.isFile() && fs.statSync(`${dir}/${rel}`, { throwIfNoEntry: false })?.isDirectory())) continue;
+      if (n.isDirectory() || (!n.isFile() && !isListedOddity(`${dir}/${rel}`))) continue;
       all.push(rel);
     }
   }
@@ -220,8 +220,8 @@ async function lintWith(dir: string, state: LintState | undefined, namesKey: str
       }
       continue;
     }
-    const st = fs.statSync(base + rel, { throwIfNoEntry: false }); // before the read: a later change is re-read
-    if (st) statOf.set(rel, { path: rel, ...statData(st) });
+    const st = fileStat(base + rel); // before the read: a later change is re-read
+    if (st) statOf.set(rel, { path: rel, ...st });
     const r = checkFile(checkers!, dir, rel, ids, names);
     // NOTE: no spread: one file may hold 130,000 link problems, more arguments than the stack takes.
     for (const p of r.problems) problems.push(p);
@@ -272,8 +272,8 @@ async function lintWith(dir: string, state: LintState | undefined, namesKey: str
         else if (!toCheck.has(rel)) {
           const i = sameNames ? n : recorded.get(rel);
           if (i === undefined || !table) {
-            const st = fs.statSync(base + rel, { throwIfNoEntry: false }); // a stray file, first seen
-            if (st) list.push({ path: rel, ...statData(st) });
+            const st = fileStat(base + rel); // a stray file, first seen
+            if (st) list.push({ path: rel, ...st });
             return;
           }
           list.push({ path: rel, ...recordedStat(table, i) });

@@ -169,6 +169,25 @@ describe('an entry that is a link to a device or a FIFO', () => {
   }
 });
 
+describe('entry names that lead nowhere', () => {
+  it('a link loop and a folder named like an entry: lint names the loop (before: an internal error, ELOOP), every verb counts it alike, the folder is passed over', async () => {
+    fs.symlinkSync('kb-0zzy-b.md', path.join(sb.data, 'entries', 'kb-0zzx-a.md'));
+    fs.symlinkSync('kb-0zzx-a.md', path.join(sb.data, 'entries', 'kb-0zzy-b.md'));
+    fs.mkdirSync(path.join(sb.data, 'entries', 'kb-0zzz-folder.md'));
+    await git(sb.data, ['add', '-A'], sb.env);
+    await git(sb.data, ['commit', '-q', '-m', 'a loop'], sb.env);
+    const lint = await kb(sb, ['--data', sb.data, 'lint']);
+    expect(lint.code, lint.stderr).toBe(5);
+    expect(lint.stdout).toMatch(/^entries\/kb-0zzx-a\.md:1: a symbolic link that leads back to itself \(to kb-0zzy-b\.md\); .*\[unreadable\]$/m);
+    expect(lint.stdout).toMatch(/^2 problems in \d+ files$/m);
+    expect(lint.stdout).not.toContain('kb-0zzz-folder');
+    expect((await kb(sb, ['--data', sb.data, 'status'])).stdout).toContain('problems: 2 (run git-kb lint)');
+    const list = await kb(sb, ['--data', sb.data, 'list']);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stderr).toContain('2 entries could not be read and were skipped (entries/kb-0zzx-a.md, entries/kb-0zzy-b.md)');
+  });
+});
+
 /** Commits `rel` with `text` as a collaborator would, with the real git CLI. */
 async function committedFile(rel: string, text: string): Promise<void> {
   fs.mkdirSync(path.dirname(path.join(sb.data, rel)), { recursive: true });

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import { readAt, writeFileAtomic } from '../store/fsutil.js';
-import { fileStatInto, type StatData } from '../store/layout.js';
+import { entryStatInto, type StatData } from '../store/layout.js';
 import { linePath, needsEscape, pathLine } from '../../core/text/path-line.js';
 
 const END = '-- end\n';
@@ -175,7 +175,7 @@ const now = new Float64Array(4);
  * a file unchanged.
  */
 export function unchanged(base: string, table: StatTable<unknown>, i: number): boolean {
-  if (!fileStatInto(base + table.paths[i]!, now)) return false;
+  if (!entryStatInto(base + table.paths[i]!, now)) return false;
   const s = table.stats;
   return now[0] === s[i * 4] && now[1] === s[i * 4 + 1] && now[2] === s[i * 4 + 2] && now[3] === s[i * 4 + 3];
 }

@@ -128,9 +128,46 @@ export function inRepoDir<T>(dir: string, sweep: (prefix: string) => T): T {
   }
 }
 
-/** The stat data of `file` (links followed) when it is a regular file, else undefined (see fileStatInto). */
+/** The stat data of entry file `file` (links followed; empty for one there but unreadable), else undefined (see entryStatInto). */
 export function fileStat(file: string): StatData | undefined {
-  return fileStatInto(file, scratch) ? { mtimeMs: scratch[0]!, ctimeMs: scratch[1]!, size: scratch[2]!, ino: scratch[3]! } : undefined;
+  return entryStatInto(file, scratch) ? { mtimeMs: scratch[0]!, ctimeMs: scratch[1]!, size: scratch[2]!, ino: scratch[3]! } : undefined;
+}
+
+/**
+ * fileStatInto for a name listed in an entry folder: a name that is there but no regular file when followed (a
+ * link to /dev/zero or to nothing, a FIFO, a folder named x.md) gets empty stat data instead of none, so it is
+ * listed, read (readEntryText refuses it, naming why) and counted as the problem lint reports by every listing
+ * (listEntryFiles, the prompt index's update), never dropped unseen. One lstat more, for such names only.
+ */
+export function entryStatInto(file: string, out: Float64Array): boolean {
+  try {
+    if (fileStatInto(file, out)) return true;
+  } catch {
+    // a link loop (ELOOP), no permission (EACCES): there but unreadable, as below
+  }
+  if (!isListedOddity(file)) return false;
+  out.fill(0);
+  return true;
+}
+
+/**
+ * True when `file`, no regular file, still counts as an entry file to list (entryStatInto): it is there (as a name,
+ * even a dangling link or a link loop) and not a folder when followed (folders, and links to them, are passed over
+ * as lint's walk does).
+ */
+export function isListedOddity(file: string): boolean {
+  let followed: fs.Stats | undefined;
+  try {
+    followed = fs.statSync(file, { throwIfNoEntry: false });
+  } catch {
+    followed = undefined; // ELOOP, EACCES on the target
+  }
+  if (followed) return !followed.isDirectory();
+  try {
+    return fs.lstatSync(file, { throwIfNoEntry: false }) !== undefined; // a dangling link, a loop
+  } catch {
+    return false;
+  }
 }
 
 /** True when two records of stat data are the same (the file did not change between them). */
@@ -358,12 +395,7 @@ export function listEntryFiles(dir: string, options: { withStat?: boolean } = {}
       files.push({ path: rel, id, mtimeMs: 0, ctimeMs: 0, size: 0, ino: 0 });
       continue;
     }
-    const st = fileStat(base + rel);
-    if (st) files.push({ path: rel, id, ...st });
-    // NOTE: a name that is no regular file when followed (a link to /dev/zero or to nothing, a FIFO, a folder
-    // named x.md) is listed with empty stat data, so the catalog reads it (readEntryText refuses it, naming why)
-    // and every verb counts the problem lint reports, instead of dropping it unseen. One lstat, for such names only.
-    else if (fs.lstatSync(base + rel, { throwIfNoEntry: false })) files.push({ path: rel, id, mtimeMs: 0, ctimeMs: 0, size: 0, ino: 0 });
+    if (entryStatInto(base + rel, scratch)) files.push({ path: rel, id, mtimeMs: scratch[0]!, ctimeMs: scratch[1]!, size: scratch[2]!, ino: scratch[3]! });
   }
   return files;
 }
@@ -467,6 +499,7 @@ function refuseEscapingLink(dir: string, rel: string, abs: string): void {
   } catch (err) {
     const link = (err as NodeJS.ErrnoException).code === 'ENOENT' && fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink();
     if (link) throw new KbError('INVALID_ENTRY', `${rel}:1: a symbolic link to ${fs.readlinkSync(abs)}, which does not exist; an entry must be a file inside the data repo`, { file: rel, line: 1 });
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw new KbError('INVALID_ENTRY', `${rel}:1: a symbolic link that leads back to itself (to ${fs.readlinkSync(abs)}); an entry must be a file inside the data repo`, { file: rel, line: 1 });
     return; // missing or unreadable: the read itself reports it
   }
   if (real === abs) return;
