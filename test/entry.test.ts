@@ -12,6 +12,7 @@ import {
   formatEntry,
   idFromFileName,
   idFromPath,
+  interpretEntry,
   isValidHostKey,
   isValidId,
   lineOfKey,
@@ -247,6 +248,25 @@ describe('interpretEntry rules', () => {
     const problems = problemsOf(ok(`${base}\nlinks:\n  - rel: relates_to\n    to: kb-0002\n  - rel: part_of\n    to: kb-0001`), FILE, () => true);
     expect(problems.map((p) => [p.rule, p.line])).toEqual([['link-self', 5]]);
     expect(problems[0]!.message).toContain('kb-0001');
+  });
+
+  it('reads the front matter text a bounded number of times however many problems share a key (not once per link)', () => {
+    // NOTE: an operation count, not a timing: 5,000 links to itself once split the front matter 5,000 times to
+    // find the links line, quadratic in the file's size (F4: 40,000 links took minutes).
+    const reads = (n: number): { count: number; problems: number; lines: Set<number> } => {
+      const raw = splitEntry(ok(`${base}\nlinks:\n${'  - {rel: relates_to, to: kb-0001}\n'.repeat(n)}`), FILE);
+      let count = 0;
+      const frontmatter = raw.frontmatter;
+      const counted = { ...raw, get frontmatter() { count++; return frontmatter; } };
+      const { problems } = interpretEntry(counted, FILE, { idExists: () => true });
+      return { count, problems: problems.filter((p) => p.rule === 'link-self').length, lines: new Set(problems.map((p) => p.line ?? 0)) };
+    };
+    const small = reads(10);
+    const large = reads(5000);
+    expect(small.problems).toBe(10);
+    expect(large.problems).toBe(5000);
+    expect([...large.lines]).toEqual([5]);
+    expect(large.count).toBe(small.count);
   });
 
   it('checks links against the repo only when asked, in front matter and in the body', () => {

@@ -287,7 +287,14 @@ export function interpretEntry(raw: RawEntry, file: string, options: CheckOption
   const d = raw.data;
   const problems: Problem[] = [];
   const hints: Problem[] = [];
-  const at = (key: string): number => lineOfKey(raw.frontmatter, key);
+  // NOTE: each key's line is found once: an entry with 20,000 problems on one key (links to itself) would
+  // otherwise split the front matter 20,000 times, quadratic in the file's size.
+  const keyLines = new Map<string, number>();
+  const at = (key: string): number => {
+    let line = keyLines.get(key);
+    if (line === undefined) keyLines.set(key, (line = lineOfKey(raw.frontmatter, key)));
+    return line;
+  };
   const problem = (rule: string, message: string, key: string): void => {
     problems.push({ rule, message, file, line: at(key), id: typeof d.id === 'string' ? d.id : undefined });
   };
