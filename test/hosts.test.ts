@@ -1,4 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import YAML from 'yaml';
+import { parseDocumentUniqueKeys } from '../src/core/format/yaml-error.js';
 import {
   applyForbiddenPattern,
   applyHostChange,
@@ -211,5 +213,58 @@ describe('editing hosts.yaml', () => {
     text = applyForbiddenPattern(text, 'secret-lab');
     text = applyForbiddenPattern(text, 'secret-lab');
     expect(registry(text).forbiddenPatterns).toEqual(['secret-lab']);
+  });
+});
+
+describe('a large hosts.yaml (hostile battery F3): repeated keys found in linear time, with the library\'s errors', () => {
+  // NOTE: no timings. The yaml library's own repeated-key check compares each key with every key before it (32,000
+  // hosts took 11 s); parseHosts never asks for it, and parseDocumentUniqueKeys must give the errors it would.
+  const libraryErrors = (src: string): string[] =>
+    YAML.parseDocument(src, { uniqueKeys: true, lineCounter: new YAML.LineCounter() }).errors.map((e) => `${e.code}@${e.pos[0]}:${e.linePos?.[0]?.line}`);
+  const linearErrors = (src: string): string[] => parseDocumentUniqueKeys(src, new YAML.LineCounter()).errors.map((e) => `${e.code}@${e.pos[0]}:${e.linePos?.[0]?.line}`);
+
+  it('gives the yaml library\'s errors, place and order, on 1,000 generated documents (most with a repeated key)', () => {
+    let seed = 7;
+    const pick = <T>(list: T[]): T => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return list[seed % list.length]!;
+    };
+    const keys = ['a', 'b', '"a"', "'b'", '1', '"1"', '&x a', '!!str a', '? a\n  :', 'a ', '~', 'null', '.nan', '[a]', '{a: 1}', '*x'];
+    const values = ['', ' 1', ' [x]', ' {a: 1, a: 2, b: 3}', ' {a, a}', ' |\n      x\n', ' # c', ' "q', ' [a', ' x\n     y', '\n      a: 1\n      a: 2', '\n      - 1', ' &x 2', ' *x', '   '];
+    let repeated = 0;
+    for (let d = 0; d < 1000; d++) {
+      const top = pick([true, false]);
+      let src = top ? 'hosts:\n' : '';
+      const indent = top ? '  ' : '';
+      for (let n = pick([1, 2, 3, 4, 5, 6]); n > 0; n--) src += pick([`${indent}# c\n`, '\n', ...Array(8).fill(null).map(() => `${indent}${pick(keys)}:${pick(values)}\n`)]);
+      const expected = libraryErrors(src);
+      if (expected.some((e) => e.startsWith('DUPLICATE_KEY'))) repeated++;
+      expect(linearErrors(src), JSON.stringify(src)).toEqual(expected);
+    }
+    expect(repeated).toBeGreaterThan(300);
+  });
+
+  it('names the line the library names: a repeated host key after one with no settings is reported at the first', () => {
+    expect(linearErrors('hosts:\n  box:\n  box:\n')).toEqual(['DUPLICATE_KEY@13:2']);
+    expect(linearErrors('hosts:\n  box: {}\n  box: {}\n')).toEqual(libraryErrors('hosts:\n  box: {}\n  box: {}\n'));
+    expect(parse('hosts:\n  box: {}\n  box: {}\n').problems).toEqual([{ rule: 'hosts-yaml', message: 'malformed YAML: Map keys must be unique', file: 'hosts.yaml', line: 3 }]);
+  });
+
+  it('never runs the library\'s quadratic check, and reads 5,000 hosts, or reports the one written twice at its line', () => {
+    const spy = vi.spyOn(YAML, 'parseDocument');
+    try {
+      let text = 'hosts:\n';
+      for (let i = 0; i < 5000; i++) text += `  h${String(i).padStart(5, '0')}:\n    description: d${i}\n`;
+      const { registry: r, problems } = parse(text);
+      expect(problems).toEqual([]);
+      expect(r.hosts).toHaveLength(5000);
+      expect(r.hosts[4999]).toMatchObject({ key: 'h04999', description: 'd4999', line: 10000 });
+      const twice = parse(`${text}  h00007:\n    description: again\n`).problems;
+      expect(twice).toEqual([{ rule: 'hosts-yaml', message: 'malformed YAML: Map keys must be unique', file: 'hosts.yaml', line: 10002 }]);
+      expect(spy).toHaveBeenCalled();
+      for (const call of spy.mock.calls) expect((call[1] as { uniqueKeys?: unknown } | undefined)?.uniqueKeys).toBe(false);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

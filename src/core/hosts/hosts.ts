@@ -11,7 +11,7 @@ import type * as YAMLNS from 'yaml';
 import { KbError } from '../errors.js';
 import { regexRisk } from '../format/regex-risk.js';
 import { isValidHostKey } from '../format/schema.js';
-import { yamlErrorAt } from '../format/yaml-error.js';
+import { parseDocumentUniqueKeys, yamlErrorAt } from '../format/yaml-error.js';
 import { compileMatcher, isRegexMarker, matchHosts, MIN_MARKER_CHARS, REGEX_MARKER, type HostMatcher } from './matcher.js';
 import { toLf } from '../text/line-ends.js';
 
@@ -118,7 +118,7 @@ export function parseHosts(text: string, file = HOSTS_FILE): { registry: HostReg
   };
 
   const lineCounter = new YAML.LineCounter();
-  const doc = YAML.parseDocument(src, { uniqueKeys: true, lineCounter });
+  const doc = parseDocumentUniqueKeys(src, lineCounter);
   const error = yamlErrorAt(doc, lineCounter);
   if (error) {
     problem('hosts-yaml', `malformed YAML: ${error.reason}`, error.line);
@@ -140,6 +140,7 @@ export function parseHosts(text: string, file = HOSTS_FILE): { registry: HostReg
     if (!YAML.isMap(hostsNode)) {
       problem('hosts-field', '"hosts" must be a mapping of host key to its settings', at(hostsNode));
     } else {
+      const keys = new Set<string>();
       for (const pair of hostsNode.items) {
         const keyNode = pair.key;
         const key = YAML.isScalar(keyNode) ? String(keyNode.value) : String(keyNode);
@@ -200,8 +201,9 @@ export function parseHosts(text: string, file = HOSTS_FILE): { registry: HostReg
             ok = false;
           }
         }
-        if (registry.hosts.some((h) => h.key === key)) continue; // uniqueKeys already reported it
+        if (keys.has(key)) continue; // one key twice: malformed YAML, or two spellings of it (1 and "1")
         if (!ok) continue;
+        keys.add(key);
         const host: HostDef = { key, aliases: dedupe(aliases!), markers: dedupe(markers!), forbidden: r.forbidden === true, line };
         if (typeof r.description === 'string' && r.description.trim()) host.description = r.description.trim();
         registry.hosts.push(host);
@@ -325,7 +327,9 @@ const HEADER = '# git-kb host registry (man git-kb): hosts with their aliases an
 
 /** Returns the text of hosts.yaml with one host added or extended (markers and aliases are merged). */
 export function applyHostChange(text: string, change: HostChange): string {
-  const doc = YAML.parseDocument(text.trim() ? text : `${HEADER}hosts: {}\n`);
+  // NOTE: uniqueKeys false: the library's repeated-key check is quadratic, and `host register` has refused a text
+  // with a repeated key (parseHosts) before it edits one.
+  const doc = YAML.parseDocument(text.trim() ? text : `${HEADER}hosts: {}\n`, { uniqueKeys: false });
   if (!YAML.isMap(doc.contents)) doc.contents = doc.createNode({}) as never;
   const root = doc.contents as YAMLNS.YAMLMap;
   let hosts = root.get('hosts', true);
@@ -363,7 +367,7 @@ export function applyHostChange(text: string, change: HostChange): string {
 
 /** Returns the text of hosts.yaml with a global forbidden pattern added (once). */
 export function applyForbiddenPattern(text: string, pattern: string): string {
-  const doc = YAML.parseDocument(text.trim() ? text : `${HEADER}hosts: {}\n`);
+  const doc = YAML.parseDocument(text.trim() ? text : `${HEADER}hosts: {}\n`, { uniqueKeys: false });
   const root = doc.contents as YAMLNS.YAMLMap;
   const current = stringList((root.get('forbidden_patterns', true) as { toJSON?: () => unknown } | undefined)?.toJSON?.()) ?? [];
   if (!current.includes(pattern)) root.set('forbidden_patterns', doc.createNode([...current, pattern]));
