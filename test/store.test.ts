@@ -5,7 +5,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import YAML from 'yaml';
+import { v8 } from '../src/adapters/system/builtins.js';
+import { HOSTS_CACHE_MIN_BYTES, loadHosts } from '../src/adapters/store/hosts-file.js';
 import { KbError } from '../src/core/errors.js';
 import { bodyOf } from '../src/core/format/fence.js';
 import { compareListing, dataRepoExists, entryDirs, inRepoDir, listEntryFiles, listEntryPaths, readEntryText, requireDataRepo, safeJoin, stateDir } from '../src/adapters/store/layout.js';
@@ -249,5 +252,63 @@ describe('fileStat', () => {
     } finally {
       p.binding = binding;
     }
+  });
+});
+
+describe('hosts.yaml: the verdict on a large one is kept (hostile battery F3)', () => {
+  // NOTE: counts parses, never times them: checking a 1.5 MB hosts.yaml is linear but about 1.5 s on every verb.
+  const large = (extra = ''): string => {
+    let text = 'hosts:\n';
+    for (let i = 0; text.length < HOSTS_CACHE_MIN_BYTES; i++) text += `  h${String(i).padStart(5, '0')}:\n    description: d${i}\n`;
+    return `${text}${extra}`;
+  };
+  const kept = (): string => path.join(stateDir(dir), 'hosts.v8');
+  const parses = async (): Promise<[number, unknown]> => {
+    const spy = vi.spyOn(YAML, 'parseDocument');
+    try {
+      const result = await loadHosts(dir).catch((err: unknown) => err);
+      return [spy.mock.calls.length, result];
+    } finally {
+      spy.mockRestore();
+    }
+  };
+
+  it('checks a text once: the same text is served from .git/git-kb/hosts.v8, a changed one is checked again', async () => {
+    put('hosts.yaml', large());
+    const [first, registry] = await parses();
+    expect(first).toBe(1);
+    expect(fs.existsSync(kept())).toBe(true);
+    const [second, again] = await parses();
+    expect(second).toBe(0);
+    expect(again).toEqual(registry);
+    put('hosts.yaml', large('  added:\n    markers: [added-box]\n'));
+    const [third, changed] = await parses();
+    expect(third).toBe(1);
+    expect((changed as { hosts: { key: string }[] }).hosts.at(-1)!.key).toBe('added');
+  });
+
+  it('keeps the problems of an invalid one: the same INVALID_ENTRY each time, never a registry', async () => {
+    put('hosts.yaml', large('  h00001:\n'));
+    const [first, err] = await parses();
+    expect(first).toBe(1);
+    expect((err as KbError).code).toBe('INVALID_ENTRY');
+    const [second, again] = await parses();
+    expect(second).toBe(0);
+    expect((again as KbError).message).toBe((err as KbError).message);
+  });
+
+  it('checks the text again when a kept marker fails today\'s marker rules, and keeps nothing for a small file', async () => {
+    put('hosts.yaml', large());
+    await loadHosts(dir);
+    const verdict = v8().deserialize(fs.readFileSync(kept())) as { registry: { hosts: { markers: string[] }[] } };
+    verdict.registry.hosts[0]!.markers.push('/(a+)+b/');
+    fs.writeFileSync(kept(), v8().serialize(verdict));
+    const [parsed, registry] = await parses();
+    expect(parsed).toBe(1);
+    expect((registry as { hosts: { markers: string[] }[] }).hosts[0]!.markers).toEqual([]);
+    fs.rmSync(kept());
+    put('hosts.yaml', 'hosts:\n  box:\n');
+    expect((await loadHosts(dir)).hosts.map((h) => h.key)).toEqual(['box']);
+    expect(fs.existsSync(kept())).toBe(false);
   });
 });

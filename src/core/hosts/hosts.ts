@@ -265,10 +265,13 @@ export function formatHostProblems(problems: HostProblem[]): string {
  */
 export function checkedRegistry(text: string): HostRegistry {
   const { registry, problems } = parseHosts(text);
-  if (problems.length > 0) {
-    throw new KbError('INVALID_ENTRY', `${HOSTS_FILE} is invalid; fix it (git-kb host register --help shows the fields) and try again:\n${formatHostProblems(problems)}`, { file: HOSTS_FILE, line: problems[0]!.line, problems });
-  }
+  if (problems.length > 0) throw invalidRegistry(problems);
   return registry;
+}
+
+/** The INVALID_ENTRY error of a hosts.yaml with these problems (checkedRegistry's). */
+export function invalidRegistry(problems: HostProblem[]): KbError {
+  return new KbError('INVALID_ENTRY', `${HOSTS_FILE} is invalid; fix it (git-kb host register --help shows the fields) and try again:\n${formatHostProblems(problems)}`, { file: HOSTS_FILE, line: problems[0]!.line, problems });
 }
 
 /** The host with this key, or one whose alias is this name (case-insensitive). */
