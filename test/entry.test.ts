@@ -279,6 +279,18 @@ describe('interpretEntry rules', () => {
     ]);
   });
 
+  it('gives each body link its own line: at a line start, after a blank line, two on one line, and on the last line', () => {
+    const body = '[[kb-0405]] first\n\nthen [x](kb-0406-y.md)\n[[kb-0407]] and [[kb-0408]]\nlast [[kb-0409]]';
+    const problems = problemsOf(ok(base, body), FILE, () => false);
+    expect(problems.filter((p) => p.rule === 'link-dangling').map((p) => [p.message.slice(0, 24), p.line])).toEqual([
+      ['[[kb-0405]] in the body ', 7],
+      ['[x](kb-0406-y.md) in the', 9],
+      ['[[kb-0407]] in the body ', 10],
+      ['[[kb-0408]] in the body ', 10],
+      ['[[kb-0409]] in the body ', 11],
+    ]);
+  });
+
   it('finds the line of a top-level key', () => {
     expect(lineOfKey('id: x\ntitle: y\ntype: z\n', 'type')).toBe(4);
     expect(lineOfKey('id: x\n', 'missing')).toBe(2);
