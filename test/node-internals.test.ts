@@ -107,12 +107,16 @@ describe('the stat binding (store/layout.ts)', () => {
     expect((viaBinding[3] as { mtimeMs: number }).mtimeMs % 1000).not.toBe(0);
     expect((viaBinding[4] as { mtimeMs: number }).mtimeMs).toBeLessThan(0);
     expect((viaBinding[5] as { size: number }).size).toBe(5 * 1024 ** 3 + 7);
-    // A name that is there but no regular file when followed (a dangling link, a FIFO, a link loop) has empty stat
-    // data: it is listed, and its read reports why (store/layout.ts entryStatInto). A folder, a link to one, a
-    // missing path and one below a file (Node 20's fs.statSync throws ENOTDIR, Node 24's answers none) are not.
-    const empty = { mtimeMs: 0, ctimeMs: 0, size: 0, ino: 0 };
+    // A name that is there but no regular file when followed (a dangling link, a FIFO, a link loop) has the stat
+    // data of the name itself: it is listed, and its read reports why (store/layout.ts entryStatInto). A folder, a
+    // link to one, a missing path and one below a file (Node 20's fs.statSync throws ENOTDIR, Node 24's answers
+    // none) are not.
+    const own = (f: string): unknown => {
+      const l = fs.lstatSync(f);
+      return { mtimeMs: l.mtimeMs, ctimeMs: l.ctimeMs, size: l.size, ino: l.ino };
+    };
     const none = 'not a regular file';
-    expect(viaBinding.slice(7, 14)).toEqual([empty, none, empty, none, none, none, empty]);
+    expect(viaBinding.slice(7, 14)).toEqual([own(files[7]!), none, own(files[9]!), none, none, none, own(files[13]!)]);
     expect(viaBinding[14]).toEqual({ mtimeMs: fs.statSync(process.execPath).mtimeMs, ctimeMs: fs.statSync(process.execPath).ctimeMs, size: fs.statSync(process.execPath).size, ino: fs.statSync(process.execPath).ino });
   });
 });

@@ -28,7 +28,7 @@ import {
 } from '../core/hosts/hosts.js';
 import { hostsFile, loadHosts, readHostsText } from '../adapters/store/hosts-file.js';
 import { isValidHostKey, newId } from '../core/format/schema.js';
-import { readEntryText } from '../adapters/store/layout.js';
+import { isLink, readEntryText } from '../adapters/store/layout.js';
 import { nowStamp, splitList } from './fields.js';
 import { idSet } from './find.js';
 import { repoForRead, repoForWrite, type RepoOptions } from './repo.js';
@@ -48,8 +48,9 @@ function checkHostsText(text: string): HostRegistry {
   return registry;
 }
 
-/** The fact files of a host (`hosts/<key>/*.md`), by name. */
+/** The fact files of a host (`hosts/<key>/*.md`), by name; none in a folder that is a symbolic link (never walked: layout.ts entryDirs). */
 function factFiles(dir: string, key: string): string[] {
+  if (isLink(path.join(dir, 'hosts')) || isLink(path.join(dir, 'hosts', key))) return [];
   try {
     return fs
       .readdirSync(path.join(dir, 'hosts', key))

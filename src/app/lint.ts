@@ -10,7 +10,7 @@ import path from 'node:path';
 import { messageWithoutPlace, type ErrorCode } from '../core/errors.js';
 import type { Problem } from '../core/format/entry.js';
 import { isConflictSibling } from '../core/merge/marks.js';
-import { claimedId, entryDirs, fileStat, inRepoDir, isListedOddity, linkedEntryFolders, readEntryText, readRootFile, sameStat } from '../adapters/store/layout.js';
+import { claimedId, entryDirs, fileStat, inRepoDir, linkedEntryFolders, readEntryText, readRootFile, sameStat } from '../adapters/store/layout.js';
 import { currentNamesKey, recordableNamesKey } from '../adapters/index/ids.js';
 import { readLintState, writeLintState, type LintState } from '../adapters/index/lint-state.js';
 import { putStat, recordedStat, unchanged, type FileStat, type StatColumns } from '../adapters/index/stat-table.js';
@@ -96,7 +96,7 @@ function listFolders(dir: string): string[] {
     for (const n of names) {
       if (n.name.startsWith('.')) continue;
       const rel = `${d}/${n.name}`;
-      if (n.isDirectory() || (!n.isFile() && !isListedOddity(`${dir}/${rel}`))) continue;
+      if (n.isDirectory() || (!n.isFile() && !fileStat(`${dir}/${rel}`))) continue; // as listEntryFiles lists
       all.push(rel);
     }
   }

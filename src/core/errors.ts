@@ -81,9 +81,14 @@ export function messageWithoutPlace(err: { message: string; data?: { file?: unkn
   return err.message.replace(/^[^:\n]+:\d+: /, '');
 }
 
-/** Formats problems one per line as `file:line: message [rule]` (the line left out when unknown). */
+/**
+ * Formats problems one per line as `file:line: message [rule]` (the line left out when unknown). A message is one
+ * line: a control character in it (a file name or link target it quotes) is shown by JSON's escape.
+ */
 export function formatProblems(problems: (Place & { message: string; rule: string })[]): string {
-  return problems.map((p) => `${p.file === undefined ? '' : shownPath(p.file)}${p.line ? `:${p.line}` : ''}: ${p.message} [${p.rule}]`).join('\n');
+  // eslint-disable-next-line no-control-regex
+  const oneLine = (m: string): string => m.replace(/[\x00-\x1f\x7f]/g, (c) => JSON.stringify(c).slice(1, -1));
+  return problems.map((p) => `${p.file === undefined ? '' : shownPath(p.file)}${p.line ? `:${p.line}` : ''}: ${oneLine(p.message)} [${p.rule}]`).join('\n');
 }
 
 /** True when `err` is a KbError, optionally with the given code. */

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, expectCleanRepo, git, kb, makeSandbox, run, type Sandbox } from '../helpers/cli.js';
+import { CLI, expectCleanRepo, git, hook, kb, makeSandbox, run, type Sandbox } from '../helpers/cli.js';
 
 let sb: Sandbox;
 /** A file outside the data repo that must never reach a commit, stdout or stderr. */
@@ -43,6 +43,7 @@ describe('an entry folder that is a symbolic link', () => {
     const outside = path.join(sb.home, '.ssh');
     fs.writeFileSync(path.join(outside, 'id_ed25519_SENTINEL'), 'key');
     fs.writeFileSync(path.join(outside, 'kb-zz-SENTINEL.md'), '---\nid: kb-zz\ntitle: t\ntype: decision\n---\nbody\n');
+    expect((await kb(sb, ['--data', sb.data, 'host', 'register', 'pop-os', '--marker', '192.168.1.20'])).code).toBe(0);
     await git(sb.data, ['rm', '-r', '-q', 'entries'], sb.env);
     fs.rmSync(path.join(sb.data, 'entries'), { recursive: true, force: true });
     fs.symlinkSync(outside, path.join(sb.data, 'entries'));
@@ -56,10 +57,13 @@ describe('an entry folder that is a symbolic link', () => {
     expect(`${lint.stdout}${lint.stderr}`).not.toContain(SENTINEL);
     expect(lint.stdout).toMatch(/^entries:1: entries is a symbolic link; .*\[unreadable\]$/m);
     expect(lint.stdout).toMatch(/^hosts\/pop-os:1: hosts\/pop-os is a symbolic link; /m);
-    for (const verb of [['list'], ['search', 'body'], ['status'], ['doctor']]) {
+    for (const verb of [['list'], ['search', 'body'], ['status'], ['doctor'], ['host', 'list', '--json'], ['host', 'show', 'pop-os', '--json']]) {
       const r = await kb(sb, ['--data', sb.data, ...verb]);
-      expect(`${r.stdout}${r.stderr}`, verb[0]).not.toContain(SENTINEL);
+      expect(`${r.stdout}${r.stderr}`, verb.join(' ')).not.toContain(SENTINEL);
     }
+    // Before: host list counted the .md files of the folder the link points to (1), with their sizes and times.
+    const hosts = JSON.parse((await kb(sb, ['--data', sb.data, 'host', 'list', '--json'])).stdout) as { hosts: { key: string; facts: number }[] };
+    expect(hosts.hosts.find((h) => h.key === 'pop-os')?.facts).toBe(0);
     expect((await kb(sb, ['--data', sb.data, 'status'])).stdout).toContain('problems: 2 (run git-kb lint)');
     expect((await kb(sb, ['--data', sb.data, 'doctor'])).stdout).toMatch(/warn +lint +2 problems in the entries/);
   });
@@ -165,6 +169,13 @@ describe('an entry that is a link to a device or a FIFO', () => {
       expect(list.stderr).toContain('1 entry could not be read and was skipped (entries/kb-0zzz-endless.md)');
       const lint = await kb(sb, ['--data', sb.data, 'lint']);
       expect(lint.stdout).toMatch(/^entries\/kb-0zzz-endless\.md:1: .*\[unreadable\]$/m);
+      // The prompt index, built and then updated with the name there, stays fresh: it keeps regular files only, and
+      // its freshness check would never match a signature recorded for the name (an update on every prompt).
+      for (const session of ['s1', 's2']) {
+        const r = await hook(sb, 'prompt', { session_id: session, prompt: 'rotate the deploy key every quarter', cwd: sb.root, hook_event_name: 'UserPromptSubmit' }, { env: { GIT_KB_DATA: sb.data } });
+        expect(r.code, r.stderr).toBe(0);
+      }
+      expect((await kb(sb, ['--data', sb.data, 'doctor'])).stdout).toMatch(/ok +prompt-index +the prompt index is fresh/);
     });
   }
 });

@@ -128,45 +128,59 @@ export function inRepoDir<T>(dir: string, sweep: (prefix: string) => T): T {
   }
 }
 
-/** The stat data of entry file `file` (links followed; empty for one there but unreadable), else undefined (see entryStatInto). */
+/** The stat data of entry file `file` (links followed; the name's own for one there but unreadable), else undefined (see entryStatInto). */
 export function fileStat(file: string): StatData | undefined {
   return entryStatInto(file, scratch) ? { mtimeMs: scratch[0]!, ctimeMs: scratch[1]!, size: scratch[2]!, ino: scratch[3]! } : undefined;
 }
 
 /**
  * fileStatInto for a name listed in an entry folder: a name that is there but no regular file when followed (a
- * link to /dev/zero or to nothing, a FIFO, a folder named x.md) gets empty stat data instead of none, so it is
- * listed, read (readEntryText refuses it, naming why) and counted as the problem lint reports by every listing
- * (listEntryFiles, the prompt index's update), never dropped unseen. One lstat more, for such names only.
+ * link to /dev/zero or to nothing, a link loop, a FIFO) gets the stat data of the name itself (lstat: a link
+ * retargeted is a new link, with its own inode and times), so it is listed, read (readEntryText refuses it, naming
+ * why) and counted as the problem lint reports by every listing (listEntryFiles, the stat tables), never dropped
+ * unseen; a folder, or a link to one, is passed over (as lint's walk does). Only such names cost more calls.
  */
 export function entryStatInto(file: string, out: Float64Array): boolean {
   try {
     if (fileStatInto(file, out)) return true;
   } catch {
-    // a link loop (ELOOP), no permission (EACCES): there but unreadable, as below
+    // a link loop (ELOOP), no permission on the target (EACCES): there but unreadable, as below
   }
-  if (!isListedOddity(file)) return false;
-  out.fill(0);
+  const own = oddEntryStat(file);
+  if (!own) return false;
+  out[0] = own.mtimeMs;
+  out[1] = own.ctimeMs;
+  out[2] = own.size;
+  out[3] = own.ino;
   return true;
 }
 
+/** fileStatInto that never throws: false for a link loop or a target it may not stat, as for anything not a regular file. */
+export function regularStatInto(file: string, out: Float64Array): boolean {
+  try {
+    return fileStatInto(file, out);
+  } catch {
+    return false;
+  }
+}
+
 /**
- * True when `file`, no regular file, still counts as an entry file to list (entryStatInto): it is there (as a name,
- * even a dangling link or a link loop) and not a folder when followed (folders, and links to them, are passed over
- * as lint's walk does).
+ * The lstat data of `file` when it is there but no regular file and no folder when followed (see entryStatInto),
+ * else undefined. Throws as lstat does on an error other than a missing path (a folder that cannot be searched).
  */
-export function isListedOddity(file: string): boolean {
+export function oddEntryStat(file: string): fs.Stats | undefined {
   let followed: fs.Stats | undefined;
   try {
     followed = fs.statSync(file, { throwIfNoEntry: false });
   } catch {
     followed = undefined; // ELOOP, EACCES on the target
   }
-  if (followed) return !followed.isDirectory();
+  if (followed?.isDirectory() || followed?.isFile()) return undefined;
   try {
-    return fs.lstatSync(file, { throwIfNoEntry: false }) !== undefined; // a dangling link, a loop
-  } catch {
-    return false;
+    return fs.lstatSync(file, { throwIfNoEntry: false }); // a dangling link, a loop, a FIFO, a device
+  } catch (err) {
+    if (notThere(err)) return undefined;
+    throw err;
   }
 }
 
@@ -232,7 +246,7 @@ const readDirents = (abs: string): fs.Dirent[] => listedOrNone(() => fs.readdirS
 const readNames = (abs: string): string[] => listedOrNone(() => fs.readdirSync(abs));
 
 /** True when `abs` is a symbolic link (false when it is anything else or missing). */
-const isLink = (abs: string): boolean => fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink() === true;
+export const isLink = (abs: string): boolean => fs.lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink() === true;
 
 /**
  * The directories that hold entry files: entries/, hosts/<key>/, sessions/<yyyy>/<mm>/. Only real folders: one

@@ -228,8 +228,12 @@ export async function rebuildPromptIndex(dir: string): Promise<BuildResult> {
   }
   entries.sort(byNewest);
 
+  // NOTE: regular files only. The catalog also lists an entry name that is no regular file (a dangling link, a
+  // FIFO: layout.ts entryStatInto, so that every verb counts lint's problem), but the index's freshness check
+  // reads each file's stat signature (fresh.ts statSig: '-' for those), and it has nothing to point to there.
+  const items = catalog.items.filter((i) => i.entry || !/^[-!]$/.test(statSig(`${dir}/${i.path}`)));
   const kernel: IndexKernel[] = [];
-  const statOf = new Map(catalog.items.map((i) => [i.path, sigOf(i)]));
+  const statOf = new Map(items.map((i) => [i.path, sigOf(i)]));
   for (const e of [...entries].filter((x) => x.kernel).sort(kernelOrder)) {
     let body: string;
     try {
@@ -249,8 +253,8 @@ export async function rebuildPromptIndex(dir: string): Promise<BuildResult> {
     for (const a of e.appliesTo) (activity[a] ??= []).push([e.id, e.title, newestKey(e)]);
   }
 
-  const files: IndexFile[] = catalog.items.map((i) => [i.path, sigOf(i), ...kindOf(i.entry, catalog.byId)]);
-  const hot = [...catalog.items]
+  const files: IndexFile[] = items.map((i) => [i.path, sigOf(i), ...kindOf(i.entry, catalog.byId)]);
+  const hot = [...items]
     .sort((a, b) => b.mtimeMs - a.mtimeMs)
     .slice(0, HOT_SIZE)
     .map((i): [string, string] => [i.path, sigOf(i)]);
@@ -258,7 +262,7 @@ export async function rebuildPromptIndex(dir: string): Promise<BuildResult> {
   // NOTE: the ledger resets when the generation changes, so it covers what the hook points to (entries, host
   // facts, hosts.yaml) and not session summaries: the Stop hook rewrites those every few minutes, and that must
   // not make every pointer of the session come back.
-  const generation = generationOf(dir, catalog.items.map((i) => [i.path, sigOf(i)]));
+  const generation = generationOf(dir, items.map((i) => [i.path, sigOf(i)]));
 
   const fielded = pointable.map((e) => {
     const body = readBodyOf(dir, e.path);

@@ -12,7 +12,7 @@
 import { readItem, type CatalogItem } from '../catalog.js';
 import { buildLockFile, catalogCacheFile, hostsSig, indexFile, keyDirs, promptStateDir, repoKey, sigOf, statSig } from '../fresh.js';
 import { writeFileAtomic } from '../../store/fsutil.js';
-import { compareListing, entryDirs, entryStatInto, inRepoDir } from '../../store/layout.js';
+import { compareListing, entryDirs, inRepoDir, regularStatInto } from '../../store/layout.js';
 import fs from 'node:fs';
 import { pageParts } from '../../../core/format/sections.js';
 import { keywords } from '../../../core/text/prompt-text.js';
@@ -109,8 +109,8 @@ async function update(dir: string, base: IndexReader, started: number): Promise<
     listed.forEach((p, k) => {
       const i = was[k]!;
       // NOTE: the stat signature as statSig writes it, from the raw stat call (no Stats object per file).
-      if (!entryStatInto(at + p, scratch)) {
-        if (i >= 0) goneFlags[i] = 1; // not there any more: as a build, which lists what listEntryFiles lists
+      if (!regularStatInto(at + p, scratch)) {
+        if (i >= 0) goneFlags[i] = 1; // not a regular file (any more): as a build, which indexes regular files only
         return;
       }
       const sig = sigOf({ mtimeMs: scratch[0]!, ctimeMs: scratch[1]!, size: scratch[2]!, ino: scratch[3]! });
