@@ -17,7 +17,6 @@ import {
   findHost,
   forbiddenMatch,
   forbiddenMatcher,
-  formatHostProblems,
   HOSTS_FILE,
   hostMatcher,
   markerProblem,
@@ -44,7 +43,7 @@ function hostsText(dir: string): string {
 /** Validates new hosts.yaml text; INVALID_ENTRY listing every problem (nothing is written). */
 function checkHostsText(text: string): HostRegistry {
   const { registry, problems } = parseHosts(text);
-  if (problems.length > 0) throw new KbError('INVALID_ENTRY', `hosts.yaml would be invalid, nothing written:\n${formatHostProblems(problems)}`, { file: HOSTS_FILE, problems });
+  if (problems.length > 0) throw new KbError('INVALID_ENTRY', `hosts.yaml would be invalid, nothing written:\n${formatProblems(problems)}`, { file: HOSTS_FILE, problems });
   return registry;
 }
 

@@ -168,7 +168,7 @@ export function regularStatInto(file: string, out: Float64Array): boolean {
  * The lstat data of `file` when it is there but no regular file and no folder when followed (see entryStatInto),
  * else undefined. Throws as lstat does on an error other than a missing path (a folder that cannot be searched).
  */
-export function oddEntryStat(file: string): fs.Stats | undefined {
+function oddEntryStat(file: string): fs.Stats | undefined {
   let followed: fs.Stats | undefined;
   try {
     followed = fs.statSync(file, { throwIfNoEntry: false });

@@ -8,7 +8,7 @@
  */
 import YAML from 'yaml';
 import type * as YAMLNS from 'yaml';
-import { KbError } from '../errors.js';
+import { formatProblems, KbError } from '../errors.js';
 import { regexRisk } from '../format/regex-risk.js';
 import { isValidHostKey } from '../format/schema.js';
 import { parseDocumentUniqueKeys, yamlErrorAt } from '../format/yaml-error.js';
@@ -254,11 +254,6 @@ export function hostTerms(h: HostDef): string[] {
   return dedupe([h.key, ...h.aliases, ...h.markers]).filter((t) => isRegexMarker(t) || t.length >= MIN_MARKER_CHARS);
 }
 
-/** Formats problems one per line as `hosts.yaml:LINE: message [rule]`. */
-export function formatHostProblems(problems: HostProblem[]): string {
-  return problems.map((p) => `${p.file}:${p.line}: ${p.message} [${p.rule}]`).join('\n');
-}
-
 /**
  * The registry of the text of hosts.yaml. Throws INVALID_ENTRY listing every problem: a registry with any problem
  * is never used, because a broken forbidden flag must not let anything through.
@@ -271,7 +266,7 @@ export function checkedRegistry(text: string): HostRegistry {
 
 /** The INVALID_ENTRY error of a hosts.yaml with these problems (checkedRegistry's). */
 export function invalidRegistry(problems: HostProblem[]): KbError {
-  return new KbError('INVALID_ENTRY', `${HOSTS_FILE} is invalid; fix it (git-kb host register --help shows the fields) and try again:\n${formatHostProblems(problems)}`, { file: HOSTS_FILE, line: problems[0]!.line, problems });
+  return new KbError('INVALID_ENTRY', `${HOSTS_FILE} is invalid; fix it (git-kb host register --help shows the fields) and try again:\n${formatProblems(problems)}`, { file: HOSTS_FILE, line: problems[0]!.line, problems });
 }
 
 /** The host with this key, or one whose alias is this name (case-insensitive). */
