@@ -154,6 +154,54 @@ describe('packs', () => {
   });
 });
 
+describe('push objects when a tree comes back', () => {
+  // A delete then a restore brings back a tree an earlier unpushed commit already has, with another parent. The
+  // walk of that tree against one parent adds only what differs from it; a walk against the other parent must
+  // still add what that one lacks (before: a tree seen once was skipped, so B's blob was never sent).
+  const cases: [string, string][] = [
+    ['the whole tree (a restore right after the delete)', ''],
+    ['a folder only (another folder changed too)', 'other'],
+  ];
+  for (const [name, other] of cases) {
+    it(`sends every object the remote lacks: ${name}`, async () => {
+      const dir = path.join(work, 'back');
+      await git(work, 'init', '-q', '-b', 'main', dir);
+      const e = path.join(dir, 'entries');
+      fs.mkdirSync(e);
+      const commit = async (m: string): Promise<void> => {
+        await git(dir, 'add', '-A');
+        await git(dir, 'commit', '-q', '--allow-empty', '-m', m);
+      };
+      fs.writeFileSync(path.join(e, 'a.md'), 'note A\n');
+      await commit('A');
+      const known = (await git(dir, 'rev-parse', 'HEAD')).trim();
+      fs.writeFileSync(path.join(e, 'b.md'), 'note B\n');
+      await commit('add B');
+      fs.rmSync(path.join(e, 'a.md'));
+      await commit('delete A');
+      fs.writeFileSync(path.join(e, 'a.md'), 'note A\n');
+      if (other) {
+        fs.mkdirSync(path.join(dir, other), { recursive: true });
+        fs.writeFileSync(path.join(dir, other, 'x.md'), 'x\n');
+      }
+      await commit('restore A');
+      const head = (await git(dir, 'rev-parse', 'HEAD')).trim();
+      const want = new Set((await git(dir, 'rev-list', '--objects', head, `^${known}`)).trim().split('\n').map((l) => l.split(' ')[0]));
+      const has = new Set((await git(dir, 'rev-list', '--objects', known)).trim().split('\n').map((l) => l.split(' ')[0]));
+      const reader = new ObjectReader(dir);
+      const commits = await newCommits(reader, head, known);
+      // Newest first (as a push hands them over) and oldest first: every object the remote lacks, and beyond them
+      // only objects it has (A's blob, which the restore adds again against the delete).
+      for (const order of [commits, [...commits].reverse()]) {
+        const got = new Set(await objectsToSend(reader, order));
+        expect([...want].filter((o) => !got.has(o))).toEqual([]);
+        expect([...got].filter((o) => !want.has(o) && !has.has(o))).toEqual([]);
+      }
+      reader.close();
+    });
+  }
+});
+
 describe('tree merge', () => {
   it('merges trees by the rules the caller hands in, and knows nothing of entries', async () => {
     const dir = path.join(work, 'merge');

@@ -236,6 +236,25 @@ describe('two machines through a loopback git server', () => {
     await expectCleanRepo(a.data);
   });
 
+  it('a delete and a restore after an unpushed add: the push sends what the add wrote (the tree came back with another parent)', async () => {
+    server = await startGitServer();
+    const bare = server.createBare('kb');
+    const url = server.repoUrl('kb');
+    const a = machine();
+    const b = machine();
+    expect(await json(a, ['init', '--clone', url])).toMatchObject({ action: 'cloned' });
+    const first = await add(a, 'Note A', 'body A');
+    await sync(a);
+    const second = await add(a, 'Note B', 'body B');
+    await json(a, ['delete', first.id]);
+    await json(a, ['restore', first.id]);
+    // Before: "missing necessary objects", on this sync and every later one (B's blob was never packed).
+    expect(await sync(a)).toMatchObject({ pushed: true });
+    expect((await git(bare, ['rev-parse', 'main'], cleanGitEnv())).trim()).toBe((await gitIn(a, ['rev-parse', 'HEAD'])).trim());
+    expect(await json(b, ['init', '--clone', url])).toMatchObject({ action: 'cloned', entries: 2 });
+    expect(fs.readFileSync(path.join(b.data, second.path), 'utf8')).toContain('body B');
+  });
+
   it('concurrent syncs from two machines race on the push; both land, nothing lost', async () => {
     server = await startGitServer();
     server.createBare('kb');

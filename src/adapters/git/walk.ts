@@ -146,13 +146,26 @@ export async function mergeBases(dir: string, a: string, b: string, reader: Obje
 /**
  * The objects the remote lacks for `commits`: each commit, and every tree and blob of its tree that no parent
  * holds at the same path (a subtree equal to a parent's is skipped whole, so the cost follows the change).
+ * NOTE: a tree walked against one parent adds only what differs from that parent, so a walk is remembered by the
+ * tree and its parents, not by the tree alone: a delete and a restore bring back an earlier commit's tree with
+ * another parent, and what that earlier commit added must still be sent (a tree walked against no parent has all
+ * of it sent, and is never walked again).
  */
 export async function objectsToSend(reader: ObjectReader, commits: string[]): Promise<string[]> {
   const out = new Set<string>();
+  const walked = new Set<string>();
+  /** True when `tree` against `parents` was walked already (or all of it was); remembers this walk otherwise. */
+  const seen = (tree: string, parents: (string | undefined)[]): boolean => {
+    if (walked.has(tree)) return true;
+    const key = parents.some((p) => p !== undefined) ? `${tree} ${parents.join(' ')}` : tree;
+    if (walked.has(key)) return true;
+    walked.add(key);
+    out.add(tree);
+    return false;
+  };
   // One parent: only the entries that differ from it, found without parsing the unchanged ones.
   const walkOne = async (tree: string, parent: string | undefined): Promise<void> => {
-    if (tree === parent || out.has(tree)) return;
-    out.add(tree);
+    if (tree === parent || seen(tree, [parent])) return;
     await diffTreeEntries(reader, parent, tree, async (_name, a, b) => {
       if (!b || b.type === 'commit') return;
       if (b.type === 'blob') out.add(b.oid);
@@ -161,8 +174,7 @@ export async function objectsToSend(reader: ObjectReader, commits: string[]): Pr
   };
   const walk = async (tree: string, parents: string[]): Promise<void> => {
     if (parents.length <= 1) return walkOne(tree, parents[0]);
-    if (parents.includes(tree) || out.has(tree)) return;
-    out.add(tree);
+    if (parents.includes(tree) || seen(tree, parents)) return;
     const entries = await reader.tree(tree);
     const parentTrees = await Promise.all(parents.map((p) => reader.tree(p)));
     for (const e of entries.values()) {
