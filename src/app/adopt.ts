@@ -40,6 +40,8 @@ export interface AdoptOptions extends RepoOptions {
 
 export interface AdoptResult {
   adopted: { from: string; id: string; path: string; title: string; type: string }[];
+  /** With no paths given: files passed over, with why (a file whose front matter has an id is an entry already). */
+  skipped?: { path: string; reason: string }[];
   commit?: string;
 }
 
@@ -62,13 +64,35 @@ function candidates(dir: string): string[] {
   return out;
 }
 
+/** The id a note's front matter gives, as text, or undefined when it gives none (or has no front matter that parses). */
+function frontMatterId(dir: string, rel: string): string | undefined {
+  try {
+    const text = toLf(readEntryText(dir, rel));
+    if (!/^---[ \t]*\n/.test(text)) return undefined;
+    const id = splitEntry(text, rel).data.id;
+    return id === undefined ? undefined : String(id);
+  } catch {
+    return undefined; // adopting it says what is wrong
+  }
+}
+
 /** Adopts notes as entries (one commit). */
 export async function adoptNotes(options: AdoptOptions): Promise<AdoptResult> {
   if (options.type !== undefined && !(TYPES as readonly string[]).includes(options.type)) throw unknownChoice('--type', options.type, TYPES);
   const { dir } = repoForRead(options);
   return withWriteLock(dir, async (tx) => {
-    const rels = [...new Set(options.paths?.length ? options.paths.map((p) => relPath(dir, p)) : candidates(dir))];
-    if (rels.length === 0) return { adopted: [] };
+    const named = Boolean(options.paths?.length);
+    const skipped: NonNullable<AdoptResult['skipped']> = [];
+    // NOTE: with no paths, a file whose front matter already has an id is an entry with a file name that lacks it
+    // (lint reports it), not a note: it is passed over and named, so one such file does not stop every adoption.
+    const rels = [...new Set(named ? options.paths!.map((p) => relPath(dir, p)) : candidates(dir))].filter((rel) => {
+      if (named) return true;
+      const id = frontMatterId(dir, rel);
+      if (id !== undefined) skipped.push({ path: rel, reason: `it already has an id (${id}): an entry, not a note to adopt; "git-kb lint" says what is wrong with it` });
+      return id === undefined;
+    });
+    const withSkipped = (r: AdoptResult): AdoptResult => (skipped.length ? { ...r, skipped } : r);
+    if (rels.length === 0) return withSkipped({ adopted: [] });
     const ids = idSet(dir);
     const v1 = isV1Repo(dir);
     const stamp = nowStamp(options.now);
@@ -109,7 +133,7 @@ export async function adoptNotes(options: AdoptOptions): Promise<AdoptResult> {
     const done = (commit?: string): AdoptResult => {
       for (const from of already.keys()) fs.rmSync(safeJoin(dir, from), { force: true });
       const adopted = notes.map((n) => ({ from: n.from, id: already.get(n.from)?.id ?? n.id, path: already.get(n.from)?.path ?? n.to, title: n.title, type: n.type }));
-      return commit ? { adopted, commit } : { adopted };
+      return withSkipped(commit ? { adopted, commit } : { adopted });
     };
     if (fresh.length === 0) return done();
     for (const n of fresh) refuseSecrets(n.content, n.to);

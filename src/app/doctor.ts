@@ -4,6 +4,7 @@
  * the prompt index header; the hook probe runs each wired hook command once in a temporary folder it removes). A check is `ok`, `warn` (works, but something is off) or `fail` (something a user
  * relies on does not work); any `fail` makes the outcome CHECK_FAILED (exit 7, spec/errors.md).
  */
+import { initCommand } from '../adapters/system/init-hint.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -156,7 +157,7 @@ async function repoChecks(dir: string, settings: Settings, add: Add): Promise<vo
   // NOTE: a remote named only in the config file is the one sync uses (it sets it as origin on the first sync).
   const url = own ?? configRemote(config);
   if (!url) {
-    add('remote', 'warn', 'no remote: the data repo lives on this machine only', 'run "git-kb init --remote URL", then "git-kb sync"');
+    add('remote', 'warn', 'no remote: the data repo lives on this machine only', `run "${initCommand(dir)} --remote URL", then "git-kb sync"`);
     return;
   }
   add('remote', 'ok', own ? `origin ${redactUrl(url)}` : `${redactUrl(url)} (from the config; the first "git-kb sync" sets it as origin)`);

@@ -4,6 +4,7 @@
  * config's `data_dir`) only when asked (`makeDefault`, the CLI's `--default`): `git-kb --data DIR init` never
  * changes which repo the other commands use.
  */
+import { initCommand } from '../adapters/system/init-hint.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { configRemote, readConfig, readConfigFile, resolveDataDir, writableConfigFile } from '../adapters/config/config.js';
@@ -98,7 +99,13 @@ export async function initDataRepo(options: InitOptions): Promise<InitResult> {
     action = 'created';
   }
   repoForRead({ data: dir, settings: options.settings });
-  if (options.remote) await setRemote(dir, options.remote);
+  if (options.remote) {
+    const before = await remoteUrl(dir);
+    if (before && before !== options.remote) {
+      notes.push(`origin was ${redactUrl(before)}; it is now ${redactUrl(options.remote)}: the next "git-kb sync" merges with what is there and pushes every entry to it ("${initCommand(dir)} --remote URL" puts back the old one)`);
+    }
+    await setRemote(dir, options.remote);
+  }
   let configFile: string | undefined;
   // The repo commands use with neither --data nor GIT_KB_DATA (the embedded default needs no config line).
   const current = resolveDataDir({ settings: { ...options.settings, dataDir: undefined } }).dir;

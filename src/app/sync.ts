@@ -5,6 +5,7 @@
  * and every conflict still unresolved (conflicts.ts); `resolve` (resolve.ts) settles them. Also the push after a
  * CLI write when auto_sync is on.
  */
+import { initCommand } from '../adapters/system/init-hint.js';
 import { configRemote, readConfig, type KbConfig } from '../adapters/config/config.js';
 import type { Settings } from '../adapters/config/settings.js';
 import { currentBranch, headOid, refOid, remoteUrl, setRef, setRemote } from '../adapters/git/git.js';
@@ -68,7 +69,7 @@ async function resolveTarget(dir: string, options: SyncOptions, cfg: KbConfig, s
     url = named;
     await setRemote(dir, url);
   }
-  if (!url) throw new KbError('USAGE', `the data repo ${dir} has no remote to sync with; run "git-kb init --remote URL" (or git -C ${dir} remote add origin URL)`);
+  if (!url) throw new KbError('USAGE', `the data repo ${dir} has no remote to sync with; run "${initCommand(dir)} --remote URL" (or git -C ${dir} remote add origin URL)`);
   const branch = currentBranch(dir, 'syncing').slice('refs/heads/'.length);
   const settings = remoteSettings(options.settings, cfg);
   return { dir, remote: 'origin', url, branch, transport: transportFor(url, settings), settings, signal, timeoutMs: options.timeoutMs ? Math.min(options.timeoutMs, 30_000) : undefined };

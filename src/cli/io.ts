@@ -70,7 +70,7 @@ const quiet = { writeErr: () => undefined, outputError: () => undefined };
 /** Makes a command report through main's error handler, and take --json and --data. */
 export function declare(cmd: Command, common = true): Command {
   const c = cmd.exitOverride().configureOutput(quiet);
-  return common ? c.option('--json', 'machine-readable output on stdout').option('--data <dir>', 'the data repo (default: see "Data repo" in the README)').option('--no-color', 'no colour (also NO_COLOR=1; colour is off when output is not a terminal)') : c;
+  return common ? c.option('--json', 'machine-readable output on stdout').option('--data <dir>', "the data repo (default: GIT_KB_DATA, a config file's data_dir, else ~/.git-kb/data)").option('--no-color', 'no colour (also NO_COLOR=1; colour is off when output is not a terminal)') : c;
 }
 
 /** Accumulates a repeatable option. */

@@ -9,6 +9,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { homeShort } from '../adapters/config/config.js';
+import { initCommand } from '../adapters/system/init-hint.js';
 import { readSettings, type Settings } from '../adapters/config/settings.js';
 import { EXIT_CODES, KbError, systemRefusal, type ErrorCode } from '../core/errors.js';
 import * as add from './commands/add.js';
@@ -211,7 +212,7 @@ export async function main(argv: string[]): Promise<void> {
 async function sayCreated(settings: Settings): Promise<void> {
   const { takeCreatedRepos } = await import('../app/created.js');
   for (const dir of takeCreatedRepos()) {
-    process.stderr.write(`git-kb: created a new knowledge base at ${terminalSafe(homeShort(dir, settings.home))} (a git repo; "git-kb status" shows it, "git-kb init --remote URL" syncs it)\n`);
+    process.stderr.write(`git-kb: created a new knowledge base at ${terminalSafe(homeShort(dir, settings.home))} (a git repo; "git-kb status" shows it, "${terminalSafe(initCommand(dir))} --remote URL" syncs it)\n`);
   }
 }
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { CLI, expectCleanRepo, kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { CLI, expectCleanRepo, git, kb, makeSandbox, type Sandbox } from '../helpers/cli.js';
 import { addEntry, expectUnchanged, headOf, initRepo, jsonError, kbd, sgit, snapshot, subjects, kbj } from './support.js';
 
 let sb: Sandbox;
@@ -203,7 +203,20 @@ describe('the embedded default data repo', () => {
     sb = makeSandbox();
     const dir = path.join(sb.root, 'elsewhere');
     const r = await kb(sb, ['--data', dir, 'add', '--type', 'decision', '--title', 'Somewhere else', 'body']);
-    expect([r.code, r.stderr]).toEqual([0, `git-kb: created a new knowledge base at ${dir} (a git repo; "git-kb status" shows it, "git-kb init --remote URL" syncs it)\n`]);
+    // The hint names the repo it is for (before: "git-kb init --remote URL", which acts on the default one).
+    expect([r.code, r.stderr]).toEqual([0, `git-kb: created a new knowledge base at ${dir} (a git repo; "git-kb status" shows it, "git-kb init --data ${dir} --remote URL" syncs it)\n`]);
+    const sync = await kb(sb, ['--data', dir, 'sync']);
+    expect([sync.code, sync.stderr]).toEqual([2, `git-kb: error: the data repo ${dir} has no remote to sync with; run "git-kb init --data ${dir} --remote URL" (or git -C ${dir} remote add origin URL)\n`]);
+    const missing = path.join(sb.root, 'not yet');
+    const list = await kb(sb, ['--data', missing, 'list']);
+    expect([list.code, list.stderr]).toEqual([3, `git-kb: error: no knowledge base yet (no data repo at ${missing}); "git-kb init --data '${missing}'" starts one (the first "git-kb add" creates it too), or pass --data DIR for another\n`]);
+    // A code project: the hint does not offer a plain init, which refuses it.
+    const project = path.join(sb.root, 'project');
+    fs.mkdirSync(project);
+    await git(project, ['init', '-q']);
+    fs.writeFileSync(path.join(project, 'package.json'), '{}\n');
+    const code = await kb(sb, ['--data', project, 'list']);
+    expect([code.code, code.stderr]).toEqual([3, `git-kb: error: ${project} is a git repository but not a git-kb data repo (it has no kb.json); it is a code project (it has package.json): pass --data with a folder of its own for your notes, or run "git-kb init --data ${project} --force" to commit notes into this project's history\n`]);
     const init = await kb(sb, ['--data', path.join(sb.root, 'by-init'), 'init']);
     expect([init.code, init.stderr]).toEqual([0, '']);
   });

@@ -67,7 +67,7 @@ describe('git-kb doctor', () => {
     expect(r.code).toBe(0);
     for (const name of ['data-repo', 'head', 'manifest', 'conflicts', 'lint', 'journal', 'hooks', 'bundle', 'hook-run', 'judge', 'reflect', 'objects']) expect(r.checks[name]!.status, name).toBe('ok');
     expect(r.checks.objects!.detail).toMatch(/^\d+ loose git objects, [\d.]+ MiB$/);
-    expect(r.checks.remote).toMatchObject({ status: 'warn', fix: expect.stringContaining('git-kb init --remote') });
+    expect(r.checks.remote).toMatchObject({ status: 'warn', fix: `run "git-kb init --data ${sb.data} --remote URL", then "git-kb sync"` });
     expect(r.checks['prompt-index']!.status).toBe('warn'); // no prompt has run yet
     expect(r.text.trim().split('\n').at(-1)).toBe('all checks pass (2 warnings)');
 

@@ -118,6 +118,20 @@ describe('init', () => {
     expect(fs.existsSync(path.join(sb.home, '.config', 'git-kb', 'config.json'))).toBe(false);
   });
 
+  it('--remote over another origin says which one it replaces (token hidden), and the same URL again says nothing', async () => {
+    sb = makeSandbox();
+    await kb(sb, ['--data', sb.data, 'init']);
+    const old = 'https://me:old-secret-token@git.example.com/me/kb.git';
+    expect((await kb(sb, ['--data', sb.data, 'init', '--remote', old])).code).toBe(0);
+    const r = await kb(sb, ['--data', sb.data, 'init', '--remote', 'https://git.example.com/other/kb.git']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('note: origin was https://git.example.com/me/kb.git; it is now https://git.example.com/other/kb.git: the next "git-kb sync" merges with what is there and pushes every entry to it');
+    expect(r.stdout + r.stderr).not.toContain('old-secret-token');
+    expect((await sgit(sb, ['remote', 'get-url', 'origin'])).trim()).toBe('https://git.example.com/other/kb.git');
+    const again = await kb(sb, ['--data', sb.data, 'init', '--remote', 'https://git.example.com/other/kb.git']);
+    expect(again.stdout).not.toContain('origin was');
+  });
+
   it('a clone of a path that does not exist says so and how to fix it, and leaves nothing (no "local commits" to keep)', async () => {
     sb = makeSandbox();
     const missing = path.join(sb.root, 'no-such-remote.git');

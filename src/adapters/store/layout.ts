@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { KbError } from '../../core/errors.js';
+import { initCommand } from '../system/init-hint.js';
 import { KB_JSON_MAX, MAX_INPUT_BYTES, readRegularFile, readSmall } from '../system/read-bounded.js';
 import { idFromFrontMatter, idFromPath } from '../../core/format/schema.js';
 import { nodeBinding } from '../system/node-binding.js';
@@ -493,10 +494,14 @@ export function refuseNonFolder(dir: string): void {
 export function requireDataRepo(dir: string): void {
   if (!dataRepoExists(dir)) {
     refuseNonFolder(dir);
-    throw new KbError('NO_DATA_REPO', `no knowledge base yet (no data repo at ${dir}); "git-kb init" starts one (the first "git-kb add" creates it too), or pass --data DIR for another`, { dir });
+    throw new KbError('NO_DATA_REPO', `no knowledge base yet (no data repo at ${dir}); "${initCommand(dir)}" starts one (the first "git-kb add" creates it too), or pass --data DIR for another`, { dir });
   }
   if (!looksLikeDataRepo(dir)) {
-    throw new KbError('NO_DATA_REPO', `${dir} is a git repository but not a git-kb data repo (it has no kb.json); run "git-kb init --data ${dir}" to make it one, or pass another --data`, { dir });
+    const project = projectFiles(dir);
+    const fix = project.length
+      ? `it is a code project (it has ${project.join(', ')}): pass --data with a folder of its own for your notes, or run "${initCommand(dir)} --force" to commit notes into this project's history`
+      : `run "${initCommand(dir)}" to make it one, or pass another --data`;
+    throw new KbError('NO_DATA_REPO', `${dir} is a git repository but not a git-kb data repo (it has no kb.json); ${fix}`, { dir });
   }
 }
 

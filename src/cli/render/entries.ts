@@ -161,8 +161,9 @@ export function committed(r: CommitEditsResult): string {
 
 /** `adopt`: each note with its new id and path, and the commit. */
 export function adopted(r: AdoptResult): string {
-  if (!r.commit) return 'nothing to adopt: every note in the entry folders is an entry';
-  return [...r.adopted.map((a) => `${a.id}  ${a.from} -> ${a.path}  (${a.type}) ${a.title}`), `adopted ${plural(r.adopted.length, 'note')} (commit ${r.commit.slice(0, 12)})`].join('\n');
+  const skipped = (r.skipped ?? []).map((s) => `skipped ${shownPath(s.path)}: ${s.reason}`);
+  if (!r.commit) return [...skipped, 'nothing to adopt: every note in the entry folders is an entry'].join('\n');
+  return [...r.adopted.map((a) => `${a.id}  ${a.from} -> ${a.path}  (${a.type}) ${a.title}`), ...skipped, `adopted ${plural(r.adopted.length, 'note')} (commit ${r.commit.slice(0, 12)})`].join('\n');
 }
 
 /** `relink`: the entries rewritten and the commit, or that every link is in form already. */
