@@ -27,7 +27,7 @@ import {
 } from '../core/hosts/hosts.js';
 import { hostsFile, loadHosts, readHostsText } from '../adapters/store/hosts-file.js';
 import { isValidHostKey, newId } from '../core/format/schema.js';
-import { isLink, readEntryText } from '../adapters/store/layout.js';
+import { isLink, listEntryPaths, readEntryText } from '../adapters/store/layout.js';
 import { nowStamp, splitList } from './fields.js';
 import { idSet } from './find.js';
 import { repoForRead, repoForWrite, type RepoOptions } from './repo.js';
@@ -136,6 +136,26 @@ export interface ForbidResult {
   commit?: string;
   /** How many global forbidden patterns hosts.yaml holds now. */
   count: number;
+  /** Entry files written before that the new pattern covers: they stay as they are (and in git history) until edited or deleted. */
+  mentioned?: string[];
+}
+
+/**
+ * The entry files whose text `matcher` covers, in path order (a forbidden host's own facts, which reads withhold,
+ * left out): what a new forbidden pattern finds already written.
+ */
+function entriesCovered(dir: string, matcher: ReturnType<typeof forbiddenMatcher>): string[] {
+  const out: string[] = [];
+  for (const rel of listEntryPaths(dir)) {
+    let text: string;
+    try {
+      text = readEntryText(dir, rel);
+    } catch {
+      continue; // unreadable: lint's business
+    }
+    if (forbiddenMatch(matcher, text)) out.push(rel);
+  }
+  return out.sort();
 }
 
 /** Adds a global forbidden pattern to hosts.yaml and commits. */
@@ -152,7 +172,9 @@ export async function forbidPattern(options: RepoOptions & { pattern: string }):
     if (after === before) return { changed: false, count: registry.forbiddenPatterns.length };
     // NOTE: the commit message never quotes the pattern (it may itself be the name to keep out of the log).
     const commit = await tx.commit([{ path: HOSTS_FILE, content: after }], `hosts: add forbidden pattern #${registry.forbiddenPatterns.length}`);
-    return { changed: true, commit, count: registry.forbiddenPatterns.length };
+    const n = registry.forbiddenPatterns.length;
+    const mentioned = entriesCovered(dir, forbiddenMatcher({ hosts: [], forbiddenPatterns: registry.forbiddenPatterns.slice(n - 1) }));
+    return { changed: true, commit, count: n, ...(mentioned.length ? { mentioned } : {}) };
   }, { identity: options.settings });
 }
 

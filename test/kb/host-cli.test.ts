@@ -167,6 +167,19 @@ describe('host names and forbidden patterns', () => {
     expect((await run(['lint'])).code).toBe(0);
   });
 
+  it('forbid names the entries written before that the new pattern covers (they stay until edited or deleted)', async () => {
+    await setup();
+    const hit = await kbJson(sb, ['add', '--type', 'factual_reference', '--title', 'Orion cluster access', 'The orion-cluster bastion is at jump.orion-cluster.example.']);
+    await kbJson(sb, ['add', '--type', 'decision', '--title', 'Unrelated', 'Nothing about that cluster.']);
+    const r = await run(['host', 'forbid', 'orion-cluster']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^added forbidden pattern #\d+ \(commit [0-9a-f]{12}\): nothing it covers is written from now on\nnote: 1 entry written before already mentions it and stays readable, searchable and in git history until edited or deleted \(git-kb edit, git-kb delete\):\n {2}(\S+)\n$/);
+    expect(r.stdout).toContain(`  ${hit.path}\n`);
+    const json = await kbJson(sb, ['host', 'forbid', 'jump.orion']);
+    expect(json.mentioned).toEqual([hit.path]);
+    expect((await kbJson(sb, ['host', 'forbid', 'nowhere-written'])).mentioned).toBeUndefined();
+  });
+
   it('lint reports what every reader of hosts.yaml refuses, at its line (a hand edit that broke the YAML)', async () => {
     await setup();
     await kbJson(sb, ['host', 'register', 'web1', '--marker', 'web1.example.net']);

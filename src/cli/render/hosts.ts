@@ -6,6 +6,7 @@
 import type { AddFactResult, DetectResult, ForbidResult, HostInfo, HostStatusResult, LoadResult, RegisterResult } from '../../app/host.js';
 import { plural } from './plural.js';
 import { localDate } from './time.js';
+import { shownPath } from '../../core/errors.js';
 
 /** Sentinel lines of `host load` (spec/hosts.md, "Sentinels"). */
 const SENTINELS = {
@@ -86,5 +87,11 @@ export function status(r: HostStatusResult): string {
 
 /** `host forbid`: the pattern's number and commit, or that it was already there. */
 export function forbid(r: ForbidResult): string {
-  return r.changed ? `added forbidden pattern #${r.count} (commit ${r.commit!.slice(0, 12)})` : 'already forbidden';
+  if (!r.changed) return 'already forbidden';
+  const line = `added forbidden pattern #${r.count} (commit ${r.commit!.slice(0, 12)}): nothing it covers is written from now on`;
+  const m = r.mentioned ?? [];
+  if (!m.length) return line;
+  const shown = m.slice(0, 10).map((p) => `  ${shownPath(p)}`);
+  if (m.length > 10) shown.push(`  ... and ${m.length - 10} more (--json lists them all)`);
+  return [line, `note: ${plural(m.length, 'entry', 'entries')} written before already ${m.length === 1 ? 'mentions' : 'mention'} it and ${m.length === 1 ? 'stays' : 'stay'} readable, searchable and in git history until edited or deleted (git-kb edit, git-kb delete):`, ...shown].join('\n');
 }
