@@ -2,9 +2,14 @@
  * Contract: the data repos a write of this process created (repoForWrite notes them), handed out once, so the CLI
  * says where the data went (spec/cli.md, "Data repo"). Light: main asks after every verb, so nothing heavy loads.
  */
-import { takeCreatedDirs } from '../adapters/store/commit-events.js';
+import { onWriteInterrupt, takeCreatedDirs } from '../adapters/store/commit-events.js';
 
 /** The data repos created so far and not yet reported; each is handed out once. */
 export function takeCreatedRepos(): string[] {
   return takeCreatedDirs();
+}
+
+/** What a Ctrl-C does while a write of this process holds a data repo's lock (`fn` gets the repo). */
+export function onInterruptedWrite(fn: (dir: string) => void): void {
+  onWriteInterrupt(fn);
 }

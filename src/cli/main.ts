@@ -10,6 +10,7 @@
 import { Command, CommanderError } from 'commander';
 import { homeShort } from '../adapters/config/config.js';
 import { initCommand } from '../adapters/system/init-hint.js';
+import { onInterruptedWrite, takeCreatedRepos } from '../app/created.js';
 import { readSettings, type Settings } from '../adapters/config/settings.js';
 import { EXIT_CODES, KbError, systemRefusal, type ErrorCode } from '../core/errors.js';
 import * as add from './commands/add.js';
@@ -168,6 +169,7 @@ function commanderToKbError(err: CommanderError, verb: string | undefined): KbEr
 export async function main(argv: string[]): Promise<void> {
   let outcome: ErrorCode | undefined;
   const settings = readSettings();
+  onInterruptedWrite((dir) => interrupted(dir, settings));
   const reply = (r: Reply): void => {
     if (isJson()) out(JSON.stringify(r.json, null, 2));
     else {
@@ -206,11 +208,18 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 /**
+ * Ctrl-C while a write holds the lock of `dir`: the write is finished first, then the process stops (exit 130;
+ * spec/cli.md, "Ctrl-C during a write"). Says so at once.
+ */
+function interrupted(dir: string, settings: Settings): void {
+  process.stderr.write(`\ngit-kb: stopping once the write under way in ${terminalSafe(homeShort(dir, settings.home))} is done, so nothing is left half written (Ctrl-C again stops at once; the next git-kb write then finishes or undoes what it left)\n`);
+}
+
+/**
  * Says where the data went when a write made the data repo (the embedded default on first use, or a --data folder
  * that was empty): one line on stderr, once, in text and --json mode alike (stdout keeps only the result).
  */
 async function sayCreated(settings: Settings): Promise<void> {
-  const { takeCreatedRepos } = await import('../app/created.js');
   for (const dir of takeCreatedRepos()) {
     process.stderr.write(`git-kb: created a new knowledge base at ${terminalSafe(homeShort(dir, settings.home))} (a git repo; "git-kb status" shows it, "${terminalSafe(initCommand(dir))} --remote URL" syncs it)\n`);
   }

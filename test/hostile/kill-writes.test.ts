@@ -83,6 +83,28 @@ async function importKills(seed: number): Promise<{ run: (dir: string, n: number
 /** Rounds go on until ROUNDS were run and at least half of ROUNDS really killed, at most 3 x ROUNDS. */
 const moreRounds = (n: number, killed: number): boolean => n < 3 * ROUNDS && (n < ROUNDS || killed < Math.ceil(ROUNDS / 2));
 
+describe('Ctrl-C during a write', () => {
+  it('an import interrupted (SIGINT) mid-write is finished whole, then the process says so and stops (130)', { timeout: 300_000 }, async () => {
+    // Before: Node's own SIGINT exit, with no word: half the files written, a journal left, and list showing them as
+    // entries until the next write undid them.
+    let stopped = 0;
+    for (let n = 0; n < 5 && stopped < 2; n++) {
+      const dir = path.join(sb.root, `int-${n}`);
+      await copyTree(template, dir);
+      const k = await kbKilledAfter(sb, ['--data', dir, 'import', notes], 0, { afterFile: journalOf(dir), signal: 'SIGINT' });
+      if (k.code === 0) continue; // the import ended before the signal came: try again
+      stopped++;
+      expect([k.code, k.signal]).toEqual([130, null]);
+      expect(k.stderr).toBe(`\ngit-kb: stopping once the write under way in ${dir} is done, so nothing is left half written (Ctrl-C again stops at once; the next git-kb write then finishes or undoes what it left)\n`);
+      expect(await entryCount(dir)).toBe(noteCount);
+      expect(fs.existsSync(journalOf(dir))).toBe(false);
+      expect((await git(dir, ['status', '--porcelain'], sb.env)).trim()).toBe('');
+      expect((await fsckOutput(dir, sb.env)).code).toBe(0);
+    }
+    expect(stopped, 'no import was still writing when its SIGINT came').toBeGreaterThan(0);
+  });
+});
+
 describe('F11: a killed import', () => {
   it('F11: after a killed import and the next add, HEAD holds all the imported notes or none of them', { timeout: 300_000 }, async () => {
     expect(noteCount).toBeGreaterThanOrEqual(300);

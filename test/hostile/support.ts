@@ -80,6 +80,8 @@ export interface KillOptions {
   afterChangeIn?: string;
   /** Hard cap: the process is killed after this many ms whatever happens (default 60 s). */
   capMs?: number;
+  /** The signal sent at the kill point (default SIGKILL; the hard cap always sends SIGKILL). */
+  signal?: NodeJS.Signals;
 }
 
 /** Spawns `node bin/git-kb ARGS` in the sandbox. */
@@ -88,7 +90,7 @@ export function spawnKb(sb: Sandbox, args: string[], options: { env?: NodeJS.Pro
 }
 
 /**
- * Runs `git-kb ARGS` and SIGKILLs it `delayMs` after spawn, or `delayMs` after `afterFile` appears (watched with
+ * Runs `git-kb ARGS` and SIGKILLs it (or sends `signal`) `delayMs` after spawn, or `delayMs` after `afterFile` appears (watched with
  * inotify and a 1 ms poll). A process that ends first is reported as it ended.
  */
 export function kbKilledAfter(sb: Sandbox, args: string[], delayMs: number, options: KillOptions = {}): Promise<KillResult> {
@@ -111,7 +113,7 @@ export function kbKilledAfter(sb: Sandbox, args: string[], delayMs: number, opti
       lockAtMs = Date.now() - started;
       if (poll) clearInterval(poll);
       watcher?.close();
-      killTimer = setTimeout(() => child.kill('SIGKILL'), delayMs);
+      killTimer = setTimeout(() => child.kill(options.signal ?? 'SIGKILL'), delayMs);
     };
     if (options.afterFile) {
       const file = options.afterFile;

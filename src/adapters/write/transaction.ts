@@ -19,7 +19,7 @@ import { currentBranch, headOid, setRef } from '../git/git.js';
 import { updateIndexFile } from '../git/index-file.js';
 import { ObjectReader } from '../git/reader.js';
 import type { PathChange } from '../git/walk.js';
-import { noteCommit } from '../store/commit-events.js';
+import { noteCommit, noteWriting, writeEnding } from '../store/commit-events.js';
 import { removeTempSiblings, sweepDeadTemps, writeFileAtomic } from '../store/fsutil.js';
 import { clearJournal, readJournal, writeJournal, type Journal } from '../store/journal.js';
 import { ENTRY_ROOTS, isEntryFilePath, requireDataRepo, safeJoin, writablePath } from '../store/layout.js';
@@ -202,6 +202,7 @@ export async function withWriteLock<T>(dir: string, fn: (tx: WriteTransaction) =
   // manifest's own commit (data-repo.ts) makes one.
   if (!options.manifest) requireDataRepo(dir);
   const lock = await lockDataRepo(dir, options.timeoutMs);
+  noteWriting(dir);
   let open = true;
   let author: Author | undefined;
   const authorOf = (): Author => (author ??= resolveAuthor(dir, options.identity));
@@ -232,6 +233,8 @@ export async function withWriteLock<T>(dir: string, fn: (tx: WriteTransaction) =
     });
   } finally {
     open = false;
+    await writeEnding();
     lock.release();
+    noteWriting(undefined);
   }
 }
