@@ -10,6 +10,7 @@ import { configRemote, readConfig, type KbConfig } from '../adapters/config/conf
 import type { Settings } from '../adapters/config/settings.js';
 import { currentBranch, headOid, refOid, remoteUrl, setRef, setRemote } from '../adapters/git/git.js';
 import { buildPack, storePack } from '../adapters/git/objects.js';
+import { ObjectTooLarge } from '../adapters/git/pack-read.js';
 import { hasCommit, ObjectReader } from '../adapters/git/reader.js';
 import { redactUrl, type RemoteTarget, type Transport } from '../adapters/git/remote.js';
 import { fetchPack, PackUnavailable, pushPack } from '../adapters/git/smart-http.js';
@@ -91,11 +92,29 @@ async function fetchTip(t: RemoteTarget, tip: string, result: SyncResult): Promi
     throw new Error(`the pack did not hold ${tip.slice(0, 8)}`);
   } catch (err) {
     if (err instanceof KbError) throw err;
+    // NOTE: never isomorphic-git's fetch for an object over the cap: it would inflate the object whole.
+    if (err instanceof ObjectTooLarge) throw fetchedTooLarge(t, tip, err);
     result.notes.push(`fetched again with isomorphic-git's own fetch (${(err as Error).message})`);
     await fetchBranch(t);
   } finally {
     reader.close();
   }
+}
+
+/**
+ * The refusal of a fetched pack holding a git object over the cap (storePack stored nothing): which object, and
+ * the file and commit holding it when the pack's trees say. Nothing moved here. A fetch brings the remote's whole
+ * history since this repo's commits, so a commit that removes the file does not let a sync over HTTP through:
+ * the object must leave the remote's history, or this repo sync elsewhere.
+ */
+function fetchedTooLarge(t: RemoteTarget, tip: string, err: ObjectTooLarge): KbError {
+  const { oid, commit, path } = err.place;
+  const holder = !path ? `the remote's ${t.branch} (commit ${tip.slice(0, 12)}) brings` : commit === tip ? `the remote's ${t.branch} (commit ${tip.slice(0, 12)}) holds ${path},` : `commit ${commit!.slice(0, 12)} of the remote's ${t.branch} (at ${tip.slice(0, 12)}) holds ${path},`;
+  return new KbError(
+    'SYNC_FAILED',
+    `${holder} ${err.message}: a data repo holds notes, not files that size. Nothing was fetched or checked out and the branch did not move. A sync over HTTP(S) fetches the remote's history, so every sync stops here while that history holds the object, even after a commit that removes the file: whoever can write to the remote drops it from the history (for example git filter-repo --strip-blobs-bigger-than 256M, then a forced push), or this repo syncs with another remote ("git -C ${shellQuote(t.dir)} remote set-url ${t.remote} URL"); local commits are kept`,
+    { url: redactUrl(t.url), commit: commit ?? tip, path: path ?? null, oid: oid ?? null, size: err.size },
+  );
 }
 
 /**

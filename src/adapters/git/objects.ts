@@ -6,11 +6,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { zlib } from '../system/builtins.js';
+import { crypto, zlib } from '../system/builtins.js';
 import { writeFileAtomic } from '../store/fsutil.js';
-import { checksumValid, objectHeader, objectId, type GitObject, type ObjectType } from './encoding.js';
+import { checksumValid, nextTreeEntry, objectHeader, objectId, rawName, type GitObject, type ObjectType } from './encoding.js';
 import { encodePack, encodePackIndex, type PackInput } from './pack.js';
-import { applyDelta, inflateCapped, MAX_OBJECT_BYTES, ObjectTooLarge, OFS_DELTA, PACKED_TYPES, parsePackedHeader, REF_DELTA } from './pack-read.js';
+import { applyDelta, inflateCapped, MAX_OBJECT_BYTES, ObjectTooLarge, OFS_DELTA, PACKED_TYPES, parsePackedHeader, REF_DELTA, type OversizedPlace } from './pack-read.js';
 import type { ObjectReader } from './reader.js';
 
 /** Where object `oid` is stored as a loose object. */
@@ -69,9 +69,59 @@ export async function buildPack(reader: ObjectReader, oids: string[]): Promise<B
 }
 
 /**
+ * Inflates the object whose zlib data starts at `start` of `pack` as a stream, a chunk at a time, never holding it
+ * whole: where its data ends, its size, and its id when it is a whole object (`type`) whose header told its size
+ * (`claimed`) truly. For an object over the cap, which is named, then skipped.
+ */
+function measureObject(pack: Buffer, start: number, type: ObjectType | undefined, claimed: number): Promise<{ end: number; size: number; oid?: string }> {
+  const z = zlib().createInflate({ chunkSize: 1 << 20 });
+  const hash = type ? crypto().createHash('sha1').update(objectHeader(type, claimed)) : undefined;
+  let size = 0;
+  return new Promise((resolve, reject) => {
+    z.on('data', (c: Buffer) => {
+      size += c.length;
+      hash?.update(c);
+    });
+    z.on('error', reject);
+    // NOTE: inflate stops at the end of the object's zlib stream; bytesWritten is then the input it took.
+    z.on('end', () => resolve({ end: start + z.bytesWritten, size, oid: hash && size === claimed ? hash.digest('hex') : undefined }));
+    z.end(pack.subarray(start, pack.length - 20));
+  });
+}
+
+/**
+ * The first over-cap object (by id, in `oids`) that a tree of the pack names, searching each commit's tree in
+ * `commits` order (newest first): its id, the commit and its path. Only the pack's own trees are walked: every tree
+ * on the way to an object the repo lacks is new, so the pack holds it.
+ */
+function locateOversized(objects: Map<string, GitObject>, commits: string[], oids: Set<string>): Required<OversizedPlace> | undefined {
+  const seen = new Set<string>();
+  for (const commit of commits) {
+    const data = objects.get(commit)!.data;
+    const stack = [{ tree: data.toString('latin1', 5, 45), prefix: '' }]; // "tree <40 hex>" opens a commit
+    while (stack.length) {
+      const { tree, prefix } = stack.pop()!;
+      const t = objects.get(tree);
+      if (!t || t.type !== 'tree' || seen.has(tree)) continue;
+      seen.add(tree);
+      for (let e = nextTreeEntry(t.data, 0); e; e = nextTreeEntry(t.data, e.end)) {
+        const oid = t.data.toString('hex', e.nameEnd + 1, e.end);
+        const name = prefix + rawName(t.data, e);
+        if (e.tree) stack.push({ tree: oid, prefix: `${name}/` });
+        else if (oids.has(oid)) return { oid, commit, path: name };
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
  * Stores the objects of a fetched pack as loose objects (what git does for small fetches), skipping any the repo
  * has. Deltas are resolved against objects in the pack or in the repo. The pack's checksum is verified first;
- * every object id is computed from its content. Returns the number of objects written.
+ * every object id is computed from its content. Returns the number of objects written. An object over the cap
+ * (MAX_OBJECT_BYTES) is never inflated whole: it is streamed once to find its end and id, the rest of the pack is
+ * read, and ObjectTooLarge names it (its id, and a commit and path of the pack holding it when a tree there names
+ * it), with nothing written.
  */
 export async function storePack(dir: string, pack: Buffer, reader: ObjectReader): Promise<number> {
   if (pack.length < 32 || pack.toString('latin1', 0, 4) !== 'PACK') throw new Error('not a pack');
@@ -87,31 +137,55 @@ export async function storePack(dir: string, pack: Buffer, reader: ObjectReader)
   }
   const raws = new Map<number, Raw>();
   const order: number[] = [];
+  const oversized: Oversized[] = [];
   let i = 12;
   for (let n = 0; n < count; n++) {
     const offset = i;
     const h = parsePackedHeader(pack, i, offset);
     const what = `the fetched pack's object at ${offset}`;
-    if (h.size > MAX_OBJECT_BYTES) throw new ObjectTooLarge(h.size, what);
-    const r = inflateCapped((buf, o) => zlib().inflateSync(buf, { ...o, info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } }, pack.subarray(h.dataStart, pack.length - 20), { what });
+    let r: { buffer: Buffer; engine: { bytesWritten: number } } | undefined;
+    try {
+      if (h.size <= MAX_OBJECT_BYTES) r = inflateCapped((buf, o) => zlib().inflateSync(buf, { ...o, info: true }) as unknown as { buffer: Buffer; engine: { bytesWritten: number } }, pack.subarray(h.dataStart, pack.length - 20), { what });
+    } catch (err) {
+      if (!(err instanceof ObjectTooLarge)) throw err;
+    }
+    if (!r) {
+      const m = await measureObject(pack, h.dataStart, PACKED_TYPES[h.type], h.size);
+      oversized.push({ size: m.size, what: m.oid ? m.oid.slice(0, 12) : `${what}, whose header says ${h.size} bytes`, oid: m.oid });
+      i = m.end;
+      continue;
+    }
     raws.set(offset, { type: h.type, data: r.buffer, baseOffset: h.baseOffset, baseOid: h.baseOid });
     order.push(offset);
     i = h.dataStart + r.engine.bytesWritten;
   }
   const resolved = new Map<number, GitObject & { oid: string }>();
   const byOid = new Map<string, GitObject>();
+  /** Runs `step` for the delta at `offset`; an ObjectTooLarge (`what`: its result, or its base in the repo) sets it aside. */
+  const capped = async <T>(offset: number, what: string, step: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await step();
+    } catch (err) {
+      if (!(err instanceof ObjectTooLarge)) throw err;
+      raws.delete(offset); // named by the refusal below, never resolved
+      oversized.push({ size: err.size, what: `${what} of the fetched pack's delta at ${offset}` });
+      return undefined;
+    }
+  };
+  const delta = (base: GitObject, offset: number): Promise<GitObject | undefined> => capped(offset, 'the result', async () => ({ type: base.type, data: applyDelta(base.data, raws.get(offset)!.data) }));
   const resolve = async (offset: number, depth = 0): Promise<GitObject | undefined> => {
     const done = resolved.get(offset);
     if (done) return done;
-    const raw = raws.get(offset)!;
+    const raw = raws.get(offset);
+    if (!raw) return undefined; // an object over the cap, or a delta based on one
     if (depth > 10_000) throw new Error('delta chain too deep');
     let obj: GitObject | undefined;
     if (raw.type === OFS_DELTA) {
       const base = await resolve(raw.baseOffset!, depth + 1);
-      if (base) obj = { type: base.type, data: applyDelta(base.data, raw.data) };
+      if (base) obj = await delta(base, offset);
     } else if (raw.type === REF_DELTA) {
-      const base = byOid.get(raw.baseOid!) ?? (await reader.read(raw.baseOid!).catch(() => undefined));
-      if (base) obj = { type: base.type, data: applyDelta(base.data, raw.data) };
+      const base = byOid.get(raw.baseOid!) ?? (await capped(offset, `the base (${raw.baseOid!.slice(0, 12)}, in this repo)`, () => repoObject(reader, raw.baseOid!)));
+      if (base) obj = await delta(base, offset);
     } else {
       const t = PACKED_TYPES[raw.type];
       if (!t) throw new Error(`unknown pack object type ${raw.type}`);
@@ -129,7 +203,10 @@ export async function storePack(dir: string, pack: Buffer, reader: ObjectReader)
   while (pending.length) {
     const next: number[] = [];
     for (const off of pending) if (!(await resolve(off))) next.push(off);
-    if (next.length === pending.length) throw new Error(`${next.length} delta(s) with a missing base`);
+    if (next.length === pending.length) {
+      if (oversized.length) break; // deltas on an object over the cap: the refusal below says why
+      throw new Error(`${next.length} delta(s) with a missing base`);
+    }
     pending = next;
   }
   // NOTE: stored so that an object on disk implies the pack's objects it needs are too (a fetch killed midway
@@ -157,7 +234,33 @@ export async function storePack(dir: string, pack: Buffer, reader: ObjectReader)
     }
   };
   for (const oid of commits.keys()) place(oid);
+  if (oversized.length) throw oversizedError(oversized, byOid, ordered.filter((o) => o.type === 'commit').map((o) => o.oid).reverse());
   let written = 0;
   for (const obj of ordered) if (writeLooseAs(dir, obj.oid, obj.type, [obj.data])) written++;
   return written;
+}
+
+/** Object `oid` from the repo, or undefined when it lacks it; ObjectTooLarge when it has it over the cap. */
+async function repoObject(reader: ObjectReader, oid: string): Promise<GitObject | undefined> {
+  try {
+    return await reader.read(oid);
+  } catch (err) {
+    if (err instanceof ObjectTooLarge) throw err;
+    return undefined;
+  }
+}
+
+/** An object of a fetched pack over the cap: its size once inflated, how to name it, its id when known. */
+interface Oversized {
+  size: number;
+  what: string;
+  oid?: string;
+}
+
+/** The refusal of a fetched pack holding objects over the cap: the first a commit of the pack holds (newest first), else the first. */
+function oversizedError(oversized: Oversized[], objects: Map<string, GitObject>, commits: string[]): ObjectTooLarge {
+  const place = locateOversized(objects, commits, new Set(oversized.map((o) => o.oid).filter((o): o is string => !!o)));
+  const first = oversized.find((o) => place && o.oid === place.oid) ?? oversized[0]!;
+  const more = oversized.length > 1 ? `, and ${oversized.length - 1} more object(s) over the cap` : '';
+  return new ObjectTooLarge(first.size, `${first.what}${more}`, place ?? { oid: first.oid });
 }

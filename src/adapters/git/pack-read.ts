@@ -17,11 +17,22 @@ export const MAX_OBJECT_BYTES = 256 * 1024 * 1024;
 
 const mb = (n: number): string => `${(n / 2 ** 20).toFixed(0)} MB`;
 
-/** An object over MAX_OBJECT_BYTES, refused before it is inflated whole; `what` names it where the reader knows. */
+/** Where an object over the cap sits, as far as its reader found out: its id, and a commit and path holding it. */
+export interface OversizedPlace {
+  oid?: string;
+  commit?: string;
+  path?: string;
+}
+
+/**
+ * An object over MAX_OBJECT_BYTES, refused before it is inflated whole; `what` names it where the reader knows, and
+ * `place` says where it sits when the reader found that out (a fetched pack's trees name it: storePack).
+ */
 export class ObjectTooLarge extends Error {
   constructor(
     readonly size: number,
     what?: string,
+    readonly place: OversizedPlace = {},
   ) {
     super(`a git object${what ? ` (${what})` : ''} of ${size > 0 ? mb(size) : `over ${mb(MAX_OBJECT_BYTES)}`}; git-kb reads none over ${mb(MAX_OBJECT_BYTES)}`);
   }
