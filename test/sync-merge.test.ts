@@ -328,6 +328,28 @@ describe('merges against real repositories', () => {
     await expectCleanRepo(b.data);
   });
 
+  it('a killed checkout whose file was edited by hand since: the replay leaves the edit, and git status still shows it', async () => {
+    const { a, b, shared } = await twoMachines(1);
+    const file = path.join(b.data, shared[0]!.path);
+    const from = (await g(b, ['rev-parse', 'HEAD'])).trim();
+    await json(a, ['edit', shared[0]!.id, '--body', 'Pulled before a hand edit.']);
+    await json(a, ['sync']);
+    await json(b, ['sync', '--no-push']);
+    const to = (await g(b, ['rev-parse', 'HEAD'])).trim();
+    const edited = fs.readFileSync(file, 'utf8').replace('Pulled before a hand edit.', 'Edited by hand, not committed.');
+    fs.writeFileSync(file, edited);
+    const past = new Date(Date.now() - 3600_000);
+    fs.utimesSync(file, past, past); // older than any index written next: git trusts the stat data it records
+    fs.writeFileSync(path.join(b.data, '.git', 'git-kb', 'journal.json'), JSON.stringify({ kind: 'checkout', from, to, paths: [shared[0]!.path] }));
+    await add(b, 'Written after a killed sync');
+    expect(fs.readFileSync(file, 'utf8')).toBe(edited);
+    expect(fs.existsSync(path.join(b.data, '.git', 'git-kb', 'journal.json'))).toBe(false);
+    // Before: the index entry took the HEAD blob with the edited file's stat data, so git took the file for
+    // unchanged: git status was clean and git commit -a would have left the edit out.
+    expect(await g(b, ['status', '--porcelain'])).toBe(` M ${shared[0]!.path}\n`);
+    expect((await g(b, ['diff', '--', shared[0]!.path]))).toContain('+Edited by hand, not committed.');
+  });
+
   it('a push that keeps losing its race: retried, then PUSH_REJECTED (exit 6) with local commits kept', async () => {
     const { a, b } = await twoMachines(0);
     for (const [k, v] of Object.entries(a.env)) if (k === 'HOME' || k === 'XDG_CONFIG_HOME' || k.startsWith('GIT_')) vi.stubEnv(k, v!);

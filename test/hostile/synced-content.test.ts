@@ -371,8 +371,8 @@ it('a remote commit adding a file of 300 MB (zeros: tiny packed): sync refuses i
   await expectCleanRepo(clone);
 });
 
-it('a journal an earlier git-kb left after moving the branch to a commit with a 300 MB file: the next write puts files and branch back, names the file, and writes go on', async () => {
-  const { remote, clone } = await clonedThroughRemote();
+/** Commits attachments/a.txt and a sparse 300 MB attachments/big.bin in the sandbox's data repo and pushes them to `remote`. */
+async function pushHugeAttachment(remote: string): Promise<void> {
   fs.mkdirSync(path.join(sb.data, 'attachments'));
   fs.writeFileSync(path.join(sb.data, 'attachments', 'a.txt'), 'a small attachment\n');
   fs.closeSync(fs.openSync(path.join(sb.data, 'attachments', 'big.bin'), 'w'));
@@ -380,6 +380,18 @@ it('a journal an earlier git-kb left after moving the branch to a commit with a 
   await git(sb.data, ['add', 'attachments'], sb.env);
   await git(sb.data, ['commit', '-q', '-m', 'a huge attachment'], sb.env);
   await git(sb.data, ['push', '-q', remote, 'main'], sb.env);
+}
+
+/** `git fsck --strict` reports nothing (git status may show files, as expectCleanRepo would not allow). */
+async function expectFsckClean(dir: string): Promise<void> {
+  const out = await run('git', ['fsck', '--strict', '--no-progress', '--no-dangling'], { cwd: dir, env: sb.env });
+  expect(out.code, out.stderr).toBe(0);
+  expect(`${out.stdout}${out.stderr}`.trim()).toBe('');
+}
+
+it('a journal an earlier git-kb left after moving the branch to a commit with a 300 MB file: the next write puts files and branch back, names the file, and writes go on', async () => {
+  const { remote, clone } = await clonedThroughRemote();
+  await pushHugeAttachment(remote);
   // What a git-kb before the size check did: fetch, journal, move the branch, write the files in order (a.txt),
   // then fail on big.bin, leaving the journal every later write replayed (and failed on).
   await git(clone, ['fetch', '-q', 'origin'], sb.env);
@@ -406,4 +418,79 @@ it('a journal an earlier git-kb left after moving the branch to a commit with a 
   expect(sync.code, sync.stderr).toBe(6);
   expect(sync.stderr).toMatch(/holds attachments\/big\.bin, .*the branch did not move/s);
   await expectCleanRepo(clone);
+});
+
+it('a journal an earlier git-kb left after the first sync of a repo (no "from") to a commit with a 300 MB file: the branch stays, its other files are written, the big file is left out and named once, writes and sync go on', async () => {
+  const { remote } = await clonedThroughRemote();
+  await pushHugeAttachment(remote);
+  // A repo with no commit yet (kb.json written by hand, as the remote has it) that an earlier git-kb synced: it
+  // journalled every file of the remote's commit with no "from", moved the branch, wrote the files in order
+  // (attachments/a.txt) and failed on big.bin, before the index was written.
+  const first = path.join(sb.root, 'first');
+  await git(sb.root, ['init', '-q', '-b', 'main', first], sb.env);
+  await git(first, ['remote', 'add', 'origin', remote], sb.env);
+  await git(first, ['fetch', '-q', 'origin'], sb.env);
+  const to = (await git(first, ['rev-parse', 'origin/main'], sb.env)).trim();
+  const paths = (await git(first, ['ls-tree', '-r', '--name-only', to], sb.env)).split('\n').filter(Boolean);
+  fs.writeFileSync(path.join(first, 'kb.json'), await git(first, ['show', `${to}:kb.json`], sb.env));
+  fs.mkdirSync(path.join(first, 'attachments'));
+  fs.writeFileSync(path.join(first, 'attachments', 'a.txt'), 'a small attachment\n');
+  fs.mkdirSync(path.join(first, '.git', 'git-kb'), { recursive: true });
+  fs.writeFileSync(path.join(first, '.git', 'git-kb', 'journal.json'), JSON.stringify({ kind: 'checkout', from: null, to, paths }));
+  await git(first, ['update-ref', 'refs/heads/main', to], sb.env);
+
+  const args = ['--data', first, 'add', '--type', 'lesson_learned', '--title', 'Still writable', 'Yes.'];
+  const r = await kb(sb, args);
+  // Before: the recovery undid only a journal with a "from": this one threw the raw size error and stayed, so
+  // every write failed the same way.
+  expect(r.code, r.stderr).toBe(6);
+  expect(r.stderr).toMatch(new RegExp(`commit ${to.slice(0, 12)} holds attachments/big\\.bin, a git object .* of (300 MB|over 256 MB); .*first sync .*the branch stays there.*attachments/big\\.bin is left as the work tree has it, not checked out`, 's'));
+  expect((await git(first, ['rev-parse', 'HEAD'], sb.env)).trim()).toBe(to);
+  expect(fs.existsSync(path.join(first, '.git', 'git-kb', 'journal.json'))).toBe(false);
+  for (const p of paths.filter((x) => x !== 'attachments/big.bin')) expect(fs.readFileSync(path.join(first, p), 'utf8'), p).toBe(await git(first, ['show', `${to}:${p}`], sb.env));
+  expect(await git(first, ['status', '--porcelain'], sb.env)).toBe(' D attachments/big.bin\n');
+  await expectFsckClean(first);
+  const again = await kb(sb, args);
+  expect(again.code, again.stderr).toBe(0);
+  const sync = await kb(sb, ['--data', first, 'sync']);
+  expect(sync.code, sync.stderr).toBe(0);
+  expect((await git(remote, ['rev-parse', 'main'], sb.env)).trim()).toBe((await git(first, ['rev-parse', 'HEAD'], sb.env)).trim());
+  await expectFsckClean(first);
+});
+
+it('a journal an earlier git-kb left for a commit with a 300 MB file, the branch moved on since by hand: the branch and its commits stay, hand edits stay, the big file is left out and named once, writes go on', async () => {
+  const { remote, clone } = await clonedThroughRemote();
+  await pushHugeAttachment(remote);
+  // The earlier git-kb's half-done checkout, as in the test above; then the user, with plain git, made the index
+  // match the branch and committed a file of their own on top, and edited a.txt without committing it.
+  await git(clone, ['fetch', '-q', 'origin'], sb.env);
+  const from = (await git(clone, ['rev-parse', 'HEAD'], sb.env)).trim();
+  const to = (await git(clone, ['rev-parse', 'origin/main'], sb.env)).trim();
+  fs.mkdirSync(path.join(clone, '.git', 'git-kb'), { recursive: true });
+  fs.writeFileSync(path.join(clone, '.git', 'git-kb', 'journal.json'), JSON.stringify({ kind: 'checkout', from, to, paths: ['attachments/a.txt', 'attachments/big.bin'] }));
+  await git(clone, ['update-ref', 'refs/heads/main', to], sb.env);
+  fs.mkdirSync(path.join(clone, 'attachments'));
+  fs.writeFileSync(path.join(clone, 'attachments', 'a.txt'), 'a small attachment\n');
+  await git(clone, ['reset', '-q'], sb.env);
+  fs.writeFileSync(path.join(clone, 'mine.txt'), 'my own file\n');
+  await git(clone, ['add', 'mine.txt'], sb.env);
+  await git(clone, ['commit', '-q', '-m', 'my own commit'], sb.env);
+  const head = (await git(clone, ['rev-parse', 'HEAD'], sb.env)).trim();
+  fs.writeFileSync(path.join(clone, 'attachments', 'a.txt'), 'a small attachment, edited by hand\n');
+
+  const args = ['--data', clone, 'add', '--type', 'lesson_learned', '--title', 'Still writable', 'Yes.'];
+  const r = await kb(sb, args);
+  // Before: HEAD was no longer the journal's "to", so the recovery threw the raw size error and kept the journal.
+  expect(r.code, r.stderr).toBe(6);
+  expect(r.stderr).toMatch(new RegExp(`commit ${head.slice(0, 12)} holds attachments/big\\.bin, a git object .* of (300 MB|over 256 MB); .*the branch has moved on since, to ${head.slice(0, 12)}, so it stays there.*not checked out`, 's'));
+  expect((await git(clone, ['rev-parse', 'HEAD'], sb.env)).trim()).toBe(head);
+  expect(fs.existsSync(path.join(clone, '.git', 'git-kb', 'journal.json'))).toBe(false);
+  expect(fs.readFileSync(path.join(clone, 'attachments', 'a.txt'), 'utf8')).toBe('a small attachment, edited by hand\n');
+  expect(fs.readFileSync(path.join(clone, 'mine.txt'), 'utf8')).toBe('my own file\n');
+  expect(await git(clone, ['status', '--porcelain'], sb.env)).toBe(' M attachments/a.txt\n D attachments/big.bin\n');
+  await expectFsckClean(clone);
+  const again = await kb(sb, args);
+  expect(again.code, again.stderr).toBe(0);
+  expect((await git(clone, ['rev-parse', 'HEAD^'], sb.env)).trim()).toBe(head);
+  await expectFsckClean(clone);
 });

@@ -156,11 +156,31 @@ function compareNames(name: Buffer, buf: Buffer, start: number, end: number): nu
 }
 
 /**
- * Applies changes to the index of the repo at `dir`: each path is set to its blob (stat data read from the
- * working file) or removed (oid null). Unchanged entries are copied as runs of raw bytes in one merge walk.
- * Written atomically.
+ * An index entry with no stat data: its blob and mode (a git mode string, "100644" when not given). git then
+ * compares the working file's content: a missing file shows as deleted, one that differs as modified, nothing staged.
  */
-export function updateIndexFile(dir: string, changes: { path: string; oid: string | null }[]): void {
+function entryWithoutStat(filePath: string, oid: string, mode = '100644'): IndexEntry {
+  return { path: filePath, oid, mode: parseInt(mode, 8), ctimeS: 0, ctimeNs: 0, mtimeS: 0, mtimeNs: 0, dev: 0, ino: 0, uid: 0, gid: 0, size: 0, flags: 0 };
+}
+
+/**
+ * A change of one index entry: the path is set to blob `oid` (null: removed). Its stat data is read from the
+ * working file, which the caller says holds that blob, unless `differs` says it does not (a hand edit left in
+ * place) or the file is missing: then the entry has none, so git looks at the content and shows the difference.
+ */
+export interface IndexChange {
+  path: string;
+  oid: string | null;
+  /** The git mode ("100644", "100755", "120000") for an entry with no stat data; "100644" when not given. */
+  mode?: string;
+  differs?: boolean;
+}
+
+/**
+ * Applies changes to the index of the repo at `dir` (IndexChange). Unchanged entries are copied as runs of raw
+ * bytes in one merge walk. Written atomically.
+ */
+export function updateIndexFile(dir: string, changes: IndexChange[]): void {
   const indexFile = `${dir}/.git/index`;
   let buf: Buffer | undefined;
   try {
@@ -179,9 +199,10 @@ export function updateIndexFile(dir: string, changes: { path: string; oid: strin
     if (runStart !== -1) parts.push(buf!.subarray(runStart, runEnd));
     runStart = -1;
   };
-  const emit = (c: { path: string; oid: string | null }): void => {
+  const emit = (c: IndexChange): void => {
     if (c.oid === null) return;
-    parts.push(serializeEntry(entryFromStat(c.path, c.oid, fs.statSync(`${dir}/${c.path}`, { bigint: true }))));
+    const st = c.differs ? undefined : fs.statSync(`${dir}/${c.path}`, { bigint: true, throwIfNoEntry: false });
+    parts.push(serializeEntry(st ? entryFromStat(c.path, c.oid, st) : entryWithoutStat(c.path, c.oid, c.mode)));
     count++;
   };
   let j = 0;

@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { KbError } from '../../core/errors.js';
+import { shellQuote } from '../../core/text/shell-quote.js';
 import { blobOid } from '../git/encoding.js';
 import { currentBranch, headOid, setRef } from '../git/git.js';
 import { updateIndexFile } from '../git/index-file.js';
@@ -85,27 +86,40 @@ function noteWritten(dir: string, targets: PathTarget[]): void {
   addConflictCandidates(dir, targets.filter((c) => c.oid !== null).map((c) => c.path));
 }
 
-/** The first target whose blob is over the object cap, or undefined; every other is read (packed ones stay cached). */
-async function overCap(reader: ObjectReader, targets: PathTarget[]): Promise<{ path: string; err: ObjectTooLarge } | undefined> {
+/** A target whose blob is over the object cap, and the refusal that says so. */
+interface OverCap {
+  path: string;
+  err: ObjectTooLarge;
+}
+
+/** The targets whose blob is over the object cap (in order; none: empty); every other is read (packed ones stay cached). */
+async function overCap(reader: ObjectReader, targets: PathTarget[]): Promise<OverCap[]> {
+  const big: OverCap[] = [];
   for (const c of targets) {
     if (c.oid === null) continue;
     try {
       await reader.blob(c.oid);
     } catch (err) {
-      if (err instanceof ObjectTooLarge) return { path: c.path, err };
-      throw err;
+      if (err instanceof ObjectTooLarge) big.push({ path: c.path, err });
+      else throw err;
     }
   }
-  return undefined;
+  return big;
 }
 
-/** SYNC_FAILED for a commit holding a file over the object cap: what, where, what was done (`done`), and the way out. */
-function tooLarge(dir: string, to: string, p: string, err: ObjectTooLarge, done = 'Nothing was checked out and the branch did not move'): KbError {
-  return new KbError(
-    'SYNC_FAILED',
-    `commit ${to.slice(0, 12)} holds ${p}, ${err.message}: a data repo holds notes, not files that size. ${done}. A commit on top that removes the file, pushed by whoever can write to the remote, lets the next sync through; or this repo syncs with another remote ("git -C ${dir} remote set-url origin URL")`,
-    { commit: to, path: p, size: err.size },
-  );
+/**
+ * SYNC_FAILED for a commit holding files over the object cap (`big`, the first named): what, where, what was done
+ * (`done`), and the way out (`way`).
+ */
+function tooLarge(dir: string, to: string, big: OverCap[], done = 'Nothing was checked out and the branch did not move', way = `A commit on top that removes the file, pushed by whoever can write to the remote, lets the next sync through; or this repo syncs with another remote ("git -C ${dir} remote set-url origin URL")`): KbError {
+  const [{ path: p, err }] = big as [OverCap];
+  const more = big.length > 1 ? ` (and ${big.length - 1} more file(s) over the cap: ${big.slice(1, 4).map((b) => b.path).join(', ')}${big.length > 4 ? ', ...' : ''})` : '';
+  return new KbError('SYNC_FAILED', `commit ${to.slice(0, 12)} holds ${p}${more}, ${err.message}: a data repo holds notes, not files that size. ${done}. ${way}`, {
+    commit: to,
+    path: p,
+    size: err.size,
+    ...(big.length > 1 ? { paths: big.map((b) => b.path) } : {}),
+  });
 }
 
 /** Moves the current branch from `from` to commit `to` with its working files; returns the files it changed. */
@@ -127,7 +141,7 @@ export async function checkoutCommit(dir: string, from: string | undefined, to: 
   // Every file it would write is read first: one over the object cap stops the checkout here, before the branch
   // moves, not halfway with a journal every later write would replay.
   const big = await overCap(reader, changes);
-  if (big) throw tooLarge(dir, to, big.path, big.err);
+  if (big.length) throw tooLarge(dir, to, big);
   writeJournal(dir, { kind: 'checkout', from: from ?? null, to, paths: changes.map((c) => c.path) });
   await setRef(dir, ref, to);
   try {
@@ -141,36 +155,70 @@ export async function checkoutCommit(dir: string, from: string | undefined, to: 
   return changes;
 }
 
+type CheckoutJournal = Extract<Journal, { kind: 'checkout' }>;
+
 /**
  * Finishes a checkout a killed process left half done, by replaying it against the branch (which moved first, or
  * not at all): every journalled path gets HEAD's version in the work tree (a file changed by hand since, holding
  * neither version, is left as it is) and in the index, and goes on the conflict list. Returns the files rewritten.
  * A journal left by a git-kb from before the size check (checkoutCommit) may have moved the branch to a commit
- * holding a file over the object cap, which no replay can write: the branch goes back to the journal's `from`,
- * the paths with it, the journal is removed (later writes are not held up by it), and SYNC_FAILED names the file.
+ * holding a file over the object cap, which no replay can write. Whatever the journal and the branch say, the
+ * journal goes (later writes are not held up by it) and this write fails once with SYNC_FAILED naming the commit
+ * and the file: undoCheckout when that checkout's branch move can be undone exactly, keepBranch otherwise.
  */
-export async function finishCheckout(dir: string, journal: Extract<Journal, { kind: 'checkout' }>): Promise<string[]> {
+export async function finishCheckout(dir: string, journal: CheckoutJournal): Promise<string[]> {
   for (const p of journal.paths) removeTempSiblings(safeJoin(dir, p));
   const reader = new ObjectReader(dir);
   try {
     const head = await headOid(dir);
     const plan = await replayPlan(reader, dir, head, journal.from, journal.paths);
     const big = await overCap(reader, plan.targets);
-    if (!big) {
+    if (!big.length) {
       await replay(dir, plan, reader);
       clearJournal(dir);
       return plan.rewritten;
     }
-    if (!journal.from || head !== journal.to) throw big.err; // not that old checkout's branch move: nothing to undo
-    // The files go back first, then the branch, then the journal: killed before the branch moved, the next
-    // replay comes here again; after, it finds the paths at HEAD's version.
-    await replay(dir, await replayPlan(reader, dir, journal.from, journal.to, journal.paths), reader);
-    await setRef(dir, currentBranch(dir, 'syncing'), journal.from);
-    clearJournal(dir);
-    throw tooLarge(dir, journal.to, big.path, big.err, `An interrupted sync of an earlier git-kb had moved the branch to it; the branch is back at ${journal.from.slice(0, 12)}, its files with it, and the unfinished checkout is dropped, so writes work again`);
+    // NOTE: big is never empty with no HEAD (every target is then "absent").
+    if (journal.from && head === journal.to) return await undoCheckout(dir, reader, { ...journal, from: journal.from }, big);
+    return await keepBranch(dir, reader, head!, journal, plan, big);
   } finally {
     reader.close();
   }
+}
+
+/**
+ * The branch is still where that checkout moved it, from a known commit: it goes back there, the journalled paths
+ * with it (hand edits left alone), as if the pull had been refused before moving, as sync now refuses it.
+ */
+async function undoCheckout(dir: string, reader: ObjectReader, journal: CheckoutJournal & { from: string }, big: OverCap[]): Promise<never> {
+  // The files go back first, then the branch, then the journal: killed before the branch moved, the next replay
+  // comes here again; after, it finds the paths at HEAD's version.
+  await replay(dir, await replayPlan(reader, dir, journal.from, journal.to, journal.paths), reader);
+  await setRef(dir, currentBranch(dir, 'syncing'), journal.from);
+  clearJournal(dir);
+  throw tooLarge(dir, journal.to, big, `An interrupted sync of an earlier git-kb had moved the branch to it; the branch is back at ${journal.from.slice(0, 12)}, its files with it, and the unfinished checkout is dropped, so writes work again`);
+}
+
+/**
+ * The branch cannot be put back without risk: a first sync (no `from`: there was no commit before it, and which of
+ * the files written since were in the work tree before cannot be known) or a branch moved since (its commits are
+ * the user's). The branch stays at HEAD; every other journalled path gets HEAD's version; each file over the cap is
+ * left as the work tree has it (missing, or an older version or a hand edit), never checked out, its index entry
+ * set to HEAD's blob so nothing is staged (git status shows it as changed in the work tree).
+ */
+async function keepBranch(dir: string, reader: ObjectReader, head: string, journal: CheckoutJournal, plan: ReplayPlan, big: OverCap[]): Promise<never> {
+  const skip = new Set(big.map((b) => b.path));
+  await replay(dir, { targets: plan.targets.filter((c) => !skip.has(c.path)), byHand: [...plan.byHand, ...plan.targets.filter((c) => skip.has(c.path))], rewritten: [] }, reader);
+  clearJournal(dir);
+  const why = journal.from ? `the branch has moved on since, to ${head.slice(0, 12)}, so it stays there` : `it was this repo's first sync (no commit before it), so the branch stays there`;
+  const files = big.length === 1 ? `${big[0]!.path} is` : `the ${big.length} files over the cap are`;
+  throw tooLarge(
+    dir,
+    head,
+    big,
+    `An interrupted sync of an earlier git-kb had checked it out; ${why}, its other files are brought up to date, ${files} left as the work tree has ${big.length === 1 ? 'it' : 'them'}, not checked out (git status shows ${big.length === 1 ? 'it' : 'them'} as changed), and the unfinished checkout is dropped, so writes work again`,
+    `To drop ${big.length === 1 ? 'it' : 'them'} from the branch, commit the removal: git -C ${shellQuote(dir)} rm -q --cached -- ${big.map((b) => shellQuote(b.path)).join(' ')} && git -C ${shellQuote(dir)} commit -q -m "remove files over 256 MB"`,
+  );
 }
 
 /** What replaying a checkout toward commit `head` does to each path (`from`: the commit it came from). */
@@ -203,6 +251,8 @@ async function replayPlan(reader: ObjectReader, dir: string, head: string | unde
 /** Carries out a replay plan (the journal stays: the caller removes it once the branch is where it belongs). */
 async function replay(dir: string, plan: ReplayPlan, reader: ObjectReader): Promise<void> {
   await bringPaths(dir, plan.targets, reader);
-  if (plan.byHand.length) updateIndexFile(dir, plan.byHand);
+  // NOTE: no stat data for a file left as it is (its working file does not hold the branch's blob), or git would
+  // take it for unchanged and hide the hand edit from git status and git commit -a.
+  if (plan.byHand.length) updateIndexFile(dir, plan.byHand.map((c) => ({ ...c, differs: true })));
   noteWritten(dir, plan.targets);
 }
