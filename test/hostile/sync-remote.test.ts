@@ -1,7 +1,7 @@
 /**
  * Hostile battery (issue 16), what a remote can do to sync (F20, F21, F9): a rename on one clone against an edit
- * on the other, a server that answers with an error or a web page, a wrong password, and secrets pushed by
- * plain git. Real smart-HTTP git server on loopback (test/helpers/git-server.ts); every git call is async since
+ * on the other, a server that answers with an error or a web page, a wrong password, secrets pushed by plain git,
+ * and a submodule entry pushed by plain git. Real smart-HTTP git server on loopback (test/helpers/git-server.ts); every git call is async since
  * the server runs in this process.
  */
 import fs from 'node:fs';
@@ -257,6 +257,74 @@ describe('F9: secrets pushed to the remote by plain git', () => {
     expect(lint.code).toBe(5);
     expect(secretProblems.map((p) => [p.file, p.line])).toEqual([[e.path, secretLine]]);
     expect(lint.stdout + lint.stderr).not.toContain(item.secret);
+  });
+});
+
+describe('a submodule entry (gitlink) pushed to the remote by plain git', () => {
+  it('sync keeps it in .git/index (mode 160000, its commit) with an empty folder, merged or fast-forward, and drops it when the remote removes it: git status stays clean', async () => {
+    server = await startGitServer();
+    server.createBare('kb');
+    const url = server.repoUrl('kb');
+    const a = machine();
+    const b = machine();
+    await ok(a, ['init', '--clone', url]);
+    await json(a, ['add', '--type', 'decision', '--title', 'Vendor policy', '--', 'Pin every vendored library.']);
+    await ok(a, ['sync']);
+    const c = machine();
+    await ok(c, ['init', '--clone', url]);
+    // A commit of another repository (never fetched by anyone here): what a submodule entry names.
+    const lib = path.join(b.root, 'lib');
+    await git(b.root, ['init', '-q', '-b', 'main', lib], b.env);
+    await git(lib, ['commit', '-q', '--allow-empty', '-m', 'the library'], b.env);
+    const sub = (await git(lib, ['rev-parse', 'HEAD'], b.env)).trim();
+    // B, with plain git: a note (written by git-kb) and a submodule entry, pushed.
+    await git(b.root, ['clone', '-q', url, b.data], b.env);
+    const note = await json(b, ['add', '--type', 'decision', '--title', 'Library pinned', '--', 'vendor/lib is pinned.']);
+    await git(b.data, ['update-index', '--add', '--cacheinfo', `160000,${sub},vendor/lib`], b.env);
+    await git(b.data, ['commit', '-q', '-m', 'add vendor/lib as a submodule'], b.env);
+    await git(b.data, ['push', '-q', 'origin', 'HEAD:main'], b.env);
+    // A wrote a note meanwhile: its sync merges (the merge commit keeps the submodule entry), then pushes.
+    await json(a, ['add', '--type', 'decision', '--title', 'Written on alpha', '--', 'Meanwhile on alpha.']);
+    const merged = await json(a, ['sync']);
+    expect(merged).toMatchObject({ merge: 'merge', pushed: true });
+    expect((await git(a.data, ['ls-tree', 'HEAD', 'vendor/lib'], a.env)).trim()).toBe(`160000 commit ${sub}\tvendor/lib`);
+    expect((await git(a.data, ['ls-files', '-s', 'vendor/lib'], a.env)).trim()).toBe(`160000 ${sub} 0\tvendor/lib`);
+    expect(fs.readdirSync(path.join(a.data, 'vendor', 'lib'))).toEqual([]);
+    expect(await git(a.data, ['status', '--porcelain'], a.env)).toBe('');
+    expect((await json(a, ['get', note.id])).entries[0].id).toBe(note.id);
+    // C, cloned before the submodule came, only ever fast-forwards: the same.
+    const cFrom = (await git(c.data, ['rev-parse', 'HEAD'], c.env)).trim();
+    expect(await json(c, ['sync'])).toMatchObject({ merge: 'fast-forward' });
+    expect((await git(c.data, ['ls-files', '-s', 'vendor/lib'], c.env)).trim()).toBe(`160000 ${sub} 0\tvendor/lib`);
+    expect(await git(c.data, ['status', '--porcelain'], c.env)).toBe('');
+    // Killed after the branch moved, before the index was written: the next sync's replay of the journal adds it.
+    await git(c.data, ['update-index', '--force-remove', 'vendor/lib'], c.env);
+    fs.rmSync(path.join(c.data, 'vendor'), { recursive: true });
+    const cTo = (await git(c.data, ['rev-parse', 'HEAD'], c.env)).trim();
+    fs.writeFileSync(path.join(c.data, '.git', 'git-kb', 'journal.json'), JSON.stringify({ kind: 'checkout', from: cFrom, to: cTo, paths: ['vendor/lib'] }));
+    expect(await json(c, ['sync'])).toMatchObject({ status: 'up-to-date' });
+    expect((await git(c.data, ['ls-files', '-s', 'vendor/lib'], c.env)).trim()).toBe(`160000 ${sub} 0\tvendor/lib`);
+    expect(await git(c.data, ['status', '--porcelain'], c.env)).toBe('');
+    // B removes the submodule entry and pushes: the next sync drops it from the index and its empty folder goes.
+    await git(b.data, ['pull', '-q', '--no-rebase', 'origin', 'main'], b.env);
+    await git(b.data, ['rm', '-q', '--cached', 'vendor/lib'], b.env);
+    await git(b.data, ['commit', '-q', '-m', 'drop vendor/lib'], b.env);
+    await git(b.data, ['push', '-q', 'origin', 'HEAD:main'], b.env);
+    for (const sb of [a, c]) {
+      expect(await json(sb, ['sync'])).toMatchObject({ merge: 'fast-forward' });
+      expect((await git(sb.data, ['ls-files', '-s', 'vendor/lib'], sb.env)).trim()).toBe('');
+      expect(fs.existsSync(path.join(sb.data, 'vendor'))).toBe(false);
+      expect(await git(sb.data, ['status', '--porcelain'], sb.env)).toBe('');
+    }
+    // The same removal killed before the index was written: the replay drops the entry and its empty folder.
+    const [aTo, aFrom] = (await git(a.data, ['rev-parse', 'HEAD', 'HEAD~1'], a.env)).trim().split('\n');
+    await git(a.data, ['update-index', '--add', '--cacheinfo', `160000,${sub},vendor/lib`], a.env);
+    fs.mkdirSync(path.join(a.data, 'vendor', 'lib'), { recursive: true });
+    fs.writeFileSync(path.join(a.data, '.git', 'git-kb', 'journal.json'), JSON.stringify({ kind: 'checkout', from: aFrom, to: aTo, paths: ['vendor/lib'] }));
+    expect(await json(a, ['sync'])).toMatchObject({ status: 'up-to-date' });
+    expect((await git(a.data, ['ls-files', '-s', 'vendor/lib'], a.env)).trim()).toBe('');
+    expect(fs.existsSync(path.join(a.data, 'vendor'))).toBe(false);
+    expect(await git(a.data, ['status', '--porcelain'], a.env)).toBe('');
   });
 });
 

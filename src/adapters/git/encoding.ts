@@ -110,10 +110,13 @@ export function rawName(body: Buffer, e: RawTreeEntry): string {
   return body.toString('utf8', e.nameStart, e.nameEnd);
 }
 
+/** The mode of a submodule entry (a gitlink: the tree names a commit of another repository). */
+export const GITLINK = '160000';
+
 /** A raw entry's mode (trees as 040000), id and kind. */
 export function rawSide(body: Buffer, e: RawTreeEntry): Omit<TreeEntry, 'path'> {
   const mode = body.toString('latin1', e.start, e.nameStart - 1);
-  const type = e.tree ? 'tree' : mode === '160000' ? 'commit' : 'blob';
+  const type = e.tree ? 'tree' : mode === GITLINK ? 'commit' : 'blob';
   return { mode: e.tree ? '040000' : mode.padStart(6, '0'), oid: body.toString('hex', e.nameEnd + 1, e.end), type };
 }
 

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { writeFileAtomic } from '../store/fsutil.js';
-import { checksumValid, checksummedParts, compareBytesAt, withChecksum } from './encoding.js';
+import { checksumValid, checksummedParts, compareBytesAt, GITLINK, withChecksum } from './encoding.js';
 
 /** One index entry at stage 0 (git-kb never writes conflict stages). */
 export interface IndexEntry {
@@ -171,14 +171,16 @@ function entryWithoutStat(filePath: string, oid: string, mode = '100644'): Index
 export interface IndexChange {
   path: string;
   oid: string | null;
-  /** The git mode ("100644", "100755", "120000") for an entry with no stat data; "100644" when not given. */
+  /** The git mode ("100644", "100755", "120000", "160000" for a gitlink) for an entry with no stat data; "100644" when not given. */
   mode?: string;
   differs?: boolean;
 }
 
 /**
- * Applies changes to the index of the repo at `dir` (IndexChange). Unchanged entries are copied as runs of raw
- * bytes in one merge walk. Written atomically.
+ * Applies changes to the index of the repo at `dir` (IndexChange). A submodule's entry (mode '160000': a gitlink,
+ * the commit it names) has no stat data, as `git update-index --cacheinfo` writes it: git compares none for a
+ * gitlink, only whether the folder is there. Unchanged entries are copied as runs of raw bytes in one merge walk.
+ * Written atomically.
  */
 export function updateIndexFile(dir: string, changes: IndexChange[]): void {
   const indexFile = `${dir}/.git/index`;
@@ -201,7 +203,7 @@ export function updateIndexFile(dir: string, changes: IndexChange[]): void {
   };
   const emit = (c: IndexChange): void => {
     if (c.oid === null) return;
-    const st = c.differs ? undefined : fs.statSync(`${dir}/${c.path}`, { bigint: true, throwIfNoEntry: false });
+    const st = c.differs || c.mode === GITLINK ? undefined : fs.statSync(`${dir}/${c.path}`, { bigint: true, throwIfNoEntry: false });
     parts.push(serializeEntry(st ? entryFromStat(c.path, c.oid, st) : entryWithoutStat(c.path, c.oid, c.mode)));
     count++;
   };

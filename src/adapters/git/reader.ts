@@ -208,13 +208,19 @@ export class ObjectReader {
 
   /** The blob entry at a path of a tree, or undefined when the path holds none. */
   async blobAt(tree: string | undefined, p: string): Promise<TreeEntry | undefined> {
+    const e = await this.entryAt(tree, p);
+    return e?.type === 'blob' ? e : undefined;
+  }
+
+  /** The entry at a path of a tree (a blob, a subtree or a submodule's commit), or undefined when there is none. */
+  async entryAt(tree: string | undefined, p: string): Promise<TreeEntry | undefined> {
     let current = tree;
     const parts = p.split('/');
     for (let i = 0; i < parts.length; i++) {
       if (!current) return undefined;
       const e = (await this.tree(current)).get(parts[i]!);
       if (!e) return undefined;
-      if (i === parts.length - 1) return e.type === 'blob' ? e : undefined;
+      if (i === parts.length - 1) return e;
       current = e.type === 'tree' ? e.oid : undefined;
     }
     return undefined;

@@ -4,7 +4,7 @@
  * is known (merge bases, the commits a remote lacks), and the objects a push must send skip every subtree a
  * parent already holds.
  */
-import { compareTreeEntries, nextTreeEntry, rawName, rawSide, type TreeEntry } from './encoding.js';
+import { compareTreeEntries, GITLINK, nextTreeEntry, rawName, rawSide, type TreeEntry } from './encoding.js';
 import { gfs, iso } from './git.js';
 import { ObjectReader, type CommitInfo } from './reader.js';
 
@@ -48,15 +48,22 @@ async function diffTreeEntries(reader: ObjectReader, a: string | undefined, b: s
   }
 }
 
-/** The blob changes that turn tree `a` into tree `b` (unchanged entries and subtrees are skipped). */
-export async function diffTrees(reader: ObjectReader, a: string | undefined, b: string | undefined, prefix = '', out: PathChange[] = []): Promise<PathChange[]> {
+/**
+ * The blob changes that turn tree `a` into tree `b` (unchanged entries and subtrees are skipped). With `links`,
+ * the submodule entries (gitlinks, mode 160000) that change go there the same way, `oid` and `old` naming
+ * commits; they are never among the blob changes.
+ */
+export async function diffTrees(reader: ObjectReader, a: string | undefined, b: string | undefined, prefix = '', out: PathChange[] = [], links?: PathChange[]): Promise<PathChange[]> {
   await diffTreeEntries(reader, a, b, async (name, ea, eb) => {
     const p = prefix ? `${prefix}/${name}` : name;
     const treeA = ea?.type === 'tree' ? ea.oid : undefined;
     const treeB = eb?.type === 'tree' ? eb.oid : undefined;
-    if (treeA || treeB) await diffTrees(reader, treeA, treeB, p, out);
+    if (treeA || treeB) await diffTrees(reader, treeA, treeB, p, out, links);
     if (ea?.type === 'blob' && eb?.type !== 'blob') out.push({ path: p, oid: null, old: ea.oid });
     if (eb?.type === 'blob') out.push({ path: p, oid: eb.oid, mode: eb.mode, old: ea?.type === 'blob' ? ea.oid : null });
+    if (!links) return;
+    if (ea?.type === 'commit' && eb?.type !== 'commit') links.push({ path: p, oid: null, mode: GITLINK, old: ea.oid });
+    if (eb?.type === 'commit') links.push({ path: p, oid: eb.oid, mode: GITLINK, old: ea?.type === 'commit' ? ea.oid : null });
   });
   return out;
 }

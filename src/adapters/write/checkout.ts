@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { KbError } from '../../core/errors.js';
 import { shellQuote } from '../../core/text/shell-quote.js';
-import { blobOid } from '../git/encoding.js';
+import { blobOid, GITLINK } from '../git/encoding.js';
 import { currentBranch, headOid, setRef } from '../git/git.js';
 import { updateIndexFile } from '../git/index-file.js';
 import { ObjectTooLarge } from '../git/pack-read.js';
@@ -54,7 +54,10 @@ function removeEmptyParents(dir: string, p: string): void {
   }
 }
 
-/** One path and the blob it is to hold (null: absent). */
+/**
+ * One path and the blob it is to hold (null: absent). Mode GITLINK: a submodule entry, `oid` its commit (null: the
+ * entry goes).
+ */
 export interface PathTarget {
   path: string;
   oid: string | null;
@@ -62,11 +65,40 @@ export interface PathTarget {
 }
 
 /**
+ * A submodule entry's folder, as git leaves one it has not cloned: made, empty, when the entry comes (its content
+ * is never fetched nor checked out), and removed with the folders it leaves empty when the entry goes, if empty.
+ */
+function bringGitlink(dir: string, c: PathTarget): void {
+  const abs = writablePath(dir, c.path);
+  if (c.oid === null) {
+    try {
+      fs.rmdirSync(abs);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return; // not empty, or not a folder: left as it is (as git leaves it)
+    }
+    removeEmptyParents(dir, c.path);
+    return;
+  }
+  try {
+    fs.mkdirSync(abs, { recursive: true });
+  } catch (err) {
+    // A file changed by hand in the way (a replay keeps it): the index names the submodule all the same.
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST' && (err as NodeJS.ErrnoException).code !== 'ENOTDIR') throw err;
+  }
+}
+
+/**
  * Makes each path hold its target blob: the working file is rewritten (or removed) only where it differs, and the
- * index entry of every path is set to the target, so `git status` is clean for them. Idempotent.
+ * index entry of every path is set to the target, so `git status` is clean for them. A submodule target gets its
+ * folder and its index entry (mode 160000, its commit). Targets are applied in order (a path may be both
+ * removed and then given anew, as when a file becomes a submodule); its index entry is the last one. Idempotent.
  */
 export async function bringPaths(dir: string, targets: PathTarget[], reader: ObjectReader): Promise<void> {
   for (const c of targets) {
+    if (c.mode === GITLINK) {
+      bringGitlink(dir, c);
+      continue;
+    }
     if (workingOid(dir, c.path) === c.oid) continue;
     const abs = writablePath(dir, c.path);
     if (c.oid === null) {
@@ -78,12 +110,12 @@ export async function bringPaths(dir: string, targets: PathTarget[], reader: Obj
     // NOTE: a symlink in the data repo is written as a plain file holding its target; entries never are links.
     writeFileAtomic(abs, content, { fsync: false, mode: c.mode === '100755' ? 0o755 : 0o644 });
   }
-  updateIndexFile(dir, targets.map((c) => ({ path: c.path, oid: c.oid })));
+  updateIndexFile(dir, targets.map((c) => ({ path: c.path, oid: c.oid, mode: c.mode })));
 }
 
 /** The written paths a checkout must have re-checked for conflicts (its outcome, recorded before the journal goes). */
 function noteWritten(dir: string, targets: PathTarget[]): void {
-  addConflictCandidates(dir, targets.filter((c) => c.oid !== null).map((c) => c.path));
+  addConflictCandidates(dir, targets.filter((c) => c.oid !== null && c.mode !== GITLINK).map((c) => c.path));
 }
 
 /** A target whose blob is over the object cap, and the refusal that says so. */
@@ -96,7 +128,7 @@ interface OverCap {
 async function overCap(reader: ObjectReader, targets: PathTarget[]): Promise<OverCap[]> {
   const big: OverCap[] = [];
   for (const c of targets) {
-    if (c.oid === null) continue;
+    if (c.oid === null || c.mode === GITLINK) continue;
     try {
       await reader.blob(c.oid);
     } catch (err) {
@@ -122,14 +154,26 @@ function tooLarge(dir: string, to: string, big: OverCap[], done = 'Nothing was c
   });
 }
 
-/** Moves the current branch from `from` to commit `to` with its working files; returns the files it changed. */
+/**
+ * Moves the current branch from `from` to commit `to` with its working files; returns the files it changed (the
+ * submodule entries it adds, changes or removes are brought along, index and empty folder, but not returned).
+ */
 export async function checkoutCommit(dir: string, from: string | undefined, to: string, reader: ObjectReader): Promise<PathChange[]> {
   const ref = currentBranch(dir, 'syncing');
-  const changes = await diffTrees(reader, await reader.treeOf(from), await reader.treeOf(to));
+  const links: PathChange[] = [];
+  const changes = await diffTrees(reader, await reader.treeOf(from), await reader.treeOf(to), '', [], links);
   const dirty: string[] = [];
   for (const c of changes) {
     const now = workingOid(dir, c.path);
     if (now !== (c.old ?? null) && now !== c.oid) dirty.push(c.path);
+  }
+  // A submodule's folder goes where a file of ours is not (one the pull removes was checked above): git refuses to
+  // put one over a file it does not track, and so does this.
+  const changed = new Set(changes.map((c) => c.path));
+  for (const l of links) {
+    if (l.oid === null || changed.has(l.path)) continue;
+    const now = workingOid(dir, l.path);
+    if (now !== null && now !== 'not-a-file') dirty.push(l.path);
   }
   if (dirty.length) {
     throw new KbError(
@@ -142,10 +186,11 @@ export async function checkoutCommit(dir: string, from: string | undefined, to: 
   // moves, not halfway with a journal every later write would replay.
   const big = await overCap(reader, changes);
   if (big.length) throw tooLarge(dir, to, big);
-  writeJournal(dir, { kind: 'checkout', from: from ?? null, to, paths: changes.map((c) => c.path) });
+  writeJournal(dir, { kind: 'checkout', from: from ?? null, to, paths: [...new Set([...changes, ...links].map((c) => c.path))] });
   await setRef(dir, ref, to);
   try {
-    await bringPaths(dir, changes, reader);
+    // Submodule entries that go first (a file may take the place), those that come last (one may take a file's).
+    await bringPaths(dir, [...links.filter((l) => l.oid === null), ...changes, ...links.filter((l) => l.oid !== null)], reader);
     noteWritten(dir, changes);
   } catch (err) {
     const msg = String((err as Error)?.message ?? err).split('\n')[0];
@@ -235,16 +280,33 @@ async function replayPlan(reader: ObjectReader, dir: string, head: string | unde
   const headTree = await reader.treeOf(head);
   const fromTree = await reader.treeOf(from);
   const plan: ReplayPlan = { targets: [], byHand: [], rewritten: [] };
+  const links: PathTarget[] = [];
   for (const p of paths) {
-    const was = (await reader.blobAt(fromTree, p))?.oid ?? null;
-    const want = await reader.blobAt(headTree, p);
-    const now = workingOid(dir, p);
+    const wasEntry = await reader.entryAt(fromTree, p);
+    const wantEntry = await reader.entryAt(headTree, p);
+    const was = wasEntry?.type === 'blob' ? wasEntry.oid : null;
+    const want = wantEntry?.type === 'blob' ? wantEntry : undefined;
+    let now = workingOid(dir, p);
+    // A submodule entry that goes takes its empty folder first; one that comes (below) gets its folder last.
+    if (wasEntry?.type === 'commit' && wantEntry?.type !== 'commit') {
+      plan.targets.unshift({ path: p, oid: null, mode: GITLINK });
+      if (now === 'not-a-file') now = null;
+    }
+    if (wantEntry?.type === 'commit') {
+      const link = { path: p, oid: wantEntry.oid, mode: GITLINK };
+      if (now === null || now === 'not-a-file' || now === was) {
+        if (now !== null && now === was) plan.targets.push({ path: p, oid: null });
+        links.push(link);
+      } else plan.byHand.push(link);
+      continue;
+    }
     const target = { path: p, oid: want?.oid ?? null, mode: want?.mode };
     if (now === target.oid || now === was) {
       if (now !== target.oid) plan.rewritten.push(p);
       plan.targets.push(target);
     } else plan.byHand.push(target);
   }
+  plan.targets.push(...links);
   return plan;
 }
 
