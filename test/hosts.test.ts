@@ -11,6 +11,8 @@ import {
   markerProblem,
   matchHosts,
   parseHosts,
+  parseHostsForEdit,
+  type HostChange,
   type HostRegistry,
 } from '../src/core/hosts/hosts.js';
 
@@ -213,6 +215,45 @@ describe('editing hosts.yaml', () => {
     text = applyForbiddenPattern(text, 'secret-lab');
     text = applyForbiddenPattern(text, 'secret-lab');
     expect(registry(text).forbiddenPatterns).toEqual(['secret-lab']);
+  });
+
+  it('an edit of the document the check parsed gives the text applyHostChange and applyForbiddenPattern give', () => {
+    const texts = [
+      GOOD,
+      GOOD.replace(/\n/g, '\r\n'),
+      `\uFEFF${GOOD}`,
+      '',
+      '\n',
+      '# only a comment\n',
+      'hosts:\n',
+      'hosts: {box: {markers: [box.lan]}}\n',
+      'version: 1\nhosts:\n  box: # the nas\n    description: |\n      two\n      lines\n  &a other:\n',
+    ];
+    const changes: HostChange[] = [
+      { key: 'box', markers: ['10.0.0.7'], aliases: ['nas'] },
+      { key: 'newbox', forbidden: true, description: 'kept out' },
+      { key: 'dssh', forbidden: false },
+    ];
+    for (const text of texts) {
+      for (const change of changes) {
+        const edit = parseHostsForEdit(text);
+        expect(edit.problems, JSON.stringify(text)).toEqual(parseHosts(text).problems);
+        expect(edit.registry).toEqual(parseHosts(text).registry);
+        const once = edit.withHost(change);
+        expect(once, JSON.stringify([text, change])).toBe(applyHostChange(text, change));
+        // A second edit starts again from the text, never from the document the first one changed.
+        expect(edit.withHost(change)).toBe(once);
+      }
+      // The same outcome, a thrown error included (a text without a mapping).
+      const outcome = (fn: () => string): string => {
+        try {
+          return fn();
+        } catch (err) {
+          return `threw ${(err as Error).message}`;
+        }
+      };
+      expect(outcome(() => parseHostsForEdit(text).withForbiddenPattern('secret-lab'))).toBe(outcome(() => applyForbiddenPattern(text, 'secret-lab')));
+    }
   });
 });
 

@@ -11,8 +11,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { formatProblems, KbError, type ErrorCode } from '../core/errors.js';
 import {
-  applyForbiddenPattern,
-  applyHostChange,
   describeForbidden,
   findHost,
   forbiddenMatch,
@@ -22,8 +20,11 @@ import {
   markerProblem,
   matchHosts,
   parseHosts,
+  parseHostsForEdit,
   type HostDef,
+  type HostProblem,
   type HostRegistry,
+  type HostsForEdit,
 } from '../core/hosts/hosts.js';
 import { hostsFile, loadHosts, readHostsText } from '../adapters/store/hosts-file.js';
 import { isValidHostKey, newId } from '../core/format/schema.js';
@@ -43,8 +44,23 @@ function hostsText(dir: string): string {
 /** Validates new hosts.yaml text; INVALID_ENTRY listing every problem (nothing is written). */
 function checkHostsText(text: string): HostRegistry {
   const { registry, problems } = parseHosts(text);
-  if (problems.length > 0) throw new KbError('INVALID_ENTRY', `hosts.yaml would be invalid, nothing written:\n${formatProblems(problems)}`, { file: HOSTS_FILE, problems });
+  if (problems.length > 0) throw invalidHostsText(problems);
   return registry;
+}
+
+function invalidHostsText(problems: HostProblem[]): KbError {
+  return new KbError('INVALID_ENTRY', `hosts.yaml would be invalid, nothing written:\n${formatProblems(problems)}`, { file: HOSTS_FILE, problems });
+}
+
+/**
+ * hosts.yaml's text before an edit, checked as checkHostsText checks it, its parse kept for the edit. NOTE: an
+ * edit checks the text once before and once after (checkHostsText), never more: each check parses the whole file
+ * (about a second at 32,000 hosts).
+ */
+function checkedForEdit(text: string): HostsForEdit {
+  const edit = parseHostsForEdit(text);
+  if (edit.problems.length > 0) throw invalidHostsText(edit.problems);
+  return edit;
 }
 
 /** The fact files of a host (`hosts/<key>/*.md`), by name; none in a folder that is a symbolic link (never walked: layout.ts entryDirs). */
@@ -101,15 +117,15 @@ export async function registerHost(options: RegisterOptions): Promise<RegisterRe
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async (tx) => {
     const before = hostsText(dir);
+    const edit = checkedForEdit(before);
     if (before) {
-      const registry = checkHostsText(before);
       // A host registered as allowed must not carry a name that a forbidden host or a global pattern covers.
-      const allowed = !options.forbidden && !registry.hosts.find((h) => h.key === options.key)?.forbidden;
-      const hit = !allowed ? undefined : forbiddenMatch(forbiddenMatcher(registry), [options.key, ...aliases, ...markers.filter((m) => !m.startsWith('/'))].join('\n'));
+      const allowed = !options.forbidden && !edit.registry.hosts.find((h) => h.key === options.key)?.forbidden;
+      const hit = !allowed ? undefined : forbiddenMatch(forbiddenMatcher(edit.registry), [options.key, ...aliases, ...markers.filter((m) => !m.startsWith('/'))].join('\n'));
       if (hit) throw new KbError('FORBIDDEN_HOST', `refused: the host's key, an alias or a marker matches ${describeForbidden(hit)}; nothing written (register it with --forbidden to forbid it)`, { hit });
     }
-    const existed = before ? parseHosts(before).registry.hosts.some((h) => h.key === options.key) : false;
-    const after = applyHostChange(before, { key: options.key, markers, aliases, forbidden: options.forbidden, description: options.description });
+    const existed = before ? edit.registry.hosts.some((h) => h.key === options.key) : false;
+    const after = edit.withHost({ key: options.key, markers, aliases, forbidden: options.forbidden, description: options.description });
     const registry = checkHostsText(after);
     const host = registry.hosts.find((h) => h.key === options.key)!;
     if (after === before) return { key: options.key, created: false, changed: false, host };
@@ -166,8 +182,7 @@ export async function forbidPattern(options: RepoOptions & { pattern: string }):
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async (tx) => {
     const before = hostsText(dir);
-    if (before) checkHostsText(before);
-    const after = applyForbiddenPattern(before, options.pattern);
+    const after = checkedForEdit(before).withForbiddenPattern(options.pattern);
     const registry = checkHostsText(after);
     if (after === before) return { changed: false, count: registry.forbiddenPatterns.length };
     // NOTE: the commit message never quotes the pattern (it may itself be the name to keep out of the log).
@@ -253,7 +268,7 @@ export async function addHostFact(options: AddFactOptions): Promise<AddFactResul
   const { dir } = await repoForWrite(options);
   return withWriteLock(dir, async (tx) => {
     const before = hostsText(dir);
-    const registry = before ? checkHostsText(before) : { hosts: [], forbiddenPatterns: [] };
+    const { registry, withHost } = checkedForEdit(before);
     const known = findHost(registry, options.key);
     const key = known?.key ?? options.key;
     requireKey(key);
@@ -264,7 +279,7 @@ export async function addHostFact(options: AddFactOptions): Promise<AddFactResul
     const files: PendingFile[] = [];
     let registered = false;
     if (!known) {
-      const after = applyHostChange(before, { key });
+      const after = withHost({ key });
       checkHostsText(after);
       files.push({ path: HOSTS_FILE, content: after });
       registered = true;

@@ -5,10 +5,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import YAML from 'yaml';
 import { readSettings, type Settings } from '../../src/adapters/config/settings.js';
 import { readSessionState } from '../../src/adapters/store/session-state.js';
-import { addHostFact, hostStatus, loadHostFacts, registerHost } from '../../src/app/host.js';
+import { addHostFact, forbidPattern, hostStatus, loadHostFacts, registerHost } from '../../src/app/host.js';
 import { installHooks, uninstallHooks } from '../../src/app/install.js';
 import { catchUpSessions, listSessions } from '../../src/app/session.js';
 import { expectCleanRepo, git, makeSandbox, type Sandbox } from '../helpers/cli.js';
@@ -39,6 +40,60 @@ describe('hosts', () => {
     const bad = await hostStatus({ settings });
     expect(bad).toMatchObject({ valid: false, exit: 'INVALID_ENTRY' });
     expect(bad.problems[0]).toMatch(/^hosts\.yaml:\d+: .+ \[[a-z-]+\]$/);
+  });
+});
+
+describe('an edit of a large hosts.yaml', () => {
+  // NOTE: no timings (bench/RESULTS.md, "Hostile content at scale"). Each parse of hosts.yaml costs about a second
+  // at 32,000 hosts; register, forbid and add each parsed the text three or four times.
+  const fleet = (n: number): string => {
+    let text = '# the fleet\nhosts:\n';
+    for (let i = 0; i < n; i++) text += `  h${String(i).padStart(5, '0')}: {description: host number ${i}}\n`;
+    return text;
+  };
+  const commitHosts = async (text: string): Promise<string> => {
+    fs.writeFileSync(path.join(sb.data, 'hosts.yaml'), text);
+    await git(sb.data, ['commit', '-qam', 'a hand-written fleet'], sb.env);
+    return (await git(sb.data, ['rev-parse', 'HEAD'], sb.env)).trim();
+  };
+  /** The parses of hosts.yaml's text (before or after the edit: both hold host h01999) while `fn` runs. */
+  const parsesDuring = async (fn: () => Promise<unknown>): Promise<number> => {
+    const spy = vi.spyOn(YAML, 'parseDocument');
+    try {
+      await fn();
+      return spy.mock.calls.filter((c) => String(c[0]).includes('h01999:')).length;
+    } finally {
+      spy.mockRestore();
+    }
+  };
+
+  it('register, forbid and add (of a new host) check the text once before and once after the edit', async () => {
+    await registerHost({ settings, key: 'seed' });
+    await commitHosts(fleet(2000));
+    expect(await parsesDuring(() => registerHost({ settings, key: 'newbox', markers: ['newbox.example.org'] }))).toBe(2);
+    expect(await parsesDuring(() => registerHost({ settings, key: 'h00007', aliases: ['seventh'] }))).toBe(2);
+    expect(await parsesDuring(() => forbidPattern({ settings, pattern: 'secret-lab' }))).toBe(2);
+    expect(await parsesDuring(() => addHostFact({ settings, key: 'otherbox', fact: 'Backups run at 02:00.' }))).toBe(2);
+    const text = fs.readFileSync(path.join(sb.data, 'hosts.yaml'), 'utf8');
+    expect(text.startsWith('# the fleet\nhosts:\n  h00000: { description: host number 0 }\n')).toBe(true);
+    expect(text).toContain('  h00007: { description: host number 7, aliases: [ seventh ] }\n');
+    expect(text.endsWith('  newbox:\n    markers:\n      - newbox.example.org\n  otherbox:\nforbidden_patterns:\n  - secret-lab\n')).toBe(true);
+    await expectCleanRepo(sb.data);
+  });
+
+  it('a repeated host key: register, forbid and add refuse with the same message as ever, and write nothing', async () => {
+    await registerHost({ settings, key: 'seed' });
+    const head = await commitHosts(`${fleet(2000)}  h00007: {description: again}\n`);
+    const message = 'hosts.yaml would be invalid, nothing written:\nhosts.yaml:2003: malformed YAML: Map keys must be unique [hosts-yaml]';
+    for (const edit of [
+      () => registerHost({ settings, key: 'newbox', markers: ['newbox.example.org'] }),
+      () => forbidPattern({ settings, pattern: 'secret-lab' }),
+      () => addHostFact({ settings, key: 'newbox', fact: 'Backups run at 02:00.' }),
+    ]) {
+      await expect(edit()).rejects.toMatchObject({ code: 'INVALID_ENTRY', message, data: { file: 'hosts.yaml', problems: [{ rule: 'hosts-yaml', line: 2003 }] } });
+    }
+    expect((await git(sb.data, ['rev-parse', 'HEAD'], sb.env)).trim()).toBe(head);
+    await expectCleanRepo(sb.data);
   });
 });
 

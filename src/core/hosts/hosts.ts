@@ -107,6 +107,12 @@ function stringList(v: unknown): string[] | undefined {
  * problem with its line; `loadHosts` turns problems into one error.
  */
 export function parseHosts(text: string, file = HOSTS_FILE): { registry: HostRegistry; problems: HostProblem[] } {
+  const { registry, problems } = checkHosts(text, file);
+  return { registry, problems };
+}
+
+/** parseHosts, with the document it parsed (of `text` with line ends made LF and a BOM removed). */
+function checkHosts(text: string, file: string): { registry: HostRegistry; problems: HostProblem[]; doc: YAML.Document.Parsed; src: string } {
   const problems: HostProblem[] = [];
   const registry = emptyRegistry();
   const src = toLf(text).replace(/^\uFEFF/, '');
@@ -122,13 +128,13 @@ export function parseHosts(text: string, file = HOSTS_FILE): { registry: HostReg
   const error = yamlErrorAt(doc, lineCounter);
   if (error) {
     problem('hosts-yaml', `malformed YAML: ${error.reason}`, error.line);
-    return { registry, problems };
+    return { registry, problems, doc, src };
   }
   const root = doc.contents;
-  if (root === null || root === undefined) return { registry, problems };
+  if (root === null || root === undefined) return { registry, problems, doc, src };
   if (!YAML.isMap(root)) {
     problem('hosts-yaml', 'hosts.yaml must be a mapping with "hosts" and optionally "forbidden_patterns"', at(root));
-    return { registry, problems };
+    return { registry, problems, doc, src };
   }
   for (const pair of root.items) {
     const k = YAML.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
@@ -233,7 +239,7 @@ export function parseHosts(text: string, file = HOSTS_FILE): { registry: HostReg
       else registry.forbiddenPatterns.push(p);
     }
   }
-  return { registry, problems };
+  return { registry, problems, doc, src };
 }
 
 function dedupe(list: string[]): string[] {
@@ -323,11 +329,46 @@ export interface HostChange {
 
 const HEADER = '# git-kb host registry (man git-kb): hosts with their aliases and markers, and text never to store.\n';
 
+/** The document an edit of hosts.yaml starts from: the text's, or a fresh file's (header and no host). */
+function editableDocument(text: string): YAML.Document {
+  // NOTE: uniqueKeys false: the library's repeated-key check is quadratic, and every edit has refused a text with
+  // a repeated key (parseHosts) before it edits one.
+  return YAML.parseDocument(text.trim() ? text : `${HEADER}hosts: {}\n`, { uniqueKeys: false });
+}
+
+/**
+ * hosts.yaml checked for an edit: parseHosts' registry and problems, and the text with one change made
+ * (applyHostChange's or applyForbiddenPattern's, the same text) by editing the document the check parsed rather than
+ * parsing the text again: one parse of a 32,000-host file costs about a second. The document is edited once; a
+ * second change, a text with line ends other than LF or a byte-order mark, or one the parser refused, is parsed
+ * again (the check read the text made LF, the edit keeps what it is given).
+ */
+export interface HostsForEdit {
+  registry: HostRegistry;
+  problems: HostProblem[];
+  withHost(change: HostChange): string;
+  withForbiddenPattern(pattern: string): string;
+}
+
+/** Checks the text of hosts.yaml (parseHosts) and keeps its document for one edit. */
+export function parseHostsForEdit(text: string, file = HOSTS_FILE): HostsForEdit {
+  const { registry, problems, doc, src } = checkHosts(text, file);
+  let parsed: YAML.Document | undefined = src === text && text.trim() && doc.errors.length === 0 ? doc : undefined;
+  const take = (): YAML.Document => {
+    const d = parsed ?? editableDocument(text);
+    parsed = undefined;
+    return d;
+  };
+  return { registry, problems, withHost: (change) => editHost(take(), change), withForbiddenPattern: (pattern) => editForbiddenPattern(take(), pattern) };
+}
+
 /** Returns the text of hosts.yaml with one host added or extended (markers and aliases are merged). */
 export function applyHostChange(text: string, change: HostChange): string {
-  // NOTE: uniqueKeys false: the library's repeated-key check is quadratic, and `host register` has refused a text
-  // with a repeated key (parseHosts) before it edits one.
-  const doc = YAML.parseDocument(text.trim() ? text : `${HEADER}hosts: {}\n`, { uniqueKeys: false });
+  return editHost(editableDocument(text), change);
+}
+
+/** applyHostChange on a parsed document (changed in place). */
+function editHost(doc: YAML.Document, change: HostChange): string {
   if (!YAML.isMap(doc.contents)) doc.contents = doc.createNode({}) as never;
   const root = doc.contents as YAMLNS.YAMLMap;
   let hosts = root.get('hosts', true);
@@ -365,7 +406,11 @@ export function applyHostChange(text: string, change: HostChange): string {
 
 /** Returns the text of hosts.yaml with a global forbidden pattern added (once). */
 export function applyForbiddenPattern(text: string, pattern: string): string {
-  const doc = YAML.parseDocument(text.trim() ? text : `${HEADER}hosts: {}\n`, { uniqueKeys: false });
+  return editForbiddenPattern(editableDocument(text), pattern);
+}
+
+/** applyForbiddenPattern on a parsed document (changed in place). */
+function editForbiddenPattern(doc: YAML.Document, pattern: string): string {
   const root = doc.contents as YAMLNS.YAMLMap;
   const current = stringList((root.get('forbidden_patterns', true) as { toJSON?: () => unknown } | undefined)?.toJSON?.()) ?? [];
   if (!current.includes(pattern)) root.set('forbidden_patterns', doc.createNode([...current, pattern]));
