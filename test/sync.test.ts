@@ -399,7 +399,7 @@ describe('sync failures: clear errors, sync exit codes, local commits intact', (
     await json(b, ['init']);
     const r3 = await run(b, ['sync', '--json']);
     expect(r3.code).toBe(2);
-    expect(JSON.parse(r3.stderr).error.message).toMatch(/init --remote/);
+    expect(JSON.parse(r3.stderr).error.message).toMatch(/init --data \S+ --remote URL/);
   });
 
   it('a local-path remote syncs through the system git, and says so', async () => {

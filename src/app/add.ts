@@ -13,7 +13,7 @@ import { activityList, nowStamp, oneLineTitle, parseLinks, parseRules, splitList
 import { repoForWrite, type RepoOptions } from './repo.js';
 import { refuseForbidden } from './guard.js';
 import { refuseSecretInputs, refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
-import type { KernelOverBudget } from './memory.js';
+import type { EntryOverBudget, KernelOverBudget } from './memory.js';
 
 export interface AddOptions extends RepoOptions {
   type: string;
@@ -49,6 +49,8 @@ export interface AddResult {
   count?: number;
   /** Set when this kernel entry put the kernel over its budget (spec/memory.md, "Budgets"). */
   kernel_over?: KernelOverBudget;
+  /** Set when the entry's body is over its type's budget (the Stop hook will ask to compact it). */
+  entry_over?: EntryOverBudget;
 }
 
 /** The front matter of a new entry of `options`. */
@@ -150,8 +152,10 @@ export async function addEntry(options: AddOptions): Promise<AddResult> {
     try {
       const file = await newEntryFile(dir, ids, options, now);
       const commit = await tx.commit([{ path: file.path, content: file.content }], `add ${file.id}: ${options.title.trim()}`);
-      const over = options.kernel === true ? await (await import('./memory.js')).kernelOverBudget(dir) : undefined;
-      return { id: file.id, path: file.path, commit, ...(options.patternKey ? { recurred: false, count: 1 } : {}), ...(over ? { kernel_over: over } : {}) };
+      const memory = await import('./memory.js');
+      const over = options.kernel === true ? await memory.kernelOverBudget(dir) : undefined;
+      const big = memory.entryOverBudget(dir, file.content, file.path);
+      return { id: file.id, path: file.path, commit, ...(options.patternKey ? { recurred: false, count: 1 } : {}), ...(over ? { kernel_over: over } : {}), ...(big ? { entry_over: big } : {}) };
     } finally {
       ids.close();
     }

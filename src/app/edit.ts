@@ -17,7 +17,7 @@ import { repoForRead, type RepoOptions } from './repo.js';
 import { forbiddenHostKeys, refuseForbidden } from './guard.js';
 import { refuseSecretInputs, refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
 import { toLf } from '../core/text/line-ends.js';
-import type { KernelOverBudget } from './memory.js';
+import type { EntryOverBudget, KernelOverBudget } from './memory.js';
 
 export interface EditOptions extends RepoOptions {
   id: string;
@@ -56,6 +56,8 @@ export interface EditResult {
   diff: string;
   /** Set when this edit of a kernel entry left the kernel over its budget (spec/memory.md, "Budgets"). */
   kernel_over?: KernelOverBudget;
+  /** Set when the entry's body is over its type's budget (the Stop hook will ask to compact it). */
+  entry_over?: EntryOverBudget;
 }
 
 /** Edits one entry. */
@@ -157,8 +159,10 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     await refuseForbidden(dir, [{ text: after, where: file.path, host: e.host }]);
     const commit = await tx.commit([{ path: file.path, content: after }], `edit ${e.id}: ${String(changes.title ?? e.title)}`);
     const diff = unifiedDiff(file.path, before, after);
-    const over = (changes.kernel ?? e.kernel) === true ? await (await import('./memory.js')).kernelOverBudget(dir) : undefined;
-    return { id: e.id, path: file.path, commit, changed: true, diff, ...(over ? { kernel_over: over } : {}) };
+    const memory = await import('./memory.js');
+    const over = (changes.kernel ?? e.kernel) === true ? await memory.kernelOverBudget(dir) : undefined;
+    const big = memory.entryOverBudget(dir, after, file.path);
+    return { id: e.id, path: file.path, commit, changed: true, diff, ...(over ? { kernel_over: over } : {}), ...(big ? { entry_over: big } : {}) };
   }, { identity: options.settings });
 }
 
@@ -226,8 +230,10 @@ export async function saveEditedText(options: EditTextOptions): Promise<EditResu
     await refuseForbidden(dir, [{ text: after, where: file.path, host: e.host }]);
     const commit = await tx.commit([{ path: file.path, content: after }], `edit ${e.id}: ${e.title}`);
     const diff = unifiedDiff(file.path, current, after);
-    const over = e.kernel ? await (await import('./memory.js')).kernelOverBudget(dir) : undefined;
-    return { id: e.id, path: file.path, commit, changed: true, diff, ...(over ? { kernel_over: over } : {}) };
+    const memory = await import('./memory.js');
+    const over = e.kernel ? await memory.kernelOverBudget(dir) : undefined;
+    const big = memory.entryOverBudget(dir, after, file.path);
+    return { id: e.id, path: file.path, commit, changed: true, diff, ...(over ? { kernel_over: over } : {}), ...(big ? { entry_over: big } : {}) };
   }, { identity: options.settings });
 }
 

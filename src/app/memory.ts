@@ -9,6 +9,7 @@ import { memoryStats, type MemoryStats } from '../adapters/index/summary.js';
 import { readRepoSettings, type RepoSettings } from '../adapters/store/repo-settings.js';
 import { entryBudget, kernelOrder, kernelShownWhole } from '../core/budget.js';
 import { bodyOf } from '../core/format/fence.js';
+import { parseEntry } from '../core/format/entry.js';
 import { withoutSightings } from '../core/format/learning.js';
 
 export interface BudgetLine {
@@ -57,6 +58,29 @@ export interface KernelOverBudget {
   budget: number;
   /** Kernel entries whose bodies no longer fit what the prompt hook injects: each is shown as a pointer instead. */
   pointers: { id: string; title: string }[];
+}
+
+/** One entry's body over its type's budget after a write (kb.json "budgets.entry_chars"). */
+export interface EntryOverBudget {
+  chars: number;
+  budget: number;
+}
+
+/**
+ * The standing of the entry written as `text` when its body is over its type's budget (session summaries aside, as
+ * the Stop hook's check has it: core/budget.ts budgetOverruns); undefined within it, or when kb.json's budgets do
+ * not validate (a write never fails on them after its commit).
+ */
+export function entryOverBudget(dir: string, text: string, file: string): EntryOverBudget | undefined {
+  try {
+    const { entry } = parseEntry(text, file);
+    if (!entry || entry.type === 'session_summary') return undefined;
+    const chars = entry.body.length;
+    const budget = entryBudget(readRepoSettings(dir).budgets, entry.type);
+    return chars > budget ? { chars, budget } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -123,6 +123,17 @@ describe('learnings', () => {
     expect((await kbd(sb, ['status'])).stdout).toContain(`biggest entry: ${big.id}, ${s.memory.biggest_entry.chars} of 400 characters OVER BUDGET`);
   });
 
+  it("warns when add or edit leaves an entry's body over its type's budget (the Stop hook would block on it), and says nothing within it", async () => {
+    const big = await kbd(sb, ['add', '--type', 'lesson_learned', '--title', 'A long lesson', '--', 'word '.repeat(100)]);
+    expect(big.code, big.stderr).toBe(0);
+    // Before: no word, and the next Stop hook blocked the turn for it.
+    expect(big.stderr).toBe('git-kb: warning: the body is 500 characters, over this type\'s budget of 400 (kb.json "budgets.entry_chars"): the next Stop hook asks to compact it; shorten it with git-kb edit, or split it into linked entries\n');
+    const id = big.stdout.trim();
+    expect(JSON.parse((await kbd(sb, ['--json', 'edit', id, '--append', 'more'])).stdout).entry_over).toEqual({ chars: 506, budget: 400 });
+    const fits = await kbd(sb, ['edit', id, '--body', 'short now']);
+    expect([fits.code, fits.stderr]).toEqual([0, '']);
+  });
+
   it('warns when add --kernel or edit of a kernel entry puts the kernel over its budget, naming what the prompt shows as a pointer', async () => {
     const added = await kbd(sb, ['add', '--kernel', '--type', 'pattern_convention', '--title', 'Commit style', '--', 'word '.repeat(130)]);
     expect(added.code, added.stderr).toBe(0);

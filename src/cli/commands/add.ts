@@ -5,7 +5,7 @@ import type { RepoOptions } from '../../app/repo.js';
 import { KbError } from '../../core/errors.js';
 import { TYPES } from '../../core/format/schema.js';
 import * as render from '../render/entries.js';
-import { kernelOverWarning } from '../render/memory.js';
+import { entryOverWarning, kernelOverWarning } from '../render/memory.js';
 import { type Cli, collect, readFileArg, readStdinIfPiped, repoOptions, type Reply } from '../io.js';
 import { unknownChoice } from '../../core/text/suggest.js';
 
@@ -61,7 +61,7 @@ export function register(ctx: Cli): void {
         patternKey: o.patternKey as string | undefined,
         ruleArgs: o.rule as string[] | undefined,
       });
-      ctx.reply({ json: r, text: () => render.add(r), warnings: kernelOverWarning(r.kernel_over) });
+      ctx.reply({ json: r, text: () => render.add(r), warnings: [...kernelOverWarning(r.kernel_over), ...entryOverWarning(r.entry_over)] });
     });
 }
 

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { KbError } from '../../core/errors.js';
 import { idArgument, TYPES } from '../../core/format/schema.js';
 import * as render from '../render/entries.js';
-import { kernelOverWarning } from '../render/memory.js';
+import { entryOverWarning, kernelOverWarning } from '../render/memory.js';
 import { type Cli, collect, readFileArg, repoOptions } from '../io.js';
 import { unknownChoice } from '../../core/text/suggest.js';
 
@@ -50,7 +50,7 @@ export function register(ctx: Cli): void {
           what: 'edit with no change flags',
           save: (after) => saveEditedText({ ...repo, id, before: cur.text, after }),
         });
-        ctx.reply({ json: r, text: () => render.edit(r), warnings: kernelOverWarning(r.kernel_over) });
+        ctx.reply({ json: r, text: () => render.edit(r), warnings: [...kernelOverWarning(r.kernel_over), ...entryOverWarning(r.entry_over)] });
         return;
       }
       const { editEntry } = await import('../../app/edit.js');
@@ -74,6 +74,6 @@ export function register(ctx: Cli): void {
         ruleArgs: o.rule as string[] | undefined,
         removeRules: o.removeRule as string[] | undefined,
       });
-      ctx.reply({ json: r, text: () => render.edit(r), warnings: kernelOverWarning(r.kernel_over) });
+      ctx.reply({ json: r, text: () => render.edit(r), warnings: [...kernelOverWarning(r.kernel_over), ...entryOverWarning(r.entry_over)] });
     });
 }

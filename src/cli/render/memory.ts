@@ -2,7 +2,7 @@
  * Contract: the human lines about memory against its budgets and the promotion candidates (spec/memory.md), for
  * `status`, and the output of `promote`.
  */
-import type { KernelOverBudget, MemoryReport } from '../../app/memory.js';
+import type { EntryOverBudget, KernelOverBudget, MemoryReport } from '../../app/memory.js';
 import type { PromoteResult } from '../../app/promote.js';
 import type { PruneResult } from '../../app/prune.js';
 
@@ -28,6 +28,12 @@ export function kernelOverWarning(k: KernelOverBudget | undefined): string[] {
     ? `the prompt now shows ${k.pointers.map((p) => `${p.id} "${p.title.slice(0, 60)}"`).join(', ')} as ${k.pointers.length === 1 ? 'a pointer' : 'pointers'} instead of ${k.pointers.length === 1 ? 'its body' : 'their bodies'}`
     : 'every kernel body is still shown whole for now (the prompt hook injects up to its own cap)';
   return [`the kernel is ${k.chars} of its ${k.budget}-character budget (kb.json "budgets.kernel_chars"): ${shown}; compact it: git-kb compact kernel`];
+}
+
+/** The warning of `add` and `edit` when the entry's body is over its type's budget (the Stop hook will ask to compact it). */
+export function entryOverWarning(e: EntryOverBudget | undefined): string[] {
+  if (!e) return [];
+  return [`the body is ${e.chars} characters, over this type's budget of ${e.budget} (kb.json "budgets.entry_chars"): the next Stop hook asks to compact it; shorten it with git-kb edit, or split it into linked entries`];
 }
 
 /** `promote`: the entry is kernel now, and what the kernel weighs. */
