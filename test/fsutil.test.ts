@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { KbError } from '../src/core/errors.js';
 import { atomicFs, writeFileAtomic, writeFileAtomicAsync } from '../src/adapters/store/fsutil.js';
 import { acquireLock } from '../src/adapters/store/lock.js';
@@ -113,6 +113,31 @@ describe('acquireLock', () => {
     const l = await acquireLock(file, { timeoutMs: 2000 });
     expect(l.recovered).toBe(true);
     l.release();
+  });
+
+  it('a stale lock it cannot break (its break lock a folder) is waited out to LOCK_TIMEOUT, not spun on for ever', async () => {
+    const file = path.join(dir, 'w.lock');
+    fs.writeFileSync(file, `${deadPid()}\n${os.hostname()}\n${Date.now()}\n`);
+    fs.mkdirSync(`${file}.break`);
+    fs.writeFileSync(path.join(`${file}.break`, 'x'), 'x');
+    // Before: the loop went round with no pause and no deadline (synchronously: this test never ended).
+    const err = await acquireLock(file, { timeoutMs: 200 }).catch((e: unknown) => e);
+    expect((err as KbError).code).toBe('LOCK_TIMEOUT');
+  });
+
+  it('a lock whose holder cannot be written (a full disk) is removed before the error, so no empty lock is left', async () => {
+    const file = path.join(dir, 'w.lock');
+    const full = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    const spy = vi.spyOn(fs, 'writeSync').mockImplementationOnce(() => {
+      throw full;
+    });
+    try {
+      await expect(acquireLock(file)).rejects.toBe(full);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(fs.existsSync(file)).toBe(false);
+    (await acquireLock(file, { timeoutMs: 0 })).release();
   });
 
   it('does not break the lock of a live process', async () => {

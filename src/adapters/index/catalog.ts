@@ -19,7 +19,7 @@ import { listEntryFiles, readAheadPath, readEntryText, sameStat, stateDir, type 
 import { readAhead } from '../store/read-ahead.js';
 
 /** Bump when the cached shape changes. */
-const CATALOG_VERSION = 7;
+const CATALOG_VERSION = 8;
 
 export type { EntryMeta } from '../../core/format/meta.js';
 

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import type { Problem } from '../../core/format/entry.js';
 
 /** The version of the checks lint makes; a state recorded under another is ignored. */
-const LINT_RULES = 3;
+const LINT_RULES = 4;
 const MAGIC = 'git-kb lint 2';
 
 export interface LintStateHeader {

@@ -30,7 +30,7 @@ import { putStat, readStatTable, unchanged, writeStatTable, type StatTable } fro
 import { compareListing, fileStat, inRepoDir, sameStat, type StatData } from '../store/layout.js';
 import { idFromPath } from '../../core/format/schema.js';
 
-const MAGIC = 'git-kb summary 6';
+const MAGIC = 'git-kb summary 7';
 const PATCH_MAGIC = 'git-kb summary patch 3';
 
 /** Past this many changed files (under the same names) the catalog is loaded instead of the files read one by one. */

@@ -19,7 +19,7 @@ import { readRootFile, stateDir } from './layout.js';
 import { checkedRegistry, emptyRegistry, HOSTS_FILE, invalidRegistry, markerProblem, parseHosts, type HostProblem, type HostRegistry } from '../../core/hosts/hosts.js';
 
 /** Bump when parseHosts accepts or refuses differently (beyond markerProblem), or a kept verdict's shape changes. */
-const HOSTS_CACHE_VERSION = 1;
+const HOSTS_CACHE_VERSION = 2;
 
 /** Below this size hosts.yaml is checked on every read (milliseconds), and nothing is kept. */
 export const HOSTS_CACHE_MIN_BYTES = 64 * 1024;

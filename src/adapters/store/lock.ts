@@ -83,13 +83,23 @@ export async function acquireLock(lockFile: string, options: { timeoutMs?: numbe
   fs.mkdirSync(path.dirname(lockFile), { recursive: true });
   let recovered = false;
   for (let attempt = 0; ; attempt++) {
+    let fd: number | undefined;
     try {
-      const fd = fs.openSync(lockFile, 'wx');
+      fd = fs.openSync(lockFile, 'wx');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    if (fd !== undefined) {
       try {
         fs.writeSync(fd, `${process.pid}\n${os.hostname()}\n${Date.now()}\n`);
-      } finally {
+      } catch (err) {
+        // A full disk: the lock was made but its holder could not be written. It goes, or every later writer
+        // would find an empty lock to break (spec/errors.md).
         fs.closeSync(fd);
+        fs.rmSync(lockFile, { force: true });
+        throw err;
       }
+      fs.closeSync(fd);
       let released = false;
       return {
         file: lockFile,
@@ -100,13 +110,16 @@ export async function acquireLock(lockFile: string, options: { timeoutMs?: numbe
           fs.rmSync(lockFile, { force: true });
         },
       };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
     if (isStale(lockFile)) {
       breakStale(lockFile);
-      recovered = true;
-      continue;
+      // NOTE: taken at once only when the break worked. One that did not (a break lock that cannot be removed, a
+      // full disk) waits and times out like a live holder: before, the loop went round with no pause and no
+      // deadline, and every writer, the hooks' too, spun for ever.
+      if (!fs.existsSync(lockFile)) {
+        recovered = true;
+        continue;
+      }
     }
     if (Date.now() > deadline) {
       throw new KbError(

@@ -272,20 +272,25 @@ function flat(items: Node[]): Node[] {
  */
 function adjacentRuns(seq: Node[], sets: Sets): string | undefined {
   const items = flat(seq);
+  // NOTE: every part of variable length counts, an optional character too: forty `[a-z ]?` in a row before
+  // `[a-z ]{40}` are 2^40 ways to place forty letters, each tried at each start (the prose gate hung past its
+  // deadline on one). A run multiplies the ways by its spread, an optional part (spread 1) by 2.
+  const variable = (n: Node): boolean => spread(n) > 0;
+  const ways = (n: Node): number => Math.max(2, spread(n));
   for (let i = 0; i < items.length; i++) {
-    if (!openRun(items[i]!)) continue;
+    if (!variable(items[i]!)) continue;
     const a = reach(items[i]!, sets);
-    let cost = spread(items[i]!);
+    let cost = ways(items[i]!);
     for (let j = i + 1; j < items.length; j++) {
-      if (!openRun(items[j]!)) continue;
+      if (!variable(items[j]!)) continue;
       // Where the later run can start with a character the earlier one takes, a long run splits between them.
       const both = new Set([...first(items[j]!, sets)].filter((c) => a.has(c)));
       if (both.size === 0) continue;
       const separated = items.slice(i + 1, j).some((k) => !nullable(k) && !intersects(first(k, sets), both) && !intersects(reach(k, sets), both));
       if (separated) continue;
-      cost *= spread(items[j]!);
+      cost *= ways(items[j]!);
       if (cost > ADJACENT_BUDGET) {
-        return 'long runs in a row that can match the same characters (like [a-z]+[a-z0-9]+ or \\d{0,100}\\d{0,100}\\d{0,100}) take cubic time or worse on one long word; merge them into one run, bound them, or put a character neither matches between them';
+        return 'runs or optional parts in a row that can match the same characters (like [a-z]+[a-z0-9]+, \\d{0,100}\\d{0,100}\\d{0,100} or many [a-z ]? in a row) can take exponential time on one long word; merge them into one run, bound them, or put a character neither matches between them';
       }
     }
   }

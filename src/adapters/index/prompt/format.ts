@@ -17,7 +17,7 @@ import type { PageParts } from '../../../core/format/sections.js';
 
 const MAGIC = 'GKBPIX01';
 /** The format's version and the terms' (core/text/terms.ts): an index of another version of either reads as none. */
-export const INDEX_VERSION = `10.${TERMS_VERSION}`;
+export const INDEX_VERSION = `11.${TERMS_VERSION}`;
 
 /** Field bits of a posting: which part of the entry the keyword came from. */
 export const FIELD_TITLE = 1;
