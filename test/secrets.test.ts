@@ -145,6 +145,7 @@ describe('isSecretFilePath', () => {
     'config/secrets.yaml',
     'client_secret_1234.apps.googleusercontent.com.json',
     '.docker/config.json',
+    '/home/ada/.kube/config',
     'C:\\Users\\ada\\.ssh\\id_rsa',
   ];
   const no = [

@@ -319,6 +319,23 @@ describe('summarizeSession: rules', () => {
     expect(s.redactions).toBeGreaterThanOrEqual(3);
   });
 
+  it('a secret a command gives (PGPASSWORD=, mysql -p) is learned: the same value bare in a later reply is redacted too', () => {
+    const pg = 'Hx7kLm2Qp9Zt';
+    const my = 'Rw3nBv8Yc1Ud';
+    const records = [
+      prompt('load the dump into the staging database'),
+      toolUse('t1', 'Bash', { command: `PGPASSWORD=${pg} psql -h db -U app -f dump.sql` }),
+      toolResult('t1', 'COPY 120'),
+      toolUse('t2', 'Bash', { command: `mysql -uroot -p${my} -e 'select 1'` }),
+      toolResult('t2', '1'),
+      reply(`Done. The postgres password was ${pg} and the mysql one ${my}; rotate both.`),
+    ];
+    const s = summary(parseTranscript(transcript(records)));
+    // Before: redacted in the commands, committed bare in the last reply.
+    expect(s.body).not.toContain(pg);
+    expect(s.body).not.toContain(my);
+  });
+
   it('secretFileValues takes the values of .env, YAML-ish and JSON lines, numbered or not', () => {
     expect(secretFileValues('     1\tA=Abc123xyz9\n     2\t# comment=Zz9zz9zz9\n     3\texport B="Qw3rtyUi0p"\nC: plain-words-only\n"d": "Mn8bv7cx6z",\n')).toEqual(['Abc123xyz9', 'Qw3rtyUi0p', 'Mn8bv7cx6z']);
   });

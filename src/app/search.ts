@@ -2,6 +2,7 @@
  * Contract: `search` runs one or more queries (the model passes the user's words plus synonyms as several) over
  * a fresh index and returns merged, ranked hits with snippets and 1-hop link neighbours.
  */
+import { MAX_PROMPT_CHARS } from '../core/text/prompt-text.js';
 import { KbError } from '../core/errors.js';
 import { TYPES } from '../core/format/schema.js';
 import { writtenTag } from '../core/format/tags.js';
@@ -13,6 +14,10 @@ import { forbiddenHostKeys, unreadableShown } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { readDecaySettings } from '../adapters/store/repo-settings.js';
 import { unknownChoice } from '../core/text/suggest.js';
+
+/** The most queries one search merges, and the longest query (the prompt hook reads at most as much of a prompt). */
+export const MAX_QUERIES = 32;
+export const MAX_QUERY_CHARS = MAX_PROMPT_CHARS;
 
 export interface SearchCommandOptions extends RepoOptions {
   queries: string[];
@@ -52,6 +57,11 @@ const TURN_HITS = 5;
 export async function searchEntries(options: SearchCommandOptions): Promise<SearchResultSet> {
   const queries = options.queries.map((q) => q.trim()).filter(Boolean);
   if (queries.length === 0) throw new KbError('USAGE', 'search needs a query, e.g. git-kb search "rebase onto main"');
+  // NOTE: bounds, as the prompt hook has: a caller (an MCP client, a script) could pass thousands of phrasings or a
+  // megabyte of text, and the MCP server answers one request at a time.
+  if (queries.length > MAX_QUERIES) throw new KbError('USAGE', `search takes at most ${MAX_QUERIES} queries (got ${queries.length}); a few phrasings of one question are what it merges well`);
+  const long = queries.find((q) => q.length > MAX_QUERY_CHARS);
+  if (long) throw new KbError('USAGE', `a search query is at most ${MAX_QUERY_CHARS} characters (one has ${long.length}); search for its key words`);
   if (options.type && !(TYPES as readonly string[]).includes(options.type)) throw unknownChoice('type', options.type, TYPES);
   if (options.limit !== undefined && (!Number.isInteger(options.limit) || options.limit < 1)) throw new KbError('USAGE', '--limit must be a positive integer');
   const since = options.since ? parseSince(options.since) : undefined;

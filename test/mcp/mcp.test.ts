@@ -122,6 +122,14 @@ describe('git-kb mcp', () => {
     expect(refused.code).toBe('SECRET_DETECTED');
     expect(refused.message).not.toContain(secret.secret);
     expect(errorOf(await call('edit', { id: 'kb-0000000000', append: 'x' })).code).toBe('NOT_FOUND');
+    // Bounded search: before, 10,000 phrasings took 42 s of the one-request-at-a-time server, and a 1.4 MB query
+    // was echoed back whole.
+    const many = errorOf(await call('search', { query: Array.from({ length: 10_000 }, (_, i) => `q${i}`) }));
+    expect([many.code, many.message]).toEqual(['USAGE', 'search takes at most 32 queries (got 10000); a few phrasings of one question are what it merges well']);
+    const huge = errorOf(await call('search', { query: 'deploy '.repeat(200_000) }));
+    expect(huge.code).toBe('USAGE');
+    expect(huge.message).toMatch(/^a search query is at most 4000 characters \(one has \d+\)/);
+    expect((await call('search', { query: Array.from({ length: 32 }, (_, i) => `phrasing ${i}`) })).isError).toBeFalsy();
     expect(await commits()).toBe(before);
     expect((await git(sb.data, ['rev-parse', 'HEAD'], sb.env)).trim()).toBe(head);
     await expectCleanRepo(sb.data);

@@ -32,5 +32,5 @@ export function isSecretFilePath(path: string): boolean {
   if (/^secrets?\.(?:ya?ml|json|toml|ini|env|txt)$/.test(base)) return true;
   if (/^client_secret[^/]*\.json$/.test(base) || /^service[-_]?account[^/]*\.json$/.test(base)) return true;
   if (/^tokens?\.json$/.test(base)) return true;
-  return /(?:^|\/)\.docker\/config\.json$/i.test(norm);
+  return /(?:^|\/)\.docker\/config\.json$/i.test(norm) || /(?:^|\/)\.kube\/config$/i.test(norm);
 }

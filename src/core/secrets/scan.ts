@@ -306,6 +306,21 @@ export function findSecrets(text: string): SecretFinding[] {
   return findings;
 }
 
+/**
+ * The secret values in `text` as written (what redactSecrets replaces), longest first: a session learns them from
+ * its commands, so the same value met later with nothing around it that looks secret (a reply quoting the
+ * password a `PGPASSWORD=` gave) is still replaced.
+ */
+export function secretValuesIn(text: string): string[] {
+  const out = new Set<string>();
+  for (const h of scanOnce(text)) {
+    let v = text.slice(h.start, h.end);
+    if (h.quoted) v = v.replace(/^"(.*)"$/s, '$1');
+    if (v.length >= 6) out.add(v);
+  }
+  return [...out].sort((a, b) => b.length - a.length);
+}
+
 /** Replaces every secret in `text` with `[REDACTED:<kind-slug>]`, keeping keys, headers and URL users. */
 export function redactSecrets(text: string): { text: string; count: number; kinds: string[] } {
   const hits = scanOnce(text);

@@ -8,7 +8,7 @@
  * Pure: no I/O (the per-session state that records what was last summarised is src/adapters/store/session-state.ts).
  */
 import path from 'node:path';
-import { isSecretFilePath, redactSecrets } from '../secrets/scan.js';
+import { isSecretFilePath, redactSecrets, secretValuesIn } from '../secrets/scan.js';
 import type { TranscriptFacts } from './transcript.js';
 import { fnv1a } from '../text/fnv.js';
 import { idTime } from '../format/schema.js';
@@ -132,7 +132,10 @@ export function secretFileValues(text: string): string[] {
   return [...out].sort((a, b) => b.length - a.length);
 }
 
-/** Paths of files whose whole content is secret, read in this session (Read, or `cat`-like Bash commands). */
+/**
+ * Paths of files whose whole content is secret, read in this session (Read, or `cat`-like Bash commands), and the
+ * values to replace wherever they appear: those of the lines of such files, and the secrets its commands give.
+ */
 function secretReads(facts: TranscriptFacts): { paths: string[]; values: string[] } {
   const paths: string[] = [];
   const values: string[] = [];
@@ -141,6 +144,9 @@ function secretReads(facts: TranscriptFacts): { paths: string[]; values: string[
     if (u.name !== 'Bash' || !u.id || !u.input || typeof u.input !== 'object') continue;
     const cmd = (u.input as { command?: unknown }).command;
     if (typeof cmd !== 'string') continue;
+    // A secret the command gives (`PGPASSWORD=...`, `mysql -p...`) is learned: the same value later, in a reply
+    // or an output with nothing around it that looks secret, is replaced too.
+    values.push(...secretValuesIn(cmd));
     const file = cmd.split(/[\s;|&<>()'"`]+/).find((w) => w && isSecretFilePath(w));
     if (file) shellSecret.set(u.id, file);
   }
