@@ -389,11 +389,11 @@ async function expectFsckClean(dir: string): Promise<void> {
   expect(`${out.stdout}${out.stderr}`.trim()).toBe('');
 }
 
-it('a journal an earlier git-kb left after moving the branch to a commit with a 300 MB file: the next write puts files and branch back, names the file, and writes go on', async () => {
-  const { remote, clone } = await clonedThroughRemote();
-  await pushHugeAttachment(remote);
-  // What a git-kb before the size check did: fetch, journal, move the branch, write the files in order (a.txt),
-  // then fail on big.bin, leaving the journal every later write replayed (and failed on).
+/**
+ * What a git-kb before the size check left in `clone`: fetched, journalled, the branch moved to the remote's tip
+ * (a commit holding attachments/big.bin of 300 MB), a.txt written, then failed on big.bin.
+ */
+async function leaveLegacyJournal(clone: string): Promise<{ from: string; to: string }> {
   await git(clone, ['fetch', '-q', 'origin'], sb.env);
   const from = (await git(clone, ['rev-parse', 'HEAD'], sb.env)).trim();
   const to = (await git(clone, ['rev-parse', 'origin/main'], sb.env)).trim();
@@ -402,6 +402,15 @@ it('a journal an earlier git-kb left after moving the branch to a commit with a 
   await git(clone, ['update-ref', 'refs/heads/main', to], sb.env);
   fs.mkdirSync(path.join(clone, 'attachments'));
   fs.writeFileSync(path.join(clone, 'attachments', 'a.txt'), 'a small attachment\n');
+  return { from, to };
+}
+
+it('a journal an earlier git-kb left after moving the branch to a commit with a 300 MB file: the next write puts files and branch back, names the file, and writes go on', async () => {
+  const { remote, clone } = await clonedThroughRemote();
+  await pushHugeAttachment(remote);
+  // What a git-kb before the size check did: fetch, journal, move the branch, write the files in order (a.txt),
+  // then fail on big.bin, leaving the journal every later write replayed (and failed on).
+  const { from, to } = await leaveLegacyJournal(clone);
 
   const args = ['--data', clone, 'add', '--type', 'lesson_learned', '--title', 'Still writable', 'Yes.'];
   const r = await kb(sb, args);
@@ -463,14 +472,7 @@ it('a journal an earlier git-kb left for a commit with a 300 MB file, the branch
   await pushHugeAttachment(remote);
   // The earlier git-kb's half-done checkout, as in the test above; then the user, with plain git, made the index
   // match the branch and committed a file of their own on top, and edited a.txt without committing it.
-  await git(clone, ['fetch', '-q', 'origin'], sb.env);
-  const from = (await git(clone, ['rev-parse', 'HEAD'], sb.env)).trim();
-  const to = (await git(clone, ['rev-parse', 'origin/main'], sb.env)).trim();
-  fs.mkdirSync(path.join(clone, '.git', 'git-kb'), { recursive: true });
-  fs.writeFileSync(path.join(clone, '.git', 'git-kb', 'journal.json'), JSON.stringify({ kind: 'checkout', from, to, paths: ['attachments/a.txt', 'attachments/big.bin'] }));
-  await git(clone, ['update-ref', 'refs/heads/main', to], sb.env);
-  fs.mkdirSync(path.join(clone, 'attachments'));
-  fs.writeFileSync(path.join(clone, 'attachments', 'a.txt'), 'a small attachment\n');
+  const { from, to } = await leaveLegacyJournal(clone);
   await git(clone, ['reset', '-q'], sb.env);
   fs.writeFileSync(path.join(clone, 'mine.txt'), 'my own file\n');
   await git(clone, ['add', 'mine.txt'], sb.env);
