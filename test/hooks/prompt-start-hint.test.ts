@@ -58,6 +58,15 @@ describe('prompt hook, no data repo yet', () => {
     expect(hintOf(await runPromptHook(sb, { prompt: 'where did my notes go?' }, { env: { GIT_KB_DATA: data } }))).toContain('git-kb init');
   });
 
+  it('a data repo that is there but cannot be read (its .git a link loop) gets no "no knowledge base yet" hint: silence, exit 0', async () => {
+    sb = makeSandbox('gkb-hint-');
+    const data = path.join(sb.root, 'notes');
+    fs.mkdirSync(data);
+    fs.symlinkSync('.git', path.join(data, '.git')); // ELOOP on stat, as EACCES would be for another user
+    // Before: the false hint that no knowledge base exists and that `git-kb add` would create one.
+    expect(hintOf(await runPromptHook(sb, payload('where did my notes go?', 's9'), { env: { GIT_KB_DATA: data } }))).toBeUndefined();
+  });
+
   it('stays silent (exit 0) when it cannot remember the hint: no line on every prompt', async () => {
     sb = makeSandbox('gkb-hint-');
     fs.writeFileSync(path.join(sb.home, '.git-kb'), 'a file where the folder would be');

@@ -131,7 +131,14 @@ export async function handlePrompt(input: HookInput, ctx: HookContext): Promise<
   }
   record.data = dir;
   // NOTE: before the other skip rules, so a new user's first prompt ("hi") hears how to start, once a session.
-  if (!fs.existsSync(path.join(dir, '.git'))) {
+  let git: fs.Stats | undefined;
+  try {
+    git = fs.statSync(path.join(dir, '.git'), { throwIfNoEntry: false });
+  } catch (err) {
+    // There but not readable (permissions): not "no knowledge base yet", whose hint would be false.
+    return done({ skipped: 'data repo unreadable', error: (err as NodeJS.ErrnoException).code });
+  }
+  if (!git) {
     const hint = startHint(dir, sessionId, ctx.settings);
     done({ skipped: 'no data repo', hint: hint !== undefined });
     return hint;
