@@ -156,10 +156,7 @@ export interface ForbidResult {
   mentioned?: string[];
 }
 
-/**
- * The entry files whose text `matcher` covers, in path order (a forbidden host's own facts, which reads withhold,
- * left out): what a new forbidden pattern finds already written.
- */
+/** The entry files whose text `matcher` covers, in path order: what a new forbidden pattern finds already written. */
 function entriesCovered(dir: string, matcher: ReturnType<typeof forbiddenMatcher>): string[] {
   const out: string[] = [];
   for (const rel of listEntryPaths(dir)) {

@@ -209,7 +209,7 @@ export async function main(argv: string[]): Promise<void> {
 
 /**
  * Ctrl-C while a write holds the lock of `dir`: the write is finished first, then the process stops (exit 130;
- * spec/cli.md, "Ctrl-C during a write"). Says so at once.
+ * spec/cli.md, "Writes"). Says so at once.
  */
 function interrupted(dir: string, settings: Settings): void {
   process.stderr.write(`\ngit-kb: stopping once the write under way in ${terminalSafe(homeShort(dir, settings.home))} is done, so nothing is left half written (Ctrl-C again stops at once; the next git-kb write then finishes or undoes what it left)\n`);

@@ -46,6 +46,7 @@ export function noteWriting(dir: string | undefined): void {
   }
   if (!dir && stopAfter) process.exit(130);
 }
+
 /** Notes that a write created the data repo at `dir` (its first write; not `init`, which says so itself). */
 export function noteCreated(dir: string): void {
   created.add(dir);
