@@ -242,13 +242,13 @@ describe('text built to make a pattern run for ever', () => {
     it(`hosts.yaml: a marker of long runs in a row (${marker}) is refused by name, as marker and as forbidden pattern`, async () => {
       await committedFile('hosts.yaml', `hosts:\n  pop:\n    markers:\n      - ${marker}\n`);
       const status = await kb(sb, ['--data', sb.data, 'host', 'status']);
-      expect(status.stdout + status.stderr).toMatch(/hosts\.yaml:4: .*long runs in a row that can match the same characters/);
+      expect(status.stdout + status.stderr).toMatch(/hosts\.yaml:4: .*runs or optional parts in a row that can match the same characters/);
       const detect = await run(process.execPath, [CLI, '--data', sb.data, 'host', 'detect'], { env: sb.env, input: `${'7'.repeat(400)} ${'a'.repeat(400)}`, timeoutMs: 40_000 });
       expect(detect.code).toBe(5);
       await committedFile('hosts.yaml', `forbidden_patterns:\n  - ${marker}\n`);
       const add = await run(process.execPath, [CLI, '--data', sb.data, 'add', '--type', 'lesson_learned', '--title', 'Digits', `${'7'.repeat(400)} ${'a'.repeat(400)}`], { env: sb.env, timeoutMs: 40_000 });
       expect(add.code, add.stderr).toBe(5);
-      expect(add.stderr).toMatch(/long runs in a row that can match the same characters/);
+      expect(add.stderr).toMatch(/runs or optional parts in a row that can match the same characters/);
     });
   }
 
