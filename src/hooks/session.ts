@@ -38,8 +38,12 @@ import { readAt } from '../adapters/store/fsutil.js';
 import { budgetBlockReason, budgetOverruns, type BudgetName } from '../core/budget.js';
 import { debugLog, type HookContext, type HookInput } from './protocol.js';
 
-/** Transcripts bigger than this are summarised by a detached worker, never inside a hook's time limit. */
-const INLINE_MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * Transcripts bigger than this are summarised by a detached worker, never inside a hook's time limit. NOTE: one of
+ * 15.5 MB took 10.9 s of the Stop hook's 13 on an idle machine and past its 15 s timeout on a busy one (parsing
+ * and redacting are linear, about 0.7 s a MB): 4 MB keeps a busy machine's worst within a few seconds.
+ */
+const INLINE_MAX_BYTES = 4 * 1024 * 1024;
 /** A write lock younger than this means another writer is busy: a Stop leaves the write for later. */
 const BUSY_LOCK_MS = 60_000;
 

@@ -98,6 +98,20 @@ describe('hooks.json wiring', () => {
 });
 
 describe('Stop and PreCompact', () => {
+  it('a transcript over 4 MB is summarised by a detached worker, not inside the Stop hook (one of 15.5 MB took 11 s of its 13)', async () => {
+    await dataRepo();
+    const t = path.join(sb.root, 'projects', 'p', 'sess-big-1.jsonl');
+    const reply = `${'a long tool transcript line of build output '.repeat(100)}`;
+    while (!fs.existsSync(t) || fs.statSync(t).size <= 4.5 * 1024 * 1024) turn(t, 'sess-big-1', 'why does the nightly build fail on arm64', reply);
+    const debug = path.join(sb.root, 'debug.jsonl');
+    const r = await runHook('stop', payload('stop', 'sess-big-1', t, { stop_hook_active: false }), { env: { KB_HOOK_DEBUG: '1', KB_HOOK_DEBUG_FILE: debug } });
+    expect([r.code, r.stdout, r.stderr]).toEqual([0, '', '']);
+    const records = fs.readFileSync(debug, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    // Before (over 16 MB only): this Stop parsed and summarised it inline.
+    expect(records.some((x) => x.event === 'stop' && x.outcome === 'worker')).toBe(true);
+    await until(() => summaries().some((x) => x.includes('why does the nightly build fail on arm64')) && idle(), 120_000);
+  });
+
   it('Stop writes the summary at once, then commits at most once per debounce window; PreCompact writes anyway', async () => {
     await dataRepo();
     const t = path.join(sb.root, 'projects', 'p', 'sess-stop-1.jsonl');
