@@ -64,12 +64,18 @@ function candidates(dir: string): string[] {
   return out;
 }
 
+/** A note's front matter fields (none when it has none) and its body, a byte order mark dropped. */
+function noteParts(text: string, rel: string): { data: Record<string, unknown>; body: string } {
+  const body = text.replace(/^\uFEFF/, '');
+  if (!/^---[ \t]*\r?\n/.test(body)) return { data: {}, body };
+  const raw = splitEntry(body, rel);
+  return { data: { ...raw.data }, body: raw.body };
+}
+
 /** The id a note's front matter gives, as text, or undefined when it gives none (or has no front matter that parses). */
 function frontMatterId(dir: string, rel: string): string | undefined {
   try {
-    const text = toLf(readEntryText(dir, rel));
-    if (!/^---[ \t]*\n/.test(text)) return undefined;
-    const id = splitEntry(text, rel).data.id;
+    const id = noteParts(readEntryText(dir, rel), rel).data.id;
     return id === undefined ? undefined : String(id);
   } catch {
     return undefined; // adopting it says what is wrong
@@ -101,13 +107,7 @@ export async function adoptNotes(options: AdoptOptions): Promise<AdoptResult> {
       refuseSecretInputs({ 'the file name': rel });
       const text = readEntryText(dir, rel);
       refuseSecrets(text, rel);
-      let data: Record<string, unknown> = {};
-      let body = text.replace(/^\uFEFF/, '');
-      if (/^---[ \t]*\r?\n/.test(body)) {
-        const raw = splitEntry(body, rel);
-        data = { ...raw.data };
-        body = raw.body;
-      }
+      const { data, body } = noteParts(text, rel);
       if (data.id !== undefined) throw new KbError('USAGE', `${rel} already has an id (${String(data.id)}): it is an entry, not a note to adopt ("git-kb lint" says what is wrong with it)`, { file: rel });
       const heading = /^#[ \t]+(.+?)[ \t#]*$/m.exec(body)?.[1];
       // A title the note did not give (its heading or file name) is cut to TITLE_MAX; one it gave is judged as written.

@@ -182,9 +182,9 @@ export async function forbidPattern(options: RepoOptions & { pattern: string }):
     const after = checkedForEdit(before).withForbiddenPattern(options.pattern);
     const registry = checkHostsText(after);
     if (after === before) return { changed: false, count: registry.forbiddenPatterns.length };
-    // NOTE: the commit message never quotes the pattern (it may itself be the name to keep out of the log).
-    const commit = await tx.commit([{ path: HOSTS_FILE, content: after }], `hosts: add forbidden pattern #${registry.forbiddenPatterns.length}`);
     const n = registry.forbiddenPatterns.length;
+    // NOTE: the commit message never quotes the pattern (it may itself be the name to keep out of the log).
+    const commit = await tx.commit([{ path: HOSTS_FILE, content: after }], `hosts: add forbidden pattern #${n}`);
     const mentioned = entriesCovered(dir, forbiddenMatcher({ hosts: [], forbiddenPatterns: registry.forbiddenPatterns.slice(n - 1) }));
     return { changed: true, commit, count: n, ...(mentioned.length ? { mentioned } : {}) };
   }, { identity: options.settings });
