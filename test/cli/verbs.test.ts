@@ -119,14 +119,18 @@ describe('adopt', () => {
     sb = makeSandbox();
     await initRepo(sb);
     writeFile(sb, 'entries/handmade.md', '---\nid: kb-handmade01\ntitle: Handmade\ntype: decision\n---\n\nx\n');
+    writeFile(sb, 'entries/bom.md', '\uFEFF---\r\nid: kb-handmade02\r\ntitle: With a BOM\r\ntype: decision\r\n---\r\n\r\nx\r\n');
     writeFile(sb, 'entries/Untitled.md', 'Just a note from Obsidian\n');
     // Before: "entries/handmade.md already has an id" (exit 2), and Untitled.md was not adopted either.
     const r = await kbj(sb, ['adopt']);
     expect(r.adopted.map((a: { from: string }) => a.from)).toEqual(['entries/Untitled.md']);
-    expect(r.skipped).toEqual([{ path: 'entries/handmade.md', reason: expect.stringMatching(/^it already has an id \(kb-handmade01\)/) }]);
+    expect(r.skipped).toEqual([
+      { path: 'entries/bom.md', reason: expect.stringMatching(/^it already has an id \(kb-handmade02\)/) },
+      { path: 'entries/handmade.md', reason: expect.stringMatching(/^it already has an id \(kb-handmade01\)/) },
+    ]);
     expect(fs.readFileSync(path.join(sb.data, 'entries/handmade.md'), 'utf8')).toContain('id: kb-handmade01');
     const again = await kbd(sb, ['adopt']);
-    expect([again.code, again.stdout]).toEqual([0, 'skipped entries/handmade.md: it already has an id (kb-handmade01): an entry, not a note to adopt; "git-kb lint" says what is wrong with it\nnothing to adopt: every note in the entry folders is an entry\n']);
+    expect([again.code, again.stdout]).toEqual([0, 'skipped entries/bom.md: it already has an id (kb-handmade02): an entry, not a note to adopt; "git-kb lint" says what is wrong with it\nskipped entries/handmade.md: it already has an id (kb-handmade01): an entry, not a note to adopt; "git-kb lint" says what is wrong with it\nnothing to adopt: every note in the entry folders is an entry\n']);
   });
 
   it('takes a path (anywhere in the repo, tracked or not), --type, the file name as title, and keeps front matter fields', async () => {
