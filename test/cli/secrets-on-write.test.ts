@@ -78,7 +78,7 @@ describe('secrets are refused on every write', () => {
   // the battery, every kind of item among them), and through the same write in process in every field, against the
   // same data repo: the CLI proves the path from argv and stdin to the refusal and its printing; the battery is
   // proved field by field where it costs no process each (a few hundred processes took minutes of the suite).
-  const ADD_FIELDS = [
+  const ADD_FIELDS: { label: string; where: RegExp; cli: (i: number, t: string) => { args: string[]; input?: string }; app?: (t: string) => { type: string; title: string; body?: string; tags?: string; url?: string } }[] = [
     { label: 'add body (stdin)', where: entryPlace, cli: (i: number, t: string) => ({ args: ['add', '--type', 'factual_reference', '--title', `Body note ${i}`], input: t }), app: (t: string) => ({ type: 'factual_reference', title: 'Body note', body: t }) },
     { label: 'add body (argument)', where: entryPlace, cli: (i: number, t: string) => ({ args: ['add', '--type', 'factual_reference', '--title', `Body note ${i}`, '--', t] }), app: undefined },
     { label: 'add title', where: /in the title/, cli: (_i: number, t: string) => ({ args: ['add', '--type', 'factual_reference', '--title', t] }), app: (t: string) => ({ type: 'factual_reference', title: t, body: 'Harmless.' }) },
