@@ -73,10 +73,29 @@ export function setHeadBranch(dir: string, branch: string): void {
   writeFileAtomic(path.join(dir, '.git', 'HEAD'), `ref: refs/heads/${branch}\n`, { fsync: false });
 }
 
-/** The branch HEAD points at, failing with CONFLICT on a detached HEAD (`what`: the verb that needs a branch). */
+/**
+ * The git operations a commit must not land in the middle of, by the file git keeps while one waits on the user:
+ * a commit then would go under the merge (or pick, revert, patch series) that git finishes later, and a plain
+ * `git commit` refuses a partial commit there too. A rebase with a detached HEAD is refused as detached already.
+ */
+const IN_PROGRESS: [file: string, what: string, fix: string][] = [
+  ['MERGE_HEAD', 'a git merge', 'git commit, or git merge --abort'],
+  ['CHERRY_PICK_HEAD', 'a git cherry-pick', 'git cherry-pick --continue, or --abort'],
+  ['REVERT_HEAD', 'a git revert', 'git revert --continue, or --abort'],
+  ['rebase-merge', 'a git rebase', 'git rebase --continue, or --abort'],
+  ['rebase-apply', 'a git rebase or am', 'git rebase --continue or git am --continue, or --abort'],
+];
+
+/**
+ * The branch HEAD points at, failing with CONFLICT on a detached HEAD or while git waits on the user to finish a
+ * merge, cherry-pick, revert, rebase or am (`what`: the verb that needs a branch).
+ */
 export function currentBranch(dir: string, what: string): string {
   const ref = headRef(dir);
   if (!ref || !ref.startsWith('refs/heads/')) throw new KbError('CONFLICT', `${dir} has a detached HEAD; check out a branch (git checkout main) before ${what}`);
+  for (const [file, op, fix] of IN_PROGRESS) {
+    if (fs.existsSync(path.join(dir, '.git', file))) throw new KbError('CONFLICT', `${dir} is in the middle of ${op}; finish it (${fix}) before ${what}`);
+  }
   return ref;
 }
 
