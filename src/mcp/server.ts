@@ -11,6 +11,7 @@ import { ErrorCode, McpError, type JSONRPCMessage } from '@modelcontextprotocol/
 import { Transform } from 'node:stream';
 import { z } from 'zod';
 import type { Settings } from '../adapters/config/settings.js';
+import type { DataSource } from '../adapters/config/config.js';
 import { isKbError, KbError, systemRefusal } from '../core/errors.js';
 import { ACTIVITIES, idArgument, RELS, TYPES } from '../core/format/schema.js';
 
@@ -18,6 +19,8 @@ import { ACTIVITIES, idArgument, RELS, TYPES } from '../core/format/schema.js';
 export interface McpOptions {
   /** The data repo, resolved once by the container (as the CLI resolves it). */
   data: string;
+  /** Where that choice came from (the `--data` flag, GIT_KB_DATA, the config file, the default), as `status` says it. */
+  source?: DataSource;
   /** The environment, parsed once by the container. */
   settings: Settings;
   version: string;
@@ -383,7 +386,10 @@ export function createServer(options: McpOptions): McpServer {
     () =>
       run(async () => {
         const { repoStatus } = await import('../app/status.js');
-        return { ...(await repoStatus(repo)) };
+        // NOTE: the tools get the directory resolved at start, which would read as a --data flag: the source is
+        // the one that resolution found.
+        const status = await repoStatus(repo);
+        return { ...status, ...(options.source ? { source: options.source } : {}) };
       }),
   );
 

@@ -46,6 +46,19 @@ afterAll(async () => {
 });
 
 describe('git-kb mcp', () => {
+  it('status says where the data repo choice came from: GIT_KB_DATA, not a flag, when the server was started without --data', async () => {
+    const env = Object.fromEntries(Object.entries({ ...sb.env, GIT_KB_DATA: sb.data }).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    const other = new Client({ name: 'git-kb-test-env', version: '1.0.0' });
+    await other.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], env, stderr: 'pipe' }));
+    try {
+      const status = (await other.callTool({ name: 'status', arguments: {} })) as CallResult;
+      expect(status.structuredContent).toMatchObject({ data_dir: sb.data, source: 'env' });
+    } finally {
+      await other.close();
+    }
+    expect((await call('status')).structuredContent).toMatchObject({ source: 'flag' });
+  });
+
   it('lists the tools named as the verbs, each with a description, a schema and annotations', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();

@@ -11,6 +11,7 @@ export function register(ctx: Cli): void {
       const { serveStdio } = await import('../../mcp/server.js');
       const { data, settings } = repoOptions(ctx, cmd);
       // NOTE: resolved once, as the CLI resolves it; every tool call then names this directory.
-      await serveStdio({ data: resolveDataDir({ data, settings }).dir, settings, version: cmd.parent?.version() ?? '0' });
+      const { dir, source } = resolveDataDir({ data, settings });
+      await serveStdio({ data: dir, source, settings, version: cmd.parent?.version() ?? '0' });
     });
 }
