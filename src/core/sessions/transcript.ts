@@ -655,6 +655,73 @@ export function parseTranscript(text: string): TranscriptFacts {
 }
 
 /**
+ * The session id one transcript line carries (its record's top-level `sessionId`, as parseTranscript reads it), or
+ * undefined. `whole` false: the line is only the start of a longer one (a reader that keeps the first part of a huge
+ * line); then, as when the line does not parse (a last line still being written), the id is looked for among the
+ * record's top-level fields before the text ends. NOTE: Claude Code writes the envelope (`sessionId` among it)
+ * before the message, so the start of a line holds it.
+ */
+export function lineSessionId(line: string, whole = true): string | undefined {
+  const t = (line.charCodeAt(0) === 0xfeff ? line.slice(1) : line).trim();
+  if (t[0] !== '{') return undefined;
+  if (whole) {
+    try {
+      const rec: unknown = JSON.parse(t);
+      return isRec(rec) ? str(rec.sessionId) : undefined;
+    } catch {
+      /* cut off: look through what there is */
+    }
+  }
+  return topLevelString(t, 'sessionId');
+}
+
+/**
+ * A top-level string field of a JSON object's text, read up to where the text ends (it may be cut): strings are
+ * skipped whole, nested objects and arrays by their depth.
+ */
+function topLevelString(t: string, key: string): string | undefined {
+  let depth = 0;
+  let expectKey = false;
+  let lastKey: string | undefined;
+  for (let i = 0; i < t.length; i++) {
+    const c = t[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (j < t.length && t[j] !== '"') j += t[j] === '\\' ? 2 : 1;
+      if (j >= t.length) return undefined;
+      const raw = t.slice(i, j + 1);
+      if (depth === 1) {
+        if (expectKey) {
+          lastKey = raw;
+          expectKey = false;
+        } else if (lastKey === JSON.stringify(key)) {
+          try {
+            return str(JSON.parse(raw));
+          } catch {
+            return undefined;
+          }
+        }
+      }
+      i = j;
+    } else if (c === '{' || c === '[') {
+      depth++;
+      if (depth === 1) expectKey = true;
+    } else if (c === '}' || c === ']') {
+      depth--;
+      if (depth <= 0) return undefined;
+    } else if (c === ',' && depth === 1) {
+      expectKey = true;
+      lastKey = undefined;
+    } else if (c === ':' && depth === 1) {
+      /* the value follows */
+    } else if (depth === 1 && lastKey === JSON.stringify(key) && !/\s/.test(c!)) {
+      return undefined; // not a string value
+    }
+  }
+  return undefined;
+}
+
+/**
  * Text every transcript holds once its session made a tool call (the `tool_use` content block's type, as Claude
  * Code writes it): a hook can tell from raw bytes, without parsing, that a session surely did no work.
  */
