@@ -13,6 +13,7 @@ import { archiveTranscript, listArchive, pruneArchive, readArchive, removeArchiv
 import { loadHosts } from '../adapters/store/hosts-file.js';
 import { readAt } from '../adapters/store/fsutil.js';
 import { readSessionState, writeSessionState } from '../adapters/store/session-state.js';
+import { transcriptSessionId } from '../adapters/store/transcript-id.js';
 import { findSessionLogs, readSessionLog, removeSessionLog, writeSessionLog } from '../adapters/index/turns.js';
 import { KbError } from '../core/errors.js';
 import { forbiddenMatch, forbiddenMatcher, type ForbiddenHit, type HostMatcher } from '../core/hosts/hosts.js';
@@ -65,7 +66,7 @@ function redactLines(text: string, scrub: (s: string) => string): string {
 
 export interface LogOptions {
   transcript: string;
-  /** The session id from the hook input; else the transcript's own. */
+  /** The session id from the hook input, used when no line of the transcript carries one (transcriptSessionId). */
   sessionId?: string;
   /** The data repo (it exists). */
   dir: string;
@@ -90,15 +91,15 @@ export async function logSession(options: LogOptions): Promise<LogResult> {
   const { dir, settings } = options;
   const file = path.resolve(options.transcript);
   const st = transcriptStat(file);
-  if (options.sessionId) {
-    const state = readSessionState(dir, options.sessionId);
-    if (state?.loggedSize === st.size && state.loggedMtimeMs === st.mtimeMs && (state.outcome === 'forbidden' || readSessionLog(dir, options.sessionId))) {
-      return { status: 'current', sessionId: options.sessionId };
+  const sessionId = transcriptSessionId(file, { given: options.sessionId, size: st.size });
+  if (sessionId) {
+    const state = readSessionState(dir, sessionId);
+    if (state?.loggedSize === st.size && state.loggedMtimeMs === st.mtimeMs && (state.outcome === 'forbidden' || readSessionLog(dir, sessionId))) {
+      return { status: 'current', sessionId };
     }
   }
   const source = readTranscriptBytes(file, st.size);
   const facts = parseTranscript(source.toString('utf8'));
-  const sessionId = options.sessionId ?? facts.sessionId;
   if (!sessionId || isOwnChildSession(facts)) return { status: 'skipped', facts, st };
   const mark = (extra: Record<string, unknown> = {}): void => {
     writeSessionState(dir, { ...readSessionState(dir, sessionId), sessionId, transcript: file, loggedSize: st.size, loggedMtimeMs: st.mtimeMs, ...extra });

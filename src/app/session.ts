@@ -16,6 +16,7 @@ import { findSecrets } from '../core/secrets/scan.js';
 import { clip, summarizeSession, summaryContentKey, type SessionSummary } from '../core/sessions/summary.js';
 import { findTurn, grepLog, type GrepLine, type LoggedTurn } from '../core/sessions/turns.js';
 import { readSessionState, stateIsCurrent, writeSessionState, type SessionState } from '../adapters/store/session-state.js';
+import { transcriptSessionId, transcriptStem } from '../adapters/store/transcript-id.js';
 import { readEntryText, safeJoin } from '../adapters/store/layout.js';
 import { allTranscriptText, parseTranscript, type TranscriptFacts } from '../core/sessions/transcript.js';
 import { logSession, readTranscriptBytes, sessionForbidden, tidyArchive, transcriptStat } from './session-log.js';
@@ -27,7 +28,10 @@ import { refuseSecrets, withWriteLock } from '../adapters/write/transaction.js';
 
 export interface RecordOptions extends RepoOptions {
   transcript: string;
-  /** The session id from the hook input; else the transcript's own. */
+  /**
+   * The session id from the hook input or `--session-id`: used only when no line of the transcript carries one
+   * (transcriptSessionId: the transcript's own id wins, so every writer names a transcript's session alike).
+   */
   sessionId?: string;
   /** The data repo, already resolved (hooks); else resolved from `data`. */
   dir?: string;
@@ -108,7 +112,7 @@ async function recordOnce(options: RecordOptions): Promise<RecordResult> {
   }
   const st = read?.st ?? transcriptStat(file);
   const facts = read?.facts ?? parseTranscript(readTranscriptBytes(file, st.size).toString('utf8'));
-  const sessionId = options.sessionId ?? facts.sessionId;
+  const sessionId = transcriptSessionId(file, { given: options.sessionId, size: st.size });
   const state = (outcome: string, extra: Partial<SessionState> = {}): void => {
     if (!sessionId) return;
     const prev = readSessionState(dir!, sessionId);
@@ -170,7 +174,7 @@ export function projectsDir(settings: Pick<Settings, 'claudeConfigDir'>): string
   return path.join(settings.claudeConfigDir, 'projects');
 }
 
-/** A transcript on disk. */
+/** A transcript on disk, and which session it is (transcriptSessionId). */
 export interface TranscriptFile {
   file: string;
   sessionId: string;
@@ -178,9 +182,9 @@ export interface TranscriptFile {
   mtimeMs: number;
 }
 
-/** Session transcripts (`<projects>/<project>/<session-id>.jsonl`, subagent files left out), newest first. */
-function listTranscripts(root: string, sinceMs = 0): TranscriptFile[] {
-  const out: TranscriptFile[] = [];
+/** Transcript files (`<projects>/<project>/*.jsonl`, subagent files `agent-*.jsonl` left out) changed since `sinceMs`. */
+function listTranscriptFiles(root: string, sinceMs = 0): Omit<TranscriptFile, 'sessionId'>[] {
+  const out: Omit<TranscriptFile, 'sessionId'>[] = [];
   let projects: fs.Dirent[];
   try {
     projects = fs.readdirSync(root, { withFileTypes: true });
@@ -200,10 +204,45 @@ function listTranscripts(root: string, sinceMs = 0): TranscriptFile[] {
       const file = path.join(root, p.name, n);
       const st = fs.statSync(file, { throwIfNoEntry: false });
       if (!st?.isFile() || st.mtimeMs < sinceMs) continue;
-      out.push({ file, sessionId: n.slice(0, -'.jsonl'.length), size: st.size, mtimeMs: st.mtimeMs });
+      out.push({ file, size: st.size, mtimeMs: st.mtimeMs });
     }
   }
-  return out.sort((a, b) => b.mtimeMs - a.mtimeMs);
+  return out;
+}
+
+/**
+ * The sessions of recent transcripts, newest first, one file each: a session's id is read from its transcript's
+ * lines (transcriptSessionId; the file name only when no line carries one). NOTE: two files of one session (a
+ * transcript copied or renamed beside its original) are one session: the file kept is the one holding the most (a
+ * transcript only grows), on a tie the one its state names, then the one named by its id, then the newest; the
+ * others are `copies`, left alone, so a copy never makes a second summary nor turns the summary back and forth.
+ */
+function listTranscripts(dir: string, root: string, sinceMs = 0): { files: TranscriptFile[]; copies: number } {
+  const bySession = new Map<string, TranscriptFile[]>();
+  for (const f of listTranscriptFiles(root, sinceMs)) {
+    const sessionId = transcriptSessionId(f.file, { size: f.size });
+    if (!sessionId) continue;
+    const all = bySession.get(sessionId) ?? [];
+    all.push({ ...f, sessionId });
+    bySession.set(sessionId, all);
+  }
+  const files: TranscriptFile[] = [];
+  let copies = 0;
+  for (const [sessionId, all] of bySession) {
+    if (all.length > 1) {
+      const known = readSessionState(dir, sessionId)?.transcript;
+      const rank = (f: TranscriptFile): number[] => [f.size, f.file === known ? 1 : 0, transcriptStem(f.file) === sessionId ? 1 : 0, f.mtimeMs];
+      all.sort((a, b) => {
+        const ra = rank(a);
+        const rb = rank(b);
+        for (let i = 0; i < ra.length; i++) if (ra[i] !== rb[i]) return rb[i]! - ra[i]!;
+        return a.file < b.file ? -1 : 1;
+      });
+      copies += all.length - 1;
+    }
+    files.push(all[0]!);
+  }
+  return { files: files.sort((a, b) => b.mtimeMs - a.mtimeMs), copies };
 }
 
 export interface CatchUpOptions extends RepoOptions {
@@ -211,7 +250,7 @@ export interface CatchUpOptions extends RepoOptions {
   projects?: string;
   /** Only transcripts changed in the last this-many days (default 30). */
   days?: number;
-  /** Session ids to leave alone (the session that started the catch-up). */
+  /** Session ids to leave alone (the session that started the catch-up): a transcript whose lines or file name name one. */
   exclude?: string[];
   /** Stop starting new transcripts after this long (default 60 s). */
   budgetMs?: number;
@@ -227,6 +266,8 @@ export interface CatchUpResult {
   unchanged: number;
   skipped: number;
   forbidden: number;
+  /** Transcripts left alone as copies of another file of the same session (listTranscripts). */
+  copies: number;
   failed: { file: string; error: string }[];
   /** Transcripts left for next time (the budget ran out). */
   left: number;
@@ -244,11 +285,11 @@ export async function catchUpSessions(options: CatchUpOptions): Promise<CatchUpR
   const dir = options.dir ?? repoForRead(options).dir;
   const started = Date.now();
   const days = options.days ?? 30;
-  const files = listTranscripts(options.projects ?? projectsDir(options.settings), Date.now() - days * 86_400_000);
+  const { files, copies } = listTranscripts(dir, options.projects ?? projectsDir(options.settings), Date.now() - days * 86_400_000);
   const exclude = new Set(options.exclude ?? []);
-  const result: CatchUpResult = { looked: 0, current: 0, written: [], logged: 0, unchanged: 0, skipped: 0, forbidden: 0, failed: [], left: 0, rebuilt: 0, pruned: 0 };
+  const result: CatchUpResult = { looked: 0, current: 0, written: [], logged: 0, unchanged: 0, skipped: 0, forbidden: 0, copies, failed: [], left: 0, rebuilt: 0, pruned: 0 };
   const todo = files.filter((f) => {
-    if (exclude.has(f.sessionId)) return false;
+    if (exclude.has(f.sessionId) || exclude.has(transcriptStem(f.file) ?? '')) return false;
     const state = readSessionState(dir, f.sessionId);
     if (stateIsCurrent(state, f) && state?.loggedSize === f.size && state.loggedMtimeMs === f.mtimeMs) {
       result.current++;

@@ -30,6 +30,7 @@ import type { Settings } from '../adapters/config/settings.js';
 import { isDataRepo, readRootFile } from '../adapters/store/layout.js';
 import { writeLockBusy } from '../adapters/store/lock.js';
 import { budgetSignature, catchUpDue, readBudgetState, readReflectState, readSessionState, reflectionDue, stateIsCurrent, writeBudgetState, writeSessionState, type SessionState } from '../adapters/store/session-state.js';
+import { transcriptSessionId } from '../adapters/store/transcript-id.js';
 import { TOOL_USE_MARK, type TranscriptFacts } from '../core/sessions/transcript.js';
 import { shellQuote } from '../core/text/shell-quote.js';
 import { readRepoSettings } from '../adapters/store/repo-settings.js';
@@ -98,16 +99,22 @@ async function lockBusy(dir: string): Promise<boolean> {
   return false;
 }
 
-/** What Stop, PreCompact and SessionEnd need: the session, its transcript file and the data repo; else nothing. */
+/**
+ * What Stop, PreCompact and SessionEnd need: the session, its transcript file and the data repo; else nothing. The
+ * session is the one the transcript's lines name (transcriptSessionId, as `session record` and catch-up read it),
+ * the payload's `session_id` only when no line carries one: every writer keys a session's state, turn log and
+ * summary alike.
+ */
 function sessionAtHand(input: HookInput, settings: Settings) {
   if (!settings.sessions) return undefined;
-  const sessionId = str(input.session_id);
+  const given = str(input.session_id);
   const transcript = str(input.transcript_path);
-  if (!sessionId || !transcript) return undefined;
+  if (!given || !transcript) return undefined;
   const dir = dataRepo(settings);
   if (!dir) return undefined;
   const st = fs.statSync(transcript, { throwIfNoEntry: false });
   if (!st?.isFile()) return undefined;
+  const sessionId = transcriptSessionId(transcript, { given, size: st.size }) ?? given;
   return { sessionId, transcript, dir, st, state: readSessionState(dir, sessionId) };
 }
 

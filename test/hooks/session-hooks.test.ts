@@ -231,6 +231,30 @@ describe('hostile transcripts', () => {
   });
 });
 
+describe('which session a transcript is', () => {
+  it('Stop and catch-up name a transcript filed under another name alike: one summary, not one per name', async () => {
+    // Before: Stop keyed the session by its payload, catch-up by the file name: a second summary under "renamed".
+    await dataRepo();
+    const sid = 'abab1212-0000-4000-8000-000000000012';
+    const t = path.join(sb.home, '.claude', 'projects', '-home-u-proj', 'renamed.jsonl');
+    turn(t, sid, 'why does the thumbnail cache never expire');
+    const r = await runHook('stop', payload('stop', sid, t, { stop_hook_active: false }));
+    expect([r.code, r.stdout]).toEqual([0, '']);
+    expect(summaries()).toHaveLength(1);
+    const up = await kbJson(sb, ['session', 'catch-up']);
+    expect(up).toMatchObject({ written: [], failed: [] });
+    expect(summaries()).toHaveLength(1);
+    // The session goes on; its SessionEnd worker and the next catch-up update the same summary.
+    turn(t, sid, 'and the avatar cache as well');
+    await runHook('session-end', payload('session-end', sid, t, { reason: 'other' }), { env: { KB_SESSION_DEBOUNCE_S: '0' } });
+    await until(() => summaries().some((s) => s.includes('2. and the avatar cache as well')) && idle());
+    expect(await kbJson(sb, ['session', 'catch-up'])).toMatchObject({ looked: 0, written: [] });
+    expect(summaries()).toHaveLength(1);
+    expect(summaries()[0]).toContain(`session_id: ${sid}`);
+    await expectCleanRepo(sb.data);
+  });
+});
+
 describe('SessionEnd and SessionStart', () => {
   it('SessionEnd leaves a summary committed within the window pending (its turns are searchable already); past the window a detached worker writes it', async () => {
     await dataRepo();

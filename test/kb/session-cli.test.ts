@@ -144,6 +144,97 @@ describe('session catch-up', () => {
     const third = await kbJson(sb, ['session', 'catch-up']);
     expect(third).toMatchObject({ looked: 0, current: 4, written: [] });
   });
+
+  /** The session ids of the summaries in the data repo, one per summary file. */
+  function summarySessions(): string[] {
+    const out: string[] = [];
+    const walk = (d: string): void => {
+      if (!fs.existsSync(d)) return;
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        if (e.isDirectory()) walk(path.join(d, e.name));
+        else if (e.name.endsWith('.md')) out.push(/^session_id: (.+)$/m.exec(fs.readFileSync(path.join(d, e.name), 'utf8'))?.[1] ?? '?');
+      }
+    };
+    walk(path.join(sb.data, 'sessions'));
+    return out.sort();
+  }
+
+  it('a renamed copy of a recorded transcript is the same session: no second summary, and the copy that grew updates the one summary', async () => {
+    // Before: catch-up named a session by its file name, so each copy got a summary of its own.
+    const projects = path.join(sb.home, '.claude', 'projects');
+    const id = '55555555-eeee-4eee-8eee-000000000005';
+    const original = writeTranscript(path.join(projects, '-home-u-proj', `${id}.jsonl`), id, [prompt('why does the importer drop the last row'), reply('an off-by-one in the batch loop', 'm1')]);
+    const a = await kbJson(sb, ['session', 'record', '--transcript', original]);
+    expect(a).toMatchObject({ status: 'written', sessionId: id });
+    // Copied under other names (a backup beside it; another machine's folder), with newer times than the original.
+    const later = new Date(Date.now() + 60_000);
+    for (const copy of [path.join(projects, '-home-u-proj', 'importer-fix.jsonl'), path.join(projects, '-mnt-laptop-proj', 'session.jsonl')]) {
+      fs.mkdirSync(path.dirname(copy), { recursive: true });
+      fs.copyFileSync(original, copy);
+      fs.utimesSync(copy, later, later);
+    }
+    const n = await commits();
+    const r = await kbJson(sb, ['session', 'catch-up']);
+    expect(r).toMatchObject({ written: [], copies: 2, failed: [] });
+    expect(summarySessions()).toEqual([id]);
+    expect(await commits()).toBe(n);
+    expect(await kbJson(sb, ['session', 'catch-up'])).toMatchObject({ looked: 0, written: [], copies: 2 });
+    // The session went on in one of the copies: it holds the most, so it is the session's transcript now.
+    const grown = path.join(projects, '-mnt-laptop-proj', 'session.jsonl');
+    fs.appendFileSync(grown, `${JSON.stringify({ type: 'user', sessionId: id, cwd: '/home/u/proj', uuid: `${id}-late`, timestamp: '2026-05-01T10:05:00.000Z', message: { role: 'user', content: 'and the header row too?' } })}\n`);
+    const g = await kbJson(sb, ['session', 'catch-up']);
+    expect(g).toMatchObject({ written: [a.id], copies: 2 });
+    expect(summarySessions()).toEqual([id]);
+    expect(fs.readFileSync(path.join(sb.data, a.path), 'utf8')).toContain('2. and the header row too?');
+    expect(await kbJson(sb, ['session', 'catch-up'])).toMatchObject({ looked: 0, written: [] });
+    await expectCleanRepo(sb.data);
+  });
+
+  it('a transcript named other than its session is summarised once, under the session its lines name; record and catch-up agree', async () => {
+    // Before: catch-up took the file name for the session, record the lines: two summaries of one transcript.
+    const projects = path.join(sb.home, '.claude', 'projects', '-home-u-proj');
+    const first = '66666666-ffff-4fff-8fff-000000000006';
+    const second = '77777777-aaaa-4aaa-8aaa-000000000007';
+    const foo = writeTranscript(path.join(projects, 'foo.jsonl'), first, [prompt('rename the config loader'), reply('renamed', 'm1')]);
+    const bar = writeTranscript(path.join(projects, 'bar.jsonl'), second, [prompt('bump the parser dependency'), reply('bumped', 'm2')]);
+    await kbJson(sb, ['host', 'register', 'box']); // a data repo
+    // record first, then catch-up
+    const b = await kbJson(sb, ['session', 'record', '--transcript', bar]);
+    expect(b).toMatchObject({ status: 'written', sessionId: second });
+    const r = await kbJson(sb, ['session', 'catch-up']);
+    expect(r).toMatchObject({ written: [expect.any(String)], failed: [] });
+    expect(summarySessions()).toEqual([first, second]);
+    // catch-up first, then record: the same summary, unchanged; a --session-id naming another session does not
+    // move it (the transcript's own id wins: it names the session on every path).
+    const f = await kbJson(sb, ['session', 'record', '--transcript', foo]);
+    expect(f).toMatchObject({ status: 'unchanged', sessionId: first, id: r.written[0] });
+    expect(await kbJson(sb, ['session', 'record', '--transcript', foo, '--session-id', 'foo'])).toMatchObject({ status: 'unchanged', sessionId: first, id: r.written[0] });
+    expect(await kbJson(sb, ['session', 'catch-up'])).toMatchObject({ looked: 0, current: 2, written: [] });
+    expect(summarySessions()).toEqual([first, second]);
+    // --exclude names a session by its id (or by its file name): either leaves it alone.
+    fs.appendFileSync(foo, `${JSON.stringify({ type: 'user', sessionId: first, cwd: '/home/u/proj', uuid: 'foo-late', timestamp: '2026-05-01T10:09:00.000Z', message: { role: 'user', content: 'one more' } })}\n`);
+    expect(await kbJson(sb, ['session', 'catch-up', '--exclude', first])).toMatchObject({ looked: 0, written: [] });
+    expect(await kbJson(sb, ['session', 'catch-up', '--exclude', 'foo'])).toMatchObject({ looked: 0, written: [] });
+    expect(await kbJson(sb, ['session', 'catch-up'])).toMatchObject({ written: [r.written[0]] });
+    expect(summarySessions()).toEqual([first, second]);
+  });
+
+  it('a resumed session whose file begins with the history it copied is its own session, named by its last lines', async () => {
+    const projects = path.join(sb.home, '.claude', 'projects', '-home-u-proj');
+    const old = '88888888-bbbb-4bbb-8bbb-000000000008';
+    const resumed = '99999999-cccc-4ccc-8ccc-000000000009';
+    await kbJson(sb, ['host', 'register', 'box']); // a data repo
+    const records = [prompt('profile the slow report query'), reply('it scans the whole orders table', 'm1')];
+    writeTranscript(path.join(projects, `${old}.jsonl`), old, records);
+    const t = path.join(projects, `${resumed}.jsonl`);
+    writeTranscript(t, old, records);
+    const own = fs.readFileSync(writeTranscript(path.join(sb.root, 'own.jsonl'), resumed, [prompt('now add the index'), reply('added', 'm2')], { start: Date.UTC(2026, 4, 2, 9, 0, 0) }), 'utf8');
+    fs.appendFileSync(t, own);
+    const r = await kbJson(sb, ['session', 'catch-up']);
+    expect(r).toMatchObject({ written: [expect.any(String), expect.any(String)], copies: 0 });
+    expect(summarySessions()).toEqual([old, resumed]);
+    expect(await kbJson(sb, ['session', 'record', '--transcript', t])).toMatchObject({ status: 'unchanged', sessionId: resumed });
+  });
 });
 
 describe('secrets battery: nothing survives anywhere in the data repo', () => {

@@ -30,7 +30,7 @@ export function register(ctx: Cli): void {
     });
   session('record', 'summarise a transcript into its session_summary entry and commit it')
     .requiredOption('--transcript <path>', 'the Claude Code transcript (JSONL)')
-    .option('--session-id <id>', 'the session id (default: the transcript\'s own)')
+    .option('--session-id <id>', 'the session id when no line of the transcript carries one (else its file name)')
     .action(async (o: { transcript: string; sessionId?: string }, cmd: Command) => {
       const repo = repoOptions(ctx, cmd);
       const { recordSession } = await import('../../app/session.js');

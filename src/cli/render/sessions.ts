@@ -55,5 +55,5 @@ export function record(r: RecordResult): string {
 
 /** `session catch-up`: how many transcripts ended each way. */
 export function catchUp(r: CatchUpResult): string {
-  return `${r.written.length} written, ${r.logged} turn logs updated, ${r.unchanged} unchanged, ${r.skipped} without prompts, ${r.forbidden} forbidden, ${r.current} already current${r.failed.length ? `, ${r.failed.length} failed` : ''}${r.left ? `, ${r.left} left for next time` : ''}${r.rebuilt ? `, ${r.rebuilt} turn logs rebuilt from the archive` : ''}${r.pruned ? `, ${r.pruned} archived transcripts past their retention removed` : ''}`;
+  return `${r.written.length} written, ${r.logged} turn logs updated, ${r.unchanged} unchanged, ${r.skipped} without prompts, ${r.forbidden} forbidden, ${r.current} already current${r.copies ? `, ${r.copies} copies of another transcript left alone` : ''}${r.failed.length ? `, ${r.failed.length} failed` : ''}${r.left ? `, ${r.left} left for next time` : ''}${r.rebuilt ? `, ${r.rebuilt} turn logs rebuilt from the archive` : ''}${r.pruned ? `, ${r.pruned} archived transcripts past their retention removed` : ''}`;
 }

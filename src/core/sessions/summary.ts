@@ -67,7 +67,7 @@ export interface SessionSummary {
 }
 
 export interface SummaryOptions {
-  /** The session id from the hook input (it wins over the transcript's own). */
+  /** The session id, as the writer tells it (src/adapters/store/transcript-id.ts); else the facts' own. */
   sessionId?: string;
   /** The transcript's path, recorded so the summary can be rebuilt. */
   transcriptPath?: string;
