@@ -270,6 +270,7 @@ export async function rebuildPromptIndex(dir: string): Promise<BuildResult> {
   });
   const avg = fieldAverages(fielded);
   const decay = indexDecaySettings(dir);
+  const sessions = await sessionExtras({ dir, entries });
   const buf = encodeIndex({
     key,
     generation,
@@ -281,21 +282,37 @@ export async function rebuildPromptIndex(dir: string): Promise<BuildResult> {
     activity,
     files,
     hot,
-    extras: { host: hostExtras({ ...hosts, entries }), sessions: await sessionExtras({ dir, entries }) },
+    extras: { host: hostExtras({ ...hosts, entries }), sessions: sessions.extras },
     built: new Date().toISOString(),
   });
+  // NOTE: whatever cannot be written (a read-only repo, a cache path that is a file), the index is served from
+  // memory: the prose gate judges by its kernel and the prompt hook points from it all the same. Nothing is left
+  // half-written: no index saved without its side file, no side file or temporary file without its index.
+  const file = indexFile(dir);
+  const tmp = path.join(path.dirname(file), `.index.${process.pid}.${Date.now()}.tmp`);
   let saved = false;
-  try {
-    const file = indexFile(dir);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const tmp = path.join(path.dirname(file), `.index.${process.pid}.${Date.now()}.tmp`);
-    fs.writeFileSync(tmp, buf);
-    fs.renameSync(tmp, file);
-    fs.rmSync(deltaFile(dir), { force: true }); // it named the index just replaced
-    saved = true;
-    pruneLedgers(path.join(promptStateDir(dir), 'ledger'));
-  } catch {
-    /* read-only data repo: serve from memory */
+  if (sessions.saved) {
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(tmp, buf);
+      fs.renameSync(tmp, file);
+      saved = true;
+    } catch {
+      try {
+        fs.rmSync(tmp, { force: true });
+        if (sessions.extras.file) fs.rmSync(path.join(promptStateDir(dir), sessions.extras.file), { force: true });
+      } catch {
+        /* nothing more can be done here */
+      }
+    }
+  }
+  if (saved) {
+    try {
+      fs.rmSync(deltaFile(dir), { force: true }); // it named the index just replaced
+      pruneLedgers(path.join(promptStateDir(dir), 'ledger'));
+    } catch {
+      /* the delta names another index's header (delta.ts), so a stale one is never applied */
+    }
   }
   return { reader: readerFromBuffer(buf), saved, entries: pointable.length, ms: Date.now() - started };
 }

@@ -131,8 +131,13 @@ export function keptRows(rows: SideRow[]): SideRow[] {
   return rows.sort((a, b) => (a[3] < b[3] ? 1 : a[3] > b[3] ? -1 : a[0] < b[0] ? 1 : -1)).slice(0, RECENT_KEPT);
 }
 
-/** Writes the side file of the newest summaries per directory and returns what the index keeps of it. */
-export async function sessionExtras(build: { dir: string; entries: SessionEntry[] }): Promise<SessionExtras> {
+/**
+ * Writes the side file of the newest summaries per directory and returns what the index keeps of it, and whether
+ * it was written. When it cannot be (a read-only repo, a cache folder that is not a folder), the extras name no
+ * file: an index built in memory then serves without the recent-sessions pointers, and its builder does not save
+ * it (an index saved without its side file would go without them until the next rebuild).
+ */
+export async function sessionExtras(build: { dir: string; entries: SessionEntry[] }): Promise<{ extras: SessionExtras; saved: boolean }> {
   const byDir = new Map<string, SideRow[]>();
   let count = 0;
   for (const e of build.entries) {
@@ -146,7 +151,11 @@ export async function sessionExtras(build: { dir: string; entries: SessionEntry[
   }
   const out: Record<string, SideRow[]> = {};
   for (const [k, list] of byDir) out[k] = keptRows(list);
-  return writeSide(build.dir, out, count);
+  try {
+    return { extras: writeSide(build.dir, out, count), saved: true };
+  } catch {
+    return { extras: { v: 1, sessions: count, dirs: Object.keys(out).length }, saved: false };
+  }
 }
 
 /** The largest side file read whole (by the updater); a bigger one is rebuilt. */
