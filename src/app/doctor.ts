@@ -24,7 +24,7 @@ import type { ErrorCode } from '../core/errors.js';
 import { trackConflicts } from './conflicts.js';
 import { manifestProblems } from './lint.js';
 import type { HookRun } from '../adapters/claude/hook-run.js';
-import { hookWiring, packageRoot, wiredHooks, type WiredHook } from './install.js';
+import { hookWiring, packageRoot, pluginLoad, wiredHooks, type PluginLoad, type WiredHook } from './install.js';
 import { remoteSettings } from './sync-settings.js';
 
 export interface DoctorOptions {
@@ -35,7 +35,7 @@ export interface DoctorOptions {
 }
 
 export interface Check {
-  /** Stable name: data-repo, head, manifest, conflicts, lint, journal, hooks, bundle, hook-run, judge, reflect, prompt-index, objects, remote, auth. */
+  /** Stable name: data-repo, head, manifest, conflicts, lint, journal, hooks, plugin, bundle, hook-run, judge, reflect, prompt-index, objects, remote, auth. */
   name: string;
   status: 'ok' | 'warn' | 'fail';
   /** What was found. */
@@ -74,11 +74,18 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorResult> {
   else if (wiring.inSettings) add('hooks', 'ok', `in ${wiring.settings}`);
   else add('hooks', 'fail', 'not wired: no git-kb plugin and no git-kb hook in settings.json', 'run "claude plugin install git-kb@git-kb" (plugin) or "git-kb install" (settings.json)');
 
+  // NOTE: Claude Code's own records, not the install this doctor runs from: a plugin added from a local folder
+  // that was moved or deleted since no longer loads, though its installed copy is still there. Not shown when the
+  // plugin is not installed (hooks in settings.json, or the CLI alone).
+  const load = wiring.plugin ? pluginLoad({ home: settings.home, claudeConfigDir: settings.claudeConfigDir }) : undefined;
+  if (load?.problem) add('plugin', 'fail', load.problem.detail, load.problem.fix);
+  else if (load) add('plugin', 'ok', `${load.plugin}, from the marketplace ${load.marketplace}${load.source ? ` (${load.source})` : ''}${load.folder ? `, read from ${load.folder}` : ''}`);
+
   const root = options.root ?? packageRoot();
   const missing = bundleMissing(root);
   add('bundle', missing.length ? 'fail' : 'ok', missing.length ? `${root} lacks ${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ` and ${missing.length - 3} more` : ''}` : `${path.join(root, 'dist')}`, reinstallFix(root, settings));
 
-  await hookRunCheck(wiring, settings, root, add);
+  await hookRunCheck(wiring, load, settings, root, add);
 
   if (settings.proseLint !== 'on') add('judge', 'ok', `the prose gate's model judge is off (KB_PROSE_LINT=${settings.proseLint})`);
   else {
@@ -277,7 +284,7 @@ function probePayload(event: string, dir: string): Record<string, unknown> {
  * dies, times out, prints something that is not one JSON object, or logs an error in its debug record (a hook
  * is fail-open: a broken handler exits 0, but says so there).
  */
-async function hookRunCheck(wiring: ReturnType<typeof hookWiring>, settings: Settings, root: string, add: Add): Promise<void> {
+async function hookRunCheck(wiring: ReturnType<typeof hookWiring>, load: PluginLoad | undefined, settings: Settings, root: string, add: Add): Promise<void> {
   const hooks = wiredHooks({ home: settings.home, claudeConfigDir: settings.claudeConfigDir });
   if (hooks.length === 0) return;
   const { runHookCommand } = await import('../adapters/claude/hook-run.js');
@@ -338,8 +345,13 @@ async function hookRunCheck(wiring: ReturnType<typeof hookWiring>, settings: Set
   }
   // NOTE: settings.json's hooks are rewired to the install that runs this doctor; with the plugin installed too,
   // they are a duplicate, and removing them is the fix.
+  // A plugin read from a local marketplace folder is that folder, which a reinstall does not touch.
   const fix = failing.has('plugin')
-    ? `run "claude plugin uninstall ${wiring.plugin} && claude plugin install ${wiring.plugin}"`
+    ? load?.folder
+      ? fs.existsSync(path.join(load.folder, '.git'))
+        ? `run "git -C ${load.folder} checkout -- bin dist hooks" (Claude Code runs the plugin from that folder)`
+        : `restore ${load.folder} (Claude Code runs the plugin from that folder), or run "claude plugin marketplace add <another git-kb clone>"`
+      : `run "claude plugin uninstall ${wiring.plugin} && claude plugin install ${wiring.plugin}"`
     : wiring.plugin
       ? `run "git-kb uninstall" (the plugin ${wiring.plugin} runs the hooks)`
       : `run "git-kb install" (it wires the hooks of ${root})`;

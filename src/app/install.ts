@@ -558,6 +558,89 @@ export function hookWiring(options: Pick<InstallOptions, 'settings' | 'home' | '
   return { settings: file, inSettings, ...(plugin ? { plugin } : {}) };
 }
 
+/** How Claude Code loads the installed git-kb plugin, read from its own records (pluginLoad). */
+export interface PluginLoad {
+  /** The key in installed_plugins.json: `git-kb@<marketplace>`. */
+  plugin: string;
+  marketplace: string;
+  /** Where the marketplace comes from, as Claude Code recorded it: a folder, a URL, a GitHub repository. */
+  source?: string;
+  /**
+   * The folder Claude Code runs the plugin from when it is not the installed copy: a marketplace added from a
+   * local folder (`claude plugin marketplace add DIR`) serves a plugin of its own from that folder, and Claude
+   * Code reads it there (`CLAUDE_PLUGIN_ROOT`), not from the copy at installPath.
+   */
+  folder?: string;
+  /** Set when Claude Code cannot load the plugin: what is missing, and the fix. */
+  problem?: { detail: string; fix: string };
+}
+
+type MarketplaceSource = { source?: unknown; path?: unknown; url?: unknown; repo?: unknown };
+
+function sourceText(s: MarketplaceSource | undefined): string | undefined {
+  for (const v of [s?.path, s?.url, s?.repo]) if (typeof v === 'string' && v) return v;
+  return undefined;
+}
+
+/**
+ * Whether Claude Code can load the installed and enabled git-kb plugin, from the records it keeps
+ * (<claudeConfigDir>/plugins/known_marketplaces.json, and the settings file's extraKnownMarketplaces, as Claude
+ * Code 2.1.328 writes them); undefined when no git-kb plugin is installed. Claude Code fails to load a plugin
+ * whose marketplace it has no record of ("Marketplace M not found") or whose marketplace folder
+ * (`installLocation`: the folder it was added from, or its clone under plugins/marketplaces/) is gone
+ * ("failed to load: cache-miss"), though the installed copy is still there.
+ */
+export function pluginLoad(options: Pick<InstallOptions, 'settings' | 'home' | 'claudeConfigDir'>): PluginLoad | undefined {
+  let text = '';
+  try {
+    text = fs.readFileSync(settingsPath(options), 'utf8');
+  } catch {
+    /* no settings file */
+  }
+  const plugin = installedPlugin(claudeDir(options), text);
+  if (!plugin) return undefined;
+  const at = plugin.indexOf('@');
+  const name = plugin.slice(0, at);
+  const marketplace = plugin.slice(at + 1);
+  const known = readJson(path.join(claudeDir(options), 'plugins', 'known_marketplaces.json')) as Record<string, { source?: MarketplaceSource; installLocation?: unknown } | undefined> | undefined;
+  const record = known && typeof known === 'object' ? known[marketplace] : undefined;
+  const declared = (readJsonText(text) as { extraKnownMarketplaces?: Record<string, { source?: MarketplaceSource } | undefined> } | undefined)?.extraKnownMarketplaces?.[marketplace]?.source;
+  const source = record?.source ?? declared;
+  if (!source || typeof source !== 'object') {
+    return {
+      plugin,
+      marketplace,
+      problem: {
+        detail: `Claude Code cannot load the plugin ${plugin}: it has no record of the marketplace ${marketplace} (neither plugins/known_marketplaces.json nor extraKnownMarketplaces in settings.json names it)`,
+        fix: `run "claude plugin marketplace add <your git-kb clone's folder, or its git URL>", then "claude plugin install ${plugin}"`,
+      },
+    };
+  }
+  const from = sourceText(source);
+  const local = source.source === 'directory' || source.source === 'file';
+  const location = typeof record?.installLocation === 'string' ? record.installLocation : local && typeof source.path === 'string' ? source.path : undefined;
+  const base = { plugin, marketplace, ...(from ? { source: from } : {}) };
+  if (location && !fs.existsSync(location)) {
+    return {
+      ...base,
+      problem: local
+        ? {
+            detail: `Claude Code cannot load the plugin ${plugin}: the folder its marketplace ${marketplace} was added from, ${location}, is gone (moved or deleted)`,
+            fix: `run "claude plugin marketplace add <the folder's new path>" (a deleted clone: clone git-kb again first), or put the folder back at ${location}`,
+          }
+        : {
+            detail: `Claude Code cannot load the plugin ${plugin}: the copy of its marketplace ${marketplace}${from ? ` (${from})` : ''}, ${location}, is gone`,
+            fix: `run "claude plugin marketplace update ${marketplace}"`,
+          },
+    };
+  }
+  if (source.source !== 'directory' || !location) return base;
+  // A local folder's own plugin (a relative source in its marketplace.json) is read from that folder.
+  const manifest = readJson(path.join(location, '.claude-plugin', 'marketplace.json')) as { plugins?: { name?: unknown; source?: unknown }[] } | undefined;
+  const entry = Array.isArray(manifest?.plugins) ? manifest.plugins.find((p) => p?.name === name) : undefined;
+  return typeof entry?.source === 'string' ? { ...base, folder: path.resolve(location, entry.source) } : base;
+}
+
 /** One git-kb hook command as Claude Code would run it: where it is wired, its event, its command and timeout. */
 export interface WiredHook {
   /** `settings`: the settings file; `plugin`: the installed plugin's hooks/hooks.json. */
@@ -590,8 +673,9 @@ function ourCommands(hooks: unknown, pick: (command: string) => boolean): { even
 }
 
 /**
- * Every git-kb hook command Claude Code runs for this user: those of the settings file, and those of each
- * installed and enabled git-kb plugin (its `installPath` in installed_plugins.json, and its hooks/hooks.json).
+ * Every git-kb hook command Claude Code runs for this user: those of the settings file, and those of the installed
+ * and enabled git-kb plugin when Claude Code can load it (pluginLoad): its hooks/hooks.json in the folder Claude
+ * Code reads it from (a local marketplace folder), else in each `installPath` of installed_plugins.json.
  */
 export function wiredHooks(options: Pick<InstallOptions, 'settings' | 'home' | 'claudeConfigDir'>): WiredHook[] {
   const file = settingsPath(options);
@@ -604,10 +688,12 @@ export function wiredHooks(options: Pick<InstallOptions, 'settings' | 'home' | '
   const out: WiredHook[] = [];
   const parsed = readJsonText(text) as { hooks?: unknown } | undefined;
   for (const h of ourCommands(parsed?.hooks, isOurCommand)) out.push({ source: 'settings', file, ...h });
-  const plugin = installedPlugin(claudeDir(options), text);
-  if (!plugin) return out;
+  const load = pluginLoad(options);
+  // NOTE: a plugin Claude Code cannot load runs no hook (doctor's plugin check says why).
+  if (!load || load.problem) return out;
+  const { plugin } = load;
   const data = readJson(path.join(claudeDir(options), 'plugins', 'installed_plugins.json')) as { plugins?: Record<string, unknown> } | undefined;
-  const installs = ([] as unknown[]).concat(data?.plugins?.[plugin] ?? []) as { installPath?: unknown }[];
+  const installs = load.folder ? [{ installPath: load.folder }] : (([] as unknown[]).concat(data?.plugins?.[plugin] ?? []) as { installPath?: unknown }[]);
   for (const install of installs) {
     const root = typeof install?.installPath === 'string' ? install.installPath : undefined;
     const hooksFile = root ? path.join(root, 'hooks', 'hooks.json') : '';

@@ -70,6 +70,7 @@ describe('git-kb doctor', () => {
     expect(r.checks.remote).toMatchObject({ status: 'warn', fix: `run "git-kb init --data ${sb.data} --remote URL", then "git-kb sync"` });
     expect(r.checks['prompt-index']!.status).toBe('warn'); // no prompt has run yet
     expect(r.text.trim().split('\n').at(-1)).toBe('all checks pass (2 warnings)');
+    expect(r.checks.plugin).toBeUndefined(); // no plugin installed through Claude Code: nothing to say about one
 
     // A remote named only in the config file is the one sync will use: doctor reports it, and checks its auth.
     fs.mkdirSync(path.join(sb.home, '.claude'), { recursive: true });
@@ -212,4 +213,62 @@ describe('git-kb doctor', () => {
     expect(checks['hook-run']!.status).toBe('fail');
     expect(checks['hook-run']!.detail).toMatch(/^4 of 6 hook commands fail: SessionStart, Stop, PreCompact, SessionEnd of settings\.json .*: ran, but failed inside: .*session\.js/);
   }, 60_000);
+  it('reads Claude Code\'s own records of the plugin: a marketplace folder moved away fails (exit 7) naming it, though the installed copy is still there', async () => {
+    sb = makeSandbox('gkb-doctor-');
+    expect((await kb(sb, ['--data', sb.data, 'add', '--type', 'decision', '--title', 'Plugin records', 'read by doctor'])).code).toBe(0);
+    // The records as Claude Code 2.1.328 writes them for "claude plugin marketplace add DIR" then
+    // "claude plugin install git-kb@git-kb": the marketplace's folder (here a link to this checkout, so it can be
+    // moved) is where Claude Code reads the plugin from; installPath is a copy it keeps but does not run.
+    const clone = path.join(sb.root, 'clone');
+    fs.symlinkSync(ROOT, clone);
+    const plugins = path.join(sb.home, '.claude', 'plugins');
+    const copy = path.join(plugins, 'cache', 'git-kb', 'git-kb', '2.0.0');
+    fs.mkdirSync(copy, { recursive: true }); // an empty copy: the probe must run the folder's hooks, not these
+    const when = '2026-12-06T05:39:46.827Z';
+    fs.writeFileSync(path.join(plugins, 'installed_plugins.json'), JSON.stringify({ version: 2, plugins: { 'git-kb@git-kb': [{ scope: 'user', installPath: copy, version: '2.0.0', installedAt: when, lastUpdated: when }] } }, null, 2));
+    const marketplaceAt = (dir: string): void => {
+      fs.writeFileSync(path.join(plugins, 'known_marketplaces.json'), JSON.stringify({ 'git-kb': { source: { source: 'directory', path: dir }, installLocation: dir, lastUpdated: when } }, null, 2));
+      fs.writeFileSync(path.join(sb.home, '.claude', 'settings.json'), JSON.stringify({ extraKnownMarketplaces: { 'git-kb': { source: { source: 'directory', path: dir } } }, enabledPlugins: { 'git-kb@git-kb': true } }, null, 2));
+    };
+    marketplaceAt(clone);
+    const healthy = await doctor(withClaude());
+    expect(healthy.code, JSON.stringify(healthy.checks)).toBe(0);
+    expect(healthy.checks.hooks).toMatchObject({ status: 'ok', detail: 'the plugin git-kb@git-kb' });
+    expect(healthy.checks.plugin).toMatchObject({ status: 'ok', detail: `git-kb@git-kb, from the marketplace git-kb (${clone}), read from ${clone}` });
+    expect(healthy.checks['hook-run']).toMatchObject({ status: 'ok', detail: '6 hook commands ran and exited 0' });
+
+    // The clone moved: Claude Code says "failed to load: cache-miss"; so does doctor, with the path and the fix.
+    const moved = path.join(sb.root, 'clone-moved');
+    fs.renameSync(clone, moved);
+    const broken = await doctor(withClaude());
+    expect(broken.code).toBe(7);
+    expect(broken.checks.hooks!.status).toBe('ok'); // still recorded as installed...
+    expect(broken.checks.plugin).toMatchObject({
+      status: 'fail',
+      detail: `Claude Code cannot load the plugin git-kb@git-kb: the folder its marketplace git-kb was added from, ${clone}, is gone (moved or deleted)`,
+      fix: `run "claude plugin marketplace add <the folder's new path>" (a deleted clone: clone git-kb again first), or put the folder back at ${clone}`,
+    });
+    expect(broken.checks['hook-run']).toBeUndefined(); // ...but none of its hooks runs
+    expect(broken.text).toMatch(/^FAIL {2}plugin +Claude Code cannot load the plugin git-kb@git-kb: .*; fix: run "claude plugin marketplace add/m);
+    // The fix: "claude plugin marketplace add <new path>" points the marketplace there (the records as it writes them).
+    marketplaceAt(moved);
+    const fixed = await doctor(withClaude());
+    expect([fixed.code, fixed.checks.plugin!.status, fixed.checks['hook-run']!.detail]).toEqual([0, 'ok', '6 hook commands ran and exited 0']);
+
+    // A marketplace cloned from git whose clone under plugins/marketplaces/ is gone: "claude plugin marketplace update" clones it again.
+    const gone = path.join(plugins, 'marketplaces', 'git-kb');
+    fs.writeFileSync(path.join(plugins, 'known_marketplaces.json'), JSON.stringify({ 'git-kb': { source: { source: 'git', url: 'https://git.example.com/git-kb.git' }, installLocation: gone, lastUpdated: when } }, null, 2));
+    const git = await doctor(withClaude());
+    expect(git.code).toBe(7);
+    expect(git.checks.plugin).toMatchObject({ status: 'fail', detail: `Claude Code cannot load the plugin git-kb@git-kb: the copy of its marketplace git-kb (https://git.example.com/git-kb.git), ${gone}, is gone`, fix: 'run "claude plugin marketplace update git-kb"' });
+    // No record of the marketplace at all ("Marketplace git-kb not found").
+    fs.writeFileSync(path.join(plugins, 'known_marketplaces.json'), '{}');
+    fs.writeFileSync(path.join(sb.home, '.claude', 'settings.json'), JSON.stringify({ enabledPlugins: { 'git-kb@git-kb': true } }));
+    const unknown = await doctor(withClaude());
+    expect(unknown.code).toBe(7);
+    expect(unknown.checks.plugin!.detail).toContain('it has no record of the marketplace git-kb');
+    // A disabled plugin is not Claude Code's to load: quiet.
+    fs.writeFileSync(path.join(sb.home, '.claude', 'settings.json'), JSON.stringify({ enabledPlugins: { 'git-kb@git-kb': false } }));
+    expect((await doctor(withClaude())).checks.plugin).toBeUndefined();
+  }, 90_000);
 });
