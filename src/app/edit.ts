@@ -10,7 +10,7 @@ import { hostOfPath, needsBody } from '../core/format/schema.js';
 import { KbError } from '../core/errors.js';
 import { readEntryText } from '../adapters/store/layout.js';
 import { filesById, findEntryFile, pathLookup, titleLookup } from './find.js';
-import { relinkEntryText } from './relink.js';
+import { linkersRetitled, relinkEntryText } from './relink.js';
 import { stripLinksSection, writtenBody } from '../core/format/links.js';
 import { activityList, nowStamp, oneLineTitle, parseLinks, parseRules, splitList, tagList, validateEntryText } from './fields.js';
 import { repoForRead, type RepoOptions } from './repo.js';
@@ -58,6 +58,8 @@ export interface EditResult {
   kernel_over?: KernelOverBudget;
   /** Set when the entry's body is over its type's budget (the Stop hook will ask to compact it). */
   entry_over?: EntryOverBudget;
+  /** Set on a retitle: the entries linking to it whose Links section now shows the new title (same commit). */
+  relinked?: string[];
 }
 
 /** Edits one entry. */
@@ -157,12 +159,14 @@ export async function editEntry(options: EditOptions): Promise<EditResult> {
     if (options.title !== undefined) oneLineTitle(options.title);
     validateEntryText(after, file.path, linkable(ids, before));
     await refuseForbidden(dir, [{ text: after, where: file.path, host: e.host }]);
-    const commit = await tx.commit([{ path: file.path, content: after }], `edit ${e.id}: ${String(changes.title ?? e.title)}`);
+    // A new title is the display text of this entry in other entries' Links sections: rewritten in the same commit.
+    const linkers = changes.title !== undefined ? await linkersRetitled(dir, e.id, changes.title as string, pathLookup(ids)) : [];
+    const commit = await tx.commit([{ path: file.path, content: after }, ...linkers], `edit ${e.id}: ${String(changes.title ?? e.title)}`);
     const diff = unifiedDiff(file.path, before, after);
     const memory = await import('./memory.js');
     const over = (changes.kernel ?? e.kernel) === true ? await memory.kernelOverBudget(dir) : undefined;
     const big = memory.entryOverBudget(dir, after, file.path);
-    return { id: e.id, path: file.path, commit, changed: true, diff, ...(over ? { kernel_over: over } : {}), ...(big ? { entry_over: big } : {}) };
+    return { id: e.id, path: file.path, commit, changed: true, diff, ...(linkers.length ? { relinked: linkers.map((l) => l.path) } : {}), ...(over ? { kernel_over: over } : {}), ...(big ? { entry_over: big } : {}) };
   }, { identity: options.settings });
 }
 

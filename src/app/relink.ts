@@ -60,6 +60,37 @@ function unresolvedLinks(text: string, file: string, names: LinkNames): RelinkRe
   return out.sort((a, b) => a.line - b.line);
 }
 
+/**
+ * The entries whose `links:` name `id`, with their generated Links section showing `title` for it: what a retitle
+ * of `id` writes beside it in the same commit, so the display text other entries show for it (in Obsidian too)
+ * follows the new title. As relink: only the body changes (`updated` is not bumped), a forbidden host's facts and a
+ * file in conflict form or that does not parse are left alone (lint and relink say why).
+ */
+export async function linkersRetitled(dir: string, id: string, title: string, pathOf: (id: string) => string | undefined): Promise<PendingFile[]> {
+  const { loadCatalog } = await import('../adapters/index/catalog.js');
+  const catalog = await loadCatalog(dir);
+  const linkers = [...catalog.byId.values()].filter((e) => e.id !== id && e.links.some((l) => l.to === id));
+  if (linkers.length === 0) return [];
+  const hidden = await forbiddenHostKeys(dir);
+  const titleOf = (x: string): string | undefined => (x === id ? title : catalog.byId.get(x)?.title);
+  const out: PendingFile[] = [];
+  for (const e of linkers) {
+    const host = hostOfPath(e.path);
+    if (host && hidden.has(host)) continue;
+    try {
+      const text = readEntryText(dir, e.path);
+      if (findConflicts(text).length > 0) continue;
+      const next = relinkEntryText(text, e.path, pathOf, undefined, titleOf);
+      if (next === undefined) continue;
+      refuseSecrets(next, e.path);
+      out.push({ path: e.path, content: next });
+    } catch {
+      // does not parse (or cannot be read): left as it is
+    }
+  }
+  return out;
+}
+
 /** Rewrites the links of every entry that needs it, in one commit. */
 export async function relinkRepo(options: RepoOptions): Promise<RelinkResult> {
   const { dir } = repoForRead(options);

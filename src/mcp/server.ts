@@ -237,7 +237,7 @@ export function createServer(options: McpOptions): McpServer {
         body: z.string().optional(),
         append: z.string().optional(),
       },
-      outputSchema: { id: z.string(), path: z.string(), commit: z.string().optional(), changed: z.boolean(), diff: z.string() },
+      outputSchema: { id: z.string(), path: z.string(), commit: z.string().optional(), changed: z.boolean(), diff: z.string(), relinked: z.array(z.string()).optional().describe("on a retitle: the entries linking to it whose Links section now shows the new title (same commit)") },
       // NOTE: not idempotent: `append` adds its paragraph again on every call.
       annotations: { title: 'Edit', ...DESTROY, idempotentHint: false },
     },

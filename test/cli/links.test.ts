@@ -92,6 +92,37 @@ describe('links git-kb writes', () => {
   });
 });
 
+describe('a retitle', () => {
+  it('shows the new title in the Links section of every entry linking to it, in the same commit, their dates untouched', async () => {
+    const sb = sandbox();
+    await initRepo(sb);
+    const t = await addEntry(sb, { type: 'decision', title: 'Use pnpm for workspaces', body: 'Why pnpm.' });
+    const s1 = await addEntry(sb, { title: 'Monorepo tooling', links: [`relates_to:${t.id}`], body: 'Tools.' });
+    const s2 = await addEntry(sb, { type: 'lesson_learned', title: 'Lockfiles drift', links: [`depends_on:${t.id}`], body: 'Pin them.' });
+    const other = await addEntry(sb, { title: 'Unrelated', body: 'Nothing to do with it.' });
+    const tName = path.basename(t.path, '.md');
+    const before = { s1: read(sb, s1.path), s2: read(sb, s2.path), other: read(sb, other.path) };
+    const commits = await commitCount(sb);
+
+    const r = await kbj(sb, ['edit', t.id, '--title', 'Use pnpm everywhere']);
+    expect(r.relinked?.sort()).toEqual([s1.path, s2.path].sort());
+    expect(await commitCount(sb)).toBe(commits + 1);
+    expect(read(sb, s1.path)).toBe(before.s1.replace(`[[${tName}|Use pnpm for workspaces]]`, `[[${tName}|Use pnpm everywhere]]`));
+    expect(read(sb, s2.path)).toBe(before.s2.replace(`[[${tName}|Use pnpm for workspaces]]`, `[[${tName}|Use pnpm everywhere]]`));
+    expect(read(sb, s1.path)).not.toBe(before.s1);
+    expect(read(sb, other.path)).toBe(before.other);
+    const files = (await git(sb.data, ['show', '--name-only', '--format=', 'HEAD'], sb.env)).trim().split('\n').sort();
+    expect(files).toEqual([t.path, s1.path, s2.path].sort());
+    // The text output says so; an edit that keeps the title rewrites no other entry.
+    const again = await kbd(sb, ['edit', t.id, '--title', 'Use pnpm for workspaces']);
+    expect(again.stdout).toContain('the Links section of 2 entries linking to it shows the new title');
+    expect((await kbj(sb, ['edit', t.id, '--append', 'More.'])).relinked).toBeUndefined();
+    expect(await kbj(sb, ['lint'])).toEqual({ ok: true, files: 4, problems: [] });
+    expectAllResolve(sb);
+    await expectCleanRepo(sb.data);
+  });
+});
+
 describe('body links are graph edges', () => {
   it('get --links and search follow [[…]] and [x](….md) in bodies one hop, both ways, as README says', async () => {
     const sb = sandbox();

@@ -27,7 +27,9 @@ export function add(r: AddResult): string {
 
 /** `edit`: the diff and the commit, or that nothing changed. */
 export function edit(r: EditResult): string {
-  return r.changed ? `${diff(r.diff)}\nedited ${r.id} (commit ${r.commit!.slice(0, 12)})` : `${r.id}: no change`;
+  if (!r.changed) return `${r.id}: no change`;
+  const also = r.relinked?.length ? `; the Links section of ${r.relinked.length} entr${r.relinked.length === 1 ? 'y' : 'ies'} linking to it shows the new title` : '';
+  return `${diff(r.diff)}\nedited ${r.id} (commit ${r.commit!.slice(0, 12)})${also}`;
 }
 
 /** `get`: each entry verbatim, with its 1-hop neighbours when asked for. */
