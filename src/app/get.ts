@@ -5,7 +5,7 @@
  * do not read").
  */
 import { KbError } from '../core/errors.js';
-import { hostOfPath } from '../core/format/schema.js';
+import { hostOfPath, TYPES } from '../core/format/schema.js';
 import { readEntryText } from '../adapters/store/layout.js';
 import { plainYaml } from '../core/format/plain-yaml.js';
 import { locateEntryFile, type Locator } from './find.js';
@@ -23,6 +23,11 @@ export interface GotEntry {
   text: string;
   /** Why the file does not read as an entry (`file:line: reason`), when it does not. */
   unreadable?: string;
+  /**
+   * The front matter's `type` when it is not a type git-kb knows (`''`: none): the entry is served as
+   * factual_reference meanwhile (spec/cli.md, `get`).
+   */
+  type_written?: string;
   links?: { id: string; title: string; rel: string; direction: 'out' | 'in' }[];
 }
 
@@ -41,8 +46,8 @@ export async function getEntries(options: GetOptions): Promise<GotEntry[]> {
       if (host && hidden.invalid) throw new KbError('INVALID_ENTRY', `${id} is a fact about host "${host}", and no host's facts are loaded while hosts.yaml does not load: ${hidden.invalid}`, { id, host });
       if (host && hidden.has(host)) throw new KbError('FORBIDDEN_HOST', `${id} is a fact about the forbidden host "${host}": never loaded`, { id, host });
       const text = readEntryText(dir, f.path);
-      const why = await unreadableWhy(text, f.path);
-      out.push({ id, path: f.path, text, ...(why ? { unreadable: why } : {}) });
+      const { why, typeWritten } = await readsAs(text, f.path);
+      out.push({ id, path: f.path, text, ...(why ? { unreadable: why } : {}), ...(typeWritten !== undefined ? { type_written: typeWritten } : {}) });
     } catch (err) {
       if (err instanceof KbError && err.code === 'NOT_FOUND') missing.push(id);
       else throw err;
@@ -63,17 +68,18 @@ export async function getEntries(options: GetOptions): Promise<GotEntry[]> {
 }
 
 /**
- * Why an entry file's text does not read as an entry (no front matter, malformed YAML, no id: what list and search
- * skip), as `file:line: reason`, or undefined when it reads. NOTE: front matter the plain reader takes, with an id,
- * is the common case and needs no YAML library; only another file loads the parser to say why.
+ * How an entry file's text reads: why it does not read as an entry (no front matter, malformed YAML, no id: what
+ * list and search skip), as `file:line: reason`; and its type as written when that is not a known type. NOTE:
+ * front matter the plain reader takes, with an id and a known type, is the common case and needs no YAML library;
+ * only another file loads the parser.
  */
-async function unreadableWhy(text: string, file: string): Promise<string | undefined> {
+async function readsAs(text: string, file: string): Promise<{ why?: string; typeWritten?: string }> {
   const fm = /^---\n([\s\S]*?\n)---(?:\n|$)/.exec(text);
   const plain = fm ? plainYaml(fm[1]!) : undefined;
-  if (plain && typeof plain.id === 'string' && plain.id !== '') return undefined;
+  if (plain && typeof plain.id === 'string' && plain.id !== '' && typeof plain.type === 'string' && (TYPES as readonly string[]).includes(plain.type)) return {};
   const { parseEntry } = await import('../core/format/entry.js');
   const { entry, problems } = parseEntry(text, file);
-  if (entry) return undefined;
+  if (entry) return entry.typeWritten !== undefined ? { typeWritten: entry.typeWritten } : {};
   const p = problems[0];
-  return p ? `${p.file}:${p.line}: ${p.message}` : `${file}: does not read as an entry`;
+  return { why: p ? `${p.file}:${p.line}: ${p.message}` : `${file}: does not read as an entry` };
 }

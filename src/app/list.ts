@@ -2,7 +2,7 @@
  * Contract: `list` returns entries newest first, filtered by type, tag, host and date, from the catalog summary
  * (adapters/index/summary.ts: current or rebuilt from the catalog; only the rows shown are parsed).
  */
-import { currentSummary, type SummaryRow } from '../adapters/index/summary.js';
+import { currentSummary, type SummaryRow, type UnknownType } from '../adapters/index/summary.js';
 import { KbError } from '../core/errors.js';
 import { TYPES } from '../core/format/schema.js';
 import { writtenTag } from '../core/format/tags.js';
@@ -28,6 +28,11 @@ export interface ListResult {
   unreadable: string[];
   /** hosts.yaml's problems when it does not load (every host's facts are then left out). */
   hostsInvalid?: string;
+  /**
+   * Every entry whose `type` is not a known type (served, and filtered by --type, as factual_reference), whatever
+   * the filters: a `--type lesson_learned` that leaves out a `type: lesson` says so (spec/cli.md, `list`).
+   */
+  unknownTypes: Omit<UnknownType, 'host'>[];
 }
 
 /** Lists entries. */
@@ -45,12 +50,13 @@ export async function listEntries(options: ListOptions): Promise<ListResult> {
     (!options.host || e.host === options.host) &&
     (!since || isoAtLeast(e.updated ?? e.created, since));
   const out: ListItem[] = [];
-  const result: ListResult = { entries: out, unreadable: unreadableShown(summary.unreadable, hidden), ...(hidden.invalid ? { hostsInvalid: hidden.invalid } : {}) };
+  const unknownTypes = summary.unknownTypes.filter((u) => !(u.host && hidden.has(u.host)) && unreadableShown([u.path], hidden).length > 0).map(({ id, path, type_written }) => ({ id, path, type_written }));
+  const result: ListResult = { entries: out, unreadable: unreadableShown(summary.unreadable, hidden), unknownTypes, ...(hidden.invalid ? { hostsInvalid: hidden.invalid } : {}) };
   const limit = options.limit ?? Infinity;
   if (limit <= 0) return result;
   for await (const e of summary.rows()) {
     if (!keep(e)) continue;
-    out.push({ id: e.id, title: e.title, type: e.type, tags: e.tags, path: e.path, created: e.created, updated: e.updated });
+    out.push({ id: e.id, title: e.title, type: e.type, ...(e.type_written !== undefined ? { type_written: e.type_written } : {}), tags: e.tags, path: e.path, created: e.created, updated: e.updated });
     if (out.length >= limit) break;
   }
   return result;

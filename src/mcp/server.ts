@@ -155,15 +155,16 @@ export function createServer(options: McpOptions): McpServer {
     'list',
     {
       title: 'List entries',
-      description: 'Entries newest first (id, title, type, tags, dates), filtered by type, tag, host or date.',
+      description: 'Entries newest first (id, title, type, tags, dates), filtered by type, tag, host or date. An entry whose front matter type git-kb does not know (a hand edit\'s "lesson") is served and filtered as factual_reference and carries type_written, its type as written; type_unknown lists every such entry, whatever the filters.',
       inputSchema: { type: type.optional(), tag: z.string().optional(), host: z.string().optional(), since: since.optional(), limit: z.number().int().positive().max(1000).optional().describe('default 50') },
-      outputSchema: { entries: z.array(hit) },
+      outputSchema: { entries: z.array(hit), type_unknown: z.array(z.object({ id: z.string(), path: z.string(), type_written: z.string() })).optional() },
       annotations: { title: 'List', ...READ },
     },
     (a) =>
       run(async () => {
         const { listEntries } = await import('../app/list.js');
-        return { entries: (await listEntries({ ...repo, type: a.type, tag: a.tag, host: a.host, since: a.since, limit: a.limit ?? 50 })).entries };
+        const r = await listEntries({ ...repo, type: a.type, tag: a.tag, host: a.host, since: a.since, limit: a.limit ?? 50 });
+        return { entries: r.entries, ...(r.unknownTypes.length ? { type_unknown: r.unknownTypes } : {}) };
       }),
   );
 

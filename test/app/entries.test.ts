@@ -38,7 +38,7 @@ describe('add, edit, get, list', () => {
     const [got] = await getEntries({ settings, ids: [a.id] });
     expect(got!.text).toBe(fs.readFileSync(path.join(sb.data, a.path), 'utf8'));
     expect(got!.text).toContain('tags: [git, merge]\n');
-    expect(await listEntries({ settings })).toEqual({ unreadable: [], entries: [{ id: a.id, title: 'Squash merge only', type: 'decision', tags: ['git', 'merge'], path: a.path, created: '2026-03-02T09:14:07Z', updated: '2026-03-02T09:14:07Z' }] });
+    expect(await listEntries({ settings })).toEqual({ unreadable: [], unknownTypes: [], entries: [{ id: a.id, title: 'Squash merge only', type: 'decision', tags: ['git', 'merge'], path: a.path, created: '2026-03-02T09:14:07Z', updated: '2026-03-02T09:14:07Z' }] });
     expect((await repoStatus({ settings })).source).toBe('env');
   });
 

@@ -19,7 +19,7 @@ import { listEntryFiles, readAheadPath, readEntryText, sameStat, stateDir, type 
 import { readAhead } from '../store/read-ahead.js';
 
 /** Bump when the cached shape changes. */
-const CATALOG_VERSION = 8;
+const CATALOG_VERSION = 9;
 
 export type { EntryMeta } from '../../core/format/meta.js';
 
@@ -50,7 +50,7 @@ interface CacheShape {
 
 // NOTE: the cache is columnar (arrays, not objects): v8.serialize writes every property name of every object, so
 // arrays of values make the file about half the size and twice as quick to read back at 10,000 entries.
-const ENTRY_KEYS = ['id', 'title', 'type', 'tags', 'links', 'created', 'updated', 'url', 'appliesTo', 'kernel', 'host', 'aliases', 'rules', 'path', 'data', 'bodyLength', 'bodyLinks'] as const;
+const ENTRY_KEYS = ['id', 'title', 'type', 'tags', 'links', 'created', 'updated', 'url', 'appliesTo', 'kernel', 'host', 'aliases', 'rules', 'path', 'data', 'bodyLength', 'bodyLinks', 'typeWritten'] as const;
 
 function encodeItem(i: CatalogItem): unknown[] {
   const e = i.entry as unknown as Record<string, unknown> | undefined;

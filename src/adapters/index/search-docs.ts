@@ -17,7 +17,7 @@ import { bodyOf } from '../../core/format/fence.js';
 import { readableLinks } from '../../core/format/links.js';
 
 /** Bump when the stored shape or the indexed text changes (the terms have their own version, TERMS_VERSION). */
-export const SEARCH_INDEX_VERSION = 10;
+export const SEARCH_INDEX_VERSION = 11;
 /**
  * The MiniSearch this code is built with (checked against node_modules by test/search-cache.test.ts). It is part
  * of the key of the stored index, because that holds MiniSearch's private fields.
@@ -82,14 +82,18 @@ export interface SearchMeta extends SummaryRow {
   links: { rel: string; to: string }[];
 }
 
-export type Row = [string, string, string, string[], string | null, string | null, string | null, 0 | 1, unknown, [string, string][]];
+/** [id, title, type, tags, created, updated, host, kernel, evergreen, type as written (Entry.typeWritten), links]: links last (hasLinks). */
+export type Row = [string, string, string, string[], string | null, string | null, string | null, 0 | 1, unknown, string | null, [string, string][]];
+
+/** The index of a row's links. */
+export const ROW_LINKS = 10;
 
 /** The `rel` a body link (`[[…]]` in the text, not a typed link) has among a row's links and in search's `via`. */
 export const BODY_REL = 'body';
 
 /** An entry's row: one JSON array (see Row); its links are the typed ones, then the body's (rel BODY_REL). */
 export function rowOf(e: EntryMeta): string {
-  const row: Row = [e.id, e.title, e.type, e.tags, e.created ?? null, e.updated ?? null, e.host ?? null, e.kernel ? 1 : 0, e.data.evergreen ?? null, [...e.links.map((l): [string, string] => [l.rel, l.to]), ...(e.bodyLinks ?? []).map((to): [string, string] => [BODY_REL, to])]];
+  const row: Row = [e.id, e.title, e.type, e.tags, e.created ?? null, e.updated ?? null, e.host ?? null, e.kernel ? 1 : 0, e.data.evergreen ?? null, e.typeWritten ?? null, [...e.links.map((l): [string, string] => [l.rel, l.to]), ...(e.bodyLinks ?? []).map((to): [string, string] => [BODY_REL, to])]];
   return JSON.stringify(row);
 }
 
@@ -111,7 +115,8 @@ export function metaOf(path: string, row: string): SearchMeta {
     ...(a[6] !== null ? { host: a[6] } : {}),
     kernel: a[7] === 1,
     ...(a[8] !== null ? { evergreen: a[8] } : {}),
-    links: a[9].map(([rel, to]) => ({ rel, to })),
+    ...(a[9] !== null ? { type_written: a[9] } : {}),
+    links: a[ROW_LINKS].map(([rel, to]) => ({ rel, to })),
   };
 }
 

@@ -26,7 +26,7 @@ import fs from 'node:fs';
 import v8 from 'node:v8';
 import MiniSearch from 'minisearch';
 import { loadCatalog, readItem } from './catalog.js';
-import { BASE_MAGIC, baseFile, deltaFile, deltaFileOf, DELTA_MAX, DELTA_MAX_TEXT, docParts, hasLinks, metaOf, MINISEARCH_VERSION, readDelta, rowOf, withChanges, writeDelta, type Delta, type DeltaFile, type Row, type SearchMeta } from './search-docs.js';
+import { BASE_MAGIC, baseFile, deltaFile, deltaFileOf, DELTA_MAX, DELTA_MAX_TEXT, docParts, hasLinks, metaOf, MINISEARCH_VERSION, readDelta, ROW_LINKS, rowOf, withChanges, writeDelta, type Delta, type DeltaFile, type Row, type SearchMeta } from './search-docs.js';
 import { docMaps } from './doc-maps.js';
 import { currentNamesKey, recordableNamesKey } from './ids.js';
 import { readStatTableFd, recordedStat, unchanged, writeStatTable, type FileStat, type StatTable } from './stat-table.js';
@@ -670,7 +670,7 @@ function writeBase(dir: string, namesKey: string, files: Stored[], ms: MiniSearc
     metaEnd[i] = end;
   });
   const wanted = new Set<string>();
-  for (const i of linked) for (const [, to] of (JSON.parse(files[i]!.row!) as Row)[9]) wanted.add(to);
+  for (const i of linked) for (const [, to] of (JSON.parse(files[i]!.row!) as Row)[ROW_LINKS]) wanted.add(to);
   const targets = new Map<string, string>();
   if (wanted.size > 0) {
     for (const f of files) {

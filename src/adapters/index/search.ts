@@ -76,7 +76,10 @@ export interface SearchOptions {
 export interface SearchHit {
   id: string;
   title: string;
+  /** The type git-kb serves it as (and --type filters on). */
   type: string;
+  /** The type as written, when it is not one git-kb knows (`type` is then factual_reference; spec/cli.md, `list`). */
+  type_written?: string;
   tags: string[];
   path: string;
   score: number;
@@ -224,7 +227,7 @@ export function searchCounted(store: SearchStore, options: SearchOptions): { hit
   // the words matched) reads the same on every clone and after every rebuild, whatever order the index holds them in.
   const order = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
   ranked.sort((a, b) => b.score - a.score || order(recency(b.e), recency(a.e)) || order(a.e.title, b.e.title) || order(a.p, b.p));
-  const hits: SearchHit[] = ranked.slice(0, limit).map(({ p, score, e }) => ({ id: e.id, title: e.title, type: e.type, tags: e.tags, path: p, score: round(score), snippet: '' }));
+  const hits: SearchHit[] = ranked.slice(0, limit).map(({ p, score, e }) => ({ id: e.id, title: e.title, type: e.type, ...(e.type_written !== undefined ? { type_written: e.type_written } : {}), tags: e.tags, path: p, score: round(score), snippet: '' }));
   if (options.links !== false && hits.length > 0) {
     const seen = new Set(hits.map((h) => h.id));
     const strong = hits.filter((h) => h.score >= hits[0]!.score * 0.5).slice(0, 3);
@@ -234,7 +237,7 @@ export function searchCounted(store: SearchStore, options: SearchOptions): { hit
       for (const n of neighboursOf(store.meta(h.path), (id) => store.byId(id), linkers)) {
         if (seen.has(n.entry.id) || !matchesFilters(n.entry, options)) continue;
         seen.add(n.entry.id);
-        neighbours.push({ id: n.entry.id, title: n.entry.title, type: n.entry.type, tags: n.entry.tags, path: n.entry.path, score: round(h.score * 0.3), snippet: '', via: { from: h.id, rel: n.rel } });
+        neighbours.push({ id: n.entry.id, title: n.entry.title, type: n.entry.type, ...(n.entry.type_written !== undefined ? { type_written: n.entry.type_written } : {}), tags: n.entry.tags, path: n.entry.path, score: round(h.score * 0.3), snippet: '', via: { from: h.id, rel: n.rel } });
       }
     }
     hits.push(...neighbours.slice(0, Math.max(3, Math.floor(limit / 2))));

@@ -30,8 +30,8 @@ import { putStat, readStatTable, unchanged, writeStatTable, type StatTable } fro
 import { compareListing, fileStat, inRepoDir, sameStat, type StatData } from '../store/layout.js';
 import { idFromPath } from '../../core/format/schema.js';
 
-const MAGIC = 'git-kb summary 7';
-const PATCH_MAGIC = 'git-kb summary patch 3';
+const MAGIC = 'git-kb summary 8';
+const PATCH_MAGIC = 'git-kb summary patch 4';
 
 /** Past this many changed files (under the same names) the catalog is loaded instead of the files read one by one. */
 const PATCH_MAX = 256;
@@ -58,6 +58,16 @@ export interface SummaryRow {
   created?: string;
   updated?: string;
   host?: string;
+  /** The type as written, when it is not a type git-kb knows (`type` is then `factual_reference`; Entry.typeWritten). */
+  type_written?: string;
+}
+
+/** An entry whose front matter `type` is not a known type (served as factual_reference): list warns about them. */
+export interface UnknownType {
+  id: string;
+  path: string;
+  type_written: string;
+  host?: string;
 }
 
 interface Header {
@@ -74,6 +84,8 @@ interface Header {
   notServing: string[];
   /** The files that do not read as an entry (no front matter, malformed YAML, no id...), by path: list says how many it skipped. */
   unreadable: string[];
+  /** The servable entries whose type is not a known type, by path: [path, id, type as written]. */
+  unknownTypes: [path: string, id: string, written: string, host: string | null][];
   entries: number;
   byType: Record<string, number>;
   problems: number;
@@ -88,7 +100,7 @@ interface Header {
  */
 interface Fact {
   problems: number;
-  entry?: Pick<EntryMeta, 'id' | 'title' | 'type' | 'tags' | 'path' | 'created' | 'updated' | 'host' | 'kernel' | 'bodyLength' | 'data'> & { links: { to: string }[] };
+  entry?: Pick<EntryMeta, 'id' | 'title' | 'type' | 'typeWritten' | 'tags' | 'path' | 'created' | 'updated' | 'host' | 'kernel' | 'bodyLength' | 'data'> & { links: { to: string }[] };
 }
 
 function factOf(item: CatalogItem): Fact {
@@ -99,34 +111,35 @@ function factOf(item: CatalogItem): Fact {
   if (e.data.recurrences !== undefined) data.recurrences = e.data.recurrences;
   return {
     problems: item.problems.length,
-    entry: { id: e.id, title: e.title, type: e.type, tags: e.tags, path: e.path, created: e.created, updated: e.updated, host: e.host, kernel: e.kernel, bodyLength: e.bodyLength, data, links: e.links.map((l) => ({ to: l.to })) },
+    entry: { id: e.id, title: e.title, type: e.type, ...(e.typeWritten !== undefined ? { typeWritten: e.typeWritten } : {}), tags: e.tags, path: e.path, created: e.created, updated: e.updated, host: e.host, kernel: e.kernel, bodyLength: e.bodyLength, data, links: e.links.map((l) => ({ to: l.to })) },
   };
 }
 
 /**
  * A fact as one line (its path is the table's): `[problems]`, or `[problems, id, title, type, tags, created,
- * updated, host, kernel, bodyLength, pattern_key, recurrences, [link targets]]` with null for an absent field.
+ * updated, host, kernel, bodyLength, pattern_key, recurrences, [link targets], type as written]` with null for an
+ * absent field.
  */
 function factLine(f: Fact): string {
   const e = f.entry;
   if (!e) return `[${f.problems}]\n`;
   const d = e.data;
-  return `${JSON.stringify([f.problems, e.id, e.title, e.type, e.tags, e.created ?? null, e.updated ?? null, e.host ?? null, e.kernel ? 1 : 0, e.bodyLength, d.pattern_key ?? null, d.recurrences ?? null, e.links.map((l) => l.to)])}\n`;
+  return `${JSON.stringify([f.problems, e.id, e.title, e.type, e.tags, e.created ?? null, e.updated ?? null, e.host ?? null, e.kernel ? 1 : 0, e.bodyLength, d.pattern_key ?? null, d.recurrences ?? null, e.links.map((l) => l.to), e.typeWritten ?? null])}\n`;
 }
 
-type FactArray = [number, string, string, EntryMeta['type'], string[], string | null, string | null, string | null, 0 | 1, number, unknown, unknown, string[]];
+type FactArray = [number, string, string, EntryMeta['type'], string[], string | null, string | null, string | null, 0 | 1, number, unknown, unknown, string[], string | null];
 
 function parseFact(line: string, path: string): Fact {
   const a = JSON.parse(line) as [number] | FactArray;
-  if (!Array.isArray(a) || typeof a[0] !== 'number' || (a.length !== 1 && a.length !== 13)) throw new Error('summary: not a fact line');
+  if (!Array.isArray(a) || typeof a[0] !== 'number' || (a.length !== 1 && a.length !== 14)) throw new Error('summary: not a fact line');
   if (a.length === 1) return { problems: a[0] };
-  const [problems, id, title, type, tags, created, updated, host, kernel, bodyLength, patternKey, recurrences, links] = a;
+  const [problems, id, title, type, tags, created, updated, host, kernel, bodyLength, patternKey, recurrences, links, written] = a;
   const data: Record<string, unknown> = {};
   if (patternKey !== null) data.pattern_key = patternKey;
   if (recurrences !== null) data.recurrences = recurrences;
   return {
     problems,
-    entry: { id, title, type, tags, path, ...(created !== null ? { created } : {}), ...(updated !== null ? { updated } : {}), ...(host !== null ? { host } : {}), kernel: kernel === 1, bodyLength, data, links: links.map((to) => ({ to })) },
+    entry: { id, title, type, ...(written !== null ? { typeWritten: written } : {}), tags, path, ...(created !== null ? { created } : {}), ...(updated !== null ? { updated } : {}), ...(host !== null ? { host } : {}), kernel: kernel === 1, bodyLength, data, links: links.map((to) => ({ to })) },
   };
 }
 
@@ -137,6 +150,8 @@ export interface Summary {
   memory: MemoryStats;
   /** The files that do not read as an entry, by path (list and status skip them; lint says why). */
   unreadable: string[];
+  /** The servable entries whose type is not a known type, by path (list warns about them; lint says where). */
+  unknownTypes: UnknownType[];
   /** The servable entries newest first, parsed one by one as they are taken. */
   rows(): AsyncIterable<SummaryRow>;
 }
@@ -171,7 +186,7 @@ export function summaryFile(dir: string): string {
 }
 
 function rowOf(e: NonNullable<Fact['entry']>): SummaryRow {
-  return { id: e.id, title: e.title, type: e.type, tags: e.tags, path: e.path, ...(e.created !== undefined ? { created: e.created } : {}), ...(e.updated !== undefined ? { updated: e.updated } : {}), ...(e.host !== undefined ? { host: e.host } : {}) };
+  return { id: e.id, title: e.title, type: e.type, tags: e.tags, path: e.path, ...(e.created !== undefined ? { created: e.created } : {}), ...(e.updated !== undefined ? { updated: e.updated } : {}), ...(e.host !== undefined ? { host: e.host } : {}), ...(e.typeWritten !== undefined ? { type_written: e.typeWritten } : {}) };
 }
 
 /**
@@ -179,7 +194,7 @@ function rowOf(e: NonNullable<Fact['entry']>): SummaryRow {
  * loaded catalog and from stored facts alike. Servable entries one per id (an id claimed twice: the first file by
  * path); problems: each file's own, one per link to an id no entry has, one per file of an id claimed twice.
  */
-function summarize(facts: Fact[], paths: readonly string[]): { summary: Summary; rows: SummaryRow[] } & Pick<Header, 'dupIds' | 'dangling' | 'oddIds' | 'notServing' | 'unreadable'> {
+function summarize(facts: Fact[], paths: readonly string[]): { summary: Summary; rows: SummaryRow[] } & Pick<Header, 'dupIds' | 'dangling' | 'oddIds' | 'notServing' | 'unreadable' | 'unknownTypes'> {
   const byId = new Map<string, NonNullable<Fact['entry']>>();
   const claims = new Map<string, number>();
   const oddIds = new Set<string>();
@@ -216,26 +231,34 @@ function summarize(facts: Fact[], paths: readonly string[]): { summary: Summary;
   const byType: Record<string, number> = {};
   for (const e of byId.values()) byType[e.type] = (byType[e.type] ?? 0) + 1;
   const rows = newestFirst(byId.values()).map(rowOf);
+  const unknownTypes: Header['unknownTypes'] = [];
+  for (const e of byId.values()) if (e.typeWritten !== undefined) unknownTypes.push([e.path, e.id, e.typeWritten, e.host ?? null]);
+  unknownTypes.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
   const summary: Summary = {
     entries: byId.size,
     byType,
     problems,
     memory: memoryStats(byId.values()),
     unreadable,
+    unknownTypes: unknownTypesOf(unknownTypes),
     async *rows() {
       yield* rows;
     },
   };
-  return { summary, rows, dupIds, dangling: [...dangling], oddIds: [...oddIds], notServing: [...notServing], unreadable };
+  return { summary, rows, dupIds, dangling: [...dangling], oddIds: [...oddIds], notServing: [...notServing], unreadable, unknownTypes };
+}
+
+function unknownTypesOf(stored: Header['unknownTypes']): UnknownType[] {
+  return stored.map(([path, id, written, host]) => ({ id, path, type_written: written, ...(host !== null ? { host } : {}) }));
 }
 
 /** Writes the summary `made` of the files `table` lists (with that stat data), their fact lines, listed under `namesKey`. Never throws. */
 function writeSummary(dir: string, table: Parameters<typeof writeStatTable>[3], factLines: string[], made: ReturnType<typeof summarize>, namesKey: string): void {
   try {
-    const rows = Buffer.from(made.rows.map((e) => `${JSON.stringify([e.id, e.title, e.type, e.tags, e.path, e.created ?? null, e.updated ?? null, e.host ?? null])}\n`).join(''), 'utf8');
+    const rows = Buffer.from(made.rows.map((e) => `${JSON.stringify([e.id, e.title, e.type, e.tags, e.path, e.created ?? null, e.updated ?? null, e.host ?? null, e.type_written ?? null])}\n`).join(''), 'utf8');
     const { summary } = made;
     const mark = `${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}`;
-    const header: Header = { namesKey, made: mark, dupIds: made.dupIds, dangling: made.dangling, oddIds: made.oddIds, notServing: made.notServing, unreadable: made.unreadable, entries: summary.entries, byType: summary.byType, problems: summary.problems, memory: summary.memory, rowsBytes: rows.length };
+    const header: Header = { namesKey, made: mark, dupIds: made.dupIds, dangling: made.dangling, oddIds: made.oddIds, notServing: made.notServing, unreadable: made.unreadable, unknownTypes: made.unknownTypes, entries: summary.entries, byType: summary.byType, problems: summary.problems, memory: summary.memory, rowsBytes: rows.length };
     writeStatTable(summaryFile(dir), MAGIC, header, table, [rows, Buffer.from(factLines.join(''), 'utf8')]);
     fs.rmSync(patchFile(dir), { force: true }); // it named the summary just replaced
   } catch {
@@ -279,9 +302,9 @@ async function* rowsFrom(dir: string, same: { ino: number; size: number }, from:
         at += cut;
         continue;
       }
-      const a = JSON.parse(pending.slice(0, nl)) as [string, string, string, string[], string, string | null, string | null, string | null];
+      const a = JSON.parse(pending.slice(0, nl)) as [string, string, string, string[], string, string | null, string | null, string | null, string | null];
       pending = pending.slice(nl + 1);
-      yield { id: a[0], title: a[1], type: a[2], tags: a[3], path: a[4], ...(a[5] !== null ? { created: a[5] } : {}), ...(a[6] !== null ? { updated: a[6] } : {}), ...(a[7] !== null ? { host: a[7] } : {}) };
+      yield { id: a[0], title: a[1], type: a[2], tags: a[3], path: a[4], ...(a[5] !== null ? { created: a[5] } : {}), ...(a[6] !== null ? { updated: a[6] } : {}), ...(a[7] !== null ? { host: a[7] } : {}), ...(a[8] !== null ? { type_written: a[8] } : {}) };
     }
   } finally {
     fs.closeSync(fd);
@@ -311,6 +334,7 @@ function served(dir: string, table: StatTable<Header>, header: Header, added: Ad
     problems: header.problems,
     memory: header.memory,
     unreadable: header.unreadable,
+    unknownTypes: unknownTypesOf(header.unknownTypes),
     rows: () => (rows.length === 0 ? stored() : mergedRows(stored(), rows)),
   };
 }
@@ -533,7 +557,7 @@ function addedHeader(before: Header, paths: readonly string[], added: Added[]): 
  */
 export async function currentSummary(dir: string): Promise<Summary> {
   const namesKey = currentNamesKey(dir);
-  const table = readStatTable<Header>(summaryFile(dir), MAGIC, (h) => typeof h?.namesKey === 'string' && Number.isSafeInteger(h.rowsBytes) && typeof h.made === 'string' && Array.isArray(h.dupIds) && Array.isArray(h.dangling) && Array.isArray(h.oddIds) && Array.isArray(h.notServing) && Array.isArray(h.unreadable));
+  const table = readStatTable<Header>(summaryFile(dir), MAGIC, (h) => typeof h?.namesKey === 'string' && Number.isSafeInteger(h.rowsBytes) && typeof h.made === 'string' && Array.isArray(h.dupIds) && Array.isArray(h.dangling) && Array.isArray(h.oddIds) && Array.isArray(h.notServing) && Array.isArray(h.unreadable) && Array.isArray(h.unknownTypes));
   // The names are the table's, or those its patch was written under: the table's and the patch's added files.
   let patch = table ? readPatch(dir, table, namesKey) : undefined;
   const sameNames = table && (patch !== undefined || table.header.namesKey === namesKey);

@@ -14,6 +14,7 @@ export function register(ctx: Cli): void {
       const { getEntries } = await import('../../app/get.js');
       const r = await getEntries({ ...repoOptions(ctx, cmd), ids: ids.map(idArgument), links: o.links });
       const unreadable = r.filter((e) => e.unreadable).map((e) => `${e.unreadable}; it is shown as it is, and list and search skip it ("git-kb lint" lists every problem)`);
-      ctx.reply({ json: { entries: r }, text: () => render.get(r), ...(unreadable.length ? { warnings: unreadable } : {}) });
+      const warnings = [...unreadable, ...r.flatMap((e) => (e.type_written !== undefined ? [render.unknownTypeNote({ ...e, type_written: e.type_written })] : []))];
+      ctx.reply({ json: { entries: r }, text: () => render.get(r), ...(warnings.length ? { warnings } : {}) });
     });
 }

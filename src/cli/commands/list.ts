@@ -22,10 +22,12 @@ export function register(ctx: Cli): void {
       const { all, ...rest } = o;
       const { listEntries } = await import('../../app/list.js');
       const listed = await listEntries({ ...repoOptions(ctx, cmd), ...(rest as object) });
-      const { entries: r, unreadable } = listed;
+      const { entries: r, unreadable, unknownTypes } = listed;
       // NOTE: the terminal's default limit is for people reading; --json and pipes always get every entry.
       const cut = !all && o.limit === undefined && !isJson() && process.stdout.isTTY === true && r.length > TERMINAL_LIMIT;
       const warnings = render.readWarnings(listed);
-      ctx.reply({ json: { entries: r, ...(unreadable.length ? { unreadable } : {}) }, text: () => render.list(cut ? r.slice(0, TERMINAL_LIMIT) : r, cut ? r.length - TERMINAL_LIMIT : 0), ...(warnings.length ? { warnings } : {}) });
+      const typeWarning = render.unknownTypeWarning(unknownTypes);
+      if (typeWarning) warnings.push(typeWarning);
+      ctx.reply({ json: { entries: r, ...(unreadable.length ? { unreadable } : {}), ...(unknownTypes.length ? { type_unknown: unknownTypes } : {}) }, text: () => render.list(cut ? r.slice(0, TERMINAL_LIMIT) : r, cut ? r.length - TERMINAL_LIMIT : 0), ...(warnings.length ? { warnings } : {}) });
     });
 }

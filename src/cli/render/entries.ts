@@ -19,6 +19,7 @@ import { formatProblems, shownPath } from '../../core/errors.js';
 import { diff, entryText, paint } from './colour.js';
 import { localDate, localTime } from './time.js';
 import { plural } from './plural.js';
+import { nearestType } from '../../core/text/suggest.js';
 
 /** `add`: the new id alone, so scripts can take it. */
 export function add(r: AddResult): string {
@@ -93,11 +94,52 @@ export function unreadableWarning(paths: readonly string[]): string | undefined 
   return `${plural(paths.length, 'entry', 'entries')} could not be read and ${paths.length === 1 ? 'was' : 'were'} skipped (${shown}${rest}); "git-kb lint" says why`;
 }
 
+/**
+ * An entry's type as a line shows it: the type, or, when the one written is not a known type, that as written,
+ * marked (`lesson (unknown type)`, `(no type)`): git-kb serves it as factual_reference, and listing it as one
+ * would hide the typo.
+ */
+function typeLabel(e: { type: string; type_written?: string }): string {
+  if (e.type_written === undefined) return e.type;
+  return e.type_written === '' ? '(no type)' : `${e.type_written} (unknown type)`;
+}
+
 /** `list`: one entry per line (local dates), and how many more there are when the terminal's limit cut it. */
 export function list(items: ListItem[], more = 0): string {
   if (items.length === 0) return 'no entries';
   const footer = more ? `\n... ${more} more; git-kb list --all shows every entry (or --limit N)` : '';
-  return items.map((e) => `${paint('yellow', e.id)}  ${paint('dim', localDate(e.updated ?? e.created))}  ${e.type.padEnd(18)} ${e.title}`).join('\n') + paint('dim', footer);
+  // NOTE: padded outside the paint (its markers are invisible but count as characters).
+  const typeColumn = (e: ListItem): string => {
+    const label = typeLabel(e);
+    return (e.type_written === undefined ? label : paint('red', label)) + ' '.repeat(Math.max(0, 18 - label.length));
+  };
+  return items.map((e) => `${paint('yellow', e.id)}  ${paint('dim', localDate(e.updated ?? e.created))}  ${typeColumn(e)} ${e.title}`).join('\n') + paint('dim', footer);
+}
+
+/** The warning `get` gives (stderr) for an entry whose type git-kb does not know: as written, served as, the fix. */
+export function unknownTypeNote(e: { id: string; path: string; type_written: string }): string {
+  const near = nearestType(e.type_written);
+  return `${shownPath(e.path)}: ${e.type_written === '' ? 'no "type"' : `type "${e.type_written}" is not a type git-kb knows`}, so git-kb treats it as factual_reference (--type filters, decay, budgets); ${near ? `did you mean ${near}? "git-kb edit ${e.id} --type ${near}" sets it` : `"git-kb edit ${e.id} --type T" sets one`}`;
+}
+
+/**
+ * The warning list gives (stderr) while entries have a type git-kb does not know: how many, the first few with
+ * their type as written and the nearest known type, that they are served (and filtered) as factual_reference,
+ * and where to see more. Given whatever the filters, so `list --type lesson_learned` never silently leaves out a
+ * `type: lesson`.
+ */
+export function unknownTypeWarning(entries: readonly { id: string; type_written: string }[]): string | undefined {
+  if (entries.length === 0) return undefined;
+  const shown = entries
+    .slice(0, 3)
+    .map((e) => {
+      const near = nearestType(e.type_written);
+      return `${e.id} (${e.type_written === '' ? 'no type' : `"${e.type_written}"`}${near ? `: ${near}?` : ''})`;
+    })
+    .join(', ');
+  const rest = entries.length > 3 ? `, and ${entries.length - 3} more` : '';
+  const one = entries.length === 1;
+  return `${plural(entries.length, 'entry', 'entries')} ${one ? 'has' : 'have'} a type git-kb does not know, and ${one ? 'counts' : 'count'} as factual_reference meanwhile (for --type too): ${shown}${rest}; "git-kb lint" says where, "git-kb edit ID --type T" sets the type`;
 }
 
 /** `lint`: every problem with file, line and rule, then hints (which do not fail lint), then the count line last. */

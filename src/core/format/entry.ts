@@ -31,7 +31,14 @@ export interface Rule {
 export interface Entry {
   id: string;
   title: string;
+  /** The type git-kb serves it as: its own when it is one of TYPES, else `factual_reference` (see typeWritten). */
   type: EntryType;
+  /**
+   * Set only when the front matter's `type` is not one of TYPES (a hand edit's `lesson`, `Decision`): the type as
+   * written (one line, clipped; `''` when there is none), which every output that shows the type shows, marked as
+   * not a known type (spec/entry-format.md, "Types"). Behaviour (decay, budgets, filters) follows `type`.
+   */
+  typeWritten?: string;
   tags: string[];
   links: Link[];
   created?: string;
@@ -59,6 +66,8 @@ export { ACTIVITIES, ID_PATTERN, idFromFileName, idFromPath, isValidHostKey, isV
 export type { Activity, EntryType, Rel } from './schema.js';
 import { ACTIVITIES, idFromFileName, isValidHostKey, isValidId, RELS, TYPES, type Activity, type EntryType, type Rel } from './schema.js';
 import { toLf } from '../text/line-ends.js';
+import { clipText } from '../text/clip.js';
+import { nearestType } from '../text/suggest.js';
 import { foldLatin } from '../text/fold.js';
 
 /** The longest title an entry may have, in characters (lists, search results and pointers show it on one line). */
@@ -267,6 +276,35 @@ function dateString(v: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * A front matter `type` that is not one of TYPES as the outputs show it: one line, at most 60 characters, `''`
+ * when there is none; a value that is not text (a list, a number) as YAML's flow form would write it.
+ */
+export function writtenType(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  return clipText(typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : flowText(v), 60);
+}
+
+function flowText(v: unknown): string {
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string' || typeof x === 'number')) return `[${v.join(', ')}]`;
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
+/**
+ * lint's `type-unknown` message: the type as written, that the entry is served as factual_reference meanwhile,
+ * the nearest known type with the edit that sets it, and the closed set.
+ */
+function unknownTypeMessage(v: unknown, id: string | undefined): string {
+  const shown = v === undefined || v === null ? 'no "type"' : `unknown type ${JSON.stringify(writtenType(v))}`;
+  const near = nearestType(writtenType(v));
+  const fix = near ? `; did you mean ${near}? "git-kb edit ${id ?? 'ID'} --type ${near}" sets it` : `; "git-kb edit ${id ?? 'ID'} --type T" sets one`;
+  return `${shown} (git-kb serves the entry as factual_reference meanwhile)${fix}; one of: ${TYPES.join(', ')}`;
+}
+
 /** Options for judging an entry: how to tell whether a linked id exists, and which file it is. */
 export interface CheckOptions {
   idExists?: (id: string) => boolean;
@@ -314,9 +352,8 @@ export function interpretEntry(raw: RawEntry, file: string, options: CheckOption
   else if (title.length > TITLE_MAX) problem('title-long', `"title" is ${title.length} characters, over ${TITLE_MAX}: a title is the line a later reader searches for and lists; put the rest in the body`, 'title');
 
   const type = d.type as EntryType;
-  if (typeof d.type !== 'string' || !(TYPES as readonly string[]).includes(d.type)) {
-    problem('type-unknown', `unknown type ${JSON.stringify(d.type ?? null)}; one of: ${TYPES.join(', ')}`, 'type');
-  }
+  const typeKnown = typeof d.type === 'string' && (TYPES as readonly string[]).includes(d.type);
+  if (!typeKnown) problem('type-unknown', unknownTypeMessage(d.type, typeof d.id === 'string' && isValidId(d.id) ? d.id : undefined), 'type');
 
   const tags = stringList(d.tags);
   if (!tags) problem('tags-invalid', '"tags" must be a list of strings', 'tags');
@@ -381,7 +418,8 @@ export function interpretEntry(raw: RawEntry, file: string, options: CheckOption
   const entry: Entry = {
     id,
     title: title || id,
-    type: (TYPES as readonly string[]).includes(type) ? type : 'factual_reference',
+    type: typeKnown ? type : 'factual_reference',
+    ...(typeKnown ? {} : { typeWritten: writtenType(d.type) }),
     tags: (tags ?? []).map((t) => t.trim()).filter(Boolean),
     links,
     created: dateString(d.created),

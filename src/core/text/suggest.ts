@@ -3,6 +3,7 @@
  * error a bad choice gets, naming the set and, when one is close, the likely one. Pure.
  */
 import { KbError } from '../errors.js';
+import { TYPES, type EntryType } from '../format/schema.js';
 
 /** Edit distance (Levenshtein) between two short strings. */
 function distance(a: string, b: string): number {
@@ -32,4 +33,14 @@ export function closest(value: string, choices: readonly string[]): string | und
 export function unknownChoice(what: string, value: string, choices: readonly string[], where?: string): KbError {
   const near = closest(value, choices);
   return new KbError('USAGE', `${where ? `${where}: ` : ''}unknown ${what} "${value}"; one of: ${choices.join(', ')}${near ? `; did you mean "${near}"?` : ''}`);
+}
+
+/**
+ * The known type a front matter `type` most likely meant (`lesson` -> lesson_learned, `Decision` -> decision,
+ * `lesson-learned` -> lesson_learned), or undefined when none is close: lint's hint and list's warning.
+ */
+export function nearestType(written: string): EntryType | undefined {
+  const v = written.trim().toLowerCase().replace(/[\s-]+/g, '_');
+  if (!v) return undefined;
+  return (closest(v, TYPES) ?? (v.length > 3 && v.endsWith('s') ? closest(v.slice(0, -1), TYPES) : undefined)) as EntryType | undefined;
 }
