@@ -12,7 +12,7 @@ import { formatProblems, KbError } from '../errors.js';
 import { regexRisk } from '../format/regex-risk.js';
 import { isValidHostKey } from '../format/schema.js';
 import { parseDocumentUniqueKeys, yamlErrorAt } from '../format/yaml-error.js';
-import { compileMatcher, isRegexMarker, matchHosts, MIN_MARKER_CHARS, REGEX_MARKER, type HostMatcher } from './matcher.js';
+import { compileMatcher, hostScan, isRegexMarker, matchHosts, MIN_MARKER_CHARS, REGEX_MARKER, type HostMatcher } from './matcher.js';
 import { toLf } from '../text/line-ends.js';
 
 export { compileMatcher, isRegexMarker, matchHosts, MIN_MARKER_CHARS, type HostMatcher } from './matcher.js';
@@ -300,11 +300,21 @@ export interface ForbiddenHit {
   name: string;
 }
 
-/** The first forbidden host or global pattern that `text` mentions, or undefined. Never echoes the text. */
-export function forbiddenMatch(registry: HostRegistry | HostMatcher, text: string): ForbiddenHit | undefined {
+/**
+ * The first forbidden host or global pattern that `text` mentions, or undefined. Never echoes the text. `text` may
+ * be given as its parts, as if joined by `\n` (the same answer: hostScan).
+ */
+export function forbiddenMatch(registry: HostRegistry | HostMatcher, text: string | Iterable<string>): ForbiddenHit | undefined {
   const matcher = 'labels' in registry ? registry : forbiddenMatcher(registry);
   if (matcher.labels.length === 0) return undefined;
-  const label = matchHosts(matcher, text)[0];
+  let label: string | undefined;
+  if (typeof text === 'string') label = matchHosts(matcher, text)[0];
+  else {
+    // The parts of one text joined by line breaks, matched without joining them (a transcript's hundreds of MB).
+    const scan = hostScan(matcher);
+    for (const part of text) scan.part(part);
+    label = scan.labels()[0];
+  }
   if (!label) return undefined;
   const sep = label.indexOf(':');
   return { kind: label.slice(0, sep) as ForbiddenHit['kind'], name: label.slice(sep + 1) };
