@@ -9,17 +9,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Settings } from '../adapters/config/settings.js';
-import { archiveTranscript, listArchive, pruneArchive, readArchive, removeArchive, type ArchiveOutcome } from '../adapters/store/archive.js';
+import { archiveTranscript, listArchive, pruneArchive, readArchiveLines, removeArchive, type ArchiveOutcome } from '../adapters/store/archive.js';
 import { loadHosts } from '../adapters/store/hosts-file.js';
-import { readAt } from '../adapters/store/fsutil.js';
+import { forEachLine } from '../adapters/store/fsutil.js';
 import { readSessionState, writeSessionState } from '../adapters/store/session-state.js';
 import { transcriptSessionId } from '../adapters/store/transcript-id.js';
 import { findSessionLogs, readSessionLog, removeSessionLog, writeSessionLog } from '../adapters/index/turns.js';
 import { KbError } from '../core/errors.js';
 import { forbiddenMatch, forbiddenMatcher, type ForbiddenHit, type HostMatcher } from '../core/hosts/hosts.js';
 import { isOwnChildSession, sessionScrubber } from '../core/sessions/summary.js';
-import { allTranscriptText, parseTranscript, redactTranscriptLine, type TranscriptFacts } from '../core/sessions/transcript.js';
-import { sessionLog, type SessionLog } from '../core/sessions/turns.js';
+import { redactTranscriptLine, transcriptReader, transcriptTexts, type TranscriptFacts } from '../core/sessions/transcript.js';
+import { sessionLog, turnLogReader, type SessionLog } from '../core/sessions/turns.js';
 
 /** The largest transcript read (bigger ones are read from their first this-many bytes). */
 const MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024;
@@ -36,32 +36,45 @@ export function transcriptStat(file: string): fs.Stats {
   return st;
 }
 
-/** A transcript's bytes (its first MAX_TRANSCRIPT_BYTES when bigger). */
-export function readTranscriptBytes(file: string, size: number): Buffer {
-  if (size <= MAX_TRANSCRIPT_BYTES) return fs.readFileSync(file);
-  const fd = fs.openSync(file, 'r');
-  try {
-    return readAt(fd, 0, MAX_TRANSCRIPT_BYTES);
-  } finally {
-    fs.closeSync(fd);
-  }
+/** A transcript as read: its facts, the bytes read, and the end of its last complete line. */
+export interface TranscriptRead {
+  facts: TranscriptFacts;
+  bytes: number;
+  end: number;
+}
+
+/**
+ * A transcript read (its first MAX_TRANSCRIPT_BYTES when bigger) and parsed line by line: its text is never held
+ * whole, only the facts parsed from it (a transcript of hundreds of MB is read in about its size, not eight times it).
+ */
+export function readTranscript(file: string, size: number): TranscriptRead {
+  const reader = transcriptReader();
+  const { bytes, end } = forEachLine(file, 0, size <= MAX_TRANSCRIPT_BYTES ? Infinity : MAX_TRANSCRIPT_BYTES, (l) => reader.line(l));
+  return { facts: reader.finish(), bytes, end };
 }
 
 /**
  * The forbidden host or global pattern a session touched, if any. NOTE: the whole transcript is checked, tool output
  * and subagent text included, plus its path (a project folder can carry a host's name): a session that touched a
- * forbidden host leaves no summary, no turn log, no archive and no reflection at all.
+ * forbidden host leaves no summary, no turn log, no archive and no reflection at all. The text checked is the path,
+ * the session id and allTranscriptText, one per line, given to the matcher in parts (the same answer as the joined
+ * text: hostScan), so a transcript's text is never copied whole.
  */
 export function sessionForbidden(matcher: HostMatcher, file: string, sessionId: string | undefined, facts: TranscriptFacts): ForbiddenHit | undefined {
-  return forbiddenMatch(matcher, `${file}\n${sessionId ?? ''}\n${allTranscriptText(facts)}`);
+  return forbiddenMatch(matcher, withTexts([file, sessionId ?? ''], facts));
 }
 
-/** Every line of a transcript text through the session's redaction (blank lines kept as they are). */
-function redactLines(text: string, scrub: (s: string) => string): string {
-  return text
-    .split('\n')
-    .map((l) => (l.trim() ? redactTranscriptLine(l, scrub) : l))
-    .join('\n');
+/** `head` then the transcript's texts, as the parts of `${head.join('\n')}\n${allTranscriptText(facts)}`. */
+function* withTexts(head: string[], facts: TranscriptFacts): Generator<string> {
+  yield* head;
+  const texts = transcriptTexts(facts);
+  if (texts.length === 0) yield '';
+  for (const t of texts) yield t;
+}
+
+/** A transcript line through the session's redaction (a blank line kept as it is). */
+function redactLine(line: string, scrub: (s: string) => string): string {
+  return line.trim() ? redactTranscriptLine(line, scrub) : line;
 }
 
 export interface LogOptions {
@@ -98,8 +111,8 @@ export async function logSession(options: LogOptions): Promise<LogResult> {
       return { status: 'current', sessionId };
     }
   }
-  const source = readTranscriptBytes(file, st.size);
-  const facts = parseTranscript(source.toString('utf8'));
+  const read = readTranscript(file, st.size);
+  const facts = read.facts;
   if (!sessionId || isOwnChildSession(facts)) return { status: 'skipped', facts, st };
   const mark = (extra: Record<string, unknown> = {}): void => {
     writeSessionState(dir, { ...readSessionState(dir, sessionId), sessionId, transcript: file, loggedSize: st.size, loggedMtimeMs: st.mtimeMs, ...extra });
@@ -112,21 +125,42 @@ export async function logSession(options: LogOptions): Promise<LogResult> {
     return { status: 'forbidden', sessionId, facts, st };
   }
   const scrubber = sessionScrubber(facts);
+  // The transcript is read again line by line for what is stored: the bytes read above, no more (it may have grown).
+  const redacted = (from: number, to: number, put: (line: string) => void): void => {
+    forEachLine(file, from, to, (l) => put(redactLine(l, scrubber.scrub)));
+  };
   let archive: LogResult['archive'] = 'off';
-  let redacted: string | undefined;
+  // The turn log is read from the redacted transcript as the archive holds it (what it held before, and what this
+  // look added), so a log rebuilt from the archive later is the same.
+  let turns: ReturnType<typeof transcriptReader> | undefined;
   if (settings.archive) {
     archive = await archiveTranscript(settings.archiveDir, {
       sessionId,
       transcript: file,
-      source,
       st,
+      end: read.end,
       secretValues: scrubber.values,
-      redact: (lines) => redactLines(lines, scrubber.scrub),
+      redact: (from, put) => {
+        // Archived from its start: the lines archived are the whole archive, read as they are written.
+        const tee = from === 0 ? (turns = turnLogReader()) : undefined;
+        redacted(from, read.end, (l) => {
+          put(`${l}\n`);
+          tee?.line(l);
+        });
+      },
     });
-    if (archive !== 'busy') redacted = readArchive(settings.archiveDir, sessionId);
+    if (archive === 'busy') turns = undefined;
+    else if (archive !== 'rewritten') {
+      const reader = turnLogReader();
+      turns = (await readArchiveLines(settings.archiveDir, sessionId, (l) => reader.line(l))) ? reader : undefined;
+    }
   }
-  redacted ??= redactLines(source.toString('utf8'), scrubber.scrub);
-  const log = sessionLog(parseTranscript(redacted), sessionId);
+  if (!turns) {
+    const reader = turnLogReader();
+    redacted(0, read.bytes, (l) => reader.line(l));
+    turns = reader;
+  }
+  const log = sessionLog(turns.finish(), sessionId);
   if (!log) {
     mark();
     return { status: 'skipped', sessionId, archive, facts, st };
@@ -141,11 +175,11 @@ export async function logSession(options: LogOptions): Promise<LogResult> {
  * when the archive names a forbidden host or pattern of this data repo.
  */
 async function logFromArchive(dir: string, settings: Settings, sessionId: string, matcher?: HostMatcher): Promise<SessionLog | undefined> {
-  const text = readArchive(settings.archiveDir, sessionId);
-  if (text === undefined) return undefined;
-  const facts = parseTranscript(text);
+  const reader = transcriptReader();
+  if (!(await readArchiveLines(settings.archiveDir, sessionId, (l) => reader.line(l)))) return undefined;
+  const facts = reader.finish();
   const m = matcher ?? forbiddenMatcher(await loadHosts(dir));
-  if (forbiddenMatch(m, `${sessionId}\n${allTranscriptText(facts)}`)) return undefined;
+  if (forbiddenMatch(m, withTexts([sessionId], facts))) return undefined;
   const log = sessionLog(facts, sessionId);
   if (log) {
     try {

@@ -18,8 +18,8 @@ import { findTurn, grepLog, type GrepLine, type LoggedTurn } from '../core/sessi
 import { readSessionState, stateIsCurrent, writeSessionState, type SessionState } from '../adapters/store/session-state.js';
 import { transcriptSessionId, transcriptStem } from '../adapters/store/transcript-id.js';
 import { readEntryText, safeJoin } from '../adapters/store/layout.js';
-import { allTranscriptText, parseTranscript, type TranscriptFacts } from '../core/sessions/transcript.js';
-import { logSession, readTranscriptBytes, sessionForbidden, tidyArchive, transcriptStat } from './session-log.js';
+import type { TranscriptFacts } from '../core/sessions/transcript.js';
+import { logSession, readTranscript, sessionForbidden, tidyArchive, transcriptStat } from './session-log.js';
 import { foldTurnIndex } from '../adapters/index/turns.js';
 import { nowStamp } from './fields.js';
 import { filesById, findEntryFile } from './find.js';
@@ -94,7 +94,7 @@ export async function recordSession(options: RecordOptions): Promise<RecordResul
 export function loadTranscript(transcript: string): { file: string; st: fs.Stats; facts: TranscriptFacts } {
   const file = path.resolve(transcript);
   const st = transcriptStat(file);
-  return { file, st, facts: parseTranscript(readTranscriptBytes(file, st.size).toString('utf8')) };
+  return { file, st, facts: readTranscript(file, st.size).facts };
 }
 
 export { sessionForbidden };
@@ -111,7 +111,7 @@ async function recordOnce(options: RecordOptions): Promise<RecordResult> {
     if (logged.facts && logged.st) read = { facts: logged.facts, st: logged.st };
   }
   const st = read?.st ?? transcriptStat(file);
-  const facts = read?.facts ?? parseTranscript(readTranscriptBytes(file, st.size).toString('utf8'));
+  const facts = read?.facts ?? readTranscript(file, st.size).facts;
   const sessionId = transcriptSessionId(file, { given: options.sessionId, size: st.size });
   const state = (outcome: string, extra: Partial<SessionState> = {}): void => {
     if (!sessionId) return;

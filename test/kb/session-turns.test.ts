@@ -10,6 +10,9 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { kb, kbJson, makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { sessionScrubber } from '../../src/core/sessions/summary.js';
+import { parseTranscript, redactTranscriptLine } from '../../src/core/sessions/transcript.js';
+import { sessionLog } from '../../src/core/sessions/turns.js';
 
 let sb: Sandbox;
 beforeEach(() => {
@@ -146,6 +149,37 @@ describe('the archive', () => {
     expect(inflated()).toContain('[REDACTED:secret-file-value]');
     const log = fs.readFileSync(path.join(sb.data, '.git', 'git-kb', 'turns', `${sid}.json`), 'utf8');
     expect(log).not.toContain(value);
+  });
+
+  it('a transcript with megabytes of tool output, read line by line, is stored as its whole text defines: the archive its redacted lines, the turn log the log of those', async () => {
+    const sid = 'eeee5555-0000-4000-8000-000000000005';
+    const value = 'Hv4sPq9Lm2Wx7Rt3';
+    let text = prompt(sid, `the ledger export with key ${value} is slow \u00e9\u03a3\u{1f600}`);
+    text += rec(sid, { type: 'assistant', message: { id: 'm-env2', role: 'assistant', model: 'claude-test-1', content: [{ type: 'tool_use', id: 'tenv2', name: 'Read', input: { file_path: '/home/u/billing/.env' } }] } });
+    text += rec(sid, { type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tenv2', content: `LEDGER_KEY=${value}` }] } });
+    for (let i = 0; i < 48; i++) {
+      if (i % 12 === 0) text += prompt(sid, `step ${i}: export the next batch`);
+      const out = `batch ${i} used ${value}\n${`row ${i} ${'x'.repeat(70)} \u00fc\n`.repeat(700)}password=Sx${i}Kp4Zr8Qw2m done`;
+      text += bash(sid, `tb${i}`, `node export.js --batch ${i}`, out);
+    }
+    text += reply(sid, 'All batches exported.');
+    expect(text.length).toBeGreaterThan(3_000_000);
+    const t = transcript(sid, text.slice(0, text.indexOf('\n', 1_500_000) + 1)); // half first: the rest is appended
+    await json(['session', 'record', '--transcript', t]);
+    fs.writeFileSync(t, `${text}{"type":"user","cut`); // and a last line still being written
+    await json(['session', 'record', '--transcript', t]);
+
+    const whole = fs.readFileSync(t, 'utf8');
+    const { scrub } = sessionScrubber(parseTranscript(whole));
+    const complete = whole.slice(0, whole.lastIndexOf('\n') + 1);
+    const redacted = complete.split('\n').map((l) => (l.trim() ? redactTranscriptLine(l, scrub) : l)).join('\n');
+    const meta = JSON.parse(fs.readFileSync(path.join(archiveDir(), `${sid}.json`), 'utf8'));
+    const inflated = zlib.gunzipSync(fs.readFileSync(path.join(archiveDir(), `${sid}.jsonl.gz`)).subarray(0, meta.gzBytes)).toString('utf8');
+    expect(inflated === redacted).toBe(true);
+    expect(inflated).not.toContain(value);
+    const log = JSON.parse(fs.readFileSync(path.join(sb.data, '.git', 'git-kb', 'turns', `${sid}.json`), 'utf8'));
+    expect(log).toEqual(JSON.parse(JSON.stringify(sessionLog(parseTranscript(redacted), sid))));
+    expect(log.turns.length).toBe(5);
   });
 
   it('keeps nothing of a session that names a forbidden host, and KB_ARCHIVE=0 keeps no archive', async () => {

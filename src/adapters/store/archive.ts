@@ -5,7 +5,7 @@
  * when Claude Code deletes the transcript after its retention window.
  *
  * Incremental: a transcript only grows, so each look appends the complete lines written since the last one as one
- * more gzip member (a gzip file may hold many; reading inflates them all). The meta file records how far the
+ * more gzip member, or several for more than a MB (a gzip file may hold many; reading inflates them all). The meta file records how far the
  * source was read and how many compressed bytes are valid: a writer killed in an append leaves bytes past that
  * mark, which the next writer cuts off before it appends. A transcript whose head changed (rewritten) or whose
  * redaction learned a new secret value is archived again from the start. One writer per session at a time (a lock
@@ -16,12 +16,14 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { fnv1a } from '../../core/text/fnv.js';
 import { acquireLock } from './lock.js';
-import { readAt, writeFileAtomic } from './fsutil.js';
+import { readAt, writeFileAtomic, writeFileAtomicWith } from './fsutil.js';
 import { sessionFileBase } from './session-state.js';
 
 const META_VERSION = 1;
 /** The bytes of the source's head whose hash tells a rewritten transcript from a grown one. */
 const HEAD_BYTES = 4096;
+/** Redacted text compressed into one gzip member at a time (a look of hundreds of MB is never compressed whole). */
+const MEMBER_CHARS = 1 << 20;
 
 /** What the archive knows of one session's transcript. */
 export interface ArchiveMeta {
@@ -85,24 +87,57 @@ export function readArchive(root: string, sessionId: string): string | undefined
   }
 }
 
+/**
+ * The archived text line by line (as readArchive's text split at `\n`), inflated as it is read; false when there
+ * is no archive or it does not inflate (then `line` may have had some lines: the caller drops what it made of them).
+ */
+export async function readArchiveLines(root: string, sessionId: string, line: (text: string) => void): Promise<boolean> {
+  const meta = readArchiveMeta(root, sessionId);
+  if (!meta) return false;
+  if (meta.gzBytes === 0) return true;
+  const { pipeline } = await import('node:stream/promises');
+  let carry: Buffer[] = [];
+  try {
+    await pipeline(fs.createReadStream(files(root, sessionId).gz, { start: 0, end: meta.gzBytes - 1 }), zlib.createGunzip(), async (source: AsyncIterable<Buffer>) => {
+      for await (const chunk of source) {
+        let s = 0;
+        for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, s)) {
+          const text = carry.length ? Buffer.concat([...carry, chunk.subarray(s, i)]).toString('utf8') : chunk.toString('utf8', s, i);
+          carry = [];
+          s = i + 1;
+          line(text);
+        }
+        if (s < chunk.length) carry.push(chunk.subarray(s));
+      }
+    });
+  } catch {
+    return false;
+  }
+  if (carry.length) line(Buffer.concat(carry).toString('utf8'));
+  return true;
+}
+
 export interface ArchiveInput {
   sessionId: string;
+  /** The transcript (its first bytes are hashed) and its stat when read. */
   transcript: string;
-  /** The transcript's bytes as read now, and its stat. */
-  source: Buffer;
   st: { size: number; mtimeMs: number };
+  /** The end of the transcript's last complete line as read now (the last may still be being written). */
+  end: number;
   /** How many secret-file values the redaction knows now. */
   secretValues: number;
-  /** Redacts complete lines of the source (text of whole lines, newline-terminated). */
-  redact: (lines: string) => string;
+  /**
+   * Gives `put` the redacted text of the transcript's complete lines from byte `from` to `end`, in pieces of whole
+   * lines, each newline-terminated.
+   */
+  redact: (from: number, put: (text: string) => void) => void;
 }
 
 export type ArchiveOutcome = 'current' | 'appended' | 'rewritten' | 'busy';
 
 /** Archives what is new in a transcript (see the module contract). */
 export async function archiveTranscript(root: string, input: ArchiveInput): Promise<ArchiveOutcome> {
-  const { sessionId, source } = input;
-  const end = source.lastIndexOf(0x0a) + 1; // complete lines only: the last may still be being written
+  const { sessionId, end } = input;
   ensureRoot(root);
   const f = files(root, sessionId);
   let lock;
@@ -113,7 +148,14 @@ export async function archiveTranscript(root: string, input: ArchiveInput): Prom
   }
   try {
     const meta = readArchiveMeta(root, sessionId);
-    const headOf = (n: number): string => fnv1a(source.subarray(0, Math.min(HEAD_BYTES, n)).toString('latin1')).toString(36);
+    const fd0 = fs.openSync(input.transcript, 'r');
+    let first: Buffer;
+    try {
+      first = readAt(fd0, 0, Math.min(HEAD_BYTES, end));
+    } finally {
+      fs.closeSync(fd0);
+    }
+    const headOf = (n: number): string => fnv1a(first.subarray(0, Math.min(HEAD_BYTES, n)).toString('latin1')).toString(36);
     const head = headOf(end);
     const same = !!meta && meta.bytes <= end && meta.head === headOf(meta.bytes) && meta.secretValues === input.secretValues && fs.existsSync(f.gz);
     const from = same ? meta!.bytes : 0;
@@ -122,21 +164,43 @@ export async function archiveTranscript(root: string, input: ArchiveInput): Prom
       writeFileAtomic(f.meta, JSON.stringify(next(meta!.gzBytes)), { mode: 0o600, fsync: false });
       return 'current';
     }
-    const member = zlib.gzipSync(Buffer.from(input.redact(source.subarray(from, end).toString('utf8')), 'utf8'));
+    /** Writes the redacted lines from `from` as gzip members at `at` in `fd`; returns the bytes written. */
+    const members = (fd: number, at: number): number => {
+      let pos = at;
+      let pieces: string[] = [];
+      let chars = 0;
+      const flush = (last = false): void => {
+        if (pieces.length === 0 && (!last || pos > at)) return; // a look with no line still writes its (empty) member
+        const member = zlib.gzipSync(Buffer.from(pieces.join(''), 'utf8'));
+        pieces = [];
+        chars = 0;
+        for (let done = 0; done < member.length; ) done += fs.writeSync(fd, member, done, member.length - done, pos + done);
+        pos += member.length;
+      };
+      input.redact(from, (text) => {
+        pieces.push(text);
+        chars += text.length;
+        if (chars >= MEMBER_CHARS) flush();
+      });
+      flush(true);
+      return pos - at;
+    };
     if (same) {
       const fd = fs.openSync(f.gz, 'r+', 0o600);
+      let written: number;
       try {
         fs.ftruncateSync(fd, meta!.gzBytes); // bytes past the mark are a killed writer's half member
-        fs.writeSync(fd, member, 0, member.length, meta!.gzBytes);
+        written = members(fd, meta!.gzBytes);
         fs.fsyncSync(fd);
       } finally {
         fs.closeSync(fd);
       }
-      writeFileAtomic(f.meta, JSON.stringify(next(meta!.gzBytes + member.length)), { mode: 0o600 });
+      writeFileAtomic(f.meta, JSON.stringify(next(meta!.gzBytes + written)), { mode: 0o600 });
       return 'appended';
     }
-    writeFileAtomic(f.gz, member, { mode: 0o600 });
-    writeFileAtomic(f.meta, JSON.stringify(next(member.length)), { mode: 0o600 });
+    let written = 0;
+    writeFileAtomicWith(f.gz, (fd) => (written = members(fd, 0)), { mode: 0o600 });
+    writeFileAtomic(f.meta, JSON.stringify(next(written)), { mode: 0o600 });
     return 'rewritten';
   } finally {
     lock.release();

@@ -48,12 +48,16 @@ export function sweepDeadTemps(repo: string): void {
 
 /** Writes a file atomically: readers see the old content or the new, never a part. */
 export function writeFileAtomic(file: string, data: string | Uint8Array | Uint8Array[], options: { mode?: number; fsync?: boolean } = {}): void {
+  writeFileAtomicWith(file, (fd) => (Array.isArray(data) ? writeAllv(fd, data) : fs.writeFileSync(fd, data)), options);
+}
+
+/** writeFileAtomic of what `write` writes to the open temporary file (a file made piece by piece, never whole in memory). */
+export function writeFileAtomicWith(file: string, write: (fd: number) => void, options: { mode?: number; fsync?: boolean } = {}): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = tempFor(file);
   const fd = fs.openSync(tmp, 'w', options.mode ?? 0o644);
   try {
-    if (Array.isArray(data)) writeAllv(fd, data);
-    else fs.writeFileSync(fd, data);
+    write(fd);
     if (options.fsync !== false) fs.fsyncSync(fd);
   } finally {
     fs.closeSync(fd);
@@ -130,4 +134,43 @@ export function readAt(fd: number, pos: number, len: number): Buffer {
   }
   if (got < len) buf.fill(0, got);
   return buf.subarray(0, got);
+}
+
+/** The block forEachLine reads at a time. */
+const LINE_BLOCK = 1 << 20;
+
+/**
+ * Calls `line` with each line of a file's bytes from `from` up to `to` (or its end), decoded as UTF-8, without its
+ * `\n`; then with the text after the last `\n` when there is any. The same strings as decoding the bytes whole and
+ * splitting them at `\n` (a `\n` byte is never part of a multi-byte character, so a line decodes alone as it does
+ * in the whole), read a MB at a time: a file of hundreds of MB is never held whole. Returns the bytes read and the
+ * end of the last complete line (`from` when none).
+ */
+export function forEachLine(file: string, from: number, to: number, line: (text: string) => void): { bytes: number; end: number } {
+  const fd = fs.openSync(file, 'r');
+  const block = Buffer.allocUnsafe(LINE_BLOCK);
+  let carry: Buffer[] = [];
+  let pos = from;
+  let end = from;
+  try {
+    while (pos < to) {
+      const n = fs.readSync(fd, block, 0, Math.min(LINE_BLOCK, to - pos), pos);
+      if (n === 0) break;
+      const got = block.subarray(0, n);
+      let s = 0;
+      for (let i = got.indexOf(0x0a); i >= 0; i = got.indexOf(0x0a, s)) {
+        const text = carry.length ? Buffer.concat([...carry, got.subarray(s, i)]).toString('utf8') : got.toString('utf8', s, i);
+        carry = [];
+        s = i + 1;
+        end = pos + s;
+        line(text);
+      }
+      if (s < n) carry.push(Buffer.from(got.subarray(s))); // a copy: the block is read into again
+      pos += n;
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+  if (carry.length) line(Buffer.concat(carry).toString('utf8'));
+  return { bytes: pos - from, end };
 }

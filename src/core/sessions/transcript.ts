@@ -62,6 +62,11 @@ export interface TranscriptFacts {
    */
   turnLog: TurnFacts[];
   /**
+   * Set when the reader kept only what the turn log shows of each tool result (ReaderOptions.toolOutput): then
+   * `toolResults`, the turns' tool outputs and the commands' results hold that, and `otherTexts` is not kept.
+   */
+  toolOutputs?: 'turn-log';
+  /**
    * Transcript text that is none of the above (command output, meta records, subagent prompts and replies,
    * thinking, system notes, attachments, unknown records), kept only so checks can see everything.
    */
@@ -248,8 +253,22 @@ function promptOf(raw: string): string | undefined {
   return t;
 }
 
+/** What a reader keeps (transcriptReader). */
+export interface ReaderOptions {
+  /**
+   * For the turn log alone: what is kept of each tool result's text (the turn log's cut, turns.ts), so that a
+   * transcript's tool output is not held whole twice; its PR links are read from the whole text first. Nor is
+   * `otherTexts` kept. The facts say so (`toolOutputs: 'turn-log'`).
+   */
+  toolOutput?: (text: string) => string;
+}
+
 /** Mutable state of one parse. */
 class Reader {
+  constructor(private readonly options: ReaderOptions = {}) {
+    if (options.toolOutput) this.facts.toolOutputs = 'turn-log';
+  }
+
   readonly facts: TranscriptFacts = {
     prompts: [],
     turns: 0,
@@ -451,7 +470,9 @@ class Reader {
       if (this.seenResults.has(id)) return;
       this.seenResults.add(id);
     }
-    const body = resultText(block.content);
+    const whole = resultText(block.content);
+    this.scanPr(whole);
+    const body = this.options.toolOutput ? this.options.toolOutput(whole) : whole;
     const use = id ? this.toolUseById.get(id) : undefined;
     let filePath: string | undefined;
     if (use?.name === 'Read' && isRec(use.input)) filePath = str(use.input.file_path);
@@ -474,7 +495,6 @@ class Reader {
       if (filePath) tool.filePath = filePath;
     }
     if (id) this.outcome(id, body, block.is_error === true);
-    this.scanPr(body);
   }
 
   /** What a call's result says about it: a write that succeeded changed its file; a command ran, or failed. */
@@ -600,7 +620,7 @@ class Reader {
   }
 
   private note(t: string | undefined): void {
-    if (t && t.trim() !== '') this.other.push(t);
+    if (t && !this.options.toolOutput && t.trim() !== '') this.other.push(t);
   }
 
   private scanPr(t: string): void {
@@ -641,17 +661,32 @@ function top(counts: Map<string, number>): string | undefined {
 
 /** Reads a Claude Code transcript's JSONL text into plain facts, never throwing on its content. */
 export function parseTranscript(text: string): TranscriptFacts {
-  const reader = new Reader();
+  const reader = transcriptReader();
   if (typeof text !== 'string') return reader.finish();
-  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   let start = 0;
-  while (start <= src.length) {
-    let end = src.indexOf('\n', start);
-    if (end < 0) end = src.length;
-    reader.line(src.slice(start, end));
+  while (start <= text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    reader.line(text.slice(start, end));
     start = end + 1;
   }
   return reader.finish();
+}
+
+/**
+ * parseTranscript line by line, for a transcript read in pieces: `line` takes the text's lines in order (without
+ * their `\n`), `finish` gives the facts. The same facts as parseTranscript of the lines joined.
+ */
+export function transcriptReader(options: ReaderOptions = {}): { line(text: string): void; finish(): TranscriptFacts } {
+  const reader = new Reader(options);
+  let first = true;
+  return {
+    line(text: string): void {
+      reader.line(first && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+      first = false;
+    },
+    finish: () => reader.finish(),
+  };
 }
 
 /**
@@ -729,13 +764,21 @@ export const TOOL_USE_MARK = '"tool_use"';
 
 /** All the text of a session that a forbidden-host or secret check must see, one piece per line. */
 export function allTranscriptText(facts: TranscriptFacts): string {
+  return transcriptTexts(facts).join('\n');
+}
+
+/**
+ * The pieces of allTranscriptText, in its order (none empty), for a check that takes them one by one
+ * (forbiddenMatch): the text of a transcript of hundreds of MB is never built.
+ */
+export function transcriptTexts(facts: TranscriptFacts): string[] {
   const parts: (string | undefined)[] = [facts.title, facts.cwd, facts.branch, facts.firstPrompt];
-  parts.push(...(facts.prompts ?? []), ...(facts.recaps ?? []), ...(facts.assistantTexts ?? []));
+  for (const list of [facts.prompts, facts.recaps, facts.assistantTexts]) for (const p of list ?? []) parts.push(p);
   for (const u of facts.toolUses ?? []) parts.push(`${u.name} ${json(u.input)}`);
   for (const r of facts.toolResults ?? []) parts.push(r.filePath, r.text);
-  parts.push(...(facts.commands ?? []).map((c) => c.command), ...(facts.filesChanged ?? []), ...(facts.prLinks ?? []));
-  parts.push(...(facts.otherTexts ?? []));
-  return parts.filter((p): p is string => typeof p === 'string' && p !== '').join('\n');
+  for (const c of facts.commands ?? []) parts.push(c.command);
+  for (const list of [facts.filesChanged, facts.prLinks, facts.otherTexts]) for (const p of list ?? []) parts.push(p);
+  return parts.filter((p): p is string => typeof p === 'string' && p !== '');
 }
 
 /**

@@ -7,7 +7,7 @@
 import { isSecretFilePath } from '../secrets/scan.js';
 import { fnv1a } from '../text/fnv.js';
 import { clip, projectName, sessionEntryId, sessionTitle } from './summary.js';
-import type { TranscriptFacts, TurnTool } from './transcript.js';
+import { transcriptReader, type TranscriptFacts, type TurnTool } from './transcript.js';
 
 /** Bump when the log's shape or content changes: logs of another version are read again from the archive. */
 export const TURN_LOG_VERSION = 1;
@@ -94,6 +94,22 @@ function callOf(t: TurnTool): string {
 }
 
 /**
+ * A reader of a (redacted) transcript for sessionLog alone: it keeps of each tool result only what the log shows
+ * (headTail), so a transcript of hundreds of MB of tool output is not held whole while its log is made.
+ */
+export function turnLogReader(): ReturnType<typeof transcriptReader> {
+  return transcriptReader({ toolOutput: (s) => detached(headTail(s)) });
+}
+
+/**
+ * `s` as a string of its own: a cut of a string (slice, concatenation) may keep the whole string it was cut from
+ * alive in V8, so a log of head-and-tail cuts would hold every tool output whole.
+ */
+function detached(s: string): string {
+  return JSON.parse(JSON.stringify(s)) as string;
+}
+
+/**
  * The turn log of a session from its (redacted) facts, or undefined when it has no real prompt or no time. Turn 0
  * (what came before the first prompt) is kept only when it holds a reply, recap or tool call.
  */
@@ -104,7 +120,7 @@ export function sessionLog(facts: TranscriptFacts, sessionId: string): SessionLo
   for (const t of facts.turnLog ?? []) {
     const tools: LoggedTool[] = t.tools.map((tool) => {
       const out: LoggedTool = { name: tool.name, call: callOf(tool) };
-      if (tool.output !== undefined) out.output = tool.filePath && isSecretFilePath(tool.filePath) ? SECRET_FILE_OUTPUT : headTail(tool.output);
+      if (tool.output !== undefined) out.output = tool.filePath && isSecretFilePath(tool.filePath) ? SECRET_FILE_OUTPUT : facts.toolOutputs === 'turn-log' ? tool.output : headTail(tool.output);
       if (tool.error) out.error = true;
       return out;
     });
