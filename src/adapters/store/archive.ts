@@ -70,26 +70,10 @@ export function archiveIsCurrent(meta: ArchiveMeta | undefined, st: { size: numb
   return !!meta && meta.size === st.size && meta.mtimeMs === st.mtimeMs;
 }
 
-/** The archived (redacted) transcript text, or undefined when there is none or it does not inflate. */
-export function readArchive(root: string, sessionId: string): string | undefined {
-  const meta = readArchiveMeta(root, sessionId);
-  if (!meta) return undefined;
-  try {
-    const fd = fs.openSync(files(root, sessionId).gz, 'r');
-    try {
-      const gz = readAt(fd, 0, meta.gzBytes);
-      return gz.length === 0 ? '' : zlib.gunzipSync(gz).toString('utf8');
-    } finally {
-      fs.closeSync(fd);
-    }
-  } catch {
-    return undefined;
-  }
-}
-
 /**
- * The archived text line by line (as readArchive's text split at `\n`), inflated as it is read; false when there
- * is no archive or it does not inflate (then `line` may have had some lines: the caller drops what it made of them).
+ * The archived (redacted) transcript text line by line (the inflated text split at `\n`), inflated as it is read;
+ * false when there is no archive or it does not inflate (then `line` may have had some lines: the caller drops what
+ * it made of them).
  */
 export async function readArchiveLines(root: string, sessionId: string, line: (text: string) => void): Promise<boolean> {
   const meta = readArchiveMeta(root, sessionId);
