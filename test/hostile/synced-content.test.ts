@@ -6,24 +6,43 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, expectCleanRepo, git, hook, kb, makeSandbox, run, type Sandbox } from '../helpers/cli.js';
+import { copyTree } from './support.js';
 
 let sb: Sandbox;
+/** The sandbox holding the data repo every test starts from (one entry, made by `git-kb add`). */
+let templateSb: Sandbox;
 /** A file outside the data repo that must never reach a commit, stdout or stderr. */
 let secretFile: string;
 const SECRET = 'Host bastion\n  IdentityFile ~/.ssh/id_ed25519_prod_SENTINEL\n';
 const SENTINEL = 'SENTINEL';
+
+// The same starting repo for every test, made once by the CLI and copied (cp -a) into each test's sandbox.
+beforeAll(async () => {
+  templateSb = makeSandbox('gkb-hsync-template-');
+  const r = await kb(templateSb, ['--data', templateSb.data, 'add', '--title', 'Rotate the deploy key', '--type', 'lesson_learned', 'Rotate it every quarter.']);
+  expect(r.code, r.stderr).toBe(0);
+});
+afterAll(() => templateSb?.cleanup());
 
 beforeEach(async () => {
   sb = makeSandbox('gkb-hsync-');
   secretFile = path.join(sb.home, '.ssh', 'config');
   fs.mkdirSync(path.dirname(secretFile), { recursive: true });
   fs.writeFileSync(secretFile, SECRET);
-  const r = await kb(sb, ['--data', sb.data, 'add', '--title', 'Rotate the deploy key', '--type', 'lesson_learned', 'Rotate it every quarter.']);
-  expect(r.code, r.stderr).toBe(0);
+  await copyTree(templateSb.data, sb.data);
 });
 afterEach(() => sb.cleanup());
+
+/**
+ * `git add` of a sparse 300 MB file of zeros, its blob streamed straight into a pack (core.bigFileThreshold): the
+ * same blob, tree and commit as a plain add, but the push that sends it reuses the packed data instead of
+ * compressing 300 MB once more (the receiving repo stores what it is sent as before).
+ */
+async function addHuge(dir: string, paths: string[]): Promise<void> {
+  await git(dir, ['-c', 'core.bigFileThreshold=1m', 'add', ...paths], sb.env);
+}
 
 /** Replaces `name` at the top of the data repo with a link to `target` and commits that, as a cloned repo holds it. */
 async function committedLink(name: string, target: string): Promise<void> {
@@ -349,7 +368,7 @@ it('a remote commit adding a file of 300 MB (zeros: tiny packed): sync refuses i
   fs.truncateSync(big, 300 * 1024 * 1024); // sparse: no 300 MB written to disk
   fs.mkdirSync(path.join(sb.data, 'attachments'));
   fs.renameSync(big, path.join(sb.data, 'attachments', 'big.bin'));
-  await git(sb.data, ['add', 'attachments/big.bin'], sb.env);
+  await addHuge(sb.data, ['attachments/big.bin']);
   await git(sb.data, ['commit', '-q', '-m', 'a huge attachment'], sb.env);
   await git(sb.data, ['push', '-q', remote, 'main'], sb.env);
   const head = (await git(clone, ['rev-parse', 'HEAD'], sb.env)).trim();
@@ -377,7 +396,7 @@ async function pushHugeAttachment(remote: string): Promise<void> {
   fs.writeFileSync(path.join(sb.data, 'attachments', 'a.txt'), 'a small attachment\n');
   fs.closeSync(fs.openSync(path.join(sb.data, 'attachments', 'big.bin'), 'w'));
   fs.truncateSync(path.join(sb.data, 'attachments', 'big.bin'), 300 * 1024 * 1024); // sparse
-  await git(sb.data, ['add', 'attachments'], sb.env);
+  await addHuge(sb.data, ['attachments']);
   await git(sb.data, ['commit', '-q', '-m', 'a huge attachment'], sb.env);
   await git(sb.data, ['push', '-q', remote, 'main'], sb.env);
 }
