@@ -4,10 +4,19 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { expectCleanRepo, git, kb, kbJson, makeSandbox, type Sandbox } from '../helpers/cli.js';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expectCleanRepo, git, kb, kbJson, makeSandbox, run as runProcess, type Sandbox } from '../helpers/cli.js';
 
 let sb: Sandbox;
+/** A sandbox whose data repo is the state setup() gives: made once by the CLI, copied for each test that needs it. */
+let template: Sandbox;
+beforeAll(async () => {
+  template = makeSandbox('gkb-host-template-');
+  await kbJson(template, ['host', 'register', 'pop-os', '--marker', '192.168.1.20', '--marker', '/pop-?os\\.lan/i', '--alias', 'popos']);
+  await kbJson(template, ['host', 'register', 'hssh', '--forbidden', '--marker', 'webspace.example.net']);
+  await kbJson(template, ['host', 'forbid', 'whatbox']);
+});
+afterAll(() => template?.cleanup());
 beforeEach(() => {
   sb = makeSandbox('gkb-host-');
 });
@@ -19,10 +28,10 @@ async function commits(): Promise<number> {
   return Number((await git(sb.data, ['rev-list', '--count', 'HEAD'])).trim());
 }
 
+/** The data repo as `host register pop-os ...`, `host register hssh --forbidden ...` and `host forbid whatbox` leave it (a `cp -a` of the template). */
 async function setup(): Promise<void> {
-  await kbJson(sb, ['host', 'register', 'pop-os', '--marker', '192.168.1.20', '--marker', '/pop-?os\\.lan/i', '--alias', 'popos']);
-  await kbJson(sb, ['host', 'register', 'hssh', '--forbidden', '--marker', 'webspace.example.net']);
-  await kbJson(sb, ['host', 'forbid', 'whatbox']);
+  const r = await runProcess('cp', ['-a', template.data, sb.data]);
+  expect(r.code, r.stderr).toBe(0);
 }
 
 describe('host register', () => {
