@@ -7,10 +7,17 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectCleanRepo, git, kbJson, makeSandbox, run, ROOT, type RunResult, type Sandbox } from '../helpers/cli.js';
 
 let sb: Sandbox;
+/** A sandbox whose data repo is the one dataRepo() gives: made once by the CLI, copied for each test that needs it. */
+let template: Sandbox;
+beforeAll(async () => {
+  template = makeSandbox('gkb-shook-template-');
+  await kbJson(template, ['host', 'register', 'pop-os', '--marker', '192.168.1.20']);
+});
+afterAll(() => template?.cleanup());
 beforeEach(() => {
   sb = makeSandbox('gkb-shook-');
 });
@@ -83,8 +90,10 @@ function idle(): boolean {
   return !fs.existsSync(path.join(s, 'write.lock')) && !fs.existsSync(path.join(s, 'journal.json'));
 }
 
+/** The data repo as `git-kb host register pop-os --marker 192.168.1.20` leaves it (a `cp -a` of the template's). */
 async function dataRepo(): Promise<void> {
-  await kbJson(sb, ['host', 'register', 'pop-os', '--marker', '192.168.1.20']);
+  const r = await run('cp', ['-a', template.data, sb.data]);
+  expect(r.code, r.stderr).toBe(0);
 }
 
 describe('hooks.json wiring', () => {
