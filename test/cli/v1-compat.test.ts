@@ -93,8 +93,9 @@ describe('a v1 data repo', () => {
 
   it('keeps its history readable, and stays a v1 repo that plain git sees as clean', async () => {
     const h = await kbj(sb, ['history', 'kb-0003']);
-    expect(h.commits.map((c: { message: string }) => c.message)).toEqual(['edit kb-0003: Flaky integration tests came from shared ports', 'v1 data repo']);
-    const restored = await kbj(sb, ['restore', 'kb-0003']);
+    // kb-0003 links to kb-0004: kb-0004's retitle rewrote the title its Links section shows, in the same commit.
+    expect(h.commits.map((c: { message: string }) => c.message)).toEqual(['edit kb-0004: pytest fixtures how-to', 'edit kb-0003: Flaky integration tests came from shared ports', 'v1 data repo']);
+    const restored = await kbj(sb, ['restore', 'kb-0003', '--to', h.commits.at(-1).commit]);
     expect(restored.changed).toBe(true);
     expect(fs.readFileSync(path.join(sb.data, 'entries/kb-0003-flaky-integration-tests.md'), 'utf8')).toBe(original['kb-0003-flaky-integration-tests.md']);
     expect(await commitCount(sb)).toBe(5);
