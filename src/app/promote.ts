@@ -40,7 +40,10 @@ export async function promoteEntry(options: RepoOptions & { id: string; now?: Da
         .sort((a, b) => b.bodyLength - a.bodyLength)
         .slice(0, 3)
         .map((x) => `${x.id} (${x.bodyLength})`);
-      const first = e.bodyLength > budget ? `git-kb compact ${e.id} (it alone is over the budget)` : `git-kb compact kernel${biggest.length ? ` (biggest: ${biggest.join(', ')})` : ''}, or git-kb compact ${e.id}`;
+      // NOTE: compaction is the skill's (/git-kb compact in Claude Code); the CLI only checks and rolls it back.
+      const first = e.bodyLength > budget
+        ? `/git-kb compact ${e.id} in Claude Code, or shorten it with git-kb edit ${e.id} (it alone is over the budget)`
+        : `/git-kb compact kernel in Claude Code${biggest.length ? ` (biggest: ${biggest.join(', ')})` : ''}, or /git-kb compact ${e.id}; or shorten them with git-kb edit`;
       throw new KbError('CONFLICT', `promoting ${e.id} (${e.bodyLength} characters) would put the kernel at ${after} of its ${budget}-character budget; nothing written. Compact first: ${first}`, { kernel_chars: report.kernel.chars, budget, entry_chars: e.bodyLength });
     }
     const text = updateEntryText(readEntryText(dir, e.path), e.path, { kernel: true, updated: nowStamp(options.now) });

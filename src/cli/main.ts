@@ -161,7 +161,13 @@ function commanderToKbError(err: CommanderError, verb: string | undefined): KbEr
     if (alias) return new KbError('UNKNOWN_VERB', `unknown command '${word}' (did you mean "git-kb ${alias}"?); run "git-kb --help" for the verbs`);
     return new KbError('UNKNOWN_VERB', `${msg}; run "git-kb --help" for the verbs`);
   }
-  if (err.code === 'commander.unknownOption') return new KbError('UNKNOWN_OPTION', `${msg}; run "git-kb ${verb ?? '<verb>'} --help" for its flags`);
+  if (err.code === 'commander.unknownOption') {
+    // A word with spaces or a line break is text that starts with `-` (a note about `--frozen-lockfile`, a PEM
+    // block), not a mistyped flag: say how to give it.
+    const token = /unknown option '([\s\S]*)'/.exec(err.message)?.[1] ?? '';
+    const text = /\s/.test(token.trim()) ? `; text that starts with "-" goes after "--" (git-kb ${verb ?? '<verb>'} ... -- "TEXT"), or comes from --file or stdin` : '';
+    return new KbError('UNKNOWN_OPTION', `${msg}${text}; run "git-kb ${verb ?? '<verb>'} --help" for its flags`);
+  }
   return new KbError('USAGE', msg);
 }
 

@@ -101,6 +101,8 @@ describe.concurrent('refused writes', () => {
     // A typo gets its suggestion on the same line, and the help to read names the verb.
     const typo = await refuse(['add', '--type', 'decision', '--titel', 'x'], 'UNKNOWN_OPTION', /^unknown option '--titel' \(Did you mean --title\?\); run "git-kb add --help" for its flags$/);
     expect(typo.stderr.trim().split('\n')).toHaveLength(1);
+    // Text that starts with "-" (a note about a flag) is told how to get through.
+    await refuse(['add', '--type', 'lesson_learned', '--title', 'x', '--frozen-lockfile is needed in CI'], 'UNKNOWN_OPTION', /text that starts with "-" goes after "--" \(git-kb add \.\.\. -- "TEXT"\), or comes from --file or stdin/);
     await refuse(['resolve'], 'USAGE', /^resolve needs --keep ours, theirs or both;/);
     await refuse(['get'], 'USAGE', /missing required argument/);
     const r = await kb(sb, ['--data', sb.data, 'serach', 'x', '--json']);

@@ -114,7 +114,8 @@ describe('learnings', () => {
     const r = await kbd(sb, ['--json', 'promote', big.id]);
     expect(r.code).toBe(4);
     const err = jsonError(r);
-    expect(err.message).toContain('git-kb compact kernel');
+    expect(err.message).toContain('/git-kb compact kernel in Claude Code'); // the skill's: the CLI has no compact ID
+    expect(err.message).toContain('git-kb edit');
     expect(err.message).toContain(id);
     expect(await commitCount(sb)).toBe(n);
     const s = await kbj(sb, ['status']);

@@ -13,7 +13,7 @@ export function register(ctx: Cli): void {
     .option('--tag <tag>', 'only entries with this tag')
     .option('--host <key>', 'only facts of this host')
     .option('--since <date>', 'only entries updated since (YYYY-MM-DD, today, yesterday, 7d, 2w...)')
-    .option('--limit <n>', 'at most N results (default 10)', intArg('--limit'))
+    .option('--limit <n>', 'at most N results (default 10); entries linked to the strongest come on top, marked "linked" (up to N/2, at least 3)', intArg('--limit'))
     .option('--tool-output', 'show the tool output a session turn matched in (it is searched either way)')
     .option('--no-turns', 'leave out session turns not yet in a summary')
     .action(async (queries: string[], o: Record<string, unknown>, cmd: Command) => {
