@@ -55,6 +55,21 @@ export async function forbiddenHostKeys(dir: string): Promise<HiddenHosts> {
 }
 
 /**
+ * The host key a `--host` filter names: the registered host whose key or alias it is (as `host add` and `host load`
+ * take either), else the name itself (facts may sit in a folder no registration names; hosts.yaml missing or not
+ * loading: the name as given).
+ */
+export async function hostKeyFor(dir: string, name: string): Promise<string> {
+  if (!fs.existsSync(path.join(dir, 'hosts.yaml'))) return name;
+  const [{ loadHosts }, { findHost }] = await Promise.all([import('../adapters/store/hosts-file.js'), import('../core/hosts/hosts.js')]);
+  try {
+    return findHost(await loadHosts(dir), name.trim().toLowerCase())?.key ?? name;
+  } catch {
+    return name;
+  }
+}
+
+/**
  * The files of `paths` that could not be read as entries and are worth telling the reader about: those of a
  * forbidden host's folder (`hosts/<key>/...`) are left out, as its facts are (list, search, tags).
  */

@@ -7,7 +7,7 @@ import { KbError } from '../core/errors.js';
 import { TYPES } from '../core/format/schema.js';
 import { writtenTag } from '../core/format/tags.js';
 import { isoAtLeast, parseSince } from '../core/format/since.js';
-import { forbiddenHostKeys, unreadableShown } from './guard.js';
+import { forbiddenHostKeys, hostKeyFor, unreadableShown } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { unknownChoice } from '../core/text/suggest.js';
 
@@ -43,11 +43,12 @@ export async function listEntries(options: ListOptions): Promise<ListResult> {
   const { dir } = repoForRead(options);
   const summary = await currentSummary(dir);
   const hidden = await forbiddenHostKeys(dir);
+  const host = options.host === undefined ? undefined : await hostKeyFor(dir, options.host);
   const keep = (e: SummaryRow): boolean =>
     !(e.host && hidden.has(e.host)) &&
     (!options.type || e.type === options.type) &&
     (!tag || e.tags.some((t) => t.toLowerCase() === tag)) &&
-    (!options.host || e.host === options.host) &&
+    (!host || e.host === host) &&
     (!since || isoAtLeast(e.updated ?? e.created, since));
   const out: ListItem[] = [];
   const unknownTypes = summary.unknownTypes.filter((u) => !(u.host && hidden.has(u.host)) && unreadableShown([u.path], hidden).length > 0).map(({ id, path, type_written }) => ({ id, path, type_written }));

@@ -10,7 +10,7 @@ import { parseSince } from '../core/format/since.js';
 import { searchCounted, type SearchHit } from '../adapters/index/search.js';
 import { openSearchStore, type BuildProgress } from '../adapters/index/search-store.js';
 import { searchTurns, type TurnHit } from '../adapters/index/turns.js';
-import { forbiddenHostKeys, unreadableShown } from './guard.js';
+import { forbiddenHostKeys, hostKeyFor, unreadableShown } from './guard.js';
 import { repoForRead, type RepoOptions } from './repo.js';
 import { readDecaySettings } from '../adapters/store/repo-settings.js';
 import { unknownChoice } from '../core/text/suggest.js';
@@ -70,7 +70,8 @@ export async function searchEntries(options: SearchCommandOptions): Promise<Sear
   const progress = options.onProgress ? { onProgress: options.onProgress } : {};
   const decay = readDecaySettings(dir);
   const hideHosts = await forbiddenHostKeys(dir);
-  const o = { ...options, tag, since, queries, hideHosts, decay, now: (options.now ?? new Date()).getTime() };
+  const host = options.host === undefined ? undefined : await hostKeyFor(dir, options.host);
+  const o = { ...options, host, tag, since, queries, hideHosts, decay, now: (options.now ?? new Date()).getTime() };
   let store = await openSearchStore(dir, { queries, ...progress });
   let found: { hits: SearchHit[]; total: number };
   try {

@@ -63,6 +63,15 @@ describe('search', () => {
     }
   });
 
+  it('--host takes the alias of a registered host, as host add and host load do (search and list)', async () => {
+    expect((await kbd(sb, ['host', 'register', 'build-01', '--alias', 'ci-box'])).code).toBe(0);
+    expect(ids(await search(['docker', '--host', 'ci-box']))).toEqual(['kb-0005']);
+    expect(ids(await search(['docker', '--host', 'CI-Box']))).toEqual(['kb-0005']);
+    expect((await kbj(sb, ['list', '--host', 'ci-box'])).entries.map((e: { id: string }) => e.id)).toEqual(['kb-0005']);
+    // A name no registration knows filters by itself: no facts, no error.
+    expect(ids(await search(['docker', '--host', 'no-such-box']))).toEqual([]);
+  });
+
   it('filters by --type, --tag, --host, --since and caps with --limit', async () => {
     expect(ids(await search(['git', '--type', 'decision']))).toEqual(['kb-0002']);
     const tagged = await search(['docker', '--tag', 'docker']);
