@@ -9,7 +9,10 @@ export function takeCreatedRepos(): string[] {
   return takeCreatedDirs();
 }
 
-/** What a Ctrl-C does while a write of this process holds a data repo's lock (`fn` gets the repo). */
-export function onInterruptedWrite(fn: (dir: string) => void): void {
+/**
+ * What a Ctrl-C does while a write of this process holds a data repo's lock (`fn` gets the repo; again, with `stop`,
+ * when the write is done and the process stops: whether it committed).
+ */
+export function onInterruptedWrite(fn: (dir: string, stop?: { committed: boolean }) => void): void {
   onWriteInterrupt(fn);
 }

@@ -175,7 +175,7 @@ function commanderToKbError(err: CommanderError, verb: string | undefined): KbEr
 export async function main(argv: string[]): Promise<void> {
   let outcome: ErrorCode | undefined;
   const settings = readSettings();
-  onInterruptedWrite((dir) => interrupted(dir, settings));
+  onInterruptedWrite((dir, stop) => interrupted(dir, settings, stop));
   const reply = (r: Reply): void => {
     if (isJson()) out(JSON.stringify(r.json, null, 2));
     else {
@@ -217,8 +217,11 @@ export async function main(argv: string[]): Promise<void> {
  * Ctrl-C while a write holds the lock of `dir`: the write is finished first, then the process stops (exit 130;
  * spec/cli.md, "Writes"). Says so at once.
  */
-function interrupted(dir: string, settings: Settings): void {
-  process.stderr.write(`\ngit-kb: stopping once the write under way in ${terminalSafe(homeShort(dir, settings.home))} is done, so nothing is left half written (Ctrl-C again stops at once; the next git-kb write then finishes or undoes what it left)\n`);
+function interrupted(dir: string, settings: Settings, stop?: { committed: boolean }): void {
+  const where = terminalSafe(homeShort(dir, settings.home));
+  if (!stop) process.stderr.write(`\ngit-kb: stopping once the write under way in ${where} is done, so nothing is left half written (Ctrl-C again stops at once; the next git-kb write then finishes or undoes what it left)\n`);
+  else if (stop.committed) process.stderr.write(`git-kb: stopped after the write, which finished and is committed ("git -C ${where} log -1" shows it); the rest of the command did not run\n`);
+  else process.stderr.write(`git-kb: stopped after the write, which made no commit\n`);
 }
 
 /**

@@ -98,7 +98,8 @@ describe('Ctrl-C during a write', () => {
       if (k.code === 0) continue; // the import ended before the signal came: try again
       stopped++;
       expect([k.code, k.signal]).toEqual([130, null]);
-      expect(k.stderr).toBe(`\ngit-kb: stopping once the write under way in ${dir} is done, so nothing is left half written (Ctrl-C again stops at once; the next git-kb write then finishes or undoes what it left)\n`);
+      // Then, once it is done, whether it landed: the user knows not to run it again.
+      expect(k.stderr).toBe(`\ngit-kb: stopping once the write under way in ${dir} is done, so nothing is left half written (Ctrl-C again stops at once; the next git-kb write then finishes or undoes what it left)\ngit-kb: stopped after the write, which finished and is committed ("git -C ${dir} log -1" shows it); the rest of the command did not run\n`);
       expect(await entryCount(dir)).toBe(noteCount);
       expect(fs.existsSync(journalOf(dir))).toBe(false);
       expect((await git(dir, ['status', '--porcelain'], sb.env)).trim()).toBe('');

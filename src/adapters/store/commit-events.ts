@@ -6,7 +6,10 @@
  */
 const committed = new Set<string>();
 const created = new Set<string>();
-let notice: ((dir: string) => void) | undefined;
+let notice: ((dir: string, stop?: { committed: boolean }) => void) | undefined;
+/** Commits so far in this process, and their count when the write under way took its lock. */
+let commits = 0;
+let commitsAtLock = 0;
 let writing: string | undefined;
 let stopAfter = false;
 let listening = false;
@@ -15,9 +18,11 @@ let listening = false;
  * Ctrl-C (SIGINT) and writes, once a write of this process has started: a Ctrl-C while a write holds the lock of
  * a data repo lets that write finish (it is all or nothing: a stop halfway would leave files the next write must
  * settle) and stops the process after it; `fn` gets the repo, to say so. A second Ctrl-C, or one outside a write,
- * stops at once (exit 130). A process that never writes keeps Node's own SIGINT.
+ * stops at once (exit 130). A process that never writes keeps Node's own SIGINT. `fn` is called again with `stop`
+ * when the write is done and the process stops, saying whether it committed (so the user knows whether to run it
+ * again).
  */
-export function onWriteInterrupt(fn: (dir: string) => void): void {
+export function onWriteInterrupt(fn: (dir: string, stop?: { committed: boolean }) => void): void {
   notice = fn;
 }
 
@@ -39,12 +44,17 @@ export async function writeEnding(): Promise<void> {
 
 /** Notes the data repo a write transaction holds the lock of now (undefined: the write ended, its lock released). */
 export function noteWriting(dir: string | undefined): void {
+  const was = writing;
   writing = dir;
+  if (dir) commitsAtLock = commits;
   if (dir && notice && !listening) {
     listening = true;
     process.on('SIGINT', interrupt);
   }
-  if (!dir && stopAfter) process.exit(130);
+  if (!dir && stopAfter) {
+    if (was) notice?.(was, { committed: commits > commitsAtLock });
+    process.exit(130);
+  }
 }
 
 /** Notes that a write created the data repo at `dir` (its first write; not `init`, which says so itself). */
@@ -62,6 +72,7 @@ export function takeCreatedDirs(): string[] {
 /** Notes that a commit landed in the data repo at `dir`. */
 export function noteCommit(dir: string): void {
   committed.add(dir);
+  commits++;
 }
 
 /** The data repos committed to so far in this process. */
