@@ -1,2 +1,0 @@
-"use strict";
-var s=Object.defineProperty;var u=Object.getOwnPropertyDescriptor;var c=Object.getOwnPropertyNames;var m=Object.prototype.hasOwnProperty;var p=(a,n)=>{for(var r in n)s(a,r,{get:n[r],enumerable:!0})},b=(a,n,r,e)=>{if(n&&typeof n=="object"||typeof n=="function")for(let o of c(n))!m.call(a,o)&&o!==r&&s(a,o,{get:()=>n[o],enumerable:!(e=u(n,o))||e.enumerable});return a};var x=a=>b(s({},"__esModule",{value:!0}),a);var d={};p(d,{a:()=>f,b:()=>i});module.exports=x(d);var t=require("./chunk-LU3P7C7L.js");function f(){return(0,t.e)()}function i(a){(0,t.a)(a)}

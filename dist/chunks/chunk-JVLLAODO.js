@@ -1,0 +1,2 @@
+"use strict";
+var i=Object.defineProperty;var u=Object.getOwnPropertyDescriptor;var c=Object.getOwnPropertyNames;var m=Object.prototype.hasOwnProperty;var p=(a,n)=>{for(var t in n)i(a,t,{get:n[t],enumerable:!0})},b=(a,n,t,s)=>{if(n&&typeof n=="object"||typeof n=="function")for(let r of c(n))!m.call(a,r)&&r!==t&&i(a,r,{get:()=>n[r],enumerable:!(s=u(n,r))||s.enumerable});return a};var x=a=>b(i({},"__esModule",{value:!0}),a);var d={};p(d,{a:()=>e,b:()=>f});module.exports=x(d);var o=require("./chunk-RGBLGWJX.js");function e(){return(0,o.e)()}function f(a){(0,o.a)(a)}
