@@ -47,6 +47,24 @@ describe('init', () => {
     await expectUnchanged(sb, before);
   });
 
+  it('a folder inside a data repo is named as such: no data repo is made there, and the message names the outer one', async () => {
+    sb = makeSandbox();
+    await kbj(sb, ['init']);
+    const before = await snapshot(sb);
+    for (const inner of [path.join(sb.data, 'entries'), path.join(sb.data, 'entries', 'new-folder')]) {
+      for (const args of [['--data', inner, 'list'], ['--data', inner, 'init'], ['--data', inner, 'add', '--type', 'decision', '--title', 'x', '--', 'y']]) {
+        const r = await kb(sb, ['--json', ...args]);
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(3);
+        expect(jsonError(r)).toMatchObject({ code: 'NO_DATA_REPO' });
+        expect(jsonError(r).message).toBe(`${inner} is inside the data repo ${sb.data}, not a data repo of its own; pass --data ${sb.data} (or nothing, if it is the default)`);
+      }
+    }
+    // Nothing was made inside it.
+    await expectUnchanged(sb, before);
+    expect(fs.existsSync(path.join(sb.data, 'entries', 'new-folder'))).toBe(false);
+    await expectCleanRepo(sb.data);
+  });
+
   it('--data DIR init never changes the default data repo unless --default is given', async () => {
     sb = makeSandbox();
     const configFile = path.join(sb.home, '.config', 'git-kb', 'config.json');

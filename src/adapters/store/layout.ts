@@ -494,6 +494,7 @@ export function refuseNonFolder(dir: string): void {
 export function requireDataRepo(dir: string): void {
   if (!dataRepoExists(dir)) {
     refuseNonFolder(dir);
+    refuseInsideDataRepo(dir);
     throw new KbError('NO_DATA_REPO', `no knowledge base yet (no data repo at ${dir}); "${initCommand(dir)}" starts one (the first "git-kb add" creates it too), or pass --data DIR for another`, { dir });
   }
   if (!looksLikeDataRepo(dir)) {
@@ -503,6 +504,24 @@ export function requireDataRepo(dir: string): void {
       : `run "${initCommand(dir)}" to make it one, or pass another --data`;
     throw new KbError('NO_DATA_REPO', `${dir} is a git repository but not a git-kb data repo (it has no kb.json); ${fix}`, { dir });
   }
+}
+
+/** The data repo (a git repo with kb.json) that `dir` lies inside, below its top; undefined when none does. */
+export function enclosingDataRepo(dir: string): string | undefined {
+  let at = path.resolve(dir);
+  for (let up = path.dirname(at); up !== at; at = up, up = path.dirname(up)) {
+    if (dataRepoExists(up) && looksLikeDataRepo(up)) return up;
+  }
+  return undefined;
+}
+
+/**
+ * Refuses a data repo folder inside another data repo (`--data .` from its `entries/`): it would be made a repo of
+ * its own there, whose files the outer repo then shows as untracked. The message names the outer one.
+ */
+export function refuseInsideDataRepo(dir: string): void {
+  const outer = enclosingDataRepo(dir);
+  if (outer) throw new KbError('NO_DATA_REPO', `${dir} is inside the data repo ${outer}, not a data repo of its own; pass --data ${outer} (or nothing, if it is the default)`, { dir, outer });
 }
 
 /**

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { KbError } from '../../core/errors.js';
 import type { CommitIdentity } from '../git/author.js';
 import { initRepo } from '../git/git.js';
-import { dataRepoExists, refuseNonFolder, requireDataRepo } from '../store/layout.js';
+import { dataRepoExists, refuseInsideDataRepo, refuseNonFolder, requireDataRepo } from '../store/layout.js';
 import { processAlive } from '../system/pid.js';
 import { withWriteLock } from './transaction.js';
 import { gitignoreUpdate } from '../store/gitignore.js';
@@ -38,6 +38,7 @@ export async function ensureDataRepo(dir: string, options: { identity?: CommitId
     requireDataRepo(dir);
     return false;
   }
+  refuseInsideDataRepo(dir);
   if (occupied) {
     throw new KbError('NO_DATA_REPO', `${dir} exists and is not a git repository; choose another --data directory or run "git -C ${dir} init"`, { dir });
   }
