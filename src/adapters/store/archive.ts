@@ -16,7 +16,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { fnv1a } from '../../core/text/fnv.js';
 import { acquireLock } from './lock.js';
-import { readAt, writeFileAtomic, writeFileAtomicWith } from './fsutil.js';
+import { lineSplitter, readAt, writeFileAtomic, writeFileAtomicWith } from './fsutil.js';
 import { sessionFileBase } from './session-state.js';
 
 const META_VERSION = 1;
@@ -80,24 +80,15 @@ export async function readArchiveLines(root: string, sessionId: string, line: (t
   if (!meta) return false;
   if (meta.gzBytes === 0) return true;
   const { pipeline } = await import('node:stream/promises');
-  let carry: Buffer[] = [];
+  const lines = lineSplitter(line);
   try {
     await pipeline(fs.createReadStream(files(root, sessionId).gz, { start: 0, end: meta.gzBytes - 1 }), zlib.createGunzip(), async (source: AsyncIterable<Buffer>) => {
-      for await (const chunk of source) {
-        let s = 0;
-        for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, s)) {
-          const text = carry.length ? Buffer.concat([...carry, chunk.subarray(s, i)]).toString('utf8') : chunk.toString('utf8', s, i);
-          carry = [];
-          s = i + 1;
-          line(text);
-        }
-        if (s < chunk.length) carry.push(chunk.subarray(s));
-      }
+      for await (const chunk of source) lines.push(chunk);
     });
   } catch {
     return false;
   }
-  if (carry.length) line(Buffer.concat(carry).toString('utf8'));
+  lines.end();
   return true;
 }
 

@@ -140,37 +140,56 @@ export function readAt(fd: number, pos: number, len: number): Buffer {
 const LINE_BLOCK = 1 << 20;
 
 /**
+ * Lines of bytes given chunk by chunk, decoded as UTF-8 without their `\n`: the same strings as decoding the bytes
+ * whole and splitting them at `\n` (a `\n` byte is never part of a multi-byte character, so a line decodes alone as
+ * it does in the whole). `push` gives `line` each line a chunk completes and returns the bytes of the chunk up to
+ * and including its last `\n` (0: none); `end` gives the text after the last `\n`, when there is any. The chunk may
+ * be reused once `push` returns (what it holds of an unfinished line is copied).
+ */
+export function lineSplitter(line: (text: string) => void): { push(chunk: Buffer): number; end(): void } {
+  let carry: Buffer[] = [];
+  return {
+    push(chunk) {
+      let s = 0;
+      for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, s)) {
+        const text = carry.length ? Buffer.concat([...carry, chunk.subarray(s, i)]).toString('utf8') : chunk.toString('utf8', s, i);
+        carry = [];
+        s = i + 1;
+        line(text);
+      }
+      if (s < chunk.length) carry.push(Buffer.from(chunk.subarray(s)));
+      return s;
+    },
+    end() {
+      if (carry.length) line(Buffer.concat(carry).toString('utf8'));
+      carry = [];
+    },
+  };
+}
+
+/**
  * Calls `line` with each line of a file's bytes from `from` up to `to` (or its end), decoded as UTF-8, without its
- * `\n`; then with the text after the last `\n` when there is any. The same strings as decoding the bytes whole and
- * splitting them at `\n` (a `\n` byte is never part of a multi-byte character, so a line decodes alone as it does
- * in the whole), read a MB at a time: a file of hundreds of MB is never held whole. Returns the bytes read and the
- * end of the last complete line (`from` when none).
+ * `\n`; then with the text after the last `\n` when there is any (lineSplitter), read a MB at a time: a file of
+ * hundreds of MB is never held whole. Returns the bytes read and the end of the last complete line (`from` when
+ * none).
  */
 export function forEachLine(file: string, from: number, to: number, line: (text: string) => void): { bytes: number; end: number } {
   const fd = fs.openSync(file, 'r');
   const block = Buffer.allocUnsafe(LINE_BLOCK);
-  let carry: Buffer[] = [];
+  const lines = lineSplitter(line);
   let pos = from;
   let end = from;
   try {
     while (pos < to) {
       const n = fs.readSync(fd, block, 0, Math.min(LINE_BLOCK, to - pos), pos);
       if (n === 0) break;
-      const got = block.subarray(0, n);
-      let s = 0;
-      for (let i = got.indexOf(0x0a); i >= 0; i = got.indexOf(0x0a, s)) {
-        const text = carry.length ? Buffer.concat([...carry, got.subarray(s, i)]).toString('utf8') : got.toString('utf8', s, i);
-        carry = [];
-        s = i + 1;
-        end = pos + s;
-        line(text);
-      }
-      if (s < n) carry.push(Buffer.from(got.subarray(s))); // a copy: the block is read into again
+      const upTo = lines.push(block.subarray(0, n));
+      if (upTo > 0) end = pos + upTo;
       pos += n;
     }
   } finally {
     fs.closeSync(fd);
   }
-  if (carry.length) line(Buffer.concat(carry).toString('utf8'));
+  lines.end();
   return { bytes: pos - from, end };
 }
